@@ -1,0 +1,178 @@
+// Dense L2 order book: level sizes in typed arrays indexed by price tick. The index is
+// `price & mask`, a ring over the tick axis, so the window follows the price without ever
+// copying: it holds every level within capacity/2 ticks of the touch. An update farther away
+// than that would alias onto another price; it is ignored and counted in `outOfRange`.
+// No allocation per update: a level change is one array store plus, when the touch empties,
+// a short scan to the next non-empty level.
+
+import { ASK, BID, MD_ADD } from '../core/events.ts';
+
+export const NO_PRICE = -2147483648;
+
+export class DenseBook {
+  readonly capacity: number;
+  readonly mask: number;
+  readonly bids: Int32Array;
+  readonly asks: Int32Array;
+  bestBid = NO_PRICE;
+  bestAsk = NO_PRICE;
+  /** Non-empty levels per side; lets a scan stop when a side is empty. */
+  bidLevels = 0;
+  askLevels = 0;
+  /** Updates ignored because they were outside the window. */
+  outOfRange = 0;
+  private anchor = NO_PRICE;
+
+  constructor(capacityTicks = 4096) {
+    if (capacityTicks < 64 || (capacityTicks & (capacityTicks - 1)) !== 0) {
+      throw new Error(`book capacity must be a power of two >= 64, got ${capacityTicks}`);
+    }
+    this.capacity = capacityTicks;
+    this.mask = capacityTicks - 1;
+    this.bids = new Int32Array(capacityTicks);
+    this.asks = new Int32Array(capacityTicks);
+  }
+
+  clear(): void {
+    this.bids.fill(0);
+    this.asks.fill(0);
+    this.bestBid = this.bestAsk = this.anchor = NO_PRICE;
+    this.bidLevels = this.askLevels = 0;
+    this.outOfRange = 0;
+  }
+
+  /** Applies one market event: MD_ADD adds `qty`; MD_CANCEL and MD_TRADE remove it. */
+  apply(kind: number, side: number, price: number, qty: number): void {
+    this.update(side, price, kind === MD_ADD ? qty : -qty);
+  }
+
+  /** Changes the size at one level by `delta` (clamped at zero). */
+  update(side: number, price: number, delta: number): void {
+    if (this.anchor === NO_PRICE) this.anchor = price;
+    else if (price - this.anchor >= this.capacity >> 1 || this.anchor - price >= this.capacity >> 1) {
+      this.outOfRange++;
+      return;
+    }
+    const i = price & this.mask;
+    if (side === BID) {
+      const before = this.bids[i];
+      let after = before + delta;
+      if (after < 0) after = 0;
+      this.bids[i] = after;
+      if (before === 0 && after > 0) {
+        this.bidLevels++;
+        if (this.bestBid === NO_PRICE || price > this.bestBid) this.setBestBid(price);
+      } else if (before > 0 && after === 0) {
+        this.bidLevels--;
+        if (price === this.bestBid) this.setBestBid(this.bidLevels === 0 ? NO_PRICE : this.scanDown(price - 1));
+      }
+    } else {
+      const before = this.asks[i];
+      let after = before + delta;
+      if (after < 0) after = 0;
+      this.asks[i] = after;
+      if (before === 0 && after > 0) {
+        this.askLevels++;
+        if (this.bestAsk === NO_PRICE || price < this.bestAsk) this.setBestAsk(price);
+      } else if (before > 0 && after === 0) {
+        this.askLevels--;
+        if (price === this.bestAsk) this.setBestAsk(this.askLevels === 0 ? NO_PRICE : this.scanUp(price + 1));
+      }
+    }
+  }
+
+  private setBestBid(price: number): void {
+    this.bestBid = price;
+    if (price !== NO_PRICE) this.anchor = price;
+  }
+
+  private setBestAsk(price: number): void {
+    this.bestAsk = price;
+    if (price !== NO_PRICE) this.anchor = price;
+  }
+
+  private scanDown(from: number): number {
+    const lim = from - (this.capacity >> 1);
+    for (let p = from; p > lim; p--) if (this.bids[p & this.mask] > 0) return p;
+    return NO_PRICE;
+  }
+
+  private scanUp(from: number): number {
+    const lim = from + (this.capacity >> 1);
+    for (let p = from; p < lim; p++) if (this.asks[p & this.mask] > 0) return p;
+    return NO_PRICE;
+  }
+
+  size(side: number, price: number): number {
+    if (price - this.anchor >= this.capacity >> 1 || this.anchor - price >= this.capacity >> 1) return 0;
+    return side === BID ? this.bids[price & this.mask] : this.asks[price & this.mask];
+  }
+
+  get bestBidSize(): number {
+    return this.bestBid === NO_PRICE ? 0 : this.bids[this.bestBid & this.mask];
+  }
+
+  get bestAskSize(): number {
+    return this.bestAsk === NO_PRICE ? 0 : this.asks[this.bestAsk & this.mask];
+  }
+
+  hasTwoSides(): boolean {
+    return this.bestBid !== NO_PRICE && this.bestAsk !== NO_PRICE;
+  }
+
+  /** Mid price in ticks (may be a half tick); NaN when a side is empty. */
+  mid(): number {
+    return this.hasTwoSides() ? (this.bestBid + this.bestAsk) * 0.5 : NaN;
+  }
+
+  /** Spread in ticks; NaN when a side is empty. */
+  spread(): number {
+    return this.hasTwoSides() ? this.bestAsk - this.bestBid : NaN;
+  }
+
+  /**
+   * Writes the best `n` non-empty levels of one side, best first, into the output arrays;
+   * returns how many were written.
+   */
+  levels(side: number, n: number, prices: Int32Array | Float64Array, sizes: Int32Array | Float64Array): number {
+    let count = 0;
+    const half = this.capacity >> 1;
+    if (side === BID) {
+      if (this.bestBid === NO_PRICE) return 0;
+      for (let p = this.bestBid, seen = 0; count < n && seen < half; p--, seen++) {
+        const s = this.bids[p & this.mask];
+        if (s > 0) {
+          prices[count] = p;
+          sizes[count] = s;
+          count++;
+        }
+      }
+    } else {
+      if (this.bestAsk === NO_PRICE) return 0;
+      for (let p = this.bestAsk, seen = 0; count < n && seen < half; p++, seen++) {
+        const s = this.asks[p & this.mask];
+        if (s > 0) {
+          prices[count] = p;
+          sizes[count] = s;
+          count++;
+        }
+      }
+    }
+    return count;
+  }
+
+  /** Total size over the best `depth` price ticks of one side (empty ticks count as zero). */
+  depth(side: number, ticks: number): number {
+    let sum = 0;
+    if (side === BID) {
+      if (this.bestBid === NO_PRICE) return 0;
+      for (let k = 0; k < ticks; k++) sum += this.bids[(this.bestBid - k) & this.mask];
+    } else {
+      if (this.bestAsk === NO_PRICE) return 0;
+      for (let k = 0; k < ticks; k++) sum += this.asks[(this.bestAsk + k) & this.mask];
+    }
+    return sum;
+  }
+}
+
+export { BID, ASK };

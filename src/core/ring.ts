@@ -1,0 +1,126 @@
+// Single-producer / single-consumer ring of fixed-size float64 records. One implementation
+// serves every stream in the engine: market events, order messages, execution reports, fills.
+// Backed by an ArrayBuffer in a backtest (one thread) or a SharedArrayBuffer between workers.
+//
+// Counters are int32 and wrap; differences are taken with `| 0`, valid while the ring holds
+// fewer than 2^31 records. The producer writes records with plain stores and publishes the head
+// with one Atomics.store per batch; the consumer publishes the tail the same way.
+
+const HEAD = 0;
+const TAIL = 1;
+const DROPS = 2;
+const CTL_INTS = 4;
+
+export interface RingMemory {
+  stride: number;
+  capacity: number;
+  ctl: SharedArrayBuffer | ArrayBuffer;
+  data: SharedArrayBuffer | ArrayBuffer;
+}
+
+export class RecordRing {
+  readonly stride: number;
+  readonly capacity: number;
+  readonly mask: number;
+  /** Record at sequence s starts at data[(s & mask) * stride]. */
+  readonly data: Float64Array;
+  readonly ctl: Int32Array;
+  private localHead: number;
+  private localTail: number;
+
+  constructor(mem: RingMemory) {
+    if (mem.capacity < 2 || (mem.capacity & (mem.capacity - 1)) !== 0) {
+      throw new Error(`ring capacity must be a power of two, got ${mem.capacity}`);
+    }
+    this.stride = mem.stride;
+    this.capacity = mem.capacity;
+    this.mask = mem.capacity - 1;
+    this.data = new Float64Array(mem.data);
+    this.ctl = new Int32Array(mem.ctl);
+    this.localHead = Atomics.load(this.ctl, HEAD);
+    this.localTail = Atomics.load(this.ctl, TAIL);
+  }
+
+  static allocate(stride: number, capacity: number, shared: boolean): RecordRing {
+    return new RecordRing(RecordRing.memory(stride, capacity, shared));
+  }
+
+  static memory(stride: number, capacity: number, shared: boolean): RingMemory {
+    const Buf = shared ? SharedArrayBuffer : ArrayBuffer;
+    return { stride, capacity, ctl: new Buf(CTL_INTS * 4), data: new Buf(stride * capacity * 8) };
+  }
+
+  get memory(): RingMemory {
+    return { stride: this.stride, capacity: this.capacity, ctl: this.ctl.buffer as ArrayBuffer, data: this.data.buffer as ArrayBuffer };
+  }
+
+  // ---- producer side ----
+
+  /** Free slots as seen by the producer. */
+  free(): number {
+    return this.capacity - ((this.localHead - Atomics.load(this.ctl, TAIL)) | 0);
+  }
+
+  /** Offset of the next record to write, or -1 when full. Call publish() after a batch. */
+  claim(): number {
+    if (((this.localHead - Atomics.load(this.ctl, TAIL)) | 0) >= this.capacity) return -1;
+    const off = (this.localHead & this.mask) * this.stride;
+    this.localHead = (this.localHead + 1) | 0;
+    return off;
+  }
+
+  /** Offset of the next record when the caller already knows there is room (see free()). */
+  claimUnchecked(): number {
+    const off = (this.localHead & this.mask) * this.stride;
+    this.localHead = (this.localHead + 1) | 0;
+    return off;
+  }
+
+  publish(): void {
+    Atomics.store(this.ctl, HEAD, this.localHead);
+  }
+
+  /** Sequence number the next claimed record will get. */
+  get writeSeq(): number {
+    return this.localHead;
+  }
+
+  /** Counts a record the producer chose not to write because the ring was full. */
+  countDrop(n = 1): void {
+    Atomics.add(this.ctl, DROPS, n);
+  }
+
+  get drops(): number {
+    return Atomics.load(this.ctl, DROPS);
+  }
+
+  // ---- consumer side ----
+
+  /** Records published and not yet consumed. */
+  available(): number {
+    return (Atomics.load(this.ctl, HEAD) - this.localTail) | 0;
+  }
+
+  /** Offset of the oldest unconsumed record (check available() first). */
+  peek(): number {
+    return (this.localTail & this.mask) * this.stride;
+  }
+
+  /** Offset of the record `ahead` places after the oldest unconsumed one. */
+  peekAt(ahead: number): number {
+    return (((this.localTail + ahead) | 0) & this.mask) * this.stride;
+  }
+
+  /** Consumes one record locally; call release() to hand the space back to the producer. */
+  advance(n = 1): void {
+    this.localTail = (this.localTail + n) | 0;
+  }
+
+  release(): void {
+    Atomics.store(this.ctl, TAIL, this.localTail);
+  }
+
+  get readSeq(): number {
+    return this.localTail;
+  }
+}

@@ -1,0 +1,83 @@
+// Seeded pseudo-random numbers for everything stochastic in the simulation (market flow,
+// latency jitter). sfc32: fast, 128-bit state, passes PractRand; no Math.random anywhere
+// in the engine so a run is reproducible from its seed.
+
+/** 32-bit FNV-1a over a string, then mixed with a numeric seed: derives per-session seeds. */
+export function hashSeed(text: string, seed: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= seed >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+export class Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+  private spare = 0;
+  private hasSpare = false;
+
+  constructor(seed: number) {
+    this.a = 0x9e3779b9;
+    this.b = 0x243f6a88;
+    this.c = 0xb7e15162;
+    this.d = seed | 0;
+    for (let i = 0; i < 16; i++) this.nextU32(); // decorrelate nearby seeds
+  }
+
+  nextU32(): number {
+    const a = this.a, b = this.b, c = this.c, d = this.d;
+    const t = (((a + b) | 0) + d) | 0;
+    this.d = (d + 1) | 0;
+    this.a = b ^ (b >>> 9);
+    this.b = (c + (c << 3)) | 0;
+    this.c = ((c << 21) | (c >>> 11)) + t | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return this.nextU32() / 4294967296;
+  }
+
+  /** Uniform in (0, 1]: safe for logarithms. */
+  nextOpen(): number {
+    return (this.nextU32() + 1) / 4294967296;
+  }
+
+  /** Integer uniform in [0, n). */
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  /** Exponential with mean 1. */
+  exp(): number {
+    return -Math.log(this.nextOpen());
+  }
+
+  /** Standard normal (Box-Muller; the second value is kept for the next call). */
+  normal(): number {
+    if (this.hasSpare) {
+      this.hasSpare = false;
+      return this.spare;
+    }
+    const r = Math.sqrt(-2 * Math.log(this.nextOpen()));
+    const th = 2 * Math.PI * this.next();
+    this.spare = r * Math.sin(th);
+    this.hasSpare = true;
+    return r * Math.cos(th);
+  }
+
+  /** Geometric on {1, 2, ...} with the given mean (>= 1). */
+  geometric(mean: number): number {
+    if (mean <= 1) return 1;
+    const p = 1 / mean;
+    return 1 + Math.floor(Math.log(this.nextOpen()) / Math.log(1 - p));
+  }
+}

@@ -1,0 +1,82 @@
+// CME futures contract specs (REFERENCE.md) and month-coded symbol parsing (ESH24, ESH4).
+
+export interface ContractSpec {
+  root: string;
+  product: string;
+  tickSize: number; // price units per tick
+  pointValue: number; // USD per 1.0 of price
+  tickValue: number; // USD per tick
+  typicalLow: number;
+  typicalHigh: number;
+}
+
+export interface Instrument extends ContractSpec {
+  symbol: string; // as configured, e.g. ESH24
+  monthCode: string;
+  month: number; // 1..12
+  year: number; // four digits
+}
+
+const spec = (root: string, product: string, tickSize: number, pointValue: number, typicalLow: number, typicalHigh: number): ContractSpec => ({
+  root,
+  product,
+  tickSize,
+  pointValue,
+  tickValue: Math.round(tickSize * pointValue * 100) / 100,
+  typicalLow,
+  typicalHigh,
+});
+
+export const CONTRACTS: Readonly<Record<string, ContractSpec>> = Object.freeze({
+  ES: spec('ES', 'E-mini S&P 500', 0.25, 50, 5000, 6000),
+  NQ: spec('NQ', 'E-mini Nasdaq-100', 0.25, 20, 17000, 21000),
+  YM: spec('YM', 'E-mini Dow', 1.0, 5, 38000, 44000),
+  RTY: spec('RTY', 'E-mini Russell 2000', 0.1, 50, 1900, 2400),
+  MES: spec('MES', 'Micro E-mini S&P 500', 0.25, 5, 5000, 6000),
+  MNQ: spec('MNQ', 'Micro E-mini Nasdaq-100', 0.25, 2, 17000, 21000),
+  CL: spec('CL', 'Crude oil', 0.01, 1000, 60, 90),
+  GC: spec('GC', 'Gold', 0.1, 100, 1900, 2700),
+});
+
+export const MONTH_CODES = 'FGHJKMNQUVXZ';
+
+export class SymbolError extends Error {}
+
+/** The contract spec of a root such as `ES`; throws SymbolError naming the known roots. */
+export function contractForRoot(root: string): ContractSpec {
+  const c = Object.prototype.hasOwnProperty.call(CONTRACTS, root) ? CONTRACTS[root] : undefined;
+  if (!c) throw new SymbolError(`unknown contract root '${root}' (known: ${Object.keys(CONTRACTS).join(', ')})`);
+  return c;
+}
+
+/**
+ * Parses a month-coded contract symbol: root + month code + 1 or 2 year digits.
+ * One-digit years are taken in the decade nearest `referenceYear`.
+ */
+export function parseSymbol(symbol: string, referenceYear = 2024): Instrument {
+  const m = /^([A-Z]{1,3})([FGHJKMNQUVXZ])(\d{1,2})$/.exec(symbol);
+  if (!m) {
+    throw new SymbolError(`malformed contract symbol '${symbol}': expected root + month code (${MONTH_CODES}) + year, e.g. ESH24 or ESH4`);
+  }
+  const [, root, monthCode, yy] = m;
+  const c = contractForRoot(root);
+  let year: number;
+  if (yy.length === 2) year = 2000 + Number(yy);
+  else {
+    const decade = Math.floor(referenceYear / 10) * 10;
+    const candidates = [decade - 10, decade, decade + 10].map((d) => d + Number(yy));
+    year = candidates.reduce((best, y) => (Math.abs(y - referenceYear) < Math.abs(best - referenceYear) ? y : best));
+  }
+  return { ...c, symbol, monthCode, month: MONTH_CODES.indexOf(monthCode) + 1, year };
+}
+
+/** Converts ticks to a price and back (prices are integer ticks inside the engine). */
+export function ticksToPrice(ticks: number, tickSize: number): number {
+  // Round to the tick's decimal places so 5000.25 prints as 5000.25, not 5000.250000001.
+  const decimals = Math.max(0, -Math.floor(Math.log10(tickSize) + 1e-9));
+  return Number((ticks * tickSize).toFixed(decimals + 1));
+}
+
+export function priceToTicks(price: number, tickSize: number): number {
+  return Math.round(price / tickSize);
+}
