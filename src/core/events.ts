@@ -15,7 +15,8 @@ export const EV_KIND = 1;
 export const EV_SIDE = 2; // resting side whose level changed (for a trade: the passive side)
 export const EV_PRICE = 3; // ticks
 export const EV_QTY = 4; // contracts
-export const EV_STRIDE = 5;
+export const EV_RECV = 5; // time the engine receives it (ns): exchange time + market-data latency
+export const EV_STRIDE = 6;
 
 // ---- order messages: engine -> exchange ----
 export const OM_NEW = 1;

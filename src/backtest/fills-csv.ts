@@ -1,0 +1,35 @@
+// The --fills CSV: one row per fill, enough to recompute the run's P&L: for each session,
+// sum of -signed(price x quantity) x $/point - fees + final position x final mid x $/point.
+
+import { sessionNsToEpochMs } from '../market/calendar.ts';
+import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
+import { BID, LIQ_MAKER } from '../core/events.ts';
+import type { SessionResult } from './session.ts';
+
+export const FILLS_CSV_HEADER = 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id';
+
+export function fillsCsv(root: string, symbol: string, sessions: SessionResult[]): string {
+  const spec = contractForRoot(root);
+  const lines = [FILLS_CSV_HEADER];
+  for (const s of sessions) {
+    const c = s.fillColumns;
+    if (!c) continue;
+    for (let i = 0; i < c.exchTs.length; i++) {
+      const t = new Date(sessionNsToEpochMs(s.date, c.exchTs[i])).toISOString();
+      lines.push(
+        [
+          t,
+          s.date,
+          symbol,
+          c.side[i] === BID ? 'BUY' : 'SELL',
+          ticksToPrice(c.price[i], spec.tickSize),
+          c.qty[i],
+          c.liq[i] === LIQ_MAKER ? 'maker' : 'taker',
+          c.fee[i].toFixed(2),
+          c.orderId[i],
+        ].join(','),
+      );
+    }
+  }
+  return lines.join('\n') + '\n';
+}

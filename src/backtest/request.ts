@@ -1,0 +1,158 @@
+// The backtest request (CLI and POST /api/backtest share it): validation with field-named
+// errors, defaults from the config, and the expansion into one SessionSpec per business day.
+
+import { z } from 'zod';
+import type { EngineConfig } from '../config/schema.ts';
+import { businessDays, parseClock, parseDate } from '../market/calendar.ts';
+import { CONTRACTS, parseSymbol } from '../market/instruments.ts';
+import type { SessionSpec } from './session.ts';
+
+const DATE = 'a calendar date "YYYY-MM-DD"';
+const fraction = 'a fraction in (0, 1], e.g. 0.06 for 6%';
+
+export const backtestRequestSchema = z.strictObject({
+  symbol: z.string('a contract root such as "ES" (or a month-coded symbol such as "ESH24")'),
+  startDate: z.string(DATE).optional(),
+  endDate: z.string(DATE).optional(),
+  initialCapital: z.number('a number > 0 (USD)').gt(0, 'a number > 0 (USD)').finite().optional(),
+  spreadMultiplier: z.number('a number > 0').gt(0, 'a number > 0').max(100, 'a number <= 100').optional(),
+  inventoryLimit: z.number('an integer >= 1 (contracts)').int('an integer >= 1 (contracts)').min(1, 'an integer >= 1 (contracts)').max(100_000, 'an integer <= 100000').optional(),
+  skewFactor: z.number('a number >= 0').min(0, 'a number >= 0').max(1000, 'a number <= 1000').optional(),
+  useML: z.boolean('true or false').optional(),
+  maxDrawdown: z.number(fraction).gt(0, fraction).max(1, fraction).optional(),
+  positionLimit: z.number('an integer >= 1 (contracts)').int('an integer >= 1 (contracts)').min(1, 'an integer >= 1 (contracts)').max(100_000, 'an integer <= 100000').optional(),
+  seed: z.number('an integer >= 0').int('an integer >= 0').min(0, 'an integer >= 0').max(2 ** 32 - 1, 'an integer < 2^32').optional(),
+});
+
+export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** A validated request with every default filled in from the config. */
+export interface ResolvedRequest {
+  root: string;
+  symbol: string;
+  startDate: string;
+  endDate: string;
+  dates: string[];
+  initialCapital: number;
+  spreadMultiplier: number;
+  inventoryLimit: number;
+  skewFactor: number;
+  useML: boolean;
+  maxDrawdown: number;
+  positionLimit: number;
+  seed: number;
+}
+
+export type Validation = { ok: true; request: ResolvedRequest } | { ok: false; errors: FieldError[] };
+
+/** Resolves a root ("ES") or a month-coded symbol ("ESH24") to its root. */
+function rootOf(symbol: string): string | null {
+  if (Object.prototype.hasOwnProperty.call(CONTRACTS, symbol)) return symbol;
+  try {
+    return parseSymbol(symbol).root;
+  } catch {
+    return null;
+  }
+}
+
+export function validateBacktestRequest(body: unknown, config: EngineConfig): Validation {
+  const parsed = backtestRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((i) => {
+      const field = i.path.length ? i.path.join('.') : i.code === 'unrecognized_keys' ? (i as { keys?: string[] }).keys?.join(', ') ?? '(body)' : '(body)';
+      const message = i.code === 'unrecognized_keys' ? `unknown field (known: ${Object.keys(backtestRequestSchema.shape).join(', ')})` : `expected ${i.message}`;
+      return { field, message };
+    });
+    return { ok: false, errors };
+  }
+  const r = parsed.data;
+  const errors: FieldError[] = [];
+  const root = rootOf(r.symbol.trim().toUpperCase());
+  if (!root) errors.push({ field: 'symbol', message: `unknown contract '${r.symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` });
+  const sim = config.simulation;
+  const startDate = r.startDate ?? sim.start_date;
+  const endDate = r.endDate ?? (r.startDate ?? sim.end_date);
+  if (!parseDate(startDate)) errors.push({ field: 'startDate', message: `'${startDate}' is not ${DATE}` });
+  if (!parseDate(endDate)) errors.push({ field: 'endDate', message: `'${endDate}' is not ${DATE}` });
+  let dates: string[] = [];
+  if (!errors.some((e) => e.field === 'startDate' || e.field === 'endDate')) {
+    if (endDate < startDate) errors.push({ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` });
+    else {
+      const calendarDays = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
+      if (calendarDays > config.backtest.max_days * 2 + 7) {
+        errors.push({ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${config.backtest.max_days} business days` });
+      } else {
+        dates = businessDays(startDate, endDate);
+        if (dates.length === 0) errors.push({ field: 'endDate', message: `no business day between ${startDate} and ${endDate} (weekends have no session)` });
+        else if (dates.length > config.backtest.max_days) {
+          errors.push({ field: 'endDate', message: `range covers ${dates.length} business days; the configured maximum is ${config.backtest.max_days}` });
+        }
+      }
+    }
+  }
+  if (errors.length) return { ok: false, errors };
+  return {
+    ok: true,
+    request: {
+      root: root!,
+      symbol: r.symbol,
+      startDate,
+      endDate,
+      dates,
+      initialCapital: r.initialCapital ?? config.trading.initial_capital,
+      spreadMultiplier: r.spreadMultiplier ?? config.strategy.spread_multiplier,
+      inventoryLimit: r.inventoryLimit ?? config.strategy.inventory_limit,
+      skewFactor: r.skewFactor ?? config.strategy.skew_factor,
+      useML: r.useML ?? config.strategy.use_ml,
+      maxDrawdown: r.maxDrawdown ?? config.risk.max_drawdown_pct,
+      positionLimit: r.positionLimit ?? Math.min(config.trading.max_position, config.risk.max_position),
+      seed: r.seed ?? config.simulation.seed,
+    },
+  };
+}
+
+/** One SessionSpec per business day of a resolved request. */
+export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collectFills: boolean): SessionSpec[] {
+  const c = config;
+  return req.dates.map((date) => ({
+    root: req.root,
+    date,
+    seed: req.seed,
+    sessionStartNs: parseClock(c.simulation.session_start)!,
+    sessionEndNs: parseClock(c.simulation.session_end)!,
+    activity: c.simulation.activity,
+    initialCapital: req.initialCapital,
+    limits: {
+      maxOrderSize: c.trading.max_order_size,
+      positionLimit: req.positionLimit,
+      maxDrawdownFrac: req.maxDrawdown,
+      maxDailyLoss: c.risk.max_daily_loss,
+      killSwitchEnabled: c.risk.enable_kill_switch,
+    },
+    quote: {
+      orderSize: Math.min(c.strategy.order_size, c.trading.max_order_size),
+      spreadMultiplier: req.spreadMultiplier,
+      skewFactor: req.skewFactor,
+      inventoryLimit: req.inventoryLimit,
+      volSpreadFactor: c.strategy.vol_spread_factor,
+      useML: req.useML,
+      mlWeight: c.strategy.ml_weight,
+    },
+    flattenMinutes: c.strategy.flatten_minutes,
+    latency: {
+      orderLatencyNs: c.latency.order_latency_ns,
+      marketDataLatencyNs: c.latency.market_data_latency_ns,
+      responseLatencyNs: c.latency.response_latency_ns ?? c.latency.order_latency_ns,
+      jitterNs: c.latency.jitter_ns,
+    },
+    fees: { makerFee: c.fees.maker_fee, takerFee: c.fees.taker_fee, exchangeFee: c.fees.exchange_fee },
+    queueModel: c.execution.queue_model,
+    queuePower: c.execution.queue_power,
+    collectFills,
+  }));
+}

@@ -1,0 +1,207 @@
+// The backtest driver: one trading session on one thread, as a discrete-event loop over the
+// engine core. Four time-ordered streams are merged by timestamp:
+//   1. market events at the exchange (EV_TS)              -> SimExchange.onMarketEvent
+//   2. order messages arriving at the exchange (OM_TS)    -> SimExchange.onOrderMessage
+//   3. execution reports arriving at the engine (ER_TS)   -> Engine.onExecReport
+//   4. market events arriving at the engine (EV_RECV)     -> Engine.onMarketData
+// Each stream is FIFO (a message never overtakes an earlier one on the same link), so a merge of
+// four heads replaces a priority queue. Ties go in the order above. The market stream does not
+// depend on our orders (no market impact), so the generator fills a ring ahead of both readers.
+
+import { EV_RECV, EV_STRIDE, EV_TS, ER_STRIDE, ER_TS, OM_STRIDE, OM_TS } from '../core/events.ts';
+import { RecordRing } from '../core/ring.ts';
+import { hashSeed, Rng } from '../core/rng.ts';
+import { FeeSchedule } from '../exchange/fees.ts';
+import { LatencyModel } from '../exchange/latency.ts';
+import { queueModelFromName } from '../exchange/queue-model.ts';
+import { SimExchange } from '../exchange/sim-exchange.ts';
+import { MarketGenerator } from '../market/generator.ts';
+import { contractForRoot } from '../market/instruments.ts';
+import type { Predictor } from '../ml/predictor.ts';
+import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
+import type { FillField } from '../portfolio/fill-log.ts';
+import type { MarkoutSums } from '../portfolio/markouts.ts';
+import type { Alert } from '../risk/alerts.ts';
+import type { RiskLimits } from '../risk/risk-manager.ts';
+import type { QuoteParams } from '../strategy/market-maker.ts';
+import { Engine } from '../trading/engine.ts';
+
+export interface LatencyParams {
+  orderLatencyNs: number;
+  marketDataLatencyNs: number;
+  responseLatencyNs: number;
+  jitterNs: number;
+}
+
+export interface FeeParams {
+  makerFee: number;
+  takerFee: number;
+  exchangeFee: number;
+}
+
+/** Everything one session needs; plain data so it can cross into a pool worker. */
+export interface SessionSpec {
+  root: string;
+  date: string; // YYYY-MM-DD
+  seed: number;
+  sessionStartNs: number;
+  sessionEndNs: number;
+  activity: number;
+  initialCapital: number;
+  limits: RiskLimits;
+  quote: QuoteParams;
+  flattenMinutes: number;
+  latency: LatencyParams;
+  fees: FeeParams;
+  queueModel: string;
+  queuePower: number;
+  collectFills: boolean;
+}
+
+export interface SessionResult {
+  date: string;
+  eventsProcessed: number;
+  ordersSent: number;
+  cancelsSent: number;
+  rejects: number;
+  cancelRejects: number;
+  riskRejects: number;
+  fills: number;
+  volume: number;
+  feesPaid: number;
+  realizedPnl: number;
+  unrealizedPnl: number;
+  finalPosition: number;
+  maxAbsPosition: number;
+  finalMidTicks: number;
+  initialCapital: number;
+  trades: ClosedTradeStats;
+  markouts: MarkoutSums;
+  equityTimes: number[]; // ns after New York midnight of `date`
+  equityValues: number[]; // USD
+  killSwitch: { tripped: boolean; reason: string; ts: number };
+  alerts: Alert[];
+  predictions: number;
+  fillColumns: Record<FillField, Float64Array> | null;
+}
+
+export interface SessionHooks {
+  predictor?: Predictor | null;
+  /** Called about every million events with the fraction of the session done. */
+  onProgress?: (fraction: number) => void;
+}
+
+const GEN_BATCH = 4096;
+
+export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): SessionResult {
+  const contract = contractForRoot(spec.root);
+  const md = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
+  const om = RecordRing.allocate(OM_STRIDE, 1 << 10, false);
+  const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
+  const gen = new MarketGenerator(contract, spec.date, spec.seed, {
+    sessionStartNs: spec.sessionStartNs,
+    sessionEndNs: spec.sessionEndNs,
+    activity: spec.activity,
+  });
+  const latencyParams = spec.latency;
+  // Separate seeded streams: the exchange side's jitter and the engine side's jitter.
+  const exLatency = new LatencyModel(latencyParams, new Rng(hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed)));
+  const enLatency = new LatencyModel(latencyParams, new Rng(hashSeed(`engine|${spec.root}|${spec.date}`, spec.seed)));
+  const exchange = new SimExchange({
+    fees: new FeeSchedule(spec.fees),
+    latency: exLatency,
+    queue: queueModelFromName(spec.queueModel as 'power' | 'risk_averse', spec.queuePower),
+    reports: er,
+  });
+  const engine = new Engine({
+    spec: contract,
+    initialCapital: spec.initialCapital,
+    limits: spec.limits,
+    quote: spec.quote,
+    latency: enLatency,
+    orders: om,
+    sessionStartNs: spec.sessionStartNs,
+    sessionEndNs: spec.sessionEndNs,
+    flattenMinutes: spec.flattenMinutes,
+    predictor: hooks.predictor ?? null,
+  });
+
+  const D = md.data;
+  const mask = md.mask;
+  const stride = md.stride;
+  const span = spec.sessionEndNs - spec.sessionStartNs;
+  let ex = md.readSeq; // exchange cursor: events before it have their EV_RECV stamped
+  let lastRecv = 0;
+  let nextProgress = 1 << 20;
+
+  for (;;) {
+    if (ex === md.writeSeq && !gen.done) {
+      md.release();
+      const room = md.free();
+      if (room > 0) gen.generate(md, room < GEN_BATCH ? room : GEN_BATCH);
+    }
+    const tEx = ex !== md.writeSeq ? D[(ex & mask) * stride + EV_TS] : Infinity;
+    const tMd = md.readSeq !== ex ? D[md.peek() + EV_RECV] : Infinity;
+    if (tEx === Infinity && tMd === Infinity) break;
+    const tOm = om.available() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
+    const tEr = er.available() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
+
+    if (tEx <= tOm && tEx <= tEr && tEx <= tMd) {
+      const off = (ex & mask) * stride;
+      let recv = D[off + EV_TS] + enLatency.marketData();
+      if (recv < lastRecv) recv = lastRecv;
+      lastRecv = recv;
+      D[off + EV_RECV] = recv;
+      exchange.onMarketEvent(D, off);
+      ex = (ex + 1) | 0;
+    } else if (tOm <= tEr && tOm <= tMd) {
+      exchange.onOrderMessage(om.data, om.peek());
+      om.advance();
+      om.release();
+    } else if (tEr <= tMd) {
+      engine.onExecReport(er.data, er.peek());
+      er.advance();
+      er.release();
+    } else {
+      engine.onMarketData(D, md.peek());
+      md.advance();
+      if (engine.eventsProcessed >= nextProgress) {
+        nextProgress += 1 << 20;
+        hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span);
+      }
+    }
+  }
+  engine.finish(spec.sessionEndNs);
+  return sessionResult(spec, engine);
+}
+
+function sessionResult(spec: SessionSpec, e: Engine): SessionResult {
+  const p = e.portfolio;
+  const mid = e.book.mid();
+  return {
+    date: spec.date,
+    eventsProcessed: e.eventsProcessed,
+    ordersSent: e.ordersSent,
+    cancelsSent: e.cancelsSent,
+    rejects: e.rejects,
+    cancelRejects: e.cancelRejects,
+    riskRejects: e.risk.rejected,
+    fills: p.fills,
+    volume: p.volume,
+    feesPaid: p.feesPaid,
+    realizedPnl: p.realizedPnl,
+    unrealizedPnl: p.unrealized(mid),
+    finalPosition: p.position,
+    maxAbsPosition: p.maxAbsPosition,
+    finalMidTicks: mid,
+    initialCapital: p.initialCapital,
+    trades: { ...p.trades },
+    markouts: e.markouts.sums(),
+    equityTimes: Array.from(e.equity.timesView()),
+    equityValues: Array.from(e.equity.valuesView()),
+    killSwitch: { tripped: e.risk.killed, reason: e.risk.killReason, ts: e.risk.killTs },
+    alerts: e.risk.alerts.items.slice(),
+    predictions: e.predictions,
+    fillColumns: spec.collectFills ? e.fills.columns() : null,
+  };
+}

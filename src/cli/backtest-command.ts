@@ -1,0 +1,95 @@
+// `node dist/engine.js --backtest`: runs the configured symbol on synthetic data and prints the
+// result. Results go to stdout and are identical for identical inputs; wall time and speed go
+// to stderr (they are measurements of this machine, not of the strategy).
+
+import { writeFileSync } from 'node:fs';
+import type pino from 'pino';
+import type { EngineConfig } from '../config/schema.ts';
+import { fillsCsv } from '../backtest/fills-csv.ts';
+import { validateBacktestRequest } from '../backtest/request.ts';
+import { createBacktestPool, runBacktest } from '../backtest/run.ts';
+import type { BacktestResult } from '../backtest/merge.ts';
+import { parseSymbol } from '../market/instruments.ts';
+import type { CliOptions } from './args.ts';
+import { availableParallelism } from 'node:os';
+
+const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const int = (x: number) => x.toLocaleString('en-US');
+
+export function formatSummary(r: BacktestResult): string {
+  const m = r.markouts;
+  const mk = (k: string) => (m[k].avg_ticks === null ? 'n/a' : `${m[k].avg_ticks!.toFixed(3)} ticks`);
+  const rows: [string, string][] = [
+    ['events processed', int(r.events_processed)],
+    ['total P&L', usd(r.total_pnl)],
+    ['max drawdown', `${r.max_drawdown_pct.toFixed(4)} %`],
+    ['Sharpe ratio', r.sharpe_ratio.toFixed(4)],
+    ['win rate', `${(r.win_rate * 100).toFixed(2)} %`],
+    ['profit factor', r.profit_factor === null ? 'n/a (no losing trade)' : r.profit_factor.toFixed(4)],
+    ['closed trades', int(r.total_trades)],
+    ['fills', int(r.total_fills)],
+    ['volume (contracts)', int(r.volume)],
+    ['fees paid', usd(r.fees_paid)],
+    ['orders sent', int(r.orders_sent)],
+    ['cancels sent', int(r.cancels_sent)],
+    ['final position', String(r.final_position)],
+    ['markout +100ms', mk('100ms')],
+    ['markout +1s', mk('1s')],
+    ['markout +10s', mk('10s')],
+    ['kill switch', r.kill_switch.tripped_sessions.length ? `tripped on ${r.kill_switch.tripped_sessions.join(', ')}` : 'not tripped'],
+  ];
+  const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}`;
+  return [head, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`)].join('\n') + '\n';
+}
+
+export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
+  const symbol = opts.symbol ?? config.trading.symbols[0];
+  const body: Record<string, unknown> = { symbol };
+  if (opts.start) body.startDate = opts.start;
+  if (opts.end) body.endDate = opts.end;
+  if (opts.seed !== undefined) body.seed = opts.seed;
+  if (opts.useMl) body.useML = true;
+  const v = validateBacktestRequest(body, config);
+  if (!v.ok) {
+    for (const e of v.errors) process.stderr.write(`error: ${e.field}: ${e.message}\n`);
+    return 2;
+  }
+  const req = v.request;
+  let displaySymbol = req.root;
+  try {
+    displaySymbol = parseSymbol(symbol).symbol;
+  } catch {
+    displaySymbol = config.trading.symbols.find((s) => parseSymbol(s).root === req.root) ?? req.root;
+  }
+  req.symbol = displaySymbol;
+  const poolSize = config.backtest.pool_size || availableParallelism();
+  const pool = createBacktestPool(Math.min(poolSize, req.dates.length));
+  const tty = process.stderr.isTTY;
+  const t0 = process.hrtime.bigint();
+  let lastDraw = 0;
+  try {
+    log.info({ symbol: displaySymbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed }, 'backtest started');
+    const run = await runBacktest(req, config, {
+      pool,
+      collectFills: Boolean(opts.fills),
+      onProgress: (f) => {
+        const now = Date.now();
+        if (tty && now - lastDraw > 200) {
+          lastDraw = now;
+          process.stderr.write(`\rbacktest ${(f * 100).toFixed(0).padStart(3)}%`);
+        }
+      },
+    });
+    if (tty) process.stderr.write('\r               \r');
+    const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const r = run.result;
+    if (opts.fills) writeFileSync(opts.fills, fillsCsv(req.root, displaySymbol, run.sessions));
+    process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
+    const eps = r.events_processed / (wallMs / 1000);
+    process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s over ${Math.min(poolSize, req.dates.length)} worker(s)\n`);
+    log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
+    return 0;
+  } finally {
+    await pool.destroy();
+  }
+}

@@ -1,0 +1,52 @@
+// CLI entry: `node dist/engine.js [--backtest] [--config PATH] ...`.
+// Exit codes: 0 ok, 1 runtime or config error, 2 usage error.
+
+import { parseArgs, USAGE } from './cli/args.ts';
+import { backtestCommand } from './cli/backtest-command.ts';
+import { ConfigError, loadConfig } from './config/load.ts';
+import { createLogger } from './log.ts';
+import { VERSION } from './version.ts';
+
+async function main(): Promise<number> {
+  const parsed = parseArgs(process.argv.slice(2));
+  if (!parsed.ok) {
+    process.stderr.write(`error: ${parsed.error}\n\n${USAGE}`);
+    return 2;
+  }
+  const opts = parsed.options;
+  if (opts.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  let loaded;
+  try {
+    loaded = loadConfig({ path: opts.config, env: process.env });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  const { config, path } = loaded;
+  // In backtest mode stdout carries the result, so logs go to stderr.
+  const log = createLogger({ configLevel: config.log_level, env: process.env, destination: opts.backtest ? 2 : 1 });
+  log.info({ version: VERSION, config: path, mode: opts.backtest ? 'backtest' : 'simulation' }, `${config.name} ${VERSION} starting`);
+  if (config.trading.live_enabled) {
+    log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');
+    return 1;
+  }
+  if (opts.backtest) return backtestCommand(opts, config, log);
+  log.error('simulation mode is not available in this build yet; use --backtest');
+  return 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`fatal: ${process.env.RUST_BACKTRACE === '1' && err instanceof Error ? err.stack : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

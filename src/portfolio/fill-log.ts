@@ -1,0 +1,49 @@
+// Every fill of a session in typed arrays (struct of arrays): the source of the --fills CSV,
+// the API's recent trades and of anyone recomputing our P&L. Fills are rare next to market
+// events, so growing the arrays by doubling does not touch the per-event path.
+
+export const FILL_FIELDS = ['exchTs', 'recvTs', 'sentTs', 'orderId', 'side', 'price', 'qty', 'liq', 'fee', 'position', 'tradePnl'] as const;
+export type FillField = (typeof FILL_FIELDS)[number];
+
+export class FillLog {
+  length = 0;
+  private cols: Float64Array[];
+
+  constructor(initialCapacity = 1024) {
+    this.cols = FILL_FIELDS.map(() => new Float64Array(initialCapacity));
+  }
+
+  push(exchTs: number, recvTs: number, sentTs: number, orderId: number, side: number, price: number, qty: number, liq: number, fee: number, position: number, tradePnl: number): void {
+    if (this.length === this.cols[0].length) {
+      this.cols = this.cols.map((c) => {
+        const n = new Float64Array(c.length * 2);
+        n.set(c);
+        return n;
+      });
+    }
+    const i = this.length++;
+    const c = this.cols;
+    c[0][i] = exchTs;
+    c[1][i] = recvTs;
+    c[2][i] = sentTs;
+    c[3][i] = orderId;
+    c[4][i] = side;
+    c[5][i] = price;
+    c[6][i] = qty;
+    c[7][i] = liq;
+    c[8][i] = fee;
+    c[9][i] = position;
+    c[10][i] = tradePnl;
+  }
+
+  get(field: FillField, i: number): number {
+    return this.cols[FILL_FIELDS.indexOf(field)][i];
+  }
+
+  /** Compact copy of each column (for transfer out of a worker). */
+  columns(): Record<FillField, Float64Array> {
+    const out = {} as Record<FillField, Float64Array>;
+    FILL_FIELDS.forEach((f, k) => (out[f] = this.cols[k].slice(0, this.length)));
+    return out;
+  }
+}

@@ -1,0 +1,332 @@
+// The trading side of the engine: a local L2 book built only from (delayed) market data,
+// features, the model's signal, the market maker, risk checks, orders, position and P&L.
+// It knows nothing about threads or wall-clock time: a driver hands it market-data records
+// (EV_RECV = the time it receives them) and execution reports (ER_TS), and it writes order
+// messages (OM_*) to its outbound ring, stamped with the order-entry latency. The backtest
+// driver and the live-simulation worker run this same class.
+
+import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
+import { FeatureExtractor } from '../book/features.ts';
+import {
+  ASK,
+  BID,
+  ER_CANCELED,
+  ER_EXCH_TS,
+  ER_FEE,
+  ER_FILL,
+  ER_ACK,
+  ER_ID,
+  ER_LIQ,
+  ER_PRICE,
+  ER_QTY,
+  ER_REJECT,
+  ER_SENT,
+  ER_TS,
+  ER_TYPE,
+  EV_KIND,
+  EV_PRICE,
+  EV_QTY,
+  EV_RECV,
+  EV_SIDE,
+  EV_TS,
+  FLAG_POST_ONLY,
+  NS_PER_MIN,
+  OM_CANCEL,
+  OM_FLAGS,
+  OM_ID,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SENT,
+  OM_SIDE,
+  OM_TS,
+  OM_TYPE,
+} from '../core/events.ts';
+import type { RecordRing } from '../core/ring.ts';
+import type { LatencyModel } from '../exchange/latency.ts';
+import type { ContractSpec } from '../market/instruments.ts';
+import type { Predictor } from '../ml/predictor.ts';
+import { EquityCurve } from '../portfolio/equity-curve.ts';
+import { FillLog } from '../portfolio/fill-log.ts';
+import { MarkoutTracker } from '../portfolio/markouts.ts';
+import { Portfolio } from '../portfolio/portfolio.ts';
+import { RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
+import { MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
+import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
+
+export interface EngineOptions {
+  spec: ContractSpec;
+  initialCapital: number;
+  limits: RiskLimits;
+  quote: QuoteParams;
+  latency: LatencyModel;
+  /** Outbound order messages. */
+  orders: RecordRing;
+  sessionStartNs: number;
+  sessionEndNs: number;
+  /** Minutes before the session end when only position-reducing quotes are kept. */
+  flattenMinutes: number;
+  predictor?: Predictor | null;
+  /** Market time between two model evaluations (ns). */
+  predictIntervalNs?: number;
+}
+
+const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
+
+export class Engine {
+  readonly spec: ContractSpec;
+  readonly book = new DenseBook(4096);
+  readonly features = new FeatureExtractor();
+  readonly mm: MarketMaker;
+  readonly risk: RiskManager;
+  readonly portfolio: Portfolio;
+  readonly orders = new OrderTable(64);
+  readonly fills = new FillLog();
+  readonly markouts = new MarkoutTracker();
+  readonly equity = new EquityCurve();
+  readonly predictor: Predictor | null;
+
+  // counters
+  eventsProcessed = 0;
+  ordersSent = 0;
+  cancelsSent = 0;
+  rejects = 0;
+  cancelRejects = 0;
+  outboundDrops = 0;
+
+  /** Latest model output: expected mid move (ticks), its market time, and how many were made. */
+  signal = NaN;
+  signalTs = -1;
+  predictions = 0;
+
+  /** Engine clock: the receive time of the last input (ns). */
+  now = 0;
+  lastExchTs = 0;
+
+  private readonly out: RecordRing;
+  private readonly latency: LatencyModel;
+  private readonly sessionStartNs: number;
+  private readonly sessionEndNs: number;
+  private readonly reduceOnlyFromNs: number;
+  private readonly predictIntervalNs: number;
+  private nextSampleTs: number;
+  private nextPredictTs = 0;
+  private lastOmTs = 0;
+  /** Working (not being cancelled) order slot per side, -1 if none. */
+  private readonly working = new Int32Array([-1, -1]);
+  /** Orders per side still open at the exchange as far as we know (incl. cancels in flight). */
+  private readonly openCount = new Int32Array(2);
+  openBuyQty = 0;
+  openSellQty = 0;
+  private quoting = false;
+
+  constructor(o: EngineOptions) {
+    this.spec = o.spec;
+    this.out = o.orders;
+    this.latency = o.latency;
+    this.mm = new MarketMaker(o.quote);
+    this.risk = new RiskManager({ ...o.limits });
+    this.portfolio = new Portfolio(o.initialCapital, o.spec.tickValue, Math.max(64, o.limits.positionLimit * 2 + 2));
+    this.sessionStartNs = o.sessionStartNs;
+    this.sessionEndNs = o.sessionEndNs;
+    this.reduceOnlyFromNs = o.sessionEndNs - o.flattenMinutes * NS_PER_MIN;
+    this.predictor = o.predictor ?? null;
+    this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
+    this.nextSampleTs = o.sessionStartNs + NS_PER_MIN;
+    this.equity.push(o.sessionStartNs, o.initialCapital);
+    this.risk.startDay(o.initialCapital);
+  }
+
+  /** One market-data record, at its receive time. The per-event hot path: allocates nothing. */
+  onMarketData(d: Float64Array, off: number): void {
+    const exTs = d[off + EV_TS];
+    this.now = d[off + EV_RECV];
+    this.lastExchTs = exTs;
+    this.book.apply(d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY]);
+    this.features.onEvent(this.book, d, off);
+    this.eventsProcessed++;
+    const bb = this.book.bestBid;
+    const ba = this.book.bestAsk;
+    if (bb === NO_PRICE || ba === NO_PRICE) return;
+    const mid = (bb + ba) * 0.5;
+    this.markouts.onMid(exTs, mid);
+    while (exTs >= this.nextSampleTs && this.nextSampleTs < this.sessionEndNs) {
+      this.equity.push(this.nextSampleTs, this.portfolio.equity(mid));
+      this.nextSampleTs += NS_PER_MIN;
+    }
+    if (this.risk.onEquity(this.now, this.portfolio.equity(mid))) this.cancelAll();
+    if (this.predictor !== null && exTs >= this.nextPredictTs) {
+      this.signal = this.predictor.predict(this.features.values);
+      this.signalTs = exTs;
+      this.predictions++;
+      this.nextPredictTs = exTs + this.predictIntervalNs;
+    }
+    // The opening snapshot arrives as a burst at the session start; quote once it is complete.
+    if (!this.quoting) {
+      if (exTs <= this.sessionStartNs) return;
+      this.quoting = true;
+    }
+    this.requote();
+  }
+
+  /** One execution report, at its receive time. */
+  onExecReport(d: Float64Array, off: number): void {
+    this.now = d[off + ER_TS];
+    const type = d[off + ER_TYPE];
+    const slot = this.orders.find(d[off + ER_ID]);
+    if (slot < 0) return; // not ours any more (e.g. a cancel reject after the fill)
+    const o = this.orders;
+    const side = o.side[slot];
+    if (type === ER_ACK) {
+      if (o.state[slot] === ORD_PENDING_NEW) o.state[slot] = ORD_LIVE;
+      return;
+    }
+    if (type === ER_FILL) {
+      const qty = d[off + ER_QTY];
+      const price = d[off + ER_PRICE];
+      const fee = d[off + ER_FEE];
+      o.leaves[slot] -= qty;
+      if (side === BID) this.openBuyQty -= qty;
+      else this.openSellQty -= qty;
+      const p = this.portfolio;
+      p.onFill(side, price, qty, fee);
+      this.fills.push(d[off + ER_EXCH_TS], this.now, d[off + ER_SENT], o.id[slot], side, price, qty, d[off + ER_LIQ], fee, p.position, p.lastFillTradePnl);
+      this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty);
+      this.risk.onPosition(this.now, p.position);
+      if (o.leaves[slot] <= 0) this.done(slot);
+      const bb = this.book.bestBid;
+      const ba = this.book.bestAsk;
+      if (bb !== NO_PRICE && ba !== NO_PRICE && this.risk.onEquity(this.now, p.equity((bb + ba) * 0.5))) this.cancelAll();
+    } else if (type === ER_CANCELED || type === ER_REJECT) {
+      if (side === BID) this.openBuyQty -= o.leaves[slot];
+      else this.openSellQty -= o.leaves[slot];
+      o.leaves[slot] = 0;
+      if (type === ER_REJECT) this.rejects++;
+      this.done(slot);
+    } else {
+      this.cancelRejects++; // the order finished before our cancel arrived
+      return;
+    }
+    if (this.quoting) this.requote();
+  }
+
+  private done(slot: number): void {
+    const side = this.orders.side[slot];
+    if (this.working[side] === slot) this.working[side] = -1;
+    this.openCount[side]--;
+    this.orders.release(slot);
+  }
+
+  /** Re-evaluates the desired quotes and sends the cancels and new orders to get there. */
+  private requote(): void {
+    if (this.risk.killed) return;
+    const bb = this.book.bestBid;
+    const ba = this.book.bestAsk;
+    if (bb === NO_PRICE || ba === NO_PRICE || ba <= bb) return;
+    if (this.lastExchTs >= this.sessionEndNs) return;
+    const pos = this.portfolio.position;
+    this.mm.decide(bb, ba, this.features.volatility, pos, this.signal, this.lastExchTs >= this.reduceOnlyFromNs);
+    this.manageSide(BID, this.mm.bidPrice, this.mm.bidSize);
+    this.manageSide(ASK, this.mm.askPrice, this.mm.askSize);
+  }
+
+  private manageSide(side: number, price: number, size: number): void {
+    const w = this.working[side];
+    if (w >= 0) {
+      // Keep our place in the queue while the desired price is unchanged.
+      if (price !== NO_PRICE && this.orders.price[w] === price) return;
+      this.sendCancel(w);
+    }
+    if (price === NO_PRICE || size <= 0 || this.openCount[side] >= MAX_ORDERS_PER_SIDE) return;
+    this.sendNew(side, price, size);
+  }
+
+  private sendNew(side: number, price: number, qty: number): void {
+    if (this.risk.checkOrder(side, qty, this.portfolio.position, this.openBuyQty, this.openSellQty) !== RISK_OK) return;
+    const slot = this.orders.allocate(side, price, qty, this.now);
+    if (slot < 0) return;
+    const off = this.out.claim();
+    if (off < 0) {
+      this.orders.release(slot);
+      this.outboundDrops++;
+      this.out.countDrop();
+      return;
+    }
+    const d = this.out.data;
+    d[off + OM_TS] = this.arrival();
+    d[off + OM_SENT] = this.now;
+    d[off + OM_TYPE] = OM_NEW;
+    d[off + OM_ID] = this.orders.id[slot];
+    d[off + OM_SIDE] = side;
+    d[off + OM_PRICE] = price;
+    d[off + OM_QTY] = qty;
+    d[off + OM_FLAGS] = FLAG_POST_ONLY;
+    this.out.publish();
+    if (side === BID) this.openBuyQty += qty;
+    else this.openSellQty += qty;
+    this.openCount[side]++;
+    this.working[side] = slot;
+    this.ordersSent++;
+  }
+
+  private sendCancel(slot: number): void {
+    const o = this.orders;
+    if (o.state[slot] === ORD_PENDING_CANCEL || o.state[slot] === ORD_FREE) return;
+    const off = this.out.claim();
+    if (off < 0) {
+      this.outboundDrops++;
+      this.out.countDrop();
+      return;
+    }
+    const d = this.out.data;
+    d[off + OM_TS] = this.arrival();
+    d[off + OM_SENT] = this.now;
+    d[off + OM_TYPE] = OM_CANCEL;
+    d[off + OM_ID] = o.id[slot];
+    d[off + OM_SIDE] = o.side[slot];
+    d[off + OM_PRICE] = o.price[slot];
+    d[off + OM_QTY] = o.leaves[slot];
+    d[off + OM_FLAGS] = 0;
+    this.out.publish();
+    o.state[slot] = ORD_PENDING_CANCEL;
+    if (this.working[o.side[slot]] === slot) this.working[o.side[slot]] = -1;
+    this.cancelsSent++;
+  }
+
+  /** Exchange arrival time of a message sent now: entry latency, in send order. */
+  private arrival(): number {
+    let t = this.now + this.latency.orderEntry();
+    if (t < this.lastOmTs) t = this.lastOmTs;
+    this.lastOmTs = t;
+    return t;
+  }
+
+  /** Cancels every open order (kill switch, shutdown, restart). */
+  cancelAll(): void {
+    const o = this.orders;
+    for (let s = 0; s < o.capacity; s++) {
+      if (o.state[s] === ORD_PENDING_NEW || o.state[s] === ORD_LIVE) this.sendCancel(s);
+    }
+  }
+
+  /** Trips the kill switch from outside the engine (e.g. a supervisor). */
+  kill(code: string, message: string): void {
+    if (this.risk.trip(this.now, code, message, 0, 0)) this.cancelAll();
+  }
+
+  /** Mid in ticks of the local book (NaN when a side is empty). */
+  mid(): number {
+    return this.book.mid();
+  }
+
+  /** Closes the session's books: the last equity sample at `endTs`, marked to the last mid. */
+  finish(endTs: number): void {
+    const mid = this.book.mid();
+    const mark = mid === mid ? mid : 0;
+    while (this.nextSampleTs < endTs) {
+      this.equity.push(this.nextSampleTs, this.portfolio.equity(mark));
+      this.nextSampleTs += NS_PER_MIN;
+    }
+    this.equity.push(endTs, this.portfolio.equity(mark));
+  }
+}
