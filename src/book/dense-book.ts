@@ -1,9 +1,16 @@
 // Dense L2 order book: level sizes in typed arrays indexed by price tick. The index is
 // `price & mask`, a ring over the tick axis, so the window follows the price without ever
-// copying: it holds every level within capacity/2 ticks of the touch. An update farther away
-// than that would alias onto another price; it is ignored and counted in `outOfRange`.
+// copying. The window is the capacity - 1 prices within capacity/2 - 1 ticks of the anchor.
+// The anchor is re-centred on a best price that changes to more than capacity/4 ticks from
+// it, so (while the spread is under capacity/4) the window always holds every level within
+// capacity/4 - 1 ticks of its side's best (1023 ticks at the default capacity), and it
+// re-centres only every capacity/4 ticks of drift, not on every touch change.
+// An update outside the window would alias onto another price; it is ignored and counted in
+// `outOfRange`. When the anchor moves, the levels it leaves behind outside the window are
+// dropped (their slots now belong to prices on the other edge), and when the book is empty
+// the anchor is forgotten, so a book can rebuild at any price.
 // No allocation per update: a level change is one array store plus, when the touch empties,
-// a short scan to the next non-empty level.
+// a short scan to the next non-empty level; a re-centre costs one slot check per tick moved.
 
 import { ASK, BID, MD_ADD } from '../core/events.ts';
 
@@ -79,26 +86,65 @@ export class DenseBook {
         if (price === this.bestAsk) this.setBestAsk(this.askLevels === 0 ? NO_PRICE : this.scanUp(price + 1));
       }
     }
+    if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
   }
 
   private setBestBid(price: number): void {
     this.bestBid = price;
-    if (price !== NO_PRICE) this.anchor = price;
+    if (price !== NO_PRICE && (price - this.anchor > this.capacity >> 2 || this.anchor - price > this.capacity >> 2)) this.moveAnchor(price);
   }
 
   private setBestAsk(price: number): void {
     this.bestAsk = price;
-    if (price !== NO_PRICE) this.anchor = price;
+    if (price !== NO_PRICE && (price - this.anchor > this.capacity >> 2 || this.anchor - price > this.capacity >> 2)) this.moveAnchor(price);
   }
 
+  /**
+   * Re-anchors the window at `to`, first dropping the levels on the trailing edge that fall
+   * outside it: their ring slots are the slots of the new prices on the leading edge, and a
+   * stale size there would be read as a level at the new price.
+   */
+  private moveAnchor(to: number): void {
+    const from = this.anchor;
+    this.anchor = to;
+    const half = this.capacity >> 1;
+    let n = to > from ? to - from : from - to;
+    if (n > this.capacity) n = this.capacity;
+    // prices leaving: from - half + 1 upward when moving up, from + half - 1 downward when moving down
+    const step = to > from ? 1 : -1;
+    let p = to > from ? from - half + 1 : from + half - 1;
+    let droppedBest = false;
+    for (let k = 0; k < n; k++, p += step) {
+      const i = p & this.mask;
+      if (this.bids[i] > 0) {
+        this.bids[i] = 0;
+        this.bidLevels--;
+      }
+      if (this.asks[i] > 0) {
+        this.asks[i] = 0;
+        this.askLevels--;
+      }
+    }
+    // A best can only have been dropped in a book crossed or wider than the window; find the
+    // best among what is left (without moving the anchor again).
+    if (this.bestBid !== NO_PRICE && (this.bestBid - to >= half || to - this.bestBid >= half)) droppedBest = true;
+    if (this.bestAsk !== NO_PRICE && (this.bestAsk - to >= half || to - this.bestAsk >= half)) droppedBest = true;
+    if (droppedBest) {
+      this.bestBid = this.bidLevels === 0 ? NO_PRICE : this.scanDown(to + half - 1);
+      this.bestAsk = this.askLevels === 0 ? NO_PRICE : this.scanUp(to - half + 1);
+    }
+  }
+
+  // The window holds capacity - 1 prices and every stored level is inside it, so a scan of
+  // capacity - 1 ticks from anywhere in it finds the next level if there is one.
   private scanDown(from: number): number {
-    const lim = from - (this.capacity >> 1);
+    const lim = from - this.capacity + 1;
     for (let p = from; p > lim; p--) if (this.bids[p & this.mask] > 0) return p;
     return NO_PRICE;
   }
 
   private scanUp(from: number): number {
-    const lim = from + (this.capacity >> 1);
+    const lim = from + this.capacity - 1;
     for (let p = from; p < lim; p++) if (this.asks[p & this.mask] > 0) return p;
     return NO_PRICE;
   }
@@ -135,11 +181,14 @@ export class DenseBook {
    * returns how many were written.
    */
   levels(side: number, n: number, prices: Int32Array | Float64Array, sizes: Int32Array | Float64Array): number {
+    // Every stored level is inside the window (capacity - 1 ticks), so a scan of at most that
+    // many ticks finds them all; it stops as soon as it has n or all of the side's levels.
     let count = 0;
-    const half = this.capacity >> 1;
+    const span = this.capacity - 1;
     if (side === BID) {
       if (this.bestBid === NO_PRICE) return 0;
-      for (let p = this.bestBid, seen = 0; count < n && seen < half; p--, seen++) {
+      const all = this.bidLevels;
+      for (let p = this.bestBid, seen = 0; count < n && count < all && seen < span; p--, seen++) {
         const s = this.bids[p & this.mask];
         if (s > 0) {
           prices[count] = p;
@@ -149,7 +198,8 @@ export class DenseBook {
       }
     } else {
       if (this.bestAsk === NO_PRICE) return 0;
-      for (let p = this.bestAsk, seen = 0; count < n && seen < half; p++, seen++) {
+      const all = this.askLevels;
+      for (let p = this.bestAsk, seen = 0; count < n && count < all && seen < span; p++, seen++) {
         const s = this.asks[p & this.mask];
         if (s > 0) {
           prices[count] = p;

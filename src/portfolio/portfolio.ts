@@ -19,39 +19,78 @@ export function emptyTradeStats(): ClosedTradeStats {
   return { count: 0, wins: 0, losses: 0, grossWin: 0, grossLoss: 0 };
 }
 
+// Scalar state lives in one Float64Array so the whole portfolio can sit in a SharedArrayBuffer
+// and survive a restart of the thread that owns it (see src/runtime).
+const POS = 0, REALIZED = 1, FEES = 2, VOLUME = 3, FILLS = 4, MAX_ABS = 5, LOT_HEAD = 6, LOT_COUNT = 7, OPEN_COST = 8;
+const T_COUNT = 9, T_WINS = 10, T_LOSSES = 11, T_GROSS_WIN = 12, T_GROSS_LOSS = 13, LAST_TRADE_PNL = 14;
+const SCALARS = 16;
+
 export class Portfolio {
   readonly initialCapital: number;
   readonly tickValue: number;
-  /** Signed contracts: > 0 long. */
-  position = 0;
-  realizedPnl = 0;
-  feesPaid = 0;
-  volume = 0;
-  fills = 0;
-  maxAbsPosition = 0;
-  readonly trades: ClosedTradeStats = emptyTradeStats();
-  /** P&L of the closed trades the last onFill produced (USD, net of their fees). */
-  lastFillTradePnl = 0;
-
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  private readonly s: Float64Array;
   // FIFO lots in a ring: price (ticks), remaining contracts, fee per contract paid on entry.
   private readonly lotPrice: Float64Array;
   private readonly lotQty: Float64Array;
   private readonly lotFee: Float64Array;
   private readonly lotMask: number;
-  private lotHead = 0; // oldest
-  private lotCount = 0;
-  /** Sum over open lots of price x signed qty (ticks x contracts), for the mark. */
-  private openCost = 0;
 
-  constructor(initialCapital: number, tickValue: number, maxLots = 4096) {
+  /** Bytes a portfolio with room for `maxLots` open lots needs (see `buffer`). */
+  static bytes(maxLots: number): number {
+    return (SCALARS + 3 * Portfolio.lotCapacity(maxLots)) * 8;
+  }
+
+  private static lotCapacity(maxLots: number): number {
     let cap = 64;
     while (cap < maxLots) cap <<= 1;
+    return cap;
+  }
+
+  /**
+   * `memory`: an existing portfolio's buffer to continue from (e.g. after a restart), or a
+   * fresh zeroed SharedArrayBuffer of Portfolio.bytes(maxLots) to share.
+   */
+  constructor(initialCapital: number, tickValue: number, maxLots = 4096, memory?: ArrayBuffer | SharedArrayBuffer) {
+    const cap = Portfolio.lotCapacity(maxLots);
     this.initialCapital = initialCapital;
     this.tickValue = tickValue;
-    this.lotPrice = new Float64Array(cap);
-    this.lotQty = new Float64Array(cap);
-    this.lotFee = new Float64Array(cap);
+    this.buffer = memory ?? new ArrayBuffer(Portfolio.bytes(maxLots));
+    if (this.buffer.byteLength < Portfolio.bytes(maxLots)) throw new Error('portfolio: memory too small');
+    this.s = new Float64Array(this.buffer, 0, SCALARS);
+    this.lotPrice = new Float64Array(this.buffer, SCALARS * 8, cap);
+    this.lotQty = new Float64Array(this.buffer, (SCALARS + cap) * 8, cap);
+    this.lotFee = new Float64Array(this.buffer, (SCALARS + 2 * cap) * 8, cap);
     this.lotMask = cap - 1;
+  }
+
+  /** Signed contracts: > 0 long. */
+  get position(): number {
+    return this.s[POS];
+  }
+  /** Realised P&L, USD, gross of fees. */
+  get realizedPnl(): number {
+    return this.s[REALIZED];
+  }
+  get feesPaid(): number {
+    return this.s[FEES];
+  }
+  get volume(): number {
+    return this.s[VOLUME];
+  }
+  get fills(): number {
+    return this.s[FILLS];
+  }
+  get maxAbsPosition(): number {
+    return this.s[MAX_ABS];
+  }
+  /** P&L of the closed trades the last onFill produced (USD, net of their fees). */
+  get lastFillTradePnl(): number {
+    return this.s[LAST_TRADE_PNL];
+  }
+  get trades(): ClosedTradeStats {
+    const s = this.s;
+    return { count: s[T_COUNT], wins: s[T_WINS], losses: s[T_LOSSES], grossWin: s[T_GROSS_WIN], grossLoss: s[T_GROSS_LOSS] };
   }
 
   /**
@@ -59,75 +98,71 @@ export class Portfolio {
    * Returns the realised P&L (USD, gross of fees) the fill produced.
    */
   onFill(side: number, price: number, qty: number, fee: number): number {
+    const s = this.s;
     const dir = side === BID ? 1 : -1;
     const feePer = fee / qty;
     let left = qty;
     let realized = 0;
     let tradePnl = 0;
     // Close opposite lots first-in-first-out.
-    while (left > 0 && this.lotCount > 0 && this.position * dir < 0) {
-      const i = this.lotHead & this.lotMask;
+    while (left > 0 && s[LOT_COUNT] > 0 && s[POS] * dir < 0) {
+      const i = s[LOT_HEAD] & this.lotMask;
       const m = this.lotQty[i] < left ? this.lotQty[i] : left;
       // A long lot (position > 0) is closed by a sale: (sell - buy); a short lot by a purchase.
-      const ticks = (price - this.lotPrice[i]) * m * -dir;
-      const gross = ticks * this.tickValue;
+      const gross = (price - this.lotPrice[i]) * m * -dir * this.tickValue;
       const net = gross - (this.lotFee[i] + feePer) * m;
       realized += gross;
       tradePnl += net;
-      this.recordTrade(net);
-      this.openCost -= this.lotPrice[i] * m * -dir;
-      this.position += dir * m;
+      s[T_COUNT]++;
+      if (net > 0) {
+        s[T_WINS]++;
+        s[T_GROSS_WIN] += net;
+      } else if (net < 0) {
+        s[T_LOSSES]++;
+        s[T_GROSS_LOSS] += net;
+      }
+      s[OPEN_COST] -= this.lotPrice[i] * m * -dir;
+      s[POS] += dir * m;
       this.lotQty[i] -= m;
       left -= m;
       if (this.lotQty[i] === 0) {
-        this.lotHead++;
-        this.lotCount--;
+        s[LOT_HEAD] = (s[LOT_HEAD] + 1) & this.lotMask;
+        s[LOT_COUNT]--;
       }
     }
     if (left > 0) {
-      if (this.lotCount > this.lotMask) throw new Error('portfolio: too many open lots');
-      const j = (this.lotHead + this.lotCount) & this.lotMask;
+      if (s[LOT_COUNT] > this.lotMask) throw new Error('portfolio: too many open lots');
+      const j = (s[LOT_HEAD] + s[LOT_COUNT]) & this.lotMask;
       this.lotPrice[j] = price;
       this.lotQty[j] = left;
       this.lotFee[j] = feePer;
-      this.lotCount++;
-      this.openCost += price * left * dir;
-      this.position += dir * left;
+      s[LOT_COUNT]++;
+      s[OPEN_COST] += price * left * dir;
+      s[POS] += dir * left;
     }
-    this.realizedPnl += realized;
-    this.feesPaid += fee;
-    this.volume += qty;
-    this.fills++;
-    const abs = this.position < 0 ? -this.position : this.position;
-    if (abs > this.maxAbsPosition) this.maxAbsPosition = abs;
-    this.lastFillTradePnl = tradePnl;
+    s[REALIZED] += realized;
+    s[FEES] += fee;
+    s[VOLUME] += qty;
+    s[FILLS]++;
+    const abs = s[POS] < 0 ? -s[POS] : s[POS];
+    if (abs > s[MAX_ABS]) s[MAX_ABS] = abs;
+    s[LAST_TRADE_PNL] = tradePnl;
     return realized;
-  }
-
-  private recordTrade(net: number): void {
-    const t = this.trades;
-    t.count++;
-    if (net > 0) {
-      t.wins++;
-      t.grossWin += net;
-    } else if (net < 0) {
-      t.losses++;
-      t.grossLoss += net;
-    }
   }
 
   /** Unrealised P&L in USD of the open position marked at `markTicks` (the mid). */
   unrealized(markTicks: number): number {
-    if (this.position === 0) return 0;
-    return (this.position * markTicks - this.openCost) * this.tickValue;
+    const pos = this.s[POS];
+    if (pos === 0) return 0;
+    return (pos * markTicks - this.s[OPEN_COST]) * this.tickValue;
   }
 
   equity(markTicks: number): number {
-    return this.initialCapital + this.realizedPnl + this.unrealized(markTicks) - this.feesPaid;
+    return this.initialCapital + this.s[REALIZED] + this.unrealized(markTicks) - this.s[FEES];
   }
 
   /** Average entry price of the open position in ticks (NaN when flat). */
   averagePrice(): number {
-    return this.position === 0 ? NaN : this.openCost / this.position;
+    return this.s[POS] === 0 ? NaN : this.s[OPEN_COST] / this.s[POS];
   }
 }

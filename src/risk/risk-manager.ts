@@ -23,17 +23,20 @@ export const RISK_ORDER_TOO_LARGE = 1;
 export const RISK_POSITION_LIMIT = 2;
 export const RISK_KILLED = 3;
 
+// Kill-switch state and the equity references live in a small Float64Array that may sit in a
+// SharedArrayBuffer, so a tripped kill switch stays tripped across an engine-thread restart and a
+// session roll (it needs a restart of the process to clear, as a human decision).
+const ST_KILLED = 0, ST_REASON = 1, ST_KILL_TS = 2, ST_PEAK = 3, ST_DAY_START = 4, ST_DAY = 5;
+export const RISK_STATE_FIELDS = 8;
+export const KILL_REASONS = ['', 'MAX_DRAWDOWN', 'MAX_DAILY_LOSS', 'ENGINE_RESTARTS', 'MANUAL', 'OTHER'] as const;
+
 const WARN_FRACTION = 0.5; // warn at half of a loss limit
 const POSITION_WARN = 0.8; // warn at 80 % position utilisation
 
 export class RiskManager {
   readonly limits: RiskLimits;
   readonly alerts = new AlertLog();
-  killed = false;
-  killReason = '';
-  killTs = -1;
-  peakEquity = -Infinity;
-  dayStartEquity = NaN;
+  private readonly st: Float64Array;
   drawdownFrac = 0;
   dailyLoss = 0;
   rejected = 0;
@@ -43,8 +46,42 @@ export class RiskManager {
   private ddBreached = false;
   private lossBreached = false;
 
-  constructor(limits: RiskLimits) {
+  /** `state`: RISK_STATE_FIELDS float64s to keep the kill switch and equity references in. */
+  constructor(limits: RiskLimits, state?: Float64Array) {
     this.limits = limits;
+    this.st = state ?? new Float64Array(RISK_STATE_FIELDS);
+    if (!state) {
+      this.st[ST_PEAK] = -Infinity;
+      this.st[ST_DAY_START] = NaN;
+      this.st[ST_DAY] = -1;
+      this.st[ST_KILL_TS] = -1;
+    }
+  }
+
+  /** A fresh state block (e.g. inside a SharedArrayBuffer) initialised for a new engine. */
+  static initState(state: Float64Array): Float64Array {
+    state.fill(0);
+    state[ST_PEAK] = -Infinity;
+    state[ST_DAY_START] = NaN;
+    state[ST_DAY] = -1;
+    state[ST_KILL_TS] = -1;
+    return state;
+  }
+
+  get killed(): boolean {
+    return this.st[ST_KILLED] === 1;
+  }
+  get killReason(): string {
+    return KILL_REASONS[this.st[ST_REASON]] ?? 'OTHER';
+  }
+  get killTs(): number {
+    return this.st[ST_KILL_TS];
+  }
+  get peakEquity(): number {
+    return this.st[ST_PEAK];
+  }
+  get dayStartEquity(): number {
+    return this.st[ST_DAY_START];
   }
 
   /** Pre-trade check of a new order against position + open orders on that side. */
@@ -57,17 +94,20 @@ export class RiskManager {
     return r;
   }
 
-  /** Marks the start of a trading day (daily loss is measured from here). */
-  startDay(equity: number): void {
-    this.dayStartEquity = equity;
-    if (equity > this.peakEquity) this.peakEquity = equity;
+  /** Marks the start of trading day `day` (daily loss is measured from here); idempotent per day. */
+  startDay(equity: number, day = 0): void {
+    if (this.st[ST_DAY] === day) return;
+    this.st[ST_DAY] = day;
+    this.st[ST_DAY_START] = equity;
+    if (equity > this.st[ST_PEAK]) this.st[ST_PEAK] = equity;
   }
 
   /** Continuous equity check; returns true when this call tripped the kill switch. */
   onEquity(ts: number, equity: number): boolean {
-    if (equity > this.peakEquity) this.peakEquity = equity;
-    this.drawdownFrac = this.peakEquity > 0 ? (this.peakEquity - equity) / this.peakEquity : 0;
-    this.dailyLoss = this.dayStartEquity - equity;
+    const st = this.st;
+    if (equity > st[ST_PEAK]) st[ST_PEAK] = equity;
+    this.drawdownFrac = st[ST_PEAK] > 0 ? (st[ST_PEAK] - equity) / st[ST_PEAK] : 0;
+    this.dailyLoss = st[ST_DAY_START] - equity;
     if (this.killed) return false;
     const L = this.limits;
     if (!this.ddBreached && this.drawdownFrac >= L.maxDrawdownFrac) {
@@ -108,9 +148,10 @@ export class RiskManager {
       this.alerts.add(ts, 'critical', code, `${message} (kill switch disabled: still quoting)`, value, limit);
       return false;
     }
-    this.killed = true;
-    this.killReason = code;
-    this.killTs = ts;
+    const r = KILL_REASONS.indexOf(code as (typeof KILL_REASONS)[number]);
+    this.st[ST_KILLED] = 1;
+    this.st[ST_REASON] = r > 0 ? r : KILL_REASONS.length - 1;
+    this.st[ST_KILL_TS] = ts;
     this.alerts.add(ts, 'critical', 'KILL_SWITCH', `kill switch: ${message}; all orders cancelled, quoting stopped`, value, limit);
     return true;
   }

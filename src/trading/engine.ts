@@ -21,6 +21,7 @@ import {
   ER_QTY,
   ER_REJECT,
   ER_SENT,
+  ER_SIDE,
   ER_TS,
   ER_TYPE,
   EV_KIND,
@@ -69,6 +70,15 @@ export interface EngineOptions {
   predictor?: Predictor | null;
   /** Market time between two model evaluations (ns). */
   predictIntervalNs?: number;
+  /** Continue an existing portfolio (live simulation: shared memory that survives restarts). */
+  portfolio?: Portfolio;
+  /** Kill-switch and equity-reference state to continue (see RiskManager). */
+  riskState?: Float64Array;
+  /** Trading day index (daily loss restarts when it changes) and the mark for the opening equity. */
+  day?: number;
+  openingMarkTicks?: number;
+  /** First order id (a restarted engine must not reuse ids still known to the exchange). */
+  firstOrderId?: number;
 }
 
 const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
@@ -80,7 +90,7 @@ export class Engine {
   readonly mm: MarketMaker;
   readonly risk: RiskManager;
   readonly portfolio: Portfolio;
-  readonly orders = new OrderTable(64);
+  readonly orders: OrderTable;
   readonly fills = new FillLog();
   readonly markouts = new MarkoutTracker();
   readonly equity = new EquityCurve();
@@ -125,16 +135,18 @@ export class Engine {
     this.out = o.orders;
     this.latency = o.latency;
     this.mm = new MarketMaker(o.quote);
-    this.risk = new RiskManager({ ...o.limits });
-    this.portfolio = new Portfolio(o.initialCapital, o.spec.tickValue, Math.max(64, o.limits.positionLimit * 2 + 2));
+    this.risk = new RiskManager({ ...o.limits }, o.riskState);
+    this.portfolio = o.portfolio ?? new Portfolio(o.initialCapital, o.spec.tickValue, Math.max(64, o.limits.positionLimit * 2 + 2));
+    this.orders = new OrderTable(64, o.firstOrderId ?? 1);
     this.sessionStartNs = o.sessionStartNs;
     this.sessionEndNs = o.sessionEndNs;
     this.reduceOnlyFromNs = o.sessionEndNs - o.flattenMinutes * NS_PER_MIN;
     this.predictor = o.predictor ?? null;
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     this.nextSampleTs = o.sessionStartNs + NS_PER_MIN;
-    this.equity.push(o.sessionStartNs, o.initialCapital);
-    this.risk.startDay(o.initialCapital);
+    const opening = this.portfolio.equity(o.openingMarkTicks ?? 0);
+    this.equity.push(o.sessionStartNs, opening);
+    this.risk.startDay(opening, o.day ?? 0);
   }
 
   /** One market-data record, at its receive time. The per-event hot path: allocates nothing. */
@@ -174,7 +186,12 @@ export class Engine {
     this.now = d[off + ER_TS];
     const type = d[off + ER_TYPE];
     const slot = this.orders.find(d[off + ER_ID]);
-    if (slot < 0) return; // not ours any more (e.g. a cancel reject after the fill)
+    if (slot < 0) {
+      // Not in our table: an order of a previous engine instance (restart, session roll). A
+      // fill is a fill: book it. Anything else about such an order needs no action.
+      if (type === ER_FILL) this.bookFill(d, off, d[off + ER_SIDE], d[off + ER_ID]);
+      return;
+    }
     const o = this.orders;
     const side = o.side[slot];
     if (type === ER_ACK) {
@@ -183,20 +200,11 @@ export class Engine {
     }
     if (type === ER_FILL) {
       const qty = d[off + ER_QTY];
-      const price = d[off + ER_PRICE];
-      const fee = d[off + ER_FEE];
       o.leaves[slot] -= qty;
       if (side === BID) this.openBuyQty -= qty;
       else this.openSellQty -= qty;
-      const p = this.portfolio;
-      p.onFill(side, price, qty, fee);
-      this.fills.push(d[off + ER_EXCH_TS], this.now, d[off + ER_SENT], o.id[slot], side, price, qty, d[off + ER_LIQ], fee, p.position, p.lastFillTradePnl);
-      this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty);
-      this.risk.onPosition(this.now, p.position);
       if (o.leaves[slot] <= 0) this.done(slot);
-      const bb = this.book.bestBid;
-      const ba = this.book.bestAsk;
-      if (bb !== NO_PRICE && ba !== NO_PRICE && this.risk.onEquity(this.now, p.equity((bb + ba) * 0.5))) this.cancelAll();
+      this.bookFill(d, off, side, d[off + ER_ID]);
     } else if (type === ER_CANCELED || type === ER_REJECT) {
       if (side === BID) this.openBuyQty -= o.leaves[slot];
       else this.openSellQty -= o.leaves[slot];
@@ -208,6 +216,20 @@ export class Engine {
       return;
     }
     if (this.quoting) this.requote();
+  }
+
+  private bookFill(d: Float64Array, off: number, side: number, id: number): void {
+    const qty = d[off + ER_QTY];
+    const price = d[off + ER_PRICE];
+    const fee = d[off + ER_FEE];
+    const p = this.portfolio;
+    p.onFill(side, price, qty, fee);
+    this.fills.push(d[off + ER_EXCH_TS], this.now, d[off + ER_SENT], id, side, price, qty, d[off + ER_LIQ], fee, p.position, p.lastFillTradePnl);
+    this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty);
+    this.risk.onPosition(this.now, p.position);
+    const bb = this.book.bestBid;
+    const ba = this.book.bestAsk;
+    if (bb !== NO_PRICE && ba !== NO_PRICE && this.risk.onEquity(this.now, p.equity((bb + ba) * 0.5))) this.cancelAll();
   }
 
   private done(slot: number): void {

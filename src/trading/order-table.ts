@@ -16,10 +16,11 @@ export class OrderTable {
   readonly leaves: Float64Array;
   readonly state: Int8Array;
   readonly sentTs: Float64Array;
-  private nextId = 1;
+  private nextId: number;
   live = 0;
 
-  constructor(capacity = 64) {
+  constructor(capacity = 64, firstId = 1) {
+    this.nextId = firstId;
     this.capacity = capacity;
     this.mask = capacity - 1;
     this.id = new Float64Array(capacity).fill(-1);

@@ -1,0 +1,407 @@
+// Incremental market features, updated on every market-data event after the book has applied
+// it. Everything is O(1) per event and allocation-free: numeric state in fixed Float64Arrays
+// (read through getters), one fixed Float64Array feature vector for the model, one fixed ring
+// of VPIN buckets.
+//
+// Units: prices in ticks, sizes in contracts, time in exchange nanoseconds (EV_TS). Decays use
+// the event's exchange time, are applied lazily at the next event (a value reflects the state
+// as of the last event) and cost no exp() when several events share a timestamp.
+//
+// Definitions
+// - mid = (bestBid + bestAsk) / 2; spread = bestAsk - bestBid.
+// - microprice = (bestBid * askSz + bestAsk * bidSz) / (bidSz + askSz): leans toward the side
+//   whose queue is thinner, i.e. the side likely to be traded through next.
+// - imbalanceL1 = (bidSz - askSz) / (bidSz + askSz), in [-1, 1].
+// - imbalanceL5: the same over the 5 price ticks from each best (best, best -/+ 1, ... 4; empty
+//   ticks count zero), level k weighted exp(-k/2) = 1, .61, .37, .22, .14.
+// - OFI (Cont, Kukanov, Stoikov 2014): per book change
+//     e = [Pb >= Pb'] qb - [Pb <= Pb'] qb' - [Pa <= Pa'] qa + [Pa >= Pa'] qa'
+//   (primed = before the event; a side missing before or after contributes 0), summed with
+//   exponential time decay exp(-dt / ofiTau). `ofiNorm` divides by the recent average best
+//   depth (bidSz + askSz) / 2, a time-weighted EWMA with depthTau: "net best queues of flow".
+// - tradeImbalance = (B - S) / (B + S), B, S = buy and sell traded volume with the same decay
+//   as OFI. A trade resting on ASK is buyer-initiated (EV_SIDE is the passive side).
+// - volatility: realised volatility of the mid in ticks per sqrt(second). Q = sum of squared
+//   mid changes decayed with exp(-dt / volHorizon), so Q / horizon_s estimates the variance
+//   rate; volatility = sqrt(max(Q / horizon_s, volFloor^2)). Q starts at volInit^2 * horizon_s
+//   so the estimate starts at volInit and hands over to the data within about a horizon.
+// - VPIN (Easley, Lopez de Prado, O'Hara): traded volume is cut into buckets of exactly
+//   vpinBucketVolume contracts (a trade straddling a boundary is split); each full bucket gives
+//   |buy - sell| / bucketVolume; vpin is the mean over the last vpinBuckets full buckets (0
+//   until the first bucket fills; `vpinFilled` says how many there are). Trades are classified
+//   exactly from the aggressor side in the feed, not by bulk volume classification.
+// - momentum = mid - EWMA(mid), the EWMA time-weighted with momentumTau (the mid in force over
+//   each interval is what enters it), in ticks.
+//
+// While a side of the book is empty the book-derived values keep their last two-sided value
+// (`twoSided` is false); before the first two-sided book they are 0. Every vector entry is a
+// finite number at all times.
+
+import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_TS, MD_TRADE, NS_PER_S } from '../core/events.ts';
+import { NO_PRICE, type DenseBook } from './dense-book.ts';
+
+// ---- the model's feature vector: stationary, free of the price level ----
+export const F_MICRO_OFFSET = 0; // microprice - mid, ticks
+export const F_SPREAD = 1; // ticks
+export const F_IMB_L1 = 2; // [-1, 1]
+export const F_IMB_L5 = 3; // [-1, 1]
+export const F_OFI = 4; // decayed OFI / average best depth
+export const F_TRADE_IMB = 5; // [-1, 1]
+export const F_VOL = 6; // ticks per sqrt(s)
+export const F_VPIN = 7; // [0, 1]
+export const F_MOMENTUM = 8; // ticks
+export const FEATURE_COUNT = 9;
+
+export const FEATURE_NAMES: readonly string[] = Object.freeze([
+  'micro_offset',
+  'spread',
+  'imbalance_l1',
+  'imbalance_l5',
+  'ofi_norm',
+  'trade_imbalance',
+  'volatility',
+  'vpin',
+  'momentum',
+]);
+
+export interface FeatureOptions {
+  /** Time constant of the OFI and trade-flow decay, ns. */
+  ofiTauNs?: number;
+  /** Horizon of the realised volatility, ns. */
+  volHorizonNs?: number;
+  /** Contracts per VPIN bucket. */
+  vpinBucketVolume?: number;
+  /** Number of full buckets VPIN averages over. */
+  vpinBuckets?: number;
+  /** Time constant of the mid EWMA that momentum is measured against, ns. */
+  momentumTauNs?: number;
+  /** Time constant of the average best depth that normalises OFI, ns. */
+  depthTauNs?: number;
+  /** Volatility before any data, ticks per sqrt(s). */
+  volInit?: number;
+  /** Lower bound of the reported volatility, ticks per sqrt(s). */
+  volFloor?: number;
+}
+
+/**
+ * Defaults for ES (tick 0.25, best queues of hundreds of contracts, trades of a few
+ * contracts, roughly 1 % daily volatility = 200 ticks over a 23,400 s session, about
+ * 1.3 ticks per sqrt(s)).
+ */
+export const FEATURE_DEFAULTS: Readonly<Required<FeatureOptions>> = Object.freeze({
+  ofiTauNs: 1 * NS_PER_S,
+  volHorizonNs: 10 * NS_PER_S,
+  vpinBucketVolume: 500, // several seconds of ES volume per bucket
+  vpinBuckets: 50,
+  momentumTauNs: 5 * NS_PER_S,
+  depthTauNs: 10 * NS_PER_S,
+  volInit: 1,
+  volFloor: 0.05,
+});
+
+// imbalanceL5 weights exp(-k/2), k = 0..4
+const W0 = 1;
+const W1 = Math.exp(-0.5);
+const W2 = Math.exp(-1);
+const W3 = Math.exp(-1.5);
+const W4 = Math.exp(-2);
+const L5_REACH = 4; // ticks beyond the best that imbalanceL5 reads
+
+// The extractor's numbers live in two Float64Arrays (state `s`, constants `k`), not in object
+// fields. A field declared without an initialiser starts as `undefined` (ES2022 class fields),
+// so V8 gives it the generic "tagged" representation: every double written to it, and every
+// double merged with it in optimised code, is boxed in a fresh 16-byte HeapNumber. That was
+// measured here: `rate > this.volFloorSq ? rate : this.volFloorSq` allocated once per event.
+// Typed-array slots are raw float64s and never box.
+const S_MID = 0;
+const S_MICRO = 1;
+const S_SPREAD = 2;
+const S_IMB_L1 = 3;
+const S_IMB_L5 = 4;
+const S_OFI = 5;
+const S_OFI_NORM = 6;
+const S_TRADE_IMB = 7;
+const S_VOL = 8;
+const S_VPIN = 9;
+const S_MOMENTUM = 10;
+const S_DEPTH_AVG = 11;
+const S_BUY = 12;
+const S_SELL = 13;
+const S_EVENTS = 14;
+const S_LAST_TS = 15;
+const S_PREV_BID = 16;
+const S_PREV_ASK = 17;
+const S_PREV_BID_SZ = 18;
+const S_PREV_ASK_SZ = 19;
+const S_W_BID = 20;
+const S_W_ASK = 21;
+const S_DEPTH_L1 = 22;
+const S_VOL_Q = 23;
+const S_MID_EMA = 24;
+const S_BUCKET_BUY = 25;
+const S_BUCKET_SELL = 26;
+const S_COUNT = 27;
+
+const K_INV_OFI_TAU = 0;
+const K_INV_VOL_H = 1;
+const K_INV_MOM_TAU = 2;
+const K_INV_DEPTH_TAU = 3;
+const K_VOL_H_S = 4;
+const K_VOL_FLOOR_SQ = 5;
+const K_BUCKET_VOLUME = 6;
+const K_COUNT = 7;
+
+export class FeatureExtractor {
+  /** The model's input: FEATURE_COUNT values, named by FEATURE_NAMES; rewritten every event. */
+  readonly values = new Float64Array(FEATURE_COUNT);
+  readonly opts: Readonly<Required<FeatureOptions>>;
+  /** Both sides of the book present at the last event. */
+  twoSided = false;
+  /** At least one two-sided book seen since construction/reset. */
+  ready = false;
+  /** Full VPIN buckets in the average (at most vpinBuckets). */
+  vpinFilled = 0;
+
+  private readonly s = new Float64Array(S_COUNT);
+  private readonly k = new Float64Array(K_COUNT);
+  private readonly buckets: Float64Array;
+  private bucketHead = 0;
+  private hasTs = false;
+
+  // ---- outputs, as of the last event ----
+  /** Mid price, ticks (last two-sided value). */
+  get mid(): number {
+    return this.s[S_MID];
+  }
+  /** Size-weighted microprice, ticks. */
+  get microprice(): number {
+    return this.s[S_MICRO];
+  }
+  /** Spread, ticks. */
+  get spread(): number {
+    return this.s[S_SPREAD];
+  }
+  get imbalanceL1(): number {
+    return this.s[S_IMB_L1];
+  }
+  get imbalanceL5(): number {
+    return this.s[S_IMB_L5];
+  }
+  /** Decayed OFI, contracts. */
+  get ofi(): number {
+    return this.s[S_OFI];
+  }
+  /** ofi / average best depth. */
+  get ofiNorm(): number {
+    return this.s[S_OFI_NORM];
+  }
+  get tradeImbalance(): number {
+    return this.s[S_TRADE_IMB];
+  }
+  /** Realised volatility of the mid, ticks per sqrt(second). */
+  get volatility(): number {
+    return this.s[S_VOL];
+  }
+  get vpin(): number {
+    return this.s[S_VPIN];
+  }
+  /** mid - EWMA(mid), ticks. */
+  get momentum(): number {
+    return this.s[S_MOMENTUM];
+  }
+  /** Time-weighted average of (bidSz + askSz) / 2, contracts. */
+  get depthAvg(): number {
+    return this.s[S_DEPTH_AVG];
+  }
+  /** Decayed buyer-initiated volume, contracts. */
+  get buyVolume(): number {
+    return this.s[S_BUY];
+  }
+  /** Decayed seller-initiated volume, contracts. */
+  get sellVolume(): number {
+    return this.s[S_SELL];
+  }
+  /** Events seen since construction/reset. */
+  get events(): number {
+    return this.s[S_EVENTS];
+  }
+
+  constructor(opts: FeatureOptions = {}) {
+    const o = { ...FEATURE_DEFAULTS };
+    for (const k of Object.keys(FEATURE_DEFAULTS) as (keyof FeatureOptions)[]) {
+      const v = opts[k];
+      if (v !== undefined) o[k] = v;
+    }
+    for (const k of ['ofiTauNs', 'volHorizonNs', 'vpinBucketVolume', 'momentumTauNs', 'depthTauNs'] as const) {
+      if (!(Number.isFinite(o[k]) && o[k] > 0)) throw new Error(`feature option ${k} must be a positive number, got ${o[k]}`);
+    }
+    if (!(Number.isInteger(o.vpinBuckets) && o.vpinBuckets >= 1)) throw new Error(`feature option vpinBuckets must be an integer >= 1, got ${o.vpinBuckets}`);
+    if (!(Number.isFinite(o.volInit) && o.volInit >= 0)) throw new Error(`feature option volInit must be >= 0, got ${o.volInit}`);
+    if (!(Number.isFinite(o.volFloor) && o.volFloor >= 0)) throw new Error(`feature option volFloor must be >= 0, got ${o.volFloor}`);
+    this.opts = Object.freeze(o);
+    const k = this.k;
+    k[K_INV_OFI_TAU] = 1 / o.ofiTauNs;
+    k[K_INV_VOL_H] = 1 / o.volHorizonNs;
+    k[K_INV_MOM_TAU] = 1 / o.momentumTauNs;
+    k[K_INV_DEPTH_TAU] = 1 / o.depthTauNs;
+    k[K_VOL_H_S] = o.volHorizonNs / NS_PER_S;
+    k[K_VOL_FLOOR_SQ] = o.volFloor * o.volFloor;
+    k[K_BUCKET_VOLUME] = o.vpinBucketVolume;
+    this.buckets = new Float64Array(o.vpinBuckets);
+    this.reset();
+  }
+
+  reset(): void {
+    const s = this.s;
+    s.fill(0);
+    s[S_PREV_BID] = s[S_PREV_ASK] = NO_PRICE;
+    s[S_VOL_Q] = this.opts.volInit * this.opts.volInit * this.k[K_VOL_H_S];
+    this.updateVolatility();
+    this.values.fill(0);
+    this.values[F_VOL] = s[S_VOL];
+    this.twoSided = this.ready = this.hasTs = false;
+    this.vpinFilled = 0;
+    this.bucketHead = 0;
+    this.buckets.fill(0);
+  }
+
+  /** Updates every feature from one event record at data[off]; `book` has already applied it. */
+  onEvent(book: DenseBook, data: Float64Array, off: number): void {
+    const s = this.s;
+    const k = this.k;
+    const ts = data[off + EV_TS];
+    const side = data[off + EV_SIDE];
+    const price = data[off + EV_PRICE];
+    s[S_EVENTS]++;
+
+    // 1. Decay everything to this event's time (the state held since the last event).
+    if (!this.hasTs) {
+      this.hasTs = true;
+      s[S_LAST_TS] = ts;
+    } else if (ts > s[S_LAST_TS]) {
+      const dt = ts - s[S_LAST_TS];
+      s[S_LAST_TS] = ts;
+      const d = Math.exp(-dt * k[K_INV_OFI_TAU]);
+      s[S_OFI] *= d;
+      s[S_BUY] *= d;
+      s[S_SELL] *= d;
+      s[S_VOL_Q] *= Math.exp(-dt * k[K_INV_VOL_H]);
+      if (this.ready) {
+        s[S_MID_EMA] -= Math.expm1(-dt * k[K_INV_MOM_TAU]) * (s[S_MID] - s[S_MID_EMA]);
+        s[S_DEPTH_AVG] -= Math.expm1(-dt * k[K_INV_DEPTH_TAU]) * (s[S_DEPTH_L1] - s[S_DEPTH_AVG]);
+      }
+    }
+
+    // 2. Trades: flow imbalance and VPIN buckets.
+    if (data[off + EV_KIND] === MD_TRADE) {
+      const qty = data[off + EV_QTY];
+      if (side === ASK) s[S_BUY] += qty;
+      else s[S_SELL] += qty;
+      this.addToBuckets(side, qty);
+    }
+
+    // 3. Book: OFI from the change of the best queues, then the top-of-book values.
+    const bb = book.bestBid;
+    const ba = book.bestAsk;
+    const bs = bb === NO_PRICE ? 0 : book.bids[bb & book.mask];
+    const as = ba === NO_PRICE ? 0 : book.asks[ba & book.mask];
+    const pb = s[S_PREV_BID];
+    const pa = s[S_PREV_ASK];
+    let e = 0;
+    if (bb !== NO_PRICE && pb !== NO_PRICE) {
+      if (bb >= pb) e += bs;
+      if (bb <= pb) e -= s[S_PREV_BID_SZ];
+    }
+    if (ba !== NO_PRICE && pa !== NO_PRICE) {
+      if (ba <= pa) e -= as;
+      if (ba >= pa) e += s[S_PREV_ASK_SZ];
+    }
+    s[S_OFI] += e;
+
+    // The 5-tick weighted depths change only when the best moved or the event touched them.
+    // (Inline, not helpers returning a double: a call that V8 does not inline boxes its
+    // double result in a fresh HeapNumber, an allocation per event.)
+    if (bb !== pb || (side === BID && price >= bb - L5_REACH)) {
+      const l = book.bids, m = book.mask;
+      s[S_W_BID] = bb === NO_PRICE ? 0 : W0 * l[bb & m] + W1 * l[(bb - 1) & m] + W2 * l[(bb - 2) & m] + W3 * l[(bb - 3) & m] + W4 * l[(bb - 4) & m];
+    }
+    if (ba !== pa || (side === ASK && price <= ba + L5_REACH)) {
+      const l = book.asks, m = book.mask;
+      s[S_W_ASK] = ba === NO_PRICE ? 0 : W0 * l[ba & m] + W1 * l[(ba + 1) & m] + W2 * l[(ba + 2) & m] + W3 * l[(ba + 3) & m] + W4 * l[(ba + 4) & m];
+    }
+
+    s[S_PREV_BID] = bb;
+    s[S_PREV_ASK] = ba;
+    s[S_PREV_BID_SZ] = bs;
+    s[S_PREV_ASK_SZ] = as;
+
+    this.twoSided = bb !== NO_PRICE && ba !== NO_PRICE && bs + as > 0;
+    if (this.twoSided) {
+      const mid = (bb + ba) * 0.5;
+      const depth = (bs + as) * 0.5;
+      if (!this.ready) {
+        this.ready = true;
+        s[S_MID_EMA] = mid;
+        s[S_DEPTH_AVG] = depth;
+      } else if (mid !== s[S_MID]) {
+        const dm = mid - s[S_MID];
+        s[S_VOL_Q] += dm * dm;
+      }
+      s[S_MID] = mid;
+      s[S_DEPTH_L1] = depth;
+      s[S_SPREAD] = ba - bb;
+      s[S_MICRO] = (bb * as + ba * bs) / (bs + as);
+      s[S_IMB_L1] = (bs - as) / (bs + as);
+      const w = s[S_W_BID] + s[S_W_ASK];
+      s[S_IMB_L5] = w > 0 ? (s[S_W_BID] - s[S_W_ASK]) / w : 0;
+    }
+
+    // 4. Derived outputs and the vector.
+    s[S_OFI_NORM] = s[S_DEPTH_AVG] > 0 ? s[S_OFI] / s[S_DEPTH_AVG] : 0;
+    const tv = s[S_BUY] + s[S_SELL];
+    s[S_TRADE_IMB] = tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
+    this.updateVolatility();
+    s[S_MOMENTUM] = this.ready ? s[S_MID] - s[S_MID_EMA] : 0;
+
+    const v = this.values;
+    v[F_MICRO_OFFSET] = s[S_MICRO] - s[S_MID];
+    v[F_SPREAD] = s[S_SPREAD];
+    v[F_IMB_L1] = s[S_IMB_L1];
+    v[F_IMB_L5] = s[S_IMB_L5];
+    v[F_OFI] = s[S_OFI_NORM];
+    v[F_TRADE_IMB] = s[S_TRADE_IMB];
+    v[F_VOL] = s[S_VOL];
+    v[F_VPIN] = s[S_VPIN];
+    v[F_MOMENTUM] = s[S_MOMENTUM];
+  }
+
+  private updateVolatility(): void {
+    const rate = this.s[S_VOL_Q] / this.k[K_VOL_H_S];
+    const floor = this.k[K_VOL_FLOOR_SQ];
+    this.s[S_VOL] = Math.sqrt(rate > floor ? rate : floor);
+  }
+
+  private addToBuckets(side: number, qty: number): void {
+    const s = this.s;
+    const cap = this.k[K_BUCKET_VOLUME];
+    let q = qty;
+    while (q > 0) {
+      const room = cap - s[S_BUCKET_BUY] - s[S_BUCKET_SELL];
+      const take = q < room ? q : room;
+      if (side === ASK) s[S_BUCKET_BUY] += take;
+      else s[S_BUCKET_SELL] += take;
+      q -= take;
+      if (take < room) break;
+      // bucket full
+      const d = s[S_BUCKET_BUY] - s[S_BUCKET_SELL];
+      this.buckets[this.bucketHead] = (d < 0 ? -d : d) / cap;
+      this.bucketHead = this.bucketHead + 1 === this.buckets.length ? 0 : this.bucketHead + 1;
+      if (this.vpinFilled < this.buckets.length) this.vpinFilled++;
+      s[S_BUCKET_BUY] = s[S_BUCKET_SELL] = 0;
+      // Exact mean over the ring (only on a full bucket: no drift from running sums).
+      let sum = 0;
+      for (let i = 0; i < this.vpinFilled; i++) sum += this.buckets[i];
+      s[S_VPIN] = sum / this.vpinFilled;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// Fee schedule (REFERENCE.md "Fees"): USD per contract per fill. A passive (maker) fill pays
+// maker_fee + exchange_fee; an aggressive (taker) fill pays taker_fee + exchange_fee. A negative
+// result is a rebate. The single place fees are computed: backtest and simulation both use it.
+
+import { LIQ_MAKER, LIQ_TAKER } from '../core/events.ts';
+
+export interface FeeParams {
+  makerFee: number;
+  takerFee: number;
+  exchangeFee: number;
+}
+
+export class FeeSchedule {
+  readonly makerFee: number;
+  readonly takerFee: number;
+  readonly exchangeFee: number;
+  /** USD per contract for a maker fill (maker + exchange). */
+  readonly makerPerContract: number;
+  /** USD per contract for a taker fill (taker + exchange). */
+  readonly takerPerContract: number;
+
+  constructor(p: FeeParams) {
+    for (const k of ['makerFee', 'takerFee', 'exchangeFee'] as const) {
+      if (typeof p[k] !== 'number' || !Number.isFinite(p[k])) throw new Error(`fee ${k} must be a finite number, got ${p[k]}`);
+    }
+    this.makerFee = p.makerFee;
+    this.takerFee = p.takerFee;
+    this.exchangeFee = p.exchangeFee;
+    this.makerPerContract = p.makerFee + p.exchangeFee;
+    this.takerPerContract = p.takerFee + p.exchangeFee;
+  }
+
+  /** USD paid for a fill of `qty` contracts with liquidity flag LIQ_MAKER or LIQ_TAKER. */
+  fee(liquidity: number, qty: number): number {
+    if (liquidity === LIQ_MAKER) return qty * this.makerPerContract;
+    if (liquidity === LIQ_TAKER) return qty * this.takerPerContract;
+    throw new Error(`unknown liquidity flag ${liquidity}`);
+  }
+
+  /**
+   * fee() written to out[i]: the hot-path form. A fractional result returned from a call V8
+   * does not inline is boxed into a heap number; a typed-array store never is.
+   */
+  feeInto(out: Float64Array, i: number, liquidity: number, qty: number): void {
+    out[i] = liquidity === LIQ_MAKER ? qty * this.makerPerContract : qty * this.takerPerContract;
+  }
+}

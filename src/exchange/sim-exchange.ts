@@ -1,0 +1,591 @@
+// Simulated exchange: matches OUR orders against the synthetic market (REFERENCE.md "Execution
+// model"). Our orders are virtual, as in hftbacktest: they never change the displayed market book
+// (no market impact). The exchange keeps its own copy of the market book from the market events.
+//
+// Time: the exchange's clock is the EV_TS of the market event or the OM_TS of the order message
+// being processed; the driver calls onMarketEvent / onOrderMessage in time order. Every report
+// gets ER_EXCH_TS = that time and ER_TS = max(previous report's ER_TS, time + response latency),
+// so reports reach the engine in the order they were sent (one TCP session).
+//
+// Order life cycle (one ER_ACK or ER_REJECT per NEW, always first, as CME iLink does):
+//   NEW    -> ER_REJECT (bad qty/price/side/duplicate live id/no free slot: REJECT_BAD_ORDER;
+//             post-only that would cross: REJECT_POST_ONLY_CROSS), or
+//          -> ER_ACK (ER_LEAVES = qty), then, if it crosses, ER_FILLs as taker walking the
+//             displayed levels from the touch up to its limit (one fill per price level, at that
+//             level's price, up to its displayed size; the book is not modified), then the IOC
+//             remainder is ER_CANCELED, a limit remainder rests at the back of its level
+//             (quantity ahead = displayed size at its price and side on arrival).
+//   CANCEL -> ER_CANCELED (ER_LEAVES = unfilled qty) if live, else ER_CANCEL_REJECT
+//             (REJECT_UNKNOWN_ORDER). Cancel/replace is cancel + new: it loses queue priority.
+// While resting (maker fills, at the order's price):
+//   MD_ADD at our price/side:     nothing (adds join behind us).
+//   MD_CANCEL at our price/side:  front = queue.onCancel(front, before, after) (via its in-place
+//                                 form onCancelAt, so no float crosses a call: see below).
+//   MD_TRADE at our price/side:   trades consume the queue ahead first:
+//                                 filled = min(leaves, floor(q - front)), front = max(0, front - q).
+//   MD_TRADE through our price:   (bid side strictly below our buy / ask side strictly above our
+//                                 sell) fills us fully.
+//   Opposite side MD_ADD at or through our price (the best ask falls to or below our buy price,
+//   the best bid rises to or above our sell price): fills us fully.
+//
+// Hot path: orders live in preallocated typed arrays (struct of arrays, fixed capacity); a compact
+// list of live slots; a per-price count of our live orders (indexed like the dense book, price &
+// mask) so an event at a price where we have nothing costs one array load and two compares
+// against the best buy / best sell prices we have resting. No allocation per event or message,
+// and no V8 heap-number boxing either: only integers (Smis) and references are passed between
+// functions; fractional values (queue fronts, fees) and ns timestamps are read and written in
+// typed arrays or number fields. A float64 argument or return value of a call V8 does not inline
+// is allocated as a heap number, and a float64 merged with a tagged value in one variable is too.
+// Duplicate ids: a NEW whose OM_ID names a live order is rejected (REJECT_BAD_ORDER).
+
+import {
+  ASK,
+  BID,
+  ER_ACK,
+  ER_CANCEL_REJECT,
+  ER_CANCELED,
+  ER_EXCH_TS,
+  ER_FEE,
+  ER_FILL,
+  ER_ID,
+  ER_LEAVES,
+  ER_LIQ,
+  ER_PRICE,
+  ER_QTY,
+  ER_REASON,
+  ER_REJECT,
+  ER_SENT,
+  ER_SIDE,
+  ER_STRIDE,
+  ER_TS,
+  ER_TYPE,
+  EV_KIND,
+  EV_PRICE,
+  EV_QTY,
+  EV_SIDE,
+  EV_TS,
+  FLAG_IOC,
+  FLAG_POST_ONLY,
+  LIQ_MAKER,
+  LIQ_TAKER,
+  MD_ADD,
+  MD_CANCEL,
+  MD_TRADE,
+  OM_CANCEL,
+  OM_FLAGS,
+  OM_ID,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SENT,
+  OM_SIDE,
+  OM_TS,
+  OM_TYPE,
+  REJECT_BAD_ORDER,
+  REJECT_NONE,
+  REJECT_POST_ONLY_CROSS,
+  REJECT_UNKNOWN_ORDER,
+} from '../core/events.ts';
+import type { RecordRing } from '../core/ring.ts';
+import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
+import type { FeeSchedule } from './fees.ts';
+import type { Latency } from './latency.ts';
+import type { QueueModel } from './queue-model.ts';
+
+export interface SimExchangeOptions {
+  fees: FeeSchedule;
+  latency: Latency;
+  queue: QueueModel;
+  /** Execution reports exchange -> engine (stride ER_STRIDE). */
+  reports: RecordRing;
+  /** Maximum number of our live resting orders (default 256). */
+  maxOrders?: number;
+  /** Tick window of the exchange-side market book (power of two, default 4096). */
+  bookCapacity?: number;
+}
+
+const INT32_LIMIT = 2147483647;
+// Fronts from the power queue model are fractional; a fill is the whole number of contracts the
+// trade reaches past the queue ahead (floor, with a tolerance for float error in the front).
+const FILL_EPS = 1e-9;
+
+export class SimExchange {
+  readonly book: DenseBook;
+  readonly maxOrders: number;
+  readonly fees: FeeSchedule;
+  readonly latency: Latency;
+  readonly queue: QueueModel;
+  readonly reports: RecordRing;
+
+  /** Reports that could not be written because the reports ring was full (also reports.countDrop). */
+  reportOverflows = 0;
+  /** NEW messages rejected because all maxOrders slots were in use. */
+  capacityRejects = 0;
+  /** Counters for metrics. */
+  makerFills = 0;
+  takerFills = 0;
+  marketEvents = 0;
+
+  // ---- our orders: struct of arrays indexed by slot ----
+  private readonly oId: Float64Array;
+  private readonly oSide: Int8Array;
+  private readonly oPrice: Float64Array;
+  private readonly oLeaves: Float64Array;
+  private readonly oFront: Float64Array;
+  private readonly oSent: Float64Array; // OM_SENT of the order's NEW
+  private readonly oPos: Int32Array; // index of the slot in `live`
+  private readonly live: Int32Array; // live slots, compact
+  private nLive = 0;
+  private readonly freeSlots: Int32Array;
+  private nFree: number;
+  // live order count per price (price & mask), per side
+  private readonly bidAt: Int32Array;
+  private readonly askAt: Int32Array;
+  private readonly mask: number;
+  // highest live buy price / lowest live sell price (+-Infinity when none)
+  private maxBuy = -Infinity;
+  private minSell = Infinity;
+
+  private now = 0;
+  private lastReportTs = -Infinity;
+  private wrote = false;
+  private readonly rd: Float64Array;
+  private readonly rec = new Float64Array(ER_STRIDE); // report being staged
+
+  constructor(opts: SimExchangeOptions) {
+    if (opts.reports.stride !== ER_STRIDE) throw new Error(`reports ring stride must be ${ER_STRIDE}, got ${opts.reports.stride}`);
+    const maxOrders = opts.maxOrders ?? 256;
+    if (!Number.isInteger(maxOrders) || maxOrders < 1) throw new Error(`maxOrders must be a positive integer, got ${maxOrders}`);
+    this.fees = opts.fees;
+    this.latency = opts.latency;
+    this.queue = opts.queue;
+    this.reports = opts.reports;
+    this.rd = opts.reports.data;
+    this.book = new DenseBook(opts.bookCapacity ?? 4096);
+    this.mask = this.book.mask;
+    this.maxOrders = maxOrders;
+    this.oId = new Float64Array(maxOrders);
+    this.oSide = new Int8Array(maxOrders);
+    this.oPrice = new Float64Array(maxOrders);
+    this.oLeaves = new Float64Array(maxOrders);
+    this.oFront = new Float64Array(maxOrders);
+    this.oSent = new Float64Array(maxOrders);
+    this.oPos = new Int32Array(maxOrders);
+    this.live = new Int32Array(maxOrders);
+    this.freeSlots = new Int32Array(maxOrders);
+    this.nFree = 0;
+    for (let s = maxOrders - 1; s >= 0; s--) this.freeSlots[this.nFree++] = s;
+    this.bidAt = new Int32Array(this.book.capacity);
+    this.askAt = new Int32Array(this.book.capacity);
+  }
+
+  /** Forgets all orders, the market book and the report clock (counters are kept). */
+  reset(): void {
+    this.book.clear();
+    this.nLive = 0;
+    this.nFree = 0;
+    for (let s = this.maxOrders - 1; s >= 0; s--) this.freeSlots[this.nFree++] = s;
+    this.bidAt.fill(0);
+    this.askAt.fill(0);
+    this.maxBuy = -Infinity;
+    this.minSell = Infinity;
+    this.now = 0;
+    this.lastReportTs = -Infinity;
+    this.wrote = false;
+  }
+
+  /**
+   * Cancels every live order at exchange time `ts`, reporting each (ER_CANCELED): the session
+   * close, or a trading client that disconnected (cancel-on-disconnect).
+   */
+  cancelAll(ts: number): void {
+    if (ts > this.now) this.now = ts;
+    while (this.nLive > 0) {
+      const s = this.live[this.nLive - 1];
+      this.stageSlot(ER_CANCELED, s);
+      this.flush();
+      this.removeSlot(s);
+    }
+    if (this.wrote) {
+      this.reports.publish();
+      this.wrote = false;
+    }
+  }
+
+  // ---------------------------------------------------------------- market events
+
+  /** One market event record (EV_* layout) at exchange time EV_TS. */
+  onMarketEvent(data: Float64Array, off: number): void {
+    const kind = data[off + EV_KIND];
+    const side = data[off + EV_SIDE];
+    const price = data[off + EV_PRICE];
+    const qty = data[off + EV_QTY];
+    const book = this.book;
+    this.marketEvents++;
+    if (this.nLive === 0) {
+      book.apply(kind, side, price, qty);
+      return;
+    }
+    const here = (side === BID ? this.bidAt[price & this.mask] : this.askAt[price & this.mask]) !== 0;
+    if (kind === MD_CANCEL) {
+      if (here) {
+        const before = book.size(side, price);
+        book.apply(kind, side, price, qty);
+        this.now = data[off + EV_TS];
+        this.cancelAt(side, price, before, book.size(side, price));
+      } else {
+        book.apply(kind, side, price, qty);
+      }
+    } else if (kind === MD_TRADE) {
+      book.apply(kind, side, price, qty);
+      if (side === BID) {
+        if (price < this.maxBuy) {
+          this.now = data[off + EV_TS];
+          this.fillBuysFrom(price + 1); // trade through our buy price
+        }
+      } else if (price > this.minSell) {
+        this.now = data[off + EV_TS];
+        this.fillSellsFrom(price - 1); // trade through our sell price
+      }
+      if (here) {
+        this.now = data[off + EV_TS];
+        this.tradeAt(side, price, qty);
+      }
+    } else {
+      book.apply(kind, side, price, qty);
+      if (kind === MD_ADD) {
+        // size appearing on the other side at or through our price: it trades with us
+        if (side === ASK) {
+          if (price <= this.maxBuy) {
+            this.now = data[off + EV_TS];
+            this.fillBuysFrom(price);
+          }
+        } else if (price >= this.minSell) {
+          this.now = data[off + EV_TS];
+          this.fillSellsFrom(price);
+        }
+      }
+    }
+    if (this.wrote) {
+      this.wrote = false;
+      this.reports.publish();
+    }
+  }
+
+  /** Displayed size at our price shrank without a trade: advance per the queue model. */
+  private cancelAt(side: number, price: number, before: number, after: number): void {
+    for (let i = 0; i < this.nLive; i++) {
+      const s = this.live[i];
+      if (this.oSide[s] !== side || this.oPrice[s] !== price) continue;
+      const front = this.oFront[s];
+      this.queue.onCancelAt(this.oFront, s, before, after);
+      const f = this.oFront[s];
+      // guard against a model out of its contract: NaN keeps us where we were; clamp to [0, after]
+      if (f !== f) {
+        if (front > after) this.oFront[s] = after;
+        else this.oFront[s] = front;
+      } else if (f > after) this.oFront[s] = after;
+      else if (f < 0) this.oFront[s] = 0;
+    }
+  }
+
+  /** A trade at our price on our side: it consumes the queue ahead first, then fills us. */
+  private tradeAt(side: number, price: number, qty: number): void {
+    for (let i = this.nLive - 1; i >= 0; i--) {
+      const s = this.live[i];
+      if (this.oSide[s] !== side || this.oPrice[s] !== price) continue;
+      const front = this.oFront[s];
+      let fill = Math.floor(qty - front + FILL_EPS);
+      const left = front - qty;
+      if (left > 0) this.oFront[s] = left;
+      else this.oFront[s] = 0;
+      if (fill > 0) {
+        const leaves = this.oLeaves[s];
+        if (fill > leaves) fill = leaves;
+        this.makerFill(s, fill);
+      }
+    }
+  }
+
+  /** Fills every live buy priced at or above `from` fully, at its own price, as maker. */
+  private fillBuysFrom(from: number): void {
+    for (let i = this.nLive - 1; i >= 0; i--) {
+      const s = this.live[i];
+      if (this.oSide[s] === BID && this.oPrice[s] >= from) this.makerFill(s, this.oLeaves[s]);
+    }
+  }
+
+  /** Fills every live sell priced at or below `from` fully, at its own price, as maker. */
+  private fillSellsFrom(from: number): void {
+    for (let i = this.nLive - 1; i >= 0; i--) {
+      const s = this.live[i];
+      if (this.oSide[s] === ASK && this.oPrice[s] <= from) this.makerFill(s, this.oLeaves[s]);
+    }
+  }
+
+  /** Maker fill of `qty` of the resting order in slot `s`; removes it when done. */
+  private makerFill(s: number, qty: number): void {
+    const leaves = this.oLeaves[s] - qty;
+    this.oLeaves[s] = leaves;
+    this.makerFills++;
+    this.stageSlot(ER_FILL, s);
+    const r = this.rec;
+    r[ER_QTY] = qty;
+    this.fees.feeInto(r, ER_FEE, LIQ_MAKER, qty);
+    this.flush();
+    if (leaves <= 0) this.removeSlot(s);
+  }
+
+  // ---------------------------------------------------------------- order messages
+
+  /** One order message (OM_* layout); OM_TS is the exchange's current time. */
+  onOrderMessage(data: Float64Array, off: number): void {
+    this.now = data[off + OM_TS];
+    const type = data[off + OM_TYPE];
+    if (type === OM_NEW) this.newOrder(data, off);
+    else if (type === OM_CANCEL) this.cancelOrder(data, off);
+    else this.reject(data, off, REJECT_BAD_ORDER);
+    if (this.wrote) {
+      this.wrote = false;
+      this.reports.publish();
+    }
+  }
+
+  private reject(data: Float64Array, off: number, reason: number): void {
+    this.stageMsg(ER_REJECT, data, off, reason);
+    this.flush();
+  }
+
+  private newOrder(data: Float64Array, off: number): void {
+    const side = data[off + OM_SIDE];
+    const price = data[off + OM_PRICE];
+    const qty = data[off + OM_QTY];
+    const flags = data[off + OM_FLAGS];
+    if (
+      !(qty > 0) || !Number.isInteger(qty) || qty > INT32_LIMIT ||
+      (side !== BID && side !== ASK) ||
+      !Number.isInteger(price) || price > INT32_LIMIT || price < -INT32_LIMIT ||
+      !Number.isFinite(data[off + OM_ID]) || this.findMsgSlot(data, off) >= 0
+    ) {
+      this.reject(data, off, REJECT_BAD_ORDER);
+      return;
+    }
+    const ioc = (flags & FLAG_IOC) !== 0;
+    const book = this.book;
+    const crosses = side === BID
+      ? book.bestAsk !== NO_PRICE && price >= book.bestAsk
+      : book.bestBid !== NO_PRICE && price <= book.bestBid;
+    if (crosses && (flags & FLAG_POST_ONLY) !== 0) {
+      this.reject(data, off, REJECT_POST_ONLY_CROSS);
+      return;
+    }
+    if (!ioc && this.nFree === 0) {
+      this.capacityRejects++;
+      this.reject(data, off, REJECT_BAD_ORDER);
+      return;
+    }
+    this.stageMsg(ER_ACK, data, off, REJECT_NONE);
+    this.rec[ER_LEAVES] = qty;
+    this.flush();
+    let rem = qty;
+    if (crosses) rem = this.take(data, off, side, price, qty);
+    if (rem <= 0) return;
+    if (ioc) {
+      this.stageMsg(ER_CANCELED, data, off, REJECT_NONE);
+      this.rec[ER_LEAVES] = rem;
+      this.flush();
+      return;
+    }
+    this.rest(data, off, side, price, rem);
+  }
+
+  /**
+   * Takes displayed liquidity on the other side from the touch up to `limit`, as taker, at each
+   * level's price and up to its displayed size (the market book is not modified). Returns the
+   * quantity left.
+   */
+  private take(data: Float64Array, off: number, side: number, limit: number, qty: number): number {
+    const book = this.book;
+    const half = book.capacity >> 1;
+    const other = side === BID ? ASK : BID;
+    const step = side === BID ? 1 : -1;
+    let levels = side === BID ? book.askLevels : book.bidLevels;
+    let rem = qty;
+    for (let p = side === BID ? book.bestAsk : book.bestBid, n = 0; levels > 0 && n < half; p += step, n++) {
+      if (side === BID ? p > limit : p < limit) break;
+      const size = book.size(other, p);
+      if (size <= 0) continue;
+      levels--;
+      const q = size < rem ? size : rem;
+      rem -= q;
+      this.takerFills++;
+      this.stageMsg(ER_FILL, data, off, REJECT_NONE);
+      const r = this.rec;
+      r[ER_PRICE] = p;
+      r[ER_QTY] = q;
+      r[ER_LEAVES] = rem;
+      r[ER_LIQ] = LIQ_TAKER;
+      this.fees.feeInto(r, ER_FEE, LIQ_TAKER, q);
+      this.flush();
+      if (rem === 0) break;
+    }
+    return rem;
+  }
+
+  /** Puts an accepted order (or its remainder) at the back of its level. */
+  private rest(data: Float64Array, off: number, side: number, price: number, qty: number): void {
+    const s = this.freeSlots[--this.nFree];
+    this.oId[s] = data[off + OM_ID];
+    this.oSide[s] = side;
+    this.oPrice[s] = price;
+    this.oLeaves[s] = qty;
+    this.oFront[s] = this.book.size(side, price);
+    this.oSent[s] = data[off + OM_SENT];
+    this.oPos[s] = this.nLive;
+    this.live[this.nLive++] = s;
+    if (side === BID) {
+      this.bidAt[price & this.mask]++;
+      if (price > this.maxBuy) this.maxBuy = price;
+    } else {
+      this.askAt[price & this.mask]++;
+      if (price < this.minSell) this.minSell = price;
+    }
+  }
+
+  private cancelOrder(data: Float64Array, off: number): void {
+    const s = this.findMsgSlot(data, off);
+    if (s < 0) {
+      this.stageMsg(ER_CANCEL_REJECT, data, off, REJECT_UNKNOWN_ORDER);
+      this.flush();
+      return;
+    }
+    this.stageSlot(ER_CANCELED, s);
+    this.rec[ER_SENT] = data[off + OM_SENT]; // caused by the cancel message
+    this.flush();
+    this.removeSlot(s);
+  }
+
+  // ---------------------------------------------------------------- order store
+
+  /** Slot of the live order with this id, or -1 (a scan of the handful of live orders). */
+  private findSlot(id: number): number {
+    for (let i = 0; i < this.nLive; i++) {
+      const s = this.live[i];
+      if (this.oId[s] === id) return s;
+    }
+    return -1;
+  }
+
+  /** findSlot for the OM_ID of a message (reads the id here: no boxed double argument). */
+  private findMsgSlot(data: Float64Array, off: number): number {
+    const id = data[off + OM_ID];
+    for (let i = 0; i < this.nLive; i++) {
+      const s = this.live[i];
+      if (this.oId[s] === id) return s;
+    }
+    return -1;
+  }
+
+  private removeSlot(s: number): void {
+    const i = this.oPos[s];
+    const last = this.live[--this.nLive];
+    this.live[i] = last;
+    this.oPos[last] = i;
+    this.freeSlots[this.nFree++] = s;
+    const price = this.oPrice[s];
+    if (this.oSide[s] === BID) {
+      this.bidAt[price & this.mask]--;
+      if (price === this.maxBuy) {
+        let m = -Infinity;
+        for (let k = 0; k < this.nLive; k++) {
+          const t = this.live[k];
+          if (this.oSide[t] === BID && this.oPrice[t] > m) m = this.oPrice[t];
+        }
+        this.maxBuy = m;
+      }
+    } else {
+      this.askAt[price & this.mask]--;
+      if (price === this.minSell) {
+        let m = Infinity;
+        for (let k = 0; k < this.nLive; k++) {
+          const t = this.live[k];
+          if (this.oSide[t] === ASK && this.oPrice[t] < m) m = this.oPrice[t];
+        }
+        this.minSell = m;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- reports
+  // A report is staged field by field in `rec` (a preallocated record) and then copied into the
+  // ring by flush(). Staging through a typed array rather than passing ten arguments keeps
+  // timestamps and fees unboxed: a float64 argument to a call V8 does not inline is allocated
+  // as a HeapNumber.
+
+  /** Stages a report about a message: id, side, price and sent time from the message. */
+  private stageMsg(type: number, data: Float64Array, off: number, reason: number): void {
+    const r = this.rec;
+    r[ER_TYPE] = type;
+    r[ER_ID] = data[off + OM_ID];
+    r[ER_SIDE] = data[off + OM_SIDE];
+    r[ER_PRICE] = data[off + OM_PRICE];
+    r[ER_QTY] = 0;
+    r[ER_LEAVES] = 0;
+    r[ER_LIQ] = LIQ_MAKER;
+    r[ER_FEE] = 0;
+    r[ER_REASON] = reason;
+    r[ER_SENT] = data[off + OM_SENT];
+  }
+
+  /** Stages a report about a live order: id, side, price, leaves and its NEW's sent time. */
+  private stageSlot(type: number, s: number): void {
+    const r = this.rec;
+    r[ER_TYPE] = type;
+    r[ER_ID] = this.oId[s];
+    r[ER_SIDE] = this.oSide[s];
+    r[ER_PRICE] = this.oPrice[s];
+    r[ER_QTY] = 0;
+    r[ER_LEAVES] = this.oLeaves[s];
+    r[ER_LIQ] = LIQ_MAKER;
+    r[ER_FEE] = 0;
+    r[ER_REASON] = REJECT_NONE;
+    r[ER_SENT] = this.oSent[s];
+  }
+
+  /** Times the staged report (exchange time + response latency, in order) and writes it. */
+  private flush(): void {
+    let ts = this.now + this.latency.response();
+    if (ts < this.lastReportTs) ts = this.lastReportTs;
+    this.lastReportTs = ts;
+    const off = this.reports.claim();
+    if (off < 0) {
+      this.reports.countDrop();
+      this.reportOverflows++;
+      return;
+    }
+    const d = this.rd;
+    const r = this.rec;
+    for (let k = 0; k < ER_STRIDE; k++) d[off + k] = r[k];
+    d[off + ER_TS] = ts;
+    d[off + ER_EXCH_TS] = this.now;
+    this.wrote = true;
+  }
+
+  // ---------------------------------------------------------------- inspection
+
+  liveOrders(): number {
+    return this.nLive;
+  }
+
+  /** Quantity ahead of the live order `id` in its level's queue, or -1 if it is not live. */
+  orderFront(id: number): number {
+    const s = this.findSlot(id);
+    return s < 0 ? -1 : this.oFront[s];
+  }
+
+  /** Unfilled quantity of the live order `id`; 0 if it is not live. */
+  orderLeaves(id: number): number {
+    const s = this.findSlot(id);
+    return s < 0 ? 0 : this.oLeaves[s];
+  }
+}

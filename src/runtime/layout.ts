@@ -1,0 +1,107 @@
+// Shared memory of simulation mode, allocated once by the main thread and handed to every
+// worker (and to a restarted worker: the memory outlives the threads).
+//
+//   market-data worker  --md ring (market events, stamped with receive time)-->  order-book worker
+//   market-data worker  --er ring (execution reports)----------------------->  order-book worker
+//   order-book worker   --om ring (new / cancel orders)-------------------->  market-data worker
+//   order-book worker   --fills ring, latency ring, snapshot seqlock------->  main thread
+//   order-book worker   --features seqlock--> inference worker --prediction seqlock--> order-book
+//   inference worker    --latency ring-------------------------------------> main thread
+// Portfolio and risk state live in shared memory owned by no thread, so a restarted engine
+// thread continues the position, P&L and kill-switch state.
+
+import { ER_STRIDE, EV_STRIDE, OM_STRIDE } from '../core/events.ts';
+import { RecordRing, type RingMemory } from '../core/ring.ts';
+import { Portfolio } from '../portfolio/portfolio.ts';
+import { RISK_STATE_FIELDS, RiskManager } from '../risk/risk-manager.ts';
+import { Seqlock, type SeqlockMemory } from '../shm/seqlock.ts';
+import { FEATURE_COUNT } from '../book/features.ts';
+import { S } from './snapshot.ts';
+
+/** Extra field of simulation-mode market records: wall ms when the market-data worker published it. */
+export const EV_WALL = EV_STRIDE;
+export const MD_STRIDE = EV_STRIDE + 1;
+
+// Fill records (order-book -> main).
+export const FL_EXCH_TS = 0, FL_RECV_TS = 1, FL_SENT_TS = 2, FL_ID = 3, FL_SIDE = 4, FL_PRICE = 5, FL_QTY = 6, FL_LIQ = 7, FL_FEE = 8, FL_POSITION = 9, FL_PNL = 10, FL_SESSION = 11;
+export const FL_STRIDE = 12;
+
+// Latency samples: stage code and seconds.
+export const LAT_STAGE = 0, LAT_SECONDS = 1;
+export const LAT_STRIDE = 2;
+export const STAGE_TICK_TO_TRADE = 0, STAGE_BOOK_UPDATE = 1, STAGE_INFERENCE = 2;
+export const STAGE_NAMES = ['tick_to_trade', 'book_update', 'inference'] as const;
+
+// Prediction slot: value (ticks), features' engine time, wall ms when made, count.
+export const PR_VALUE = 0, PR_TS = 1, PR_WALL = 2, PR_COUNT = 3;
+export const PR_FIELDS = 4;
+// Feature slot: the vector, then the engine time it describes.
+export const FT_TS = FEATURE_COUNT;
+export const FT_FIELDS = FEATURE_COUNT + 1;
+
+// Process-wide control block (Int32).
+export const C_STOP = 0; // main sets 1 to stop all workers
+export const C_HB_MD = 1; // heartbeats: each worker increments its counter as it runs
+export const C_HB_OB = 2;
+export const C_HB_INF = 3;
+export const C_GEN = 4; // order-book generation requested by main (incremented on restart)
+export const C_GEN_ACK = 5; // generation the market-data worker has served (cancel-all + snapshot)
+export const C_WAKE_OB = 6; // bumped + notified by producers of the order-book worker's inputs
+export const C_WAKE_MD = 7; // bumped + notified by the order-book worker after sending orders
+export const C_MODEL = 8; // inference worker: 0 unknown, 1 model loaded, -1 no model
+export const C_MD_STALLS = 9; // times the market-data worker waited on a full md ring (back-pressure)
+export const C_INTS = 16;
+
+export interface SymbolMemory {
+  symbol: string;
+  root: string;
+  md: RingMemory;
+  er: RingMemory;
+  om: RingMemory;
+  fills: RingMemory;
+  latEngine: RingMemory;
+  latInference: RingMemory;
+  snapshot: SeqlockMemory;
+  features: SeqlockMemory;
+  prediction: SeqlockMemory;
+  portfolio: SharedArrayBuffer;
+  risk: SharedArrayBuffer;
+}
+
+export interface SharedLayout {
+  control: SharedArrayBuffer;
+  symbols: SymbolMemory[];
+}
+
+export const MAX_LOTS = 4096;
+
+export function allocateLayout(symbols: { symbol: string; root: string }[]): SharedLayout {
+  return {
+    control: new SharedArrayBuffer(C_INTS * 4),
+    symbols: symbols.map(({ symbol, root }) => {
+      const risk = new SharedArrayBuffer(RISK_STATE_FIELDS * 8);
+      RiskManager.initState(new Float64Array(risk));
+      return {
+        symbol,
+        root,
+        md: RecordRing.memory(MD_STRIDE, 1 << 16, true),
+        er: RecordRing.memory(ER_STRIDE, 1 << 12, true),
+        om: RecordRing.memory(OM_STRIDE, 1 << 10, true),
+        fills: RecordRing.memory(FL_STRIDE, 1 << 12, true),
+        latEngine: RecordRing.memory(LAT_STRIDE, 1 << 14, true),
+        latInference: RecordRing.memory(LAT_STRIDE, 1 << 14, true),
+        snapshot: Seqlock.memory(S.SIZE),
+        features: Seqlock.memory(FT_FIELDS),
+        prediction: Seqlock.memory(PR_FIELDS),
+        portfolio: new SharedArrayBuffer(Portfolio.bytes(MAX_LOTS)),
+        risk,
+      };
+    }),
+  };
+}
+
+/** Wakes a thread blocked in Atomics.wait on control[index]. */
+export function wake(control: Int32Array, index: number): void {
+  Atomics.add(control, index, 1);
+  Atomics.notify(control, index);
+}

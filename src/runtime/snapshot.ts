@@ -1,0 +1,147 @@
+// The engine thread's state snapshot: a fixed layout of float64 fields in a seqlock slot,
+// written by workers/order-book about 20 times a second and turned into JSON by the main thread.
+
+import { NO_PRICE } from '../book/dense-book.ts';
+import { maxDrawdownPct, sharpeRatio } from '../portfolio/metrics.ts';
+import { KILL_REASONS } from '../risk/risk-manager.ts';
+import type { Engine } from '../trading/engine.ts';
+import { ORD_FREE } from '../trading/order-table.ts';
+
+export const BOOK_LEVELS = 15;
+export const SNAPSHOT_ORDERS = 8;
+
+let n = 0;
+const f = () => n++;
+export const S = {
+  VALID: f(), // 1 once an engine has written
+  NOW: f(), // engine ns (continuous clock)
+  SESSION: f(), // session index
+  BEST_BID: f(),
+  BEST_ASK: f(),
+  MICRO: f(),
+  POSITION: f(),
+  AVG_PRICE: f(),
+  REALIZED: f(),
+  UNREALIZED: f(),
+  FEES: f(),
+  EQUITY: f(),
+  DRAWDOWN: f(), // fraction from the running peak
+  DAILY_LOSS: f(),
+  DAY_START: f(),
+  FILLS: f(),
+  VOLUME: f(),
+  TRADES: f(),
+  WINS: f(),
+  LOSSES: f(),
+  GROSS_WIN: f(),
+  GROSS_LOSS: f(),
+  SHARPE: f(), // over this session's minute samples
+  MAX_DD_PCT: f(),
+  EVENTS: f(),
+  ORDERS: f(),
+  CANCELS: f(),
+  REJECTS: f(),
+  KILLED: f(),
+  KILL_REASON: f(),
+  KILL_TS: f(),
+  SIGNAL: f(),
+  SIGNAL_TS: f(),
+  PREDICTIONS: f(),
+  FILLS_BUY_MAKER: f(),
+  FILLS_BUY_TAKER: f(),
+  FILLS_SELL_MAKER: f(),
+  FILLS_SELL_TAKER: f(),
+  BID_N: f(),
+  ASK_N: f(),
+  ORDER_N: f(),
+  LEVELS: 0, // start of bid prices, bid sizes, ask prices, ask sizes (BOOK_LEVELS each)
+  ORDER_FIELDS: 0, // start of our orders: id, side, price, qty, leaves, state (SNAPSHOT_ORDERS each)
+  SIZE: 0,
+};
+S.LEVELS = n;
+S.ORDER_FIELDS = S.LEVELS + 4 * BOOK_LEVELS;
+S.SIZE = S.ORDER_FIELDS + 6 * SNAPSHOT_ORDERS;
+
+/** Counters the engine worker keeps beside the engine (fills by side and liquidity). */
+export interface FillCounters {
+  buyMaker: number;
+  buyTaker: number;
+  sellMaker: number;
+  sellTaker: number;
+}
+
+/** Writes the engine's state into `out` (the seqlock payload, between beginWrite/endWrite). */
+export function writeSnapshot(out: Float64Array, e: Engine, session: number, totals: { events: number; orders: number; cancels: number; rejects: number }, fills: FillCounters, scratch: { prices: Float64Array; sizes: Float64Array }): void {
+  const p = e.portfolio;
+  const b = e.book;
+  const mid = b.mid();
+  const mark = mid === mid ? mid : 0;
+  const eq = p.equity(mark);
+  const r = e.risk;
+  const t = p.trades;
+  out[S.VALID] = 1;
+  out[S.NOW] = e.now;
+  out[S.SESSION] = session;
+  out[S.BEST_BID] = b.bestBid === NO_PRICE ? NaN : b.bestBid;
+  out[S.BEST_ASK] = b.bestAsk === NO_PRICE ? NaN : b.bestAsk;
+  out[S.MICRO] = e.features.microprice;
+  out[S.POSITION] = p.position;
+  out[S.AVG_PRICE] = p.averagePrice();
+  out[S.REALIZED] = p.realizedPnl;
+  out[S.UNREALIZED] = p.unrealized(mark);
+  out[S.FEES] = p.feesPaid;
+  out[S.EQUITY] = eq;
+  out[S.DRAWDOWN] = r.peakEquity > 0 ? Math.max(0, (r.peakEquity - eq) / r.peakEquity) : 0;
+  out[S.DAILY_LOSS] = r.dayStartEquity - eq;
+  out[S.DAY_START] = r.dayStartEquity;
+  out[S.FILLS] = p.fills;
+  out[S.VOLUME] = p.volume;
+  out[S.TRADES] = t.count;
+  out[S.WINS] = t.wins;
+  out[S.LOSSES] = t.losses;
+  out[S.GROSS_WIN] = t.grossWin;
+  out[S.GROSS_LOSS] = t.grossLoss;
+  const curve = e.equity.valuesView();
+  out[S.SHARPE] = sharpeRatio(curve);
+  out[S.MAX_DD_PCT] = maxDrawdownPct(curve);
+  out[S.EVENTS] = totals.events;
+  out[S.ORDERS] = totals.orders;
+  out[S.CANCELS] = totals.cancels;
+  out[S.REJECTS] = totals.rejects;
+  out[S.KILLED] = r.killed ? 1 : 0;
+  out[S.KILL_REASON] = r.killed ? KILL_REASONS.indexOf(r.killReason as (typeof KILL_REASONS)[number]) : 0;
+  out[S.KILL_TS] = r.killTs;
+  out[S.SIGNAL] = e.signal;
+  out[S.SIGNAL_TS] = e.signalTs;
+  out[S.PREDICTIONS] = e.predictions;
+  out[S.FILLS_BUY_MAKER] = fills.buyMaker;
+  out[S.FILLS_BUY_TAKER] = fills.buyTaker;
+  out[S.FILLS_SELL_MAKER] = fills.sellMaker;
+  out[S.FILLS_SELL_TAKER] = fills.sellTaker;
+  const L = BOOK_LEVELS;
+  const nb = b.levels(0, L, scratch.prices, scratch.sizes);
+  for (let i = 0; i < nb; i++) {
+    out[S.LEVELS + i] = scratch.prices[i];
+    out[S.LEVELS + L + i] = scratch.sizes[i];
+  }
+  const na = b.levels(1, L, scratch.prices, scratch.sizes);
+  for (let i = 0; i < na; i++) {
+    out[S.LEVELS + 2 * L + i] = scratch.prices[i];
+    out[S.LEVELS + 3 * L + i] = scratch.sizes[i];
+  }
+  out[S.BID_N] = nb;
+  out[S.ASK_N] = na;
+  const o = e.orders;
+  let k = 0;
+  for (let s = 0; s < o.capacity && k < SNAPSHOT_ORDERS; s++) {
+    if (o.state[s] === ORD_FREE) continue;
+    const base = S.ORDER_FIELDS + 6 * k++;
+    out[base] = o.id[s];
+    out[base + 1] = o.side[s];
+    out[base + 2] = o.price[s];
+    out[base + 3] = o.qty[s];
+    out[base + 4] = o.leaves[s];
+    out[base + 5] = o.state[s];
+  }
+  out[S.ORDER_N] = k;
+}

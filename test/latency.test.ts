@@ -1,0 +1,71 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Rng } from '../src/core/rng.ts';
+import { LatencyModel } from '../src/exchange/latency.ts';
+
+const P = { orderLatencyNs: 250_000, marketDataLatencyNs: 100_000, responseLatencyNs: 200_000, jitterNs: 20_000 };
+
+test('deterministic per seed, different across seeds', () => {
+  const a = new LatencyModel(P, new Rng(7));
+  const b = new LatencyModel(P, new Rng(7));
+  const c = new LatencyModel(P, new Rng(8));
+  let same = 0, diff = 0;
+  for (let i = 0; i < 1000; i++) {
+    const x = a.orderEntry(), y = b.orderEntry(), z = c.orderEntry();
+    if (x === y) same++;
+    if (x !== z) diff++;
+    assert.is(a.marketData(), b.marketData());
+    assert.is(a.response(), b.response());
+  }
+  assert.is(same, 1000);
+  assert.ok(diff > 900, `seeds 7 and 8 agree too often: ${1000 - diff}`);
+});
+
+test('each leg is base + integer jitter within [-jitter, +jitter], covering the range', () => {
+  const m = new LatencyModel({ orderLatencyNs: 1000, marketDataLatencyNs: 500, responseLatencyNs: 2000, jitterNs: 5 }, new Rng(1));
+  const legs: Array<[() => number, number]> = [[() => m.orderEntry(), 1000], [() => m.marketData(), 500], [() => m.response(), 2000]];
+  for (const [leg, base] of legs) {
+    const seen = new Set<number>();
+    let sum = 0;
+    const n = 20000;
+    for (let i = 0; i < n; i++) {
+      const v = leg();
+      assert.ok(Number.isInteger(v), `not an integer: ${v}`);
+      assert.ok(v >= base - 5 && v <= base + 5, `out of bounds: ${v}`);
+      seen.add(v);
+      sum += v;
+    }
+    assert.is(seen.size, 11); // every value in base-5..base+5 occurs
+    assert.ok(Math.abs(sum / n - base) < 0.2, `mean ${sum / n} far from ${base}`);
+  }
+});
+
+test('never negative when the jitter exceeds the base', () => {
+  const m = new LatencyModel({ orderLatencyNs: 100, marketDataLatencyNs: 0, responseLatencyNs: 10, jitterNs: 1000 }, new Rng(3));
+  let zeros = 0;
+  for (let i = 0; i < 10000; i++) {
+    const a = m.orderEntry(), b = m.marketData(), c = m.response();
+    assert.ok(a >= 0 && b >= 0 && c >= 0);
+    assert.ok(a <= 1100 && b <= 1000 && c <= 1010);
+    if (b === 0) zeros++;
+  }
+  assert.ok(zeros > 4000, `clamping at zero should be common here, got ${zeros}`);
+});
+
+test('zero jitter gives exactly the base and draws no random numbers', () => {
+  const rng = new Rng(11);
+  const m = new LatencyModel({ orderLatencyNs: 250_000, marketDataLatencyNs: 100_000, responseLatencyNs: 200_000, jitterNs: 0 }, rng);
+  for (let i = 0; i < 100; i++) {
+    assert.is(m.orderEntry(), 250_000);
+    assert.is(m.marketData(), 100_000);
+    assert.is(m.response(), 200_000);
+  }
+  assert.is(rng.nextU32(), new Rng(11).nextU32());
+});
+
+test('rejects negative or non-finite parameters', () => {
+  assert.throws(() => new LatencyModel({ ...P, orderLatencyNs: -1 }, new Rng(1)), /orderLatencyNs/);
+  assert.throws(() => new LatencyModel({ ...P, jitterNs: NaN }, new Rng(1)), /jitterNs/);
+});
+
+test.run();
