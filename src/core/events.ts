@@ -9,6 +9,7 @@ export type Side = 0 | 1;
 export const MD_ADD = 1; // size added at a level
 export const MD_CANCEL = 2; // size removed from a level without a trade
 export const MD_TRADE = 3; // a trade: the aggressor took `qty` resting at `price` on `side`
+export const MD_RESET = 4; // simulation mode only: clear the book; a snapshot follows (EV_PRICE = session index)
 
 export const EV_TS = 0; // exchange timestamp, ns since the session date's midnight New York time
 export const EV_KIND = 1;

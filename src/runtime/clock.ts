@@ -50,6 +50,12 @@ export class SimClock {
     return this.dayOffsetNs(k) + this.sessionStartNs + (e - k * this.sessionLenNs);
   }
 
+  /** Wall-clock ms at which the engine clock reads `ns` during session k (inverse of nowNs). */
+  wallMsAt(ns: number, k: number): number {
+    const intoSession = ns - this.dayOffsetNs(k) - this.sessionStartNs;
+    return this.originMs + (k * this.sessionLenNs + intoSession) / (1e6 * this.speed);
+  }
+
   /** YYYY-MM-DD of session k. */
   date(k: number): string {
     this.extend(k);

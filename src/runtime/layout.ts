@@ -50,6 +50,7 @@ export const C_WAKE_OB = 6; // bumped + notified by producers of the order-book 
 export const C_WAKE_MD = 7; // bumped + notified by the order-book worker after sending orders
 export const C_MODEL = 8; // inference worker: 0 unknown, 1 model loaded, -1 no model
 export const C_MD_STALLS = 9; // times the market-data worker waited on a full md ring (back-pressure)
+export const C_FAULT_STALL = 10; // fault injection (tests): 1 + the worker index that must stall
 export const C_INTS = 16;
 
 export interface SymbolMemory {
@@ -74,6 +75,19 @@ export interface SharedLayout {
 }
 
 export const MAX_LOTS = 4096;
+
+export const WORKER_NAMES = ['market-data', 'order-book', 'inference'] as const;
+export type WorkerName = (typeof WORKER_NAMES)[number];
+export const HEARTBEAT_INDEX: Record<WorkerName, number> = { 'market-data': C_HB_MD, 'order-book': C_HB_OB, inference: C_HB_INF };
+
+/** Fault injection for tests: a worker whose index is requested here stops heartbeating. */
+export function checkStallFault(control: Int32Array, name: WorkerName): void {
+  if (Atomics.load(control, C_FAULT_STALL) !== WORKER_NAMES.indexOf(name) + 1) return;
+  Atomics.store(control, C_FAULT_STALL, 0);
+  for (;;) {
+    /* stalled on purpose: no heartbeat until the supervisor terminates this thread */
+  }
+}
 
 export function allocateLayout(symbols: { symbol: string; root: string }[]): SharedLayout {
   return {

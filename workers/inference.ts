@@ -1,0 +1,60 @@
+// Inference worker (simulation mode): for every symbol, waits for a new feature vector from the
+// engine thread, runs the model and publishes the prediction (expected mid move in ticks) with
+// the engine time of the features it describes. With no model it publishes nothing: the engine
+// then has no signal, and /api/state says why.
+
+import { workerData } from 'node:worker_threads';
+import { RecordRing } from '../src/core/ring.ts';
+import { FEATURE_COUNT } from '../src/book/features.ts';
+import { MlpPredictor, type ModelFile } from '../src/ml/model.ts';
+import { Seqlock } from '../src/shm/seqlock.ts';
+import { C_HB_INF, C_STOP, FT_FIELDS, FT_TS, LAT_SECONDS, LAT_STAGE, PR_COUNT, PR_TS, PR_VALUE, PR_WALL, STAGE_INFERENCE } from '../src/runtime/layout.ts';
+import { checkStallFault } from '../src/runtime/layout.ts';
+import type { WorkerInit } from '../src/runtime/worker-config.ts';
+
+const init = workerData as WorkerInit & { model: ModelFile | null };
+const ctl = new Int32Array(init.layout.control);
+
+const slots = init.layout.symbols.map((m) => ({
+  features: new Seqlock(m.features),
+  prediction: new Seqlock(m.prediction),
+  lat: new RecordRing(m.latInference),
+  seen: 0,
+  count: 0,
+  x: new Float64Array(FT_FIELDS),
+  input: new Float64Array(FEATURE_COUNT),
+}));
+const predictor = init.model ? new MlpPredictor(init.model) : null;
+
+while (Atomics.load(ctl, C_STOP) === 0) {
+  Atomics.add(ctl, C_HB_INF, 1);
+  checkStallFault(ctl, 'inference');
+  let work = 0;
+  for (const s of slots) {
+    const v = s.features.version;
+    if (v === s.seen || (v & 1) === 1) continue;
+    s.seen = s.features.read(s.x);
+    if (!predictor) continue;
+    s.input.set(s.x.subarray(0, FEATURE_COUNT));
+    const t0 = performance.now();
+    const y = predictor.predict(s.input);
+    const t1 = performance.now();
+    s.count++;
+    const p = s.prediction;
+    p.beginWrite();
+    p.data[PR_VALUE] = y;
+    p.data[PR_TS] = s.x[FT_TS];
+    p.data[PR_WALL] = performance.timeOrigin + t1;
+    p.data[PR_COUNT] = s.count;
+    p.endWrite();
+    const off = s.lat.claim();
+    if (off >= 0) {
+      s.lat.data[off + LAT_STAGE] = STAGE_INFERENCE;
+      s.lat.data[off + LAT_SECONDS] = (t1 - t0) / 1000;
+      s.lat.publish();
+    } else s.lat.countDrop();
+    work++;
+  }
+  // Block on the first symbol's feature slot (the usual case is one symbol); others are polled.
+  if (work === 0) slots[0].features.waitForChange(slots[0].seen, slots.length > 1 ? 2 : 20);
+}

@@ -1,0 +1,314 @@
+// Order-book worker (simulation mode): the trading engine for every symbol. It consumes market
+// data and execution reports from the shared rings only once the simulated clock reaches their
+// receive time (so the engine never acts on data it could not have yet), and publishes orders,
+// fills, latency samples, the feature vector for the inference worker and a state snapshot.
+// A session roll or a restart arrives as an MD_RESET record: the engine is rebuilt around the
+// shared portfolio and risk state, so position, P&L and the kill switch carry over.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { BID, ER_TS, EV_KIND, EV_PRICE, EV_RECV, EV_TS, LIQ_MAKER, MD_RESET } from '../src/core/events.ts';
+import { RecordRing } from '../src/core/ring.ts';
+import { hashSeed, Rng } from '../src/core/rng.ts';
+import { LatencyModel } from '../src/exchange/latency.ts';
+import { Portfolio } from '../src/portfolio/portfolio.ts';
+import { Seqlock } from '../src/shm/seqlock.ts';
+import {
+  C_GEN_ACK,
+  C_HB_OB,
+  C_STOP,
+  C_WAKE_MD,
+  C_WAKE_OB,
+  EV_WALL,
+  FL_EXCH_TS,
+  FL_FEE,
+  FL_ID,
+  FL_LIQ,
+  FL_PNL,
+  FL_POSITION,
+  FL_PRICE,
+  FL_QTY,
+  FL_RECV_TS,
+  FL_SENT_TS,
+  FL_SESSION,
+  FL_SIDE,
+  FT_TS,
+  LAT_SECONDS,
+  LAT_STAGE,
+  MAX_LOTS,
+  PR_COUNT,
+  PR_FIELDS,
+  PR_TS,
+  PR_VALUE,
+  STAGE_BOOK_UPDATE,
+  STAGE_TICK_TO_TRADE,
+  wake,
+  type SymbolMemory,
+} from '../src/runtime/layout.ts';
+import { checkStallFault } from '../src/runtime/layout.ts';
+import { writeSnapshot, type FillCounters } from '../src/runtime/snapshot.ts';
+import { latencyParams, quoteParams, riskLimits, simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
+import { Engine } from '../src/trading/engine.ts';
+
+const init = workerData as WorkerInit;
+const cfg = init.config;
+const ctl = new Int32Array(init.layout.control);
+const clock = simClock(init);
+const SNAPSHOT_EVERY_MS = 50;
+const FEATURES_EVERY_NS = 10e6; // publish the feature vector at most every 10 ms of market time
+const BOOK_SAMPLE_MASK = 15; // time one market event in 16
+
+class Trader {
+  readonly mem: SymbolMemory;
+  private readonly md: RecordRing;
+  private readonly er: RecordRing;
+  private readonly om: RecordRing;
+  private readonly fills: RecordRing;
+  private readonly lat: RecordRing;
+  private readonly snapshot: Seqlock;
+  private readonly features: Seqlock;
+  private readonly prediction: Seqlock;
+  private readonly portfolio: Portfolio;
+  private readonly riskState: Float64Array;
+  engine: Engine | null = null;
+  private session = -1;
+  private sessionStartNs = 0;
+  private readonly base = { events: 0, orders: 0, cancels: 0, rejects: 0 };
+  private readonly totals = { events: 0, orders: 0, cancels: 0, rejects: 0 };
+  private readonly fillCounts: FillCounters = { buyMaker: 0, buyTaker: 0, sellMaker: 0, sellTaker: 0 };
+  private fillsPublished = 0;
+  private alertsPublished = 0;
+  private predictionSeen = 0;
+  private nextFeaturesTs = 0;
+  private readonly pred = new Float64Array(PR_FIELDS);
+  private readonly scratch = { prices: new Float64Array(15), sizes: new Float64Array(15) };
+  private firstEngine = true;
+
+  constructor(mem: SymbolMemory) {
+    this.mem = mem;
+    this.md = new RecordRing(mem.md);
+    this.er = new RecordRing(mem.er);
+    this.om = new RecordRing(mem.om);
+    this.fills = new RecordRing(mem.fills);
+    this.lat = new RecordRing(mem.latEngine);
+    this.snapshot = new Seqlock(mem.snapshot);
+    this.features = new Seqlock(mem.features);
+    this.prediction = new Seqlock(mem.prediction);
+    const spec = specOf(mem.root);
+    this.portfolio = new Portfolio(cfg.trading.initial_capital, spec.tickValue, MAX_LOTS, mem.portfolio);
+    this.riskState = new Float64Array(mem.risk);
+  }
+
+  /** A new engine for session k (a session roll, or this thread's first engine after a restart). */
+  private startEngine(k: number): void {
+    const old = this.engine;
+    if (old) this.addTotals(old);
+    const { startNs, endNs } = clock.sessionBounds(k);
+    const seed = hashSeed(`live-engine|${this.mem.symbol}|${init.generation}|${k}`, cfg.simulation.seed);
+    const e = new Engine({
+      spec: specOf(this.mem.root),
+      initialCapital: cfg.trading.initial_capital,
+      limits: riskLimits(cfg),
+      quote: quoteParams(cfg),
+      latency: new LatencyModel(latencyParams(cfg), new Rng(seed)),
+      orders: this.om,
+      sessionStartNs: startNs,
+      sessionEndNs: endNs,
+      flattenMinutes: cfg.strategy.flatten_minutes,
+      predictor: null, // predictions come from the inference worker
+      portfolio: this.portfolio,
+      riskState: this.riskState,
+      day: k,
+      openingMarkTicks: old ? old.mid() : NaN,
+      // Ids unique per generation and session: never reuse an id the exchange may still know.
+      firstOrderId: init.generation * 1e9 + k * 1e6 + 1,
+    });
+    if (this.firstEngine && init.generation > 0) {
+      const now = startNs;
+      e.risk.alerts.add(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange`, init.restarts, 3);
+      if (init.restarts >= 3) e.kill('ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
+    }
+    this.firstEngine = false;
+    this.engine = e;
+    this.session = k;
+    this.sessionStartNs = startNs;
+    this.alertsPublished = 0;
+    this.fillsPublished = 0;
+    this.nextFeaturesTs = 0;
+  }
+
+  private addTotals(e: Engine): void {
+    this.base.events += e.eventsProcessed;
+    this.base.orders += e.ordersSent;
+    this.base.cancels += e.cancelsSent;
+    this.base.rejects += e.rejects;
+  }
+
+  /** Processes every input due by `now` in time order; returns how many. */
+  pump(now: number): number {
+    const md = this.md;
+    const er = this.er;
+    let n = 0;
+    for (;;) {
+      const tMd = md.available() > 0 ? md.data[md.peek() + EV_RECV] : Infinity;
+      // Reports wait until there is an engine to book them (after a restart, the snapshot first).
+      const tEr = this.engine !== null && er.available() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
+      if (tEr <= tMd) {
+        if (tEr > now) break;
+        this.engine!.onExecReport(er.data, er.peek());
+        er.advance();
+        er.release(); // release each report at once: a restart must not book a fill twice
+        this.afterReports();
+      } else {
+        if (tMd > now) break;
+        const off = md.peek();
+        const d = md.data;
+        if (d[off + EV_KIND] === MD_RESET) {
+          this.startEngine(d[off + EV_PRICE]);
+        } else {
+          const e = this.engine;
+          // Events of an earlier session still in flight at a roll are not this engine's.
+          if (e !== null && d[off + EV_TS] >= this.sessionStartNs) this.onMarket(e, d, off);
+        }
+        md.advance();
+        n++;
+      }
+    }
+    if (n > 0) md.release();
+    const e = this.engine;
+    if (e !== null && n > 0) {
+      this.exchangeWithInference(e);
+      if (e.ordersSent + e.cancelsSent > 0) wake(ctl, C_WAKE_MD);
+    }
+    return n;
+  }
+
+  private onMarket(e: Engine, d: Float64Array, off: number): void {
+    const sent = e.ordersSent + e.cancelsSent;
+    const t0 = performance.now();
+    e.onMarketData(d, off);
+    if (e.ordersSent + e.cancelsSent !== sent) {
+      // Tick-to-trade: from the moment this thread could first act on the event (published by
+      // the market-data thread and due at its receive time) to the order message published.
+      const after = performance.timeOrigin + performance.now();
+      const due = clock.wallMsAt(d[off + EV_RECV], this.session);
+      const from = d[off + EV_WALL] > due ? d[off + EV_WALL] : due;
+      this.sample(STAGE_TICK_TO_TRADE, (after - from) / 1000);
+      wake(ctl, C_WAKE_MD);
+    } else if ((e.eventsProcessed & BOOK_SAMPLE_MASK) === 0) {
+      this.sample(STAGE_BOOK_UPDATE, (performance.now() - t0) / 1000);
+    }
+  }
+
+  private sample(stage: number, seconds: number): void {
+    const off = this.lat.claim();
+    if (off < 0) {
+      this.lat.countDrop();
+      return;
+    }
+    this.lat.data[off + LAT_STAGE] = stage;
+    this.lat.data[off + LAT_SECONDS] = seconds;
+    this.lat.publish();
+  }
+
+  /** Publishes new fills (and counts them by side and liquidity). */
+  private afterReports(): void {
+    const e = this.engine!;
+    const log = e.fills;
+    while (this.fillsPublished < log.length) {
+      const i = this.fillsPublished++;
+      const side = log.get('side', i);
+      const maker = log.get('liq', i) === LIQ_MAKER;
+      if (side === BID) maker ? this.fillCounts.buyMaker++ : this.fillCounts.buyTaker++;
+      else maker ? this.fillCounts.sellMaker++ : this.fillCounts.sellTaker++;
+      const off = this.fills.claim();
+      if (off < 0) {
+        this.fills.countDrop();
+        continue;
+      }
+      const f = this.fills.data;
+      f[off + FL_EXCH_TS] = log.get('exchTs', i);
+      f[off + FL_RECV_TS] = log.get('recvTs', i);
+      f[off + FL_SENT_TS] = log.get('sentTs', i);
+      f[off + FL_ID] = log.get('orderId', i);
+      f[off + FL_SIDE] = side;
+      f[off + FL_PRICE] = log.get('price', i);
+      f[off + FL_QTY] = log.get('qty', i);
+      f[off + FL_LIQ] = log.get('liq', i);
+      f[off + FL_FEE] = log.get('fee', i);
+      f[off + FL_POSITION] = log.get('position', i);
+      f[off + FL_PNL] = log.get('tradePnl', i);
+      f[off + FL_SESSION] = this.session;
+    }
+    this.fills.publish();
+  }
+
+  /** Feature vector out to the inference worker; its latest prediction in. */
+  private exchangeWithInference(e: Engine): void {
+    if (e.lastExchTs >= this.nextFeaturesTs && e.features.ready) {
+      const s = this.features;
+      s.beginWrite();
+      s.data.set(e.features.values);
+      s.data[FT_TS] = e.lastExchTs;
+      s.endWrite();
+      this.nextFeaturesTs = e.lastExchTs + FEATURES_EVERY_NS;
+    }
+    const v = this.prediction.version;
+    if (v !== this.predictionSeen && (v & 1) === 0) {
+      this.predictionSeen = this.prediction.read(this.pred);
+      e.signal = this.pred[PR_VALUE];
+      e.signalTs = this.pred[PR_TS];
+      e.predictions = this.pred[PR_COUNT];
+    }
+  }
+
+  /** Snapshot for the main thread, and alerts as messages (rare, so postMessage is fine). */
+  publish(): void {
+    const e = this.engine;
+    if (!e) return;
+    const t = this.totals;
+    t.events = this.base.events + e.eventsProcessed;
+    t.orders = this.base.orders + e.ordersSent;
+    t.cancels = this.base.cancels + e.cancelsSent;
+    t.rejects = this.base.rejects + e.rejects;
+    const s = this.snapshot;
+    s.beginWrite();
+    writeSnapshot(s.data, e, this.session, t, this.fillCounts, this.scratch);
+    s.endWrite();
+    const alerts = e.risk.alerts;
+    if (alerts.total > this.alertsPublished) {
+      const fresh = alerts.items.slice(-Math.min(alerts.items.length, alerts.total - this.alertsPublished));
+      this.alertsPublished = alerts.total;
+      for (const a of fresh) parentPort?.postMessage({ type: 'alert', symbol: this.mem.symbol, session: this.session, alert: a });
+    }
+  }
+}
+
+const traders = init.layout.symbols.map((m) => new Trader(m));
+
+// A restarted engine waits until the market-data thread has cancelled its predecessor's orders
+// and queued a book snapshot for it.
+while (Atomics.load(ctl, C_GEN_ACK) < init.generation && Atomics.load(ctl, C_STOP) === 0) {
+  Atomics.add(ctl, C_HB_OB, 1);
+  Atomics.wait(ctl, C_GEN_ACK, Atomics.load(ctl, C_GEN_ACK), 20);
+}
+
+let lastSnapshot = 0;
+while (Atomics.load(ctl, C_STOP) === 0) {
+  Atomics.add(ctl, C_HB_OB, 1);
+  checkStallFault(ctl, 'order-book');
+  const wallNow = performance.timeOrigin + performance.now();
+  const now = clock.nowNs(wallNow);
+  let work = 0;
+  for (const t of traders) work += t.pump(now);
+  if (wallNow - lastSnapshot >= SNAPSHOT_EVERY_MS) {
+    lastSnapshot = wallNow;
+    for (const t of traders) t.publish();
+  }
+  if (work === 0) {
+    // Idle: spin briefly (a new event is usually microseconds away), then block until woken.
+    const seen = Atomics.load(ctl, C_WAKE_OB);
+    spinFor(init.spinUs);
+    if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, 1);
+  }
+}
+for (const t of traders) t.publish();
