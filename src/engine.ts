@@ -3,6 +3,7 @@
 
 import { parseArgs, USAGE } from './cli/args.ts';
 import { backtestCommand } from './cli/backtest-command.ts';
+import { simulateCommand } from './cli/simulate-command.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
 import { VERSION } from './version.ts';
@@ -37,13 +38,14 @@ async function main(): Promise<number> {
     return 1;
   }
   if (opts.backtest) return backtestCommand(opts, config, log);
-  log.error('simulation mode is not available in this build yet; use --backtest');
-  return 1;
+  return simulateCommand(config, log);
 }
 
 main().then(
   (code) => {
     process.exitCode = code;
+    // Worker threads and pools are stopped by now; exit even if a stray handle lingers.
+    setTimeout(() => process.exit(code), 100).unref();
   },
   (err) => {
     process.stderr.write(`fatal: ${process.env.RUST_BACKTRACE === '1' && err instanceof Error ? err.stack : String(err)}\n`);

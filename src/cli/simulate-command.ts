@@ -1,0 +1,83 @@
+// `node dist/engine.js` (no --backtest): live simulation of every configured symbol, paced to the
+// wall clock, with the HTTP API (health, metrics, state, stream, backtests) on PORT.
+// SIGTERM/SIGINT: stop accepting, close streams, cancel running backtests (journaled as
+// cancelled), stop the workers, flush the logs, exit 0 — within 10 seconds.
+
+import type pino from 'pino';
+import type { EngineConfig } from '../config/schema.ts';
+import { modelDir } from '../backtest/request.ts';
+import { BacktestService } from '../backtest/service.ts';
+import { startHttpServer } from '../http/server.ts';
+import { loadModel } from '../ml/model.ts';
+import { SimulationRuntime, type ModelStatus } from '../runtime/simulation.ts';
+
+const SHUTDOWN_DEADLINE_MS = 9000;
+
+/** The HTTP port: PORT if set (validated), else the config's metrics_port. */
+export function httpPort(env: NodeJS.ProcessEnv, config: EngineConfig): number | string {
+  const raw = env.PORT;
+  if (raw === undefined || raw === '') return config.metrics_port;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n > 65535) return `PORT = ${JSON.stringify(raw)}: expected an integer port in 0..65535`;
+  return n;
+}
+
+function modelStatus(config: EngineConfig, log: pino.Logger): ModelStatus {
+  if (!config.model.enabled) return { file: null, error: 'disabled by config ([model] enabled = false)' };
+  const r = loadModel(modelDir(config));
+  if (!r.ok) {
+    log.warn({ error: r.error }, 'no usable model: the engine runs without predictions');
+    return { file: null, error: r.error };
+  }
+  log.info({ model: r.model.modelVersion, path: r.path }, 'model loaded');
+  return { file: r.model, error: null };
+}
+
+export async function simulateCommand(config: EngineConfig, log: pino.Logger): Promise<number> {
+  const port = httpPort(process.env, config);
+  if (typeof port === 'string') {
+    log.error(port);
+    return 1;
+  }
+  const runtime = new SimulationRuntime({ config, logger: log, model: modelStatus(config, log) });
+  runtime.start();
+  const backtests = await BacktestService.open({ config, logger: log });
+  let http;
+  try {
+    http = await startHttpServer({ runtime, config, logger: log, backtests }, { port });
+  } catch (e) {
+    log.error({ err: e, port }, `cannot listen on port ${port}`);
+    await backtests.close();
+    await runtime.stop();
+    return 1;
+  }
+  log.info({ port: http.port, symbols: runtime.symbols }, `listening on http://${http.host}:${http.port}`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      const deadline = setTimeout(() => {
+        log.error('shutdown took too long; exiting');
+        resolve(1);
+      }, SHUTDOWN_DEADLINE_MS);
+      deadline.unref();
+      try {
+        await http.close();
+        await runtime.stop();
+        log.info('stopped');
+        log.flush();
+        resolve(0);
+      } catch (e) {
+        log.error({ err: e }, 'error during shutdown');
+        resolve(1);
+      } finally {
+        clearTimeout(deadline);
+      }
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+  });
+}

@@ -1,0 +1,165 @@
+// The Hono application: middleware (request metrics, CORS, 405 handling, JSON errors) and the
+// routes. Route modules live in routes/; shared objects (metrics registry, SSE hub) are created
+// here and closed by close().
+
+import { Hono } from 'hono';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { matchedRoutes } from 'hono/route';
+import type { BacktestEvent } from '../backtest/service.ts';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ApiContext, App, AppEnv, HttpDeps } from './context.ts';
+import { ApiError, apiError, respondApiError } from './errors.ts';
+import { EngineMetrics } from './metrics.ts';
+import { registerBacktests } from './routes/backtests.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerMetrics } from './routes/metrics.ts';
+import { registerOpenApi } from './routes/openapi.ts';
+import { registerState, statePayload } from './routes/state.ts';
+import { registerStream } from './routes/stream.ts';
+import { SseHub } from './sse.ts';
+
+export type { HttpDeps } from './context.ts';
+
+export interface HttpOptions {
+  /** Largest accepted request body (default 64 KiB). */
+  maxBodyBytes?: number;
+  /** SSE keep-alive comment interval (default 15 000 ms). */
+  keepAliveMs?: number;
+  /** An SSE write pending this long drops the client (default 10 000 ms). */
+  sseStallTimeoutMs?: number;
+  /** Discrete SSE events a client may have undelivered before it is dropped (default 1000). */
+  sseMaxQueuedFrames?: number;
+  /** Latency drain timer (default 1000 ms; 0 = only at scrape time). */
+  latencyDrainMs?: number;
+  /** Register Node default metrics (default true). */
+  defaultMetrics?: boolean;
+}
+
+export interface HttpApp {
+  app: App;
+  metrics: EngineMetrics;
+  hub: SseHub;
+  ctx: ApiContext;
+  /** Ends every SSE stream and stops timers (does not close the backtest service). */
+  close(): Promise<void>;
+}
+
+function routeLabel(c: Parameters<typeof matchedRoutes>[0]): string {
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) if (routes[i].method !== 'ALL') return routes[i].path;
+  return 'unmatched';
+}
+
+export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
+  const { runtime, config, logger, backtests } = deps;
+  const log = logger.child({ component: 'http' });
+  let lastErrorLog = 0;
+  const rateLimitedError = (err: unknown, what: string) => {
+    const now = Date.now();
+    if (now - lastErrorLog < 10_000) return;
+    lastErrorLog = now;
+    log.error({ err }, `${what} failed (repeats within 10 s are not logged)`);
+  };
+  const metrics = new EngineMetrics(runtime, {
+    latencyDrainMs: opts.latencyDrainMs,
+    defaultMetrics: opts.defaultMetrics,
+    onError: (e) => rateLimitedError(e, 'runtime.drainLatency()'),
+  });
+
+  const hub = new SseHub({
+    hz: config.http.stream_hz,
+    maxClients: config.http.max_sse_clients,
+    keepAliveMs: opts.keepAliveMs,
+    stallTimeoutMs: opts.sseStallTimeoutMs,
+    maxQueuedFrames: opts.sseMaxQueuedFrames,
+    state: () => statePayload(runtime),
+    sources: [
+      (publish) =>
+        runtime.subscribe((ev) => {
+          if (ev.type === 'fill') publish('fill', ev.fill);
+          else publish('alert', { symbol: ev.symbol, alert: ev.alert });
+        }),
+      (publish) =>
+        backtests.subscribe((ev: BacktestEvent) => {
+          if (ev.type === 'progress') publish('backtest_progress', { id: ev.id, symbol: ev.symbol, progress: ev.progress });
+          else publish('backtest_complete', ev.run);
+        }),
+    ],
+    onClientCount: (n) => metrics.sseClients.set(n),
+    onDrop: (reason) => {
+      metrics.sseDropped.inc({ reason });
+      log.warn({ reason }, 'dropped a slow SSE client');
+    },
+    onCoalesce: () => metrics.sseCoalesced.inc(),
+    onError: (e, what) => rateLimitedError(e, `SSE: ${what}`),
+  });
+  metrics.sseClients.set(0);
+
+  backtests.observer = {
+    onFinished: (status, seconds) => metrics.observeBacktest(status, seconds),
+    onRejected: (reason) => metrics.observeBacktest(reason === 'busy' ? 'rejected_busy' : 'rejected_invalid'),
+    onRunning: (n) => metrics.backtestsRunning.set(n),
+  };
+  metrics.backtestsRunning.set(backtests.running);
+
+  const ctx: ApiContext = { ...deps, metrics, hub, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024 };
+  const app: App = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    const t0 = process.hrtime.bigint();
+    await next();
+    const route = routeLabel(c);
+    const status = c.res.status;
+    metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
+    metrics.httpDuration.observe({ method: c.req.method, route }, Number(process.hrtime.bigint() - t0) / 1e9);
+    if (status >= 500) log.warn({ method: c.req.method, path: c.req.path, status }, 'request failed');
+    else log.debug({ method: c.req.method, path: c.req.path, status }, 'request');
+  });
+  app.use(
+    '*',
+    cors({
+      origin: config.http.cors_origins,
+      allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['Content-Type', 'Prefer', 'Last-Event-ID', 'Cache-Control'],
+      exposeHeaders: ['Retry-After', 'Location', 'Allow'],
+      maxAge: 600,
+    }),
+  );
+  app.use(
+    '*',
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => apiError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`, undefined, { Allow: methods.join(', ') }),
+    }),
+  );
+
+  registerHealth(app, ctx);
+  registerMetrics(app, ctx);
+  registerState(app, ctx);
+  registerStream(app, ctx);
+  registerBacktests(app, ctx);
+  registerOpenApi(app, ctx);
+
+  app.notFound((c) => apiError(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return respondApiError(c, err);
+    if (err instanceof HTTPException && err.status < 500) {
+      return apiError(c, err.status as ContentfulStatusCode, err.status === 413 ? 'payload_too_large' : 'invalid_request', err.message || 'bad request');
+    }
+    log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error in a request handler');
+    return apiError(c, 500, 'internal_error', 'internal error (logged)');
+  });
+
+  return {
+    app,
+    metrics,
+    hub,
+    ctx,
+    async close() {
+      await hub.closeAll();
+      metrics.close();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+// What every route module gets: the dependencies and the shared HTTP-layer objects.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Hono } from 'hono';
+import type pino from 'pino';
+import type { BacktestService } from '../backtest/service.ts';
+import type { EngineConfig } from '../config/schema.ts';
+import type { RuntimeView } from '../runtime/view.ts';
+import type { EngineMetrics } from './metrics.ts';
+import type { SseHub } from './sse.ts';
+
+/** Hono environment: under @hono/node-server, c.env holds the Node request/response. */
+export type AppEnv = { Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } };
+export type App = Hono<AppEnv>;
+
+export interface HttpDeps {
+  runtime: RuntimeView;
+  config: EngineConfig;
+  logger: pino.Logger;
+  backtests: BacktestService;
+}
+
+export interface ApiContext extends HttpDeps {
+  metrics: EngineMetrics;
+  hub: SseHub;
+  /** Largest accepted request body, bytes. */
+  maxBodyBytes: number;
+}
+
+/** Seconds since the runtime started, to the millisecond. */
+export function uptimeSeconds(runtime: RuntimeView, now = Date.now()): number {
+  return Math.max(0, Math.round(now - runtime.startedAtMs) / 1000);
+}

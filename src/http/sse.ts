@@ -1,0 +1,277 @@
+// Live stream fan-out (Server-Sent Events). One hub serves every client:
+// - a single timer builds the state frame at `hz` (only while clients are connected), once for
+//   all clients; discrete events (fill, alert, backtest_progress, backtest_complete) are formatted
+//   once and queued to every client;
+// - each client has at most one write in flight. While it is busy, newer state frames replace the
+//   pending one (coalescing: a slow client gets fewer, fresher frames, never a backlog of stale
+//   state) and discrete events wait in a bounded queue;
+// - a client whose write has been stuck longer than `stallTimeoutMs`, or whose event queue
+//   overflows, is dropped (its socket destroyed) and counted. Nothing a client does can block the
+//   engine or the other clients: the hub never awaits a client;
+// - the runtime/backtest subscriptions and the timers exist only while at least one client is
+//   connected; the last disconnect frees them.
+
+export interface SseSink {
+  /** Writes raw SSE text; resolves when the transport accepted it. */
+  write(chunk: string): Promise<unknown>;
+  /** Ends the response normally (after pending writes). */
+  close(): Promise<unknown> | void;
+  /** Tears the connection down at once (a stuck client). */
+  destroy(): void;
+}
+
+export interface SseHubOptions {
+  hz: number;
+  maxClients: number;
+  /** Interval of keep-alive comments (ms). */
+  keepAliveMs?: number;
+  /** A write pending longer than this drops the client (ms). */
+  stallTimeoutMs?: number;
+  /** Discrete event frames a client may have queued before it is dropped. */
+  maxQueuedFrames?: number;
+  /** Builds the state payload (serialized once per tick for all clients). */
+  state: () => unknown;
+  /** Event sources, subscribed while at least one client is connected; each returns its unsubscribe. */
+  sources?: ((publish: (event: string, data: unknown) => void) => () => void)[];
+  onClientCount?: (n: number) => void;
+  onDrop?: (reason: 'stalled' | 'overflow' | 'error') => void;
+  onCoalesce?: () => void;
+  /** A state build or event serialization failed (the frame is skipped; the hub goes on). */
+  onError?: (err: unknown, what: string) => void;
+  /** Clock (ms), for tests. */
+  now?: () => number;
+}
+
+export type DropReason = 'stalled' | 'overflow' | 'error';
+
+export class SseClient {
+  queue: string[] = [];
+  queuedFrames = 0;
+  pendingState: string | null = null;
+  writing = false;
+  writeStartedAt = 0;
+  closed = false;
+  framesSent = 0;
+  readonly done: Promise<void>;
+  resolveDone!: () => void;
+  constructor(readonly sink: SseSink) {
+    this.done = new Promise((r) => (this.resolveDone = r));
+  }
+}
+
+/** One SSE frame. JSON payloads have no raw newlines, so `data:` is a single line. */
+export function sseFrame(event: string, data: unknown): string {
+  const text = typeof data === 'string' ? data : JSON.stringify(data);
+  return `event: ${event}\ndata: ${text.replace(/\r\n|\r|\n/g, '\ndata: ')}\n\n`;
+}
+
+const KEEP_ALIVE = ': keep-alive\n\n';
+
+export class SseHub {
+  private readonly clients = new Set<SseClient>();
+  private readonly o: Required<Omit<SseHubOptions, 'onClientCount' | 'onDrop' | 'onCoalesce' | 'onError'>> & Pick<SseHubOptions, 'onClientCount' | 'onDrop' | 'onCoalesce' | 'onError'>;
+  private tickTimer: NodeJS.Timeout | null = null;
+  private keepAliveTimer: NodeJS.Timeout | null = null;
+  private unsubscribers: (() => void)[] = [];
+  private closing = false;
+  /** Totals, for tests and the report. */
+  readonly stats = { stateFrames: 0, coalesced: 0, dropped: 0, events: 0 };
+
+  constructor(opts: SseHubOptions) {
+    // Field by field: an option passed as undefined must not override its default.
+    this.o = {
+      ...opts,
+      keepAliveMs: opts.keepAliveMs ?? 15_000,
+      stallTimeoutMs: opts.stallTimeoutMs ?? 10_000,
+      maxQueuedFrames: opts.maxQueuedFrames ?? 1000,
+      sources: opts.sources ?? [],
+      now: opts.now ?? Date.now,
+    };
+    if (!(this.o.keepAliveMs >= 100)) throw new Error(`keep-alive interval must be >= 100 ms, got ${this.o.keepAliveMs}`);
+    if (!(this.o.hz > 0)) throw new Error(`stream hz must be > 0, got ${this.o.hz}`);
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  get full(): boolean {
+    return this.clients.size >= this.o.maxClients;
+  }
+
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  /** The current state as one frame (also used for the frame sent on connect). */
+  stateFrame(): string {
+    return sseFrame('state', this.o.state());
+  }
+
+  /**
+   * Adds a client and sends it `first` (normally the `retry:` line and the current state).
+   * Returns null when the hub is full or closing.
+   */
+  attach(sink: SseSink, first: string): SseClient | null {
+    if (this.closing || this.full) return null;
+    const c = new SseClient(sink);
+    this.clients.add(c);
+    if (this.clients.size === 1) this.start();
+    this.o.onClientCount?.(this.clients.size);
+    c.queue.push(first);
+    this.pump(c);
+    return c;
+  }
+
+  /** Removes a client (disconnect). Idempotent. */
+  detach(c: SseClient): void {
+    if (!this.clients.delete(c)) return;
+    c.closed = true;
+    c.queue.length = 0;
+    c.pendingState = null;
+    c.resolveDone();
+    this.o.onClientCount?.(this.clients.size);
+    if (this.clients.size === 0) this.stop();
+  }
+
+  /** Sends a discrete event to every client. */
+  publish(event: string, data: unknown): void {
+    if (this.clients.size === 0) return;
+    let frame: string;
+    try {
+      frame = sseFrame(event, data);
+    } catch (e) {
+      this.o.onError?.(e, `serializing a ${event} event`);
+      return;
+    }
+    this.stats.events++;
+    for (const c of this.clients) {
+      c.queue.push(frame);
+      c.queuedFrames++;
+      if (c.queuedFrames > this.o.maxQueuedFrames) this.drop(c, 'overflow');
+      else this.pump(c);
+    }
+  }
+
+  /** Builds one state frame and offers it to every client (coalescing for busy ones). */
+  tick(): void {
+    if (this.clients.size === 0) return;
+    const now = this.o.now();
+    let frame: string | null = null;
+    try {
+      frame = this.stateFrame();
+      this.stats.stateFrames++;
+    } catch (e) {
+      this.o.onError?.(e, 'building the state frame');
+    }
+    for (const c of this.clients) {
+      if (c.writing && now - c.writeStartedAt > this.o.stallTimeoutMs) {
+        this.drop(c, 'stalled');
+        continue;
+      }
+      if (frame === null) continue;
+      if (c.pendingState !== null) {
+        this.stats.coalesced++;
+        this.o.onCoalesce?.();
+      }
+      c.pendingState = frame;
+      this.pump(c);
+    }
+  }
+
+  private keepAlive(): void {
+    for (const c of this.clients) {
+      c.queue.push(KEEP_ALIVE);
+      this.pump(c);
+    }
+  }
+
+  private pump(c: SseClient): void {
+    if (c.writing || c.closed) return;
+    let chunk = c.queue.length === 1 ? c.queue[0] : c.queue.join('');
+    if (c.pendingState !== null) chunk += c.pendingState;
+    if (chunk === '') return;
+    c.queue.length = 0;
+    c.queuedFrames = 0;
+    c.pendingState = null;
+    c.writing = true;
+    c.writeStartedAt = this.o.now();
+    let p: Promise<unknown>;
+    try {
+      p = c.sink.write(chunk);
+    } catch {
+      this.drop(c, 'error');
+      return;
+    }
+    p.then(
+      () => {
+        c.writing = false;
+        c.framesSent++;
+        if (!c.closed) this.pump(c);
+      },
+      () => this.drop(c, 'error'),
+    );
+  }
+
+  private drop(c: SseClient, reason: DropReason): void {
+    if (c.closed) return;
+    this.stats.dropped++;
+    this.o.onDrop?.(reason);
+    this.detach(c);
+    try {
+      c.sink.destroy();
+    } catch {
+      // already gone
+    }
+  }
+
+  private start(): void {
+    const period = Math.max(10, Math.round(1000 / this.o.hz));
+    this.tickTimer = setInterval(() => this.tick(), period);
+    this.keepAliveTimer = setInterval(() => this.keepAlive(), this.o.keepAliveMs);
+    const publish = (event: string, data: unknown) => this.publish(event, data);
+    this.unsubscribers = this.o.sources.map((s) => s(publish));
+  }
+
+  private stop(): void {
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
+    this.tickTimer = this.keepAliveTimer = null;
+    const u = this.unsubscribers;
+    this.unsubscribers = [];
+    for (const f of u) f();
+  }
+
+  /** True while timers and subscriptions are held (at least one client). */
+  get active(): boolean {
+    return this.tickTimer !== null;
+  }
+
+  /**
+   * Ends every stream (shutdown): idle clients get a final `shutdown` event and a normal end;
+   * clients that do not finish within `graceMs` (or are mid-write) are destroyed.
+   */
+  async closeAll(graceMs = 1000): Promise<void> {
+    this.closing = true;
+    const all = [...this.clients];
+    const ends = all.map(async (c) => {
+      const sink = c.sink;
+      const busy = c.writing;
+      this.detach(c);
+      if (busy) {
+        sink.destroy();
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const ended = (async () => {
+        await sink.write(sseFrame('shutdown', { reason: 'server shutting down' }));
+        await sink.close();
+      })();
+      const late = await Promise.race([ended.then(() => false, () => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+      clearTimeout(timer);
+      if (late) sink.destroy();
+    });
+    await Promise.all(ends);
+    this.stop();
+  }
+}

@@ -1,0 +1,304 @@
+// Backtests over HTTP with a real BacktestService and a real Piscina pool (dist/workers/backtest.js,
+// built first): the reference request, list/get, async mode and cancel, pool busy (503 +
+// Retry-After), a failed run (500 JSON, logged), a long run while /health and the stream stay
+// responsive, shutdown cancelling a running backtest.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { BacktestService, type Runner } from '../src/backtest/service.ts';
+import { parseConfig } from '../src/config/load.ts';
+import { packageRoot, workerPath } from '../src/core/paths.ts';
+import { createLogger } from '../src/log.ts';
+import { FakeRuntime } from '../src/http/fake-runtime.ts';
+import { openApiDocument } from '../src/http/openapi.ts';
+import { checkSchema } from '../src/http/schema-check.ts';
+import { startHttpServer, type HttpServer } from '../src/http/server.ts';
+
+/** Rebuilds dist/ when the pool's worker bundle is missing or older than a source file. */
+function ensureBuilt(): void {
+  const root = packageRoot();
+  const out = workerPath('backtest');
+  const newest = (d: string): number =>
+    readdirSync(d, { withFileTypes: true }).reduce((m, e) => {
+      const p = join(d, e.name);
+      return Math.max(m, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0);
+    }, 0);
+  if (existsSync(out) && statSync(out).mtimeMs >= Math.max(newest(join(root, 'src')), newest(join(root, 'workers')))) return;
+  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'http-backtest-'));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const logLines: string[] = [];
+const logger = createLogger({
+  env: {},
+  configLevel: 'info',
+  destination: new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(String(chunk));
+      cb();
+    },
+  }),
+});
+// Short sessions (15 simulated minutes, ~0.5 s each) for most tests.
+const shortConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\nmax_days = 10\npool_size = 2\n`, 'short.toml');
+// Full sessions (~3-4 s each) for the long run.
+const longConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\nmax_days = 10\npool_size = 2\n[http]\nstream_hz = 10\n`, 'long.toml');
+
+const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
+const runSchema = { $ref: '#/components/schemas/BacktestRun' };
+const summarySchema = { $ref: '#/components/schemas/BacktestRunSummary' };
+
+async function start(config = shortConfig, opts: { runner?: Runner; maxConcurrentRuns?: number; poolSize?: number; dataDir?: string } = {}) {
+  const runtime = new FakeRuntime();
+  const backtests = await BacktestService.open({ config, logger, dataDir: opts.dataDir ?? join(dir, 'journal'), poolSize: opts.poolSize, maxConcurrentRuns: opts.maxConcurrentRuns, runner: opts.runner });
+  const server = await startHttpServer({ runtime, config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
+  return { server, backtests, runtime, base: `http://127.0.0.1:${server.port}` };
+}
+
+async function call(base: string, path: string, init: RequestInit = {}) {
+  const res = await fetch(base + path, init);
+  const body = (await res.json()) as Record<string, any>;
+  return { res, body };
+}
+const postJson = (base: string, body: unknown, headers: Record<string, string> = {}) =>
+  call(base, '/api/backtest', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+
+let main: Awaited<ReturnType<typeof start>>;
+
+test.before(async () => {
+  ensureBuilt();
+  main = await start();
+});
+
+test.after(async () => {
+  await main.server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('reference request {"symbol":"ES","initialCapital":100000,"useML":false} returns the result', async () => {
+  const t0 = performance.now();
+  const { res, body } = await postJson(main.base, REFERENCE);
+  const ms = performance.now() - t0;
+  assert.is(res.status, 200, JSON.stringify(body).slice(0, 300));
+  console.log(`  reference backtest (1 session of 15 min): ${ms.toFixed(0)} ms over HTTP, duration_ms ${body.duration_ms}, total_pnl ${body.total_pnl}, trades ${body.total_trades}`);
+  for (const k of ['total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'win_rate', 'total_trades']) assert.type(body[k], 'number', k);
+  assert.ok(body.total_trades > 0, 'the strategy trades');
+  assert.ok(body.win_rate >= 0 && body.win_rate <= 1);
+  assert.ok(body.max_drawdown_pct >= 0);
+  assert.is(body.status, 'completed');
+  assert.match(body.id, /^bt_\d{8}T\d{9}Z_/);
+  assert.ok(Date.parse(body.finished_at) >= Date.parse(body.started_at));
+  assert.ok(body.duration_ms > 0 && body.duration_ms < ms + 50);
+  assert.is(body.initial_capital, 100000);
+  assert.is(body.symbol, 'ES');
+  assert.is(body.use_ml, false);
+  assert.ok(Math.abs(body.final_equity - body.initial_capital - body.total_pnl) < 0.011, 'total_pnl = final equity - initial capital');
+  assert.ok(body.equity_curve.length >= 2 && body.equity_curve.length <= 500);
+  assert.ok(Math.abs(body.equity_curve[body.equity_curve.length - 1].equity - body.final_equity) < 0.011, 'curve ends at the final equity');
+  assert.equal(checkSchema(openApiDocument, runSchema, body), [], 'every result field is documented');
+  // Deterministic: the same request gives the same figures.
+  const again = await postJson(main.base, REFERENCE);
+  assert.is(again.body.total_pnl, body.total_pnl);
+  assert.is(again.body.total_trades, body.total_trades);
+  assert.is.not(again.body.id, body.id);
+});
+
+test('GET /api/backtests lists newest first without curves; GET /api/backtests/:id; 404 for an unknown id', async () => {
+  const { res, body } = await call(main.base, '/api/backtests');
+  assert.is(res.status, 200);
+  assert.ok(body.total >= 2);
+  const ids = body.runs.map((r: { id: string }) => r.id);
+  assert.equal(ids, [...ids].sort().reverse(), 'newest first');
+  for (const r of body.runs) {
+    assert.is(r.equity_curve, undefined, 'no equity curve in the list');
+    assert.equal(checkSchema(openApiDocument, summarySchema, r), []);
+  }
+  const limited = await call(main.base, '/api/backtests?limit=1');
+  assert.is(limited.body.runs.length, 1);
+  assert.is(limited.body.runs[0].id, ids[0]);
+  const bad = await call(main.base, '/api/backtests?limit=0');
+  assert.is(bad.res.status, 400);
+  const one = await call(main.base, `/api/backtests/${ids[0]}`);
+  assert.is(one.res.status, 200);
+  assert.is(one.body.id, ids[0]);
+  assert.ok(one.body.equity_curve.length >= 2);
+  assert.equal(checkSchema(openApiDocument, runSchema, one.body), []);
+  const missing = await call(main.base, '/api/backtests/bt_20240101T000000000Z_0001_abcdef');
+  assert.is(missing.res.status, 404);
+  assert.is(missing.body.error.code, 'not_found');
+  const journal = JSON.parse(readFileSync(join(dir, 'journal', 'backtests', `${ids[0]}.json`), 'utf8'));
+  assert.is(journal.status, 'completed');
+  assert.equal(journal.request, REFERENCE);
+  assert.is(journal.result.total_pnl, one.body.total_pnl);
+});
+
+test('Prefer: respond-async gives 202 + Location; DELETE cancels (409 once finished); pool busy is 503 with Retry-After', async () => {
+  const app = await start(shortConfig, { poolSize: 1, maxConcurrentRuns: 1, dataDir: join(dir, 'busy') });
+  try {
+    const first = await postJson(app.base, { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-12' }, { prefer: 'respond-async' });
+    assert.is(first.res.status, 202);
+    assert.is(first.body.status, 'running');
+    assert.is(first.res.headers.get('location'), `/api/backtests/${first.body.id}`);
+    const busy = await postJson(app.base, REFERENCE);
+    assert.is(busy.res.status, 503);
+    assert.is(busy.body.error.code, 'busy');
+    const retry = Number(busy.res.headers.get('retry-after'));
+    assert.ok(Number.isInteger(retry) && retry >= 1, `Retry-After ${retry}`);
+    const del = await call(app.base, `/api/backtests/${first.body.id}`, { method: 'DELETE' });
+    assert.is(del.res.status, 200);
+    assert.is(del.body.status, 'cancelled');
+    assert.ok(del.body.duration_ms < 5000);
+    const again = await call(app.base, `/api/backtests/${first.body.id}`, { method: 'DELETE' });
+    assert.is(again.res.status, 409);
+    assert.is(again.body.error.code, 'conflict');
+    // Capacity is back: an async run completes and can be polled.
+    const next = await postJson(app.base, REFERENCE, { prefer: 'respond-async' });
+    assert.is(next.res.status, 202);
+    let polled: Record<string, any> = next.body;
+    for (let i = 0; i < 300 && polled.status === 'running'; i++) {
+      await sleep(50);
+      polled = (await call(app.base, `/api/backtests/${next.body.id}`)).body;
+    }
+    assert.is(polled.status, 'completed');
+    assert.type(polled.total_pnl, 'number');
+    const journal = JSON.parse(readFileSync(join(dir, 'busy', 'backtests', `${first.body.id}.json`), 'utf8'));
+    assert.is(journal.status, 'cancelled');
+    const m = await (await fetch(app.base + '/metrics')).text();
+    assert.match(m, /engine_backtests_total\{outcome="rejected_busy"\} 1/);
+    assert.match(m, /engine_backtests_total\{outcome="cancelled"\} 1/);
+    assert.match(m, /engine_backtest_duration_seconds_count\{outcome="completed"\} 1/);
+  } finally {
+    await app.server.close();
+  }
+});
+
+test('a failed run is a 500 JSON naming the run, journaled and logged; the server keeps serving', async () => {
+  const runner: Runner = async () => {
+    throw new Error('model file models/es.json is corrupt');
+  };
+  const app = await start(shortConfig, { runner, dataDir: join(dir, 'failed') });
+  try {
+    const { res, body } = await postJson(app.base, REFERENCE);
+    assert.is(res.status, 500);
+    assert.is(body.error.code, 'backtest_failed');
+    assert.match(body.error.message, /corrupt/);
+    const list = await call(app.base, '/api/backtests');
+    assert.is(list.body.runs[0].status, 'failed');
+    assert.match(list.body.runs[0].error.message, /corrupt/);
+    assert.ok(logLines.some((l) => l.includes('"level":"error"') && l.includes('corrupt')));
+    assert.is((await fetch(app.base + '/health')).status, 200);
+  } finally {
+    await app.server.close();
+  }
+});
+
+test('a long backtest runs on the pool: /health and the stream stay responsive; progress and completion events', async () => {
+  const app = await start(longConfig, { dataDir: join(dir, 'long') });
+  const ac = new AbortController();
+  const events: { event: string; data: string; at: number }[] = [];
+  try {
+    const stream = await fetch(app.base + '/api/stream', { signal: ac.signal });
+    const reading = (async () => {
+      const reader = stream.body!.getReader();
+      const dec = new TextDecoder();
+      let buf = '';
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          buf += dec.decode(value, { stream: true });
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const ev = /^event: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (ev && data) events.push({ event: ev, data, at: Date.now() });
+          }
+        }
+      } catch {
+        // aborted
+      }
+    })();
+    // Two business days of full sessions, one per pool thread.
+    const t0 = performance.now();
+    const tStart = Date.now();
+    const pending = postJson(app.base, { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03', initialCapital: 100000, useML: false });
+    let finished = false;
+    void pending.then(() => (finished = true));
+    const lat: number[] = [];
+    while (!finished && performance.now() - t0 < 25_000) {
+      const h0 = performance.now();
+      const h = await fetch(app.base + '/health');
+      const hb = (await h.json()) as { status: string; backtests: { running: number } };
+      lat.push(performance.now() - h0);
+      assert.is(h.status, 200);
+      assert.is(hb.status, 'ok');
+      await sleep(25);
+    }
+    const { res, body } = await pending;
+    const wall = performance.now() - t0;
+    assert.is(res.status, 200, JSON.stringify(body).slice(0, 300));
+    assert.is(body.sessions, 2);
+    assert.ok(body.equity_curve.length <= 500, `curve downsampled to ${body.equity_curve.length}`);
+    assert.ok(body.equity_curve.length >= 400, 'two sessions of minute samples (781) are downsampled, not truncated');
+    await sleep(150);
+    ac.abort();
+    await reading;
+    const sorted = [...lat].sort((a, b) => a - b);
+    const states = events.filter((e) => e.event === 'state' && e.at >= tStart);
+    const progress = events.filter((e) => e.event === 'backtest_progress').map((e) => JSON.parse(e.data));
+    const complete = events.filter((e) => e.event === 'backtest_complete').map((e) => JSON.parse(e.data));
+    console.log(
+      `  long backtest: 2 full sessions in ${(wall / 1000).toFixed(2)} s (duration_ms ${body.duration_ms}, ${body.events_processed} events); ` +
+        `/health during it: ${lat.length} calls, p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)].toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms; ` +
+        `stream: ${states.length} state events (${(states.length / (wall / 1000)).toFixed(1)}/s at stream_hz 10), ${progress.length} progress events`,
+    );
+    assert.ok(lat.length >= 20, `/health answered ${lat.length} times during the run`);
+    assert.ok(sorted[sorted.length - 1] < 1000, `/health max ${sorted[sorted.length - 1].toFixed(0)} ms during a backtest`);
+    assert.ok(states.length / (wall / 1000) > 5, 'state events kept flowing during the run');
+    assert.ok(progress.length >= 2, 'progress events');
+    assert.ok(progress.every((p) => p.id === body.id && p.progress >= 0 && p.progress <= 1));
+    assert.ok(progress[progress.length - 1].progress >= progress[0].progress);
+    assert.is(complete.length, 1);
+    assert.is(complete[0].id, body.id);
+    assert.is(complete[0].status, 'completed');
+    assert.is(complete[0].total_pnl, body.total_pnl);
+    assert.is(complete[0].equity_curve, undefined);
+    for (const p of progress) assert.equal(checkSchema(openApiDocument, openApiDocument['x-sse-events'].backtest_progress, p), []);
+    assert.equal(checkSchema(openApiDocument, openApiDocument['x-sse-events'].backtest_complete, complete[0]), []);
+  } finally {
+    ac.abort();
+    await app.server.close();
+  }
+});
+
+test('shutdown cancels a running backtest (its POST answers 503, journaled cancelled) and returns promptly', async () => {
+  const app = await start(longConfig, { dataDir: join(dir, 'shutdown') });
+  const pending = postJson(app.base, { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03' });
+  for (let i = 0; i < 200 && app.backtests.running === 0; i++) await sleep(10);
+  await sleep(300);
+  assert.is(app.backtests.running, 1);
+  const t0 = performance.now();
+  await app.server.close();
+  const ms = performance.now() - t0;
+  const { res, body } = await pending;
+  console.log(`  close() with a running backtest took ${ms.toFixed(0)} ms`);
+  assert.ok(ms < 4000, `close took ${ms.toFixed(0)} ms`);
+  assert.is(res.status, 503);
+  assert.is(body.error.code, 'cancelled');
+  const files = readdirSync(join(dir, 'shutdown', 'backtests'));
+  assert.is(files.length, 1);
+  const rec = JSON.parse(readFileSync(join(dir, 'shutdown', 'backtests', files[0]), 'utf8'));
+  assert.is(rec.status, 'cancelled');
+  assert.match(rec.error.message, /shutting down/);
+  assert.type(rec.finished_at, 'string');
+});
+
+test.run();
