@@ -1,0 +1,112 @@
+// The backtest CLI as users run it: node dist/engine.js --backtest --config FILE.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, runCli, tempDir, writeConfig } from './helpers/cli.ts';
+
+const SHORT = writeConfig(`
+[simulation]
+session_start = "09:30"
+session_end = "10:15"
+`);
+
+test('prints the six figures (and more) and exits 0', () => {
+  const r = runCli(['--backtest', '--config', SHORT]);
+  assert.is(r.code, 0, r.stderr);
+  for (const label of ['events processed', 'total P&L', 'max drawdown', 'Sharpe ratio', 'win rate', 'profit factor', 'closed trades', 'fills']) {
+    assert.match(r.stdout, new RegExp(`^\\s+${label}\\s+\\S`, 'm'), `missing ${label}`);
+  }
+  assert.match(r.stderr, /v0\.1\.0/, 'the start log line carries the version');
+  assert.match(r.stderr, /events\/s/, 'speed goes to stderr');
+});
+
+test('the same seed gives identical output; another seed does not', () => {
+  const a = runCli(['--backtest', '--config', SHORT, '--seed', '7']);
+  const b = runCli(['--backtest', '--config', SHORT, '--seed', '7']);
+  const c = runCli(['--backtest', '--config', SHORT, '--seed', '8']);
+  assert.is(a.code, 0);
+  assert.is(a.stdout, b.stdout);
+  assert.is.not(a.stdout, c.stdout);
+});
+
+test('--json result and the --fills CSV recompute to the reported total_pnl', () => {
+  const dir = tempDir();
+  const fills = join(dir, 'fills.csv');
+  const r = runCli(['--backtest', '--config', SHORT, '--json', '--fills', fills, '--start', '2024-01-02', '--end', '2024-01-03']);
+  assert.is(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout);
+  assert.is(res.sessions, 2);
+  for (const k of ['events_processed', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'win_rate', 'profit_factor', 'total_trades', 'total_fills']) assert.ok(k in res, k);
+  const lines = readFileSync(fills, 'utf8').trim().split('\n');
+  assert.is(lines[0], 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id');
+  assert.is(lines.length - 1, res.total_fills);
+  // Per session: cash flow of every fill + final position marked to the final mid - fees.
+  const POINT_VALUE = 50; // ES
+  const bySession = new Map<string, { cash: number; pos: number; fees: number }>();
+  for (const line of lines.slice(1)) {
+    const [, date, , side, price, qty, , fee] = line.split(',');
+    const s = bySession.get(date) ?? { cash: 0, pos: 0, fees: 0 };
+    const q = Number(qty) * (side === 'BUY' ? 1 : -1);
+    s.cash -= q * Number(price) * POINT_VALUE;
+    s.pos += q;
+    s.fees += Number(fee);
+    bySession.set(date, s);
+  }
+  let pnl = 0;
+  for (const sr of res.session_results) {
+    const s = bySession.get(sr.date) ?? { cash: 0, pos: 0, fees: 0 };
+    assert.is(s.pos, sr.final_position, `final position of ${sr.date}`);
+    const sessionPnl = s.cash + s.pos * sr.final_mid * POINT_VALUE - s.fees;
+    assert.ok(Math.abs(sessionPnl - sr.pnl) < 0.02, `${sr.date}: ${sessionPnl} vs ${sr.pnl}`);
+    pnl += sessionPnl;
+  }
+  assert.ok(Math.abs(pnl - res.total_pnl) < 0.05, `${pnl} vs ${res.total_pnl}`);
+  const t = res.total_trades;
+  assert.ok(res.win_rate >= 0 && res.win_rate <= 1);
+  assert.is(res.winning_trades + res.losing_trades <= t, true);
+});
+
+test('usage errors exit 2 with the usage text', () => {
+  const r = runCli(['--backtest', '--bogus']);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /--bogus/);
+  assert.match(r.stderr, /Usage:/);
+  const d = runCli(['--backtest', '--start', '2024-02-30']);
+  assert.is(d.code, 2);
+  assert.match(d.stderr, /2024-02-30/);
+});
+
+test('a bad config names key, value and expectation and exits 1; a missing explicit file too', () => {
+  const bad = writeConfig(`[risk]\nmax_drawdown_pct = 6\n`);
+  const r = runCli(['--backtest', '--config', bad]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /risk\.max_drawdown_pct = 6: expected a fraction/);
+  const m = runCli(['--backtest', '--config', join(tempDir(), 'nope.toml')]);
+  assert.is(m.code, 1);
+  assert.match(m.stderr, /nope\.toml/);
+  const env = runCli(['--backtest'], { ENGINE_CONFIG: join(tempDir(), 'missing.toml') });
+  assert.is(env.code, 1);
+  assert.match(env.stderr, /ENGINE_CONFIG/);
+});
+
+test('live_enabled = true is refused at start with a clear message', () => {
+  const live = writeConfig(`[trading]\nlive_enabled = true\n`);
+  const r = runCli(['--config', live]);
+  assert.is(r.code, 1);
+  assert.match(r.stdout + r.stderr, /live_enabled/);
+});
+
+test('the shipped config runs a full ES session with hundreds of fills and adverse selection in the markouts', () => {
+  const r = runCli(['--backtest', '--config', join(ROOT, 'config', 'config.toml'), '--json']);
+  assert.is(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout);
+  assert.ok(res.total_fills >= 200, `fills: ${res.total_fills}`);
+  assert.ok(res.events_processed > 1_000_000, `events: ${res.events_processed}`);
+  const m = res.markouts;
+  // Passive fills start about half a tick in our favour; informed flow takes that away.
+  assert.ok(m['10s'].avg_ticks < m['100ms'].avg_ticks, JSON.stringify(m));
+  assert.ok(m['10s'].avg_ticks < 0.5, JSON.stringify(m));
+});
+
+test.run();
