@@ -1,0 +1,653 @@
+// Synthetic exchange-side market: a queue-reactive L2 order-flow model (in the spirit of
+// Huang, Lehalle & Rosenbaum) driven by a latent efficient price, simulated as a
+// continuous-time event process (Gillespie: total intensity, exponential waiting time, pick the
+// event by its share of the intensity).
+//
+// Model
+// - Latent efficient price v (ticks): a random walk whose variance rate is
+//   sigma^2 * U(t) * exp(h(t) + hDay). U is an intraday U-shape (busier near the 09:30 open and
+//   the 16:00 close), h a mean-reverting OU log-variance (volatility clustering), hDay a
+//   per-session level (calm and busy days). Order-flow intensities are multiplied by
+//   U(t) * exp(c (h + hDay)) * options.activity (c < 1: activity rises with volatility, less than
+//   one for one). The latent path has its own random stream, so it does not depend on the flow.
+// - Best levels (queue sizes qb, qa): limit adds arrive at a rate decreasing in the queue size,
+//   cancels at a rate proportional to it, market orders at a rate that rises when the opposite
+//   queue is the smaller one (queue imbalance). Each best queue mean-reverts to the profile's
+//   queueTarget, and the price moves only when a best queue is depleted.
+// - Informed flow: with g = (v + eps - mid) / sqrt(variance factor) (eps: a fast OU transient
+//   pressure; the scaling keeps the reaction comparable across volatility regimes), buy market
+//   orders and ask cancels are multiplied by exp(kappa g) and ask adds divided by
+//   exp(kappa_add g) (mirror image on the bid side). The mid tracks v with a lag: order-flow
+//   imbalance predicts the next mid change, and a passive order is filled preferentially just
+//   before the price moves through it (positive markouts against the passive side).
+// - A spread wider than one tick is closed by orders arriving inside it (rate insideRate, side
+//   chosen by g); the new level starts with a burst-sized ADD (a refill).
+// - Deep levels (1..MAX_DEPTH ticks behind the best) receive adds following a humped size
+//   profile and lose contracts at a size-proportional hazard; an empty level within MAX_DEPTH is
+//   re-layered with a burst at emptyLevelFillRate; a level farther than MAX_DEPTH ticks from its
+//   side's best is removed with an MD_CANCEL of its full size.
+// - Market orders take geometric-mixture sizes and may walk several levels: one MD_TRADE per
+//   level touched, all at the same timestamp (the unfilled rest of a walk past maxSweepLevels
+//   is dropped, as by an IOC limit).
+//
+// Every emitted event is applied to `book`, so a consumer applying the same stream to its own
+// DenseBook holds an identical book. The book is never crossed, never has an empty side, sizes
+// are positive integers, prices integer ticks. Each internal step emits exactly one event, so
+// `book` always equals the book built from the events delivered so far.
+//
+// Hot path: no allocation. Random numbers are drawn in blocks into typed arrays (uniforms for the
+// order flow, normals for the latent process) and read from there, and the event is passed to
+// its single emit site through fields: no per-event call returns or takes a fractional double,
+// which V8 would box in a HeapNumber whenever it does not inline the call.
+
+import * as ev from '../core/events.ts';
+import type { RecordRing } from '../core/ring.ts';
+import { Rng, hashSeed } from '../core/rng.ts';
+import { DenseBook } from '../book/dense-book.ts';
+import type { ContractSpec } from './instruments.ts';
+import { type MarketProfile, profileFor, ticksPerSqrtSecond } from './profiles.ts';
+
+export interface GeneratorOptions {
+  sessionStartNs: number;
+  sessionEndNs: number;
+  /** Multiplies every order-flow intensity (not the efficient price's volatility). Default 1. */
+  activity?: number;
+  /** Overrides of the root's profile (tuning, tests). */
+  profile?: Partial<MarketProfile>;
+}
+
+/** Levels are kept within this many ticks of their side's best price. */
+export const MAX_DEPTH = 40;
+/**
+ * Capacity (ticks) of the generator's DenseBook. A consumer's DenseBook holds every level of
+ * this stream when capacity/4 - 1 >= MAX_DEPTH + spread, i.e. any power of two >= 256.
+ */
+export const GENERATOR_BOOK_CAPACITY = 1024;
+
+// Module-local copies of the record layout: a transpiler may turn imported bindings into getter
+// calls (tsx does), which costs more than the rest of the hot path.
+const BID = ev.BID;
+const ASK = ev.ASK;
+const MD_ADD = ev.MD_ADD;
+const MD_CANCEL = ev.MD_CANCEL;
+const MD_TRADE = ev.MD_TRADE;
+const EV_TS = ev.EV_TS;
+const EV_KIND = ev.EV_KIND;
+const EV_SIDE = ev.EV_SIDE;
+const EV_PRICE = ev.EV_PRICE;
+const EV_QTY = ev.EV_QTY;
+const EV_RECV = ev.EV_RECV;
+const EV_STRIDE = ev.EV_STRIDE;
+
+const NS = 1e9;
+const RTH_OPEN_NS = 9.5 * 3600 * NS;
+const RTH_CLOSE_NS = 16 * 3600 * NS;
+const SLOW_STEP_NS = 1 * NS; // update period of the U-shape and the log-variance factor
+const DEPTH_TABLE_SIZE = 1024;
+const UNIFORM_BLOCK = 1024;
+const NORMAL_BLOCK = 256;
+const TWO_POW_32 = 4294967296;
+const KAPPA_CLIP = 5; // |kappa g| is clipped here (exp(5) ~ 148x)
+
+const geoLn = (mean: number): number => (mean <= 1 ? -Infinity : Math.log(1 - 1 / mean));
+
+// Kinds of the step that produced no event yet.
+const STEP_EVENT = 1;
+const STEP_RETRY = 0;
+const STEP_END = -1;
+
+export class MarketGenerator {
+  readonly book: DenseBook;
+  readonly startPriceTicks: number = 0;
+  readonly profile: Readonly<MarketProfile>;
+  readonly spec: ContractSpec;
+  readonly date: string;
+  readonly seed: number = 0;
+
+  private readonly rng: Rng; // order flow
+  private readonly latentRng: Rng; // efficient price and activity: same path whatever the flow parameters
+  private readonly uniforms = new Float64Array(UNIFORM_BLOCK); // open interval (0, 1)
+  private ui = UNIFORM_BLOCK;
+  private readonly normals = new Float64Array(NORMAL_BLOCK);
+  private ni = NORMAL_BLOCK;
+  private readonly endNs: number = 0;
+  private readonly activity: number = 0;
+  private finished = false;
+  private count = 0;
+
+  // ---- clock and latent state ----
+  private t = 0; // current time (ns, fractional)
+  private ts = 0; // integer timestamp of the events being emitted
+  private v = 0; // efficient price, ticks
+  private h = 0; // log-variance OU state
+  private hDay = 0; // the session's log-variance level
+  private eps = 0; // transient pressure (ticks): the flow chases v + eps
+  private gScale = 1; // varFactor^-kappaVolPower: informed sensitivity per tick, by volatility regime
+  private readonly kappaVolPower: number = 0;
+  private readonly epsDecay: number = 0; // per efficient-price step
+  private readonly epsShock: number = 0;
+  private varFactor = 1; // U(t) exp(h + hDay - s^2/2): variance-rate multiplier, mean 1
+  private readonly sigma: number = 0; // ticks / sqrt(s) at varFactor = 1
+  private readonly vStepNs: number = 0;
+  private nextVNs = 0;
+  private nextSlowNs = 0;
+  private readonly uNorm: number = 0;
+
+  // ---- intensity caches (recomputed when v, the activity or the touch changes) ----
+  private cachedBid = 0;
+  private cachedAsk = 0;
+  private mUp = 1;
+  private mDn = 1;
+  private cUp = 1;
+  private cDn = 1;
+  private aUp = 1;
+  private aDn = 1;
+  private pBidInside = 0.5;
+  private kAdd = 0; // best-level add events/s at q = queueTarget (times the queue factor)
+  private kCan = 0; // best-level cancel events/s per resting contract
+  private kMkt = 0; // market orders/s per side
+  private kDeepAdd = 0; // deep add events/s per side
+  private kDeepCan = 0; // deep cancel events/s per resting contract
+  private kInside = 0;
+  private kFill = 0; // re-layering events/s per empty level within MAX_DEPTH
+
+  // ---- profile constants used per event ----
+  private readonly qt: number = 0;
+  private readonly kappaMarket: number = 0;
+  private readonly kappaCancel: number = 0;
+  private readonly kappaAdd: number = 0;
+  private readonly kappaInside: number = 0;
+  private readonly imbSens: number = 0;
+  private readonly largeProb: number = 0;
+  private readonly maxSweep: number = 0;
+  private readonly lnAdd: number = 0;
+  private readonly lnCancel: number = 0;
+  private readonly lnTradeSmall: number = 0;
+  private readonly lnTradeLarge: number = 0;
+  private readonly lnBurst: number = 0;
+  private readonly lnDeepAdd: number = 0;
+  private readonly lnDeepCancel: number = 0;
+  private readonly depthTable: Uint8Array; // uniform index -> distance 1..MAX_DEPTH, prop. to target size
+  private readonly deepTarget: Float64Array; // target size at distance k
+  private readonly baseAdd: number = 0;
+  private readonly baseDeepAdd: number = 0;
+
+  // ---- book bookkeeping ----
+  private readonly bids: Int32Array;
+  private readonly asks: Int32Array;
+  private readonly mask: number = 0;
+  private totBid = 0;
+  private totAsk = 0;
+  private bidLow = 0; // no bid rests below this price
+  private askHigh = 0; // no ask rests above this price
+
+  // ---- multi-event actions ----
+  private sweepSide = -1;
+  private sweepRem = 0;
+  private sweepLevels = 0;
+  private readonly initSide: Uint8Array;
+  private readonly initPrice: Float64Array;
+  private readonly initQty: Float64Array;
+  private initIdx = 0;
+
+  // ---- the event being emitted ----
+  private out: Float64Array | null = null;
+  private outRing: RecordRing | null = null;
+  private eKind = 0;
+  private eSide = 0;
+  private ePrice = 0;
+  private eQty = 0;
+
+  constructor(spec: ContractSpec, date: string, seed: number, opts: GeneratorOptions) {
+    if (!(opts.sessionEndNs > opts.sessionStartNs)) throw new Error('session end must be after its start');
+    this.spec = spec;
+    this.date = date;
+    this.seed = seed;
+    const p = profileFor(spec, opts.profile);
+    this.profile = Object.freeze(p);
+    this.activity = opts.activity ?? 1;
+    if (!(this.activity > 0)) throw new Error(`activity must be positive, got ${opts.activity}`);
+    this.rng = new Rng(hashSeed(`${spec.root}|${date}`, seed));
+    const rng = this.rng;
+
+    // Start price: uniform over the contract's typical range, on the tick grid.
+    const lo = Math.ceil(spec.typicalLow / spec.tickSize - 1e-9);
+    const hi = Math.floor(spec.typicalHigh / spec.tickSize + 1e-9);
+    this.startPriceTicks = lo + rng.int(hi - lo + 1);
+
+    this.book = new DenseBook(GENERATOR_BOOK_CAPACITY);
+    this.bids = this.book.bids;
+    this.asks = this.book.asks;
+    this.mask = this.book.mask;
+
+    this.t = opts.sessionStartNs;
+    this.ts = opts.sessionStartNs;
+    this.endNs = opts.sessionEndNs;
+    this.v = this.startPriceTicks + 0.5;
+    this.sigma = ticksPerSqrtSecond(p.annualVol, this.startPriceTicks);
+    // Efficient-price step: ~0.25 tick standard deviation, between 5 ms and 50 ms.
+    const stepS = Math.min(0.05, Math.max(0.005, (0.25 / this.sigma) ** 2));
+    this.vStepNs = Math.round(stepS * NS);
+    this.nextVNs = this.t; // the constructor's first latent step sets the intensities
+    this.nextSlowNs = this.t;
+    this.latentRng = new Rng(rng.nextU32());
+    this.h = p.volOfVol * this.latentRng.normal(); // stationary start
+    this.hDay = p.dailyVolDispersion * this.latentRng.normal();
+    this.epsDecay = Math.exp(-stepS / p.pressureReversionS);
+    this.epsShock = p.pressureTicks * Math.sqrt(1 - this.epsDecay * this.epsDecay);
+    this.eps = p.pressureTicks * this.latentRng.normal();
+
+    // U-shape normalised to mean 1 over the regular session.
+    const L = (RTH_CLOSE_NS - RTH_OPEN_NS) / NS;
+    const meanO = p.openBoost * (p.openDecayS / L) * (1 - Math.exp(-L / p.openDecayS));
+    const meanC = p.closeBoost * (p.closeDecayS / L) * (1 - Math.exp(-L / p.closeDecayS));
+    this.uNorm = 1 / (1 + meanO + meanC);
+
+    this.qt = p.queueTarget;
+    this.kappaMarket = p.kappaMarket;
+    this.kappaCancel = p.kappaCancel;
+    this.kappaAdd = p.kappaAdd;
+    this.kappaInside = p.kappaInside;
+    this.kappaVolPower = p.kappaVolPower;
+    this.imbSens = p.imbalanceSensitivity;
+    this.largeProb = p.tradeLargeProb;
+    this.maxSweep = p.maxSweepLevels;
+    this.lnAdd = geoLn(p.addSize);
+    this.lnCancel = geoLn(p.cancelSize);
+    this.lnTradeSmall = geoLn(p.tradeSizeSmall);
+    this.lnTradeLarge = geoLn(p.tradeSizeLarge);
+    this.lnBurst = geoLn(p.burstSize);
+    this.lnDeepAdd = geoLn(p.deepAddSize);
+    this.lnDeepCancel = geoLn(p.deepCancelSize);
+    const meanTrade = (1 - p.tradeLargeProb) * p.tradeSizeSmall + p.tradeLargeProb * p.tradeSizeLarge;
+    // Best-level balance at q = queueTarget: adds = cancels + market orders (contracts/s).
+    this.baseAdd = (p.cancelHazard * p.queueTarget + p.marketRate * meanTrade) / p.addSize;
+
+    // Deep profile: near (distance 1) -> peak (distance 4) -> far (MAX_DEPTH).
+    this.deepTarget = new Float64Array(MAX_DEPTH + 1);
+    let sumTarget = 0;
+    for (let k = 1; k <= MAX_DEPTH; k++) {
+      const s = k <= 4 ? p.deepShapeNear + ((p.deepShapePeak - p.deepShapeNear) * (k - 1)) / 3 : p.deepShapePeak + ((p.deepShapeFar - p.deepShapePeak) * (k - 4)) / (MAX_DEPTH - 4);
+      this.deepTarget[k] = s * p.queueTarget;
+      sumTarget += this.deepTarget[k];
+    }
+    this.depthTable = new Uint8Array(DEPTH_TABLE_SIZE);
+    for (let i = 0, k = 1, cum = this.deepTarget[1]; i < DEPTH_TABLE_SIZE; i++) {
+      const x = ((i + 0.5) / DEPTH_TABLE_SIZE) * sumTarget;
+      while (x > cum && k < MAX_DEPTH) cum += this.deepTarget[++k];
+      this.depthTable[i] = k;
+    }
+    this.baseDeepAdd = (p.deepCancelHazard * sumTarget) / p.deepAddSize;
+
+    // Initial book: best bid = start, best ask = start + 1, MAX_DEPTH levels behind each.
+    const n = 2 * (MAX_DEPTH + 1);
+    this.initSide = new Uint8Array(n);
+    this.initPrice = new Float64Array(n);
+    this.initQty = new Float64Array(n);
+    let i = 0;
+    for (let side = BID; side <= ASK; side++) {
+      for (let k = 0; k <= MAX_DEPTH; k++) {
+        const target = k === 0 ? p.queueTarget : this.deepTarget[k];
+        this.initSide[i] = side;
+        this.initPrice[i] = side === BID ? this.startPriceTicks - k : this.startPriceTicks + 1 + k;
+        this.initQty[i] = Math.max(1, Math.round(target * (0.6 + 0.8 * rng.next())));
+        i++;
+      }
+    }
+    this.bidLow = this.startPriceTicks - MAX_DEPTH;
+    this.askHigh = this.startPriceTicks + 1 + MAX_DEPTH;
+    this.advanceLatent();
+  }
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  get eventsGenerated(): number {
+    return this.count;
+  }
+
+  /** Efficient (latent) price in ticks: diagnostics and tests only, not visible to the engine. */
+  get efficientPrice(): number {
+    return this.v;
+  }
+
+  /** Exchange time (ns) of the last event generated (the session end once done). */
+  get timeNs(): number {
+    return this.ts;
+  }
+
+  /**
+   * Writes up to maxEvents records into ring (the caller guarantees ring.free() >= maxEvents),
+   * publishes them, and returns how many; 0 once the session end is reached.
+   */
+  generate(ring: RecordRing, maxEvents: number): number {
+    if (ring.stride !== EV_STRIDE) throw new Error(`market ring stride ${ring.stride} != EV_STRIDE ${EV_STRIDE}`);
+    this.outRing = ring;
+    this.out = ring.data;
+    const initLen = this.initQty.length;
+    let n = 0;
+    while (n < maxEvents && !this.finished) {
+      let r: number;
+      if (this.initIdx < initLen) r = this.initStep();
+      else if (this.sweepSide >= 0) r = this.sweepStep();
+      else if (this.book.bestBid - this.bidLow > MAX_DEPTH || this.askHigh - this.book.bestAsk > MAX_DEPTH) r = this.pruneStep();
+      else r = this.randomStep();
+      if (r === STEP_EVENT) {
+        this.emit();
+        n++;
+      } else if (r === STEP_END) {
+        this.finished = true;
+        this.ts = this.endNs;
+      }
+    }
+    if (n > 0) ring.publish();
+    this.outRing = null;
+    this.out = null;
+    this.count += n;
+    return n;
+  }
+
+  /** Writes the pending event (eKind, eSide, ePrice, eQty at ts) and applies it to the book. */
+  private emit(): void {
+    const kind = this.eKind;
+    const side = this.eSide;
+    const price = this.ePrice;
+    const qty = this.eQty;
+    const off = (this.outRing as RecordRing).claimUnchecked();
+    const d = this.out as Float64Array;
+    d[off + EV_TS] = this.ts;
+    d[off + EV_KIND] = kind;
+    d[off + EV_SIDE] = side;
+    d[off + EV_PRICE] = price;
+    d[off + EV_QTY] = qty;
+    d[off + EV_RECV] = this.ts;
+    const delta = kind === MD_ADD ? qty : -qty;
+    this.book.update(side, price, delta); // = book.apply(kind, side, price, qty)
+    if (side === BID) {
+      this.totBid += delta;
+      if (price < this.bidLow && kind === MD_ADD) this.bidLow = price;
+    } else {
+      this.totAsk += delta;
+      if (price > this.askHigh && kind === MD_ADD) this.askHigh = price;
+    }
+    if (this.book.bestBid !== this.cachedBid || this.book.bestAsk !== this.cachedAsk) {
+      this.cachedBid = this.book.bestBid;
+      this.cachedAsk = this.book.bestAsk;
+      this.informed();
+    }
+  }
+
+  private set(kind: number, side: number, price: number, qty: number): number {
+    this.eKind = kind;
+    this.eSide = side;
+    this.ePrice = price;
+    this.eQty = qty;
+    return STEP_EVENT;
+  }
+
+  private initStep(): number {
+    const i = this.initIdx++;
+    return this.set(MD_ADD, this.initSide[i], this.initPrice[i], this.initQty[i]);
+  }
+
+  // ---- latent process ----
+
+  /**
+   * Latent step at this.t: every SLOW_STEP_NS the U-shape, the log-variance factor and the
+   * intensities derived from them; every vStepNs the efficient price. One method, so the
+   * once-a-second part runs in the same optimised code as the frequent one (a separately
+   * called cold function may run unoptimised, and unoptimised code boxes every double).
+   */
+  private advanceLatent(): void {
+    const p = this.profile;
+    if (this.t >= this.nextSlowNs) {
+      const tod = this.t;
+      // Activity peaks at the 09:30 open and the 16:00 close and decays away from both.
+      const sinceOpen = Math.abs(tod - RTH_OPEN_NS) / NS;
+      const toClose = Math.abs(RTH_CLOSE_NS - tod) / NS;
+      const u = this.uNorm * (1 + p.openBoost * Math.exp(-sinceOpen / p.openDecayS) + p.closeBoost * Math.exp(-toClose / p.closeDecayS));
+      // Log-normal factors normalised to mean 1 across sessions.
+      const s2 = p.volOfVol * p.volOfVol + p.dailyVolDispersion * p.dailyVolDispersion;
+      const c = p.activityVolCoupling;
+      const h = this.h + this.hDay;
+      this.varFactor = u * Math.exp(h - 0.5 * s2);
+      this.gScale = Math.pow(this.varFactor, -this.kappaVolPower);
+      const a = u * Math.exp(c * h - 0.5 * c * c * s2) * this.activity;
+      this.kAdd = a * this.baseAdd;
+      this.kCan = (a * p.cancelHazard) / p.cancelSize;
+      this.kMkt = a * p.marketRate;
+      this.kDeepAdd = a * this.baseDeepAdd;
+      this.kDeepCan = (a * p.deepCancelHazard) / p.deepCancelSize;
+      this.kInside = a * p.insideRate;
+      this.kFill = a * p.emptyLevelFillRate;
+      // OU step of h for the next interval (exact discretisation).
+      const r = Math.exp(-SLOW_STEP_NS / NS / p.volMeanReversionS);
+      if (this.ni === NORMAL_BLOCK) this.refillNormals();
+      this.h = this.h * r + p.volOfVol * Math.sqrt(1 - r * r) * this.normals[this.ni++];
+      this.nextSlowNs += SLOW_STEP_NS;
+    }
+    if (this.ni === NORMAL_BLOCK) this.refillNormals();
+    this.v += this.sigma * Math.sqrt((this.varFactor * this.vStepNs) / NS) * this.normals[this.ni++];
+    if (this.ni === NORMAL_BLOCK) this.refillNormals();
+    this.eps = this.eps * this.epsDecay + this.epsShock * this.normals[this.ni++];
+    this.nextVNs += this.vStepNs;
+    this.informed();
+  }
+
+  /** Informed-flow multipliers from g = (v + eps - mid) x gScale (|kappa g| clipped at KAPPA_CLIP). */
+  private informed(): void {
+    // Written out without helpers (a double passed to a call V8 does not inline is boxed) and
+    // clipped with Math.min/max (a ternary mixing a small-integer constant with a double made
+    // TurboFan box the result on every call).
+    const g = (this.v + this.eps - 0.5 * (this.cachedBid + this.cachedAsk)) * this.gScale;
+    let x = this.kappaMarket * g;
+    x = Math.max(-KAPPA_CLIP, Math.min(KAPPA_CLIP, x));
+    this.mUp = Math.exp(x);
+    this.mDn = 1 / this.mUp;
+    x = this.kappaCancel * g;
+    x = Math.max(-KAPPA_CLIP, Math.min(KAPPA_CLIP, x));
+    this.cUp = Math.exp(x);
+    this.cDn = 1 / this.cUp;
+    x = this.kappaAdd * g;
+    x = Math.max(-KAPPA_CLIP, Math.min(KAPPA_CLIP, x));
+    this.aUp = Math.exp(x);
+    this.aDn = 1 / this.aUp;
+    x = this.kappaInside * g;
+    x = Math.max(-KAPPA_CLIP, Math.min(KAPPA_CLIP, x));
+    this.pBidInside = 1 / (1 + Math.exp(-x));
+  }
+
+  // ---- event steps ----
+
+  /** Draws the next random event into e*; STEP_END when the session ends first. */
+  private randomStep(): number {
+    const book = this.book;
+    const bb = book.bestBid;
+    const ba = book.bestAsk;
+    const qb = this.bids[bb & this.mask];
+    const qa = this.asks[ba & this.mask];
+    const qt = this.qt;
+    const rBidAdd = (this.kAdd * this.aUp * 2 * qt) / (qb + qt);
+    const rAskAdd = (this.kAdd * this.aDn * 2 * qt) / (qa + qt);
+    const rBidCan = this.kCan * this.cDn * qb;
+    const rAskCan = this.kCan * this.cUp * qa;
+    const imb = (this.imbSens * (qb - qa)) / (qb + qa);
+    const rSell = this.kMkt * this.mDn * (1 - imb);
+    const rBuy = this.kMkt * this.mUp * (1 + imb);
+    const rDeepAdd = this.kDeepAdd;
+    const rBidDeepCan = this.kDeepCan * (this.totBid - qb);
+    const rAskDeepCan = this.kDeepCan * (this.totAsk - qa);
+    // Empty levels within MAX_DEPTH behind each touch (every level rests within it: pruned).
+    const bidEmpty = MAX_DEPTH + 1 - book.bidLevels;
+    const askEmpty = MAX_DEPTH + 1 - book.askLevels;
+    const rBidFill = bidEmpty > 0 ? this.kFill * bidEmpty : 0;
+    const rAskFill = askEmpty > 0 ? this.kFill * askEmpty : 0;
+    const rInside = ba - bb > 1 ? this.kInside : 0;
+    const total = rBidAdd + rAskAdd + rBidCan + rAskCan + rSell + rBuy + 2 * rDeepAdd + rBidDeepCan + rAskDeepCan + rBidFill + rAskFill + rInside;
+
+    // Two uniforms per event: the waiting time and the event choice. Within the chosen branch
+    // the position of u inside that branch's intensity is itself uniform and independent of
+    // the choice; it supplies the branch's further draws (level, size) by the same rescaling.
+    if (this.ui > UNIFORM_BLOCK - 2) this.refillUniforms();
+    const uni = this.uniforms;
+    const tn = this.t - (Math.log(uni[this.ui]) * NS) / total;
+    let u = uni[this.ui + 1] * total;
+    this.ui += 2;
+    if (tn >= this.nextVNs) {
+      // The efficient price moves first; intensities change: redraw (memoryless).
+      if (this.nextVNs >= this.endNs) return STEP_END;
+      this.t = this.nextVNs;
+      this.advanceLatent();
+      return STEP_RETRY;
+    }
+    if (tn >= this.endNs) return STEP_END;
+    this.t = tn;
+    this.ts = Math.floor(tn);
+
+    // Geometric sizes: 1 + floor(ln(1 - x) / ln(1 - 1/mean)) for a uniform x in [0, 1).
+    if (u < rBidAdd) return this.set(MD_ADD, BID, bb, 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rBidAdd)) / this.lnAdd));
+    u -= rBidAdd;
+    if (u < rAskAdd) return this.set(MD_ADD, ASK, ba, 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rAskAdd)) / this.lnAdd));
+    u -= rAskAdd;
+    if (u < rBidCan) {
+      let q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rBidCan)) / this.lnCancel);
+      if (q >= qb) q = book.bidLevels > 1 ? qb : qb - 1; // never empty a side
+      return q > 0 ? this.set(MD_CANCEL, BID, bb, q) : STEP_RETRY;
+    }
+    u -= rBidCan;
+    if (u < rAskCan) {
+      let q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rAskCan)) / this.lnCancel);
+      if (q >= qa) q = book.askLevels > 1 ? qa : qa - 1;
+      return q > 0 ? this.set(MD_CANCEL, ASK, ba, q) : STEP_RETRY;
+    }
+    u -= rAskCan;
+    if (u < rSell + rBuy) {
+      const sell = u < rSell;
+      const x = sell ? u / rSell : (u - rSell) / rBuy;
+      const p = this.largeProb;
+      const large = x < p;
+      const y = large ? x / p : (x - p) / (1 - p);
+      this.sweepSide = sell ? BID : ASK;
+      this.sweepRem = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / (large ? this.lnTradeLarge : this.lnTradeSmall));
+      this.sweepLevels = 0;
+      return this.sweepStep();
+    }
+    u -= rSell + rBuy;
+    if (u < 2 * rDeepAdd) {
+      const bid = u < rDeepAdd;
+      const x = (bid ? u / rDeepAdd : u / rDeepAdd - 1) * DEPTH_TABLE_SIZE;
+      const i = Math.min(DEPTH_TABLE_SIZE - 1, x | 0);
+      const y = x - i;
+      const k = this.depthTable[i];
+      const price = bid ? bb - k : ba + k;
+      const empty = (bid ? this.bids[price & this.mask] : this.asks[price & this.mask]) === 0;
+      // A new level opens with a refill burst (10%-50% of its target size).
+      const q = empty ? Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y))) : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / this.lnDeepAdd);
+      return this.set(MD_ADD, bid ? BID : ASK, price, q);
+    }
+    u -= 2 * rDeepAdd;
+    if (u < rBidDeepCan) {
+      let r = u / this.kDeepCan; // uniform over the deep bid contracts: cancels prop. to size
+      for (let price = bb - 1; price >= this.bidLow; price--) {
+        const s = this.bids[price & this.mask];
+        if (r < s) {
+          const q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - r / s)) / this.lnDeepCancel);
+          return this.set(MD_CANCEL, BID, price, q < s ? q : s);
+        }
+        r -= s;
+      }
+      return STEP_RETRY;
+    }
+    u -= rBidDeepCan;
+    if (u < rAskDeepCan) {
+      let r = u / this.kDeepCan;
+      for (let price = ba + 1; price <= this.askHigh; price++) {
+        const s = this.asks[price & this.mask];
+        if (r < s) {
+          const q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - r / s)) / this.lnDeepCancel);
+          return this.set(MD_CANCEL, ASK, price, q < s ? q : s);
+        }
+        r -= s;
+      }
+      return STEP_RETRY;
+    }
+    u -= rAskDeepCan;
+    if (u < rBidFill + rAskFill) {
+      // Re-layer an empty level, uniformly among the empty ones: the j-th empty distance.
+      const bid = u < rBidFill;
+      const x = bid ? (u / rBidFill) * bidEmpty : ((u - rBidFill) / rAskFill) * askEmpty;
+      let j = x | 0;
+      const y = x - j;
+      for (let k = 1; k <= MAX_DEPTH; k++) {
+        const price = bid ? bb - k : ba + k;
+        if ((bid ? this.bids[price & this.mask] : this.asks[price & this.mask]) === 0 && j-- === 0) {
+          return this.set(MD_ADD, bid ? BID : ASK, price, Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y))));
+        }
+      }
+      return STEP_RETRY;
+    }
+    u -= rBidFill + rAskFill;
+    if (u < rInside) {
+      // Inside the spread: the new best level opens with a burst; its side follows g.
+      const x = u / rInside;
+      const pb = this.pBidInside;
+      const bid = x < pb;
+      const y = bid ? x / pb : (x - pb) / (1 - pb);
+      const q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / this.lnBurst);
+      return bid ? this.set(MD_ADD, BID, bb + 1, q) : this.set(MD_ADD, ASK, ba - 1, q);
+    }
+    return STEP_RETRY; // rounding at the top of the cumulative intensities
+  }
+
+  private refillUniforms(): void {
+    const rng = this.rng;
+    const a = this.uniforms;
+    for (let i = 0; i < UNIFORM_BLOCK; i++) a[i] = (rng.nextU32() + 0.5) / TWO_POW_32;
+    this.ui = 0;
+  }
+
+  /** Standard normals by Box-Muller, both of each pair. */
+  private refillNormals(): void {
+    const rng = this.latentRng;
+    const a = this.normals;
+    for (let i = 0; i < NORMAL_BLOCK; i += 2) {
+      const r = Math.sqrt(-2 * Math.log((rng.nextU32() + 0.5) / TWO_POW_32));
+      const th = (2 * Math.PI * rng.nextU32()) / TWO_POW_32;
+      a[i] = r * Math.cos(th);
+      a[i + 1] = r * Math.sin(th);
+    }
+    this.ni = 0;
+  }
+
+  /** Next trade of a market order walking the book; STEP_RETRY when it cannot trade further. */
+  private sweepStep(): number {
+    const book = this.book;
+    const side = this.sweepSide;
+    const price = side === BID ? book.bestBid : book.bestAsk;
+    const avail = side === BID ? this.bids[price & this.mask] : this.asks[price & this.mask];
+    let q = this.sweepRem < avail ? this.sweepRem : avail;
+    // Never empty a side: the last level keeps one contract.
+    if (q === avail && (side === BID ? book.bidLevels : book.askLevels) === 1) q = avail - 1;
+    this.sweepRem -= q;
+    if (this.sweepRem <= 0 || ++this.sweepLevels >= this.maxSweep || q <= 0) this.sweepSide = -1;
+    return q > 0 ? this.set(MD_TRADE, side, price, q) : STEP_RETRY;
+  }
+
+  /** Removes one level beyond MAX_DEPTH from its side's best, if any. */
+  private pruneStep(): number {
+    const bb = this.book.bestBid;
+    while (bb - this.bidLow > MAX_DEPTH) {
+      const price = this.bidLow++;
+      const s = this.bids[price & this.mask];
+      if (s > 0) return this.set(MD_CANCEL, BID, price, s);
+    }
+    const ba = this.book.bestAsk;
+    while (this.askHigh - ba > MAX_DEPTH) {
+      const price = this.askHigh--;
+      const s = this.asks[price & this.mask];
+      if (s > 0) return this.set(MD_CANCEL, ASK, price, s);
+    }
+    return STEP_RETRY;
+  }
+}

@@ -1,0 +1,184 @@
+// Per-root parameters of the synthetic market (see generator.ts for the model they drive).
+//
+// Units: sizes in contracts, rates in events per second per book side at activity factor 1
+// (the intraday U-shape and stochastic activity multiply them), hazards per second per resting
+// contract. ES is calibrated against the stylized facts of REFERENCE.md; the other roots reuse
+// the ES structure with queue sizes scaled to their typical top-of-book depth and volatility
+// expressed in ticks from their typical price and tick size.
+
+import { CONTRACTS, type ContractSpec } from './instruments.ts';
+
+export interface MarketProfile {
+  /** Annualised volatility of the latent efficient price (fraction, e.g. 0.16). */
+  annualVol: number;
+  /** Stationary standard deviation of the log-variance OU factor h (volatility clustering). */
+  volOfVol: number;
+  /** Mean-reversion time of h, seconds. */
+  volMeanReversionS: number;
+  /** Order-flow activity follows exp(coupling * h): busier when volatile, less than one for one. */
+  activityVolCoupling: number;
+  /** Standard deviation of a per-session log-variance level added to h (calm and busy days). */
+  dailyVolDispersion: number;
+  /**
+   * Transient pressure: a fast mean-reverting OU (ticks) added to the efficient price in what
+   * the order flow chases (uninformed order-flow imbalance that later reverses): makes tick-level
+   * price changes bounce instead of only trailing v.
+   */
+  pressureTicks: number;
+  pressureReversionS: number;
+  /** Target (stationary, at zero informed pressure) size of a best-level queue. */
+  queueTarget: number;
+  /** Mean size of a limit-order add at the best level. */
+  addSize: number;
+  /** Mean size of a cancel at the best level. */
+  cancelSize: number;
+  /** Hazard of a contract resting at the best level being cancelled, per second. */
+  cancelHazard: number;
+  /** Market orders per second per side (before informed and imbalance modulation). */
+  marketRate: number;
+  /** Market-order size: mixture of two geometrics (small with 1-largeProb, large with largeProb). */
+  tradeSizeSmall: number;
+  tradeSizeLarge: number;
+  tradeLargeProb: number;
+  /** Market orders walk at most this many levels (the rest is an unfilled IOC remainder). */
+  maxSweepLevels: number;
+  /** Queue imbalance sensitivity of market orders: the side with the smaller queue gets hit more. */
+  imbalanceSensitivity: number;
+  /** Informed-flow sensitivities to g = efficient price - mid (ticks): market orders, cancels, adds. */
+  kappaMarket: number;
+  kappaCancel: number;
+  kappaAdd: number;
+  /**
+   * The informed sensitivities apply to g x varFactor^-kappaVolPower: with a positive power the
+   * flow reacts to the mispricing relative to the current volatility, so the mid's lag behind v
+   * (and what order-flow imbalance predicts) varies less between calm and volatile periods.
+   */
+  kappaVolPower: number;
+  /** Rate (per second) at which an order arrives inside a spread wider than one tick. */
+  insideRate: number;
+  /** Sensitivity of the side of the inside-spread order to g (logistic). */
+  kappaInside: number;
+  /** Mean size of the burst ADD that creates a new best level inside the spread. */
+  burstSize: number;
+  /** Deep levels (beyond the best): hazard of a resting contract being cancelled, per second. */
+  deepCancelHazard: number;
+  /** Rate (per second, per empty price level within MAX_DEPTH ticks of the touch) at which an
+   * empty level is re-layered with a burst (a fraction of its target size). */
+  emptyLevelFillRate: number;
+  /** Mean size of deep adds and cancels. */
+  deepAddSize: number;
+  deepCancelSize: number;
+  /** Deep-level size profile relative to queueTarget at distance 1 and at the far end. */
+  deepShapeNear: number;
+  deepShapePeak: number;
+  deepShapeFar: number;
+  /** Intraday U-shape: extra activity at the open / close, decaying with these time constants. */
+  openBoost: number;
+  openDecayS: number;
+  closeBoost: number;
+  closeDecayS: number;
+}
+
+export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
+  annualVol: 0.145,
+  volOfVol: 1.0,
+  volMeanReversionS: 1200,
+  activityVolCoupling: 0.3,
+  dailyVolDispersion: 0.2,
+  pressureTicks: 0.5,
+  pressureReversionS: 2,
+  queueTarget: 320,
+  addSize: 9,
+  cancelSize: 9,
+  cancelHazard: 0.9,
+  marketRate: 7,
+  tradeSizeSmall: 3,
+  tradeSizeLarge: 30,
+  tradeLargeProb: 0.07,
+  maxSweepLevels: 8,
+  imbalanceSensitivity: 0.5,
+  kappaMarket: 0.4,
+  kappaCancel: 2.5,
+  kappaAdd: 1.2,
+  insideRate: 120,
+  kappaInside: 2.5,
+  kappaVolPower: 0.5,
+  burstSize: 90,
+  deepCancelHazard: 0.012,
+  emptyLevelFillRate: 0.5,
+  deepAddSize: 14,
+  deepCancelSize: 14,
+  deepShapeNear: 1.2,
+  deepShapePeak: 1.6,
+  deepShapeFar: 0.8,
+  openBoost: 4,
+  openDecayS: 1200,
+  closeBoost: 4,
+  closeDecayS: 1200,
+});
+
+/**
+ * Per root: annualised volatility, typical best-level queue and typical order size (contracts).
+ * Everything else scales from ES.
+ */
+const ROOTS: Readonly<Record<string, { annualVol: number; queue: number; orderSize: number }>> = {
+  ES: { annualVol: ES_PROFILE.annualVol, queue: ES_PROFILE.queueTarget, orderSize: ES_PROFILE.addSize },
+  MES: { annualVol: 0.145, queue: 90, orderSize: 3 },
+  NQ: { annualVol: 0.18, queue: 12, orderSize: 2 },
+  MNQ: { annualVol: 0.18, queue: 18, orderSize: 3 },
+  YM: { annualVol: 0.14, queue: 14, orderSize: 1.5 },
+  RTY: { annualVol: 0.2, queue: 25, orderSize: 2 },
+  CL: { annualVol: 0.32, queue: 30, orderSize: 3 },
+  GC: { annualVol: 0.15, queue: 15, orderSize: 2 },
+};
+
+/** Volatility of the efficient price in ticks per sqrt(second) at activity 1. */
+export function ticksPerSqrtSecond(annualVol: number, priceTicks: number): number {
+  return (annualVol * priceTicks) / Math.sqrt(252 * 23400);
+}
+
+/**
+ * The profile of a root. ES is hand-calibrated; another root scales order sizes by its order
+ * size relative to ES and queues to its own queue, and speeds up its order flow by
+ * `speed` = (price changes per second it needs relative to ES, i.e. its variance in ticks^2
+ * relative to ES) x (orders per queue relative to ES, the events each change takes), clamped
+ * to [0.5, 5] so a session stays within a few million to ~15 million events, and scales the
+ * informed-flow sensitivities (per tick of g) down by its volatility in ticks relative to ES.
+ */
+export function profileFor(spec: ContractSpec, overrides?: Partial<MarketProfile>): MarketProfile {
+  const base: MarketProfile = { ...ES_PROFILE };
+  const root = ROOTS[spec.root] ?? { annualVol: 0.2, queue: 20, orderSize: 2 };
+  if (spec.root !== 'ES') {
+    const es = ROOTS.ES;
+    const typicalTicks = (c: ContractSpec): number => (c.typicalLow + c.typicalHigh) / 2 / c.tickSize;
+    const midTicks = typicalTicks(spec);
+    const esMidTicks = typicalTicks(CONTRACTS.ES);
+    const varRatio = (ticksPerSqrtSecond(root.annualVol, midTicks) / ticksPerSqrtSecond(es.annualVol, esMidTicks)) ** 2;
+    const ordersRatio = root.queue / root.orderSize / (es.queue / es.orderSize);
+    const speed = Math.max(0.5, Math.min(5, varRatio * ordersRatio));
+    const k = root.orderSize / es.orderSize; // order-size scale
+    const q = root.queue / es.queue; // queue scale
+    base.annualVol = root.annualVol;
+    base.queueTarget = root.queue;
+    base.addSize = root.orderSize;
+    base.cancelSize = root.orderSize;
+    base.tradeSizeSmall = Math.max(1, base.tradeSizeSmall * k);
+    base.tradeSizeLarge = Math.max(3, base.tradeSizeLarge * k);
+    base.burstSize = Math.max(1, base.burstSize * q);
+    base.deepAddSize = Math.max(1, base.deepAddSize * k);
+    base.deepCancelSize = Math.max(1, base.deepCancelSize * k);
+    base.marketRate *= speed;
+    base.cancelHazard *= speed;
+    base.insideRate *= Math.max(1, speed);
+    base.deepCancelHazard *= Math.max(1, Math.sqrt(speed));
+    base.emptyLevelFillRate *= Math.max(1, speed);
+    // Informed-flow sensitivities are per tick of g: a root whose efficient price moves more
+    // ticks per second gets proportionally smaller ones, so the mid lags it by a similar time.
+    const kScale = Math.min(1, 1 / Math.sqrt(varRatio));
+    base.kappaMarket *= kScale;
+    base.kappaCancel *= kScale;
+    base.kappaAdd *= kScale;
+    base.kappaInside *= kScale;
+  }
+  return { ...base, ...overrides };
+}
