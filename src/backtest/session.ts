@@ -17,6 +17,7 @@ import { queueModelFromName } from '../exchange/queue-model.ts';
 import { SimExchange } from '../exchange/sim-exchange.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { contractForRoot } from '../market/instruments.ts';
+import { MlpPredictor, type ModelFile } from '../ml/model.ts';
 import type { Predictor } from '../ml/predictor.ts';
 import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
 import type { FillField } from '../portfolio/fill-log.ts';
@@ -56,6 +57,8 @@ export interface SessionSpec {
   queueModel: string;
   queuePower: number;
   collectFills: boolean;
+  /** The model file when quote.useML (validated in the main thread; plain data for the worker). */
+  model?: ModelFile | null;
 }
 
 export interface SessionResult {
@@ -85,7 +88,24 @@ export interface SessionResult {
   fillColumns: Record<FillField, Float64Array> | null;
 }
 
+/** Where market events come from: the synthetic generator, or a recorded stream (bench). */
+export interface MarketSource {
+  generate(ring: RecordRing, maxEvents: number): number;
+  readonly done: boolean;
+}
+
+/** Observers of what crosses each link, for tests (called as the record is delivered). */
+export interface SessionTaps {
+  marketData?: (d: Float64Array, off: number) => void; // delivered to the engine
+  order?: (d: Float64Array, off: number) => void; // delivered to the exchange
+  report?: (d: Float64Array, off: number) => void; // delivered to the engine
+}
+
 export interface SessionHooks {
+  /** Market events from this source instead of a new MarketGenerator. */
+  source?: MarketSource;
+  taps?: SessionTaps;
+  /** Overrides the predictor built from spec.model (undefined: build it from the spec). */
   predictor?: Predictor | null;
   /** Called about every million events with the fraction of the session done. */
   onProgress?: (fraction: number) => void;
@@ -93,16 +113,29 @@ export interface SessionHooks {
 
 const GEN_BATCH = 4096;
 
+/**
+ * The predictor of a session: the spec's model when quote.useML, else none. useML without a
+ * model is an error, never a silent fallback to trading without it.
+ */
+export function predictorForSpec(spec: SessionSpec): Predictor | null {
+  if (!spec.quote.useML) return null;
+  if (!spec.model) throw new Error(`session ${spec.root} ${spec.date}: useML is set but the session spec carries no model`);
+  return new MlpPredictor(spec.model);
+}
+
 export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): SessionResult {
   const contract = contractForRoot(spec.root);
   const md = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
   const om = RecordRing.allocate(OM_STRIDE, 1 << 10, false);
   const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
-  const gen = new MarketGenerator(contract, spec.date, spec.seed, {
-    sessionStartNs: spec.sessionStartNs,
-    sessionEndNs: spec.sessionEndNs,
-    activity: spec.activity,
-  });
+  const gen: MarketSource =
+    hooks.source ??
+    new MarketGenerator(contract, spec.date, spec.seed, {
+      sessionStartNs: spec.sessionStartNs,
+      sessionEndNs: spec.sessionEndNs,
+      activity: spec.activity,
+    });
+  const taps = hooks.taps ?? null;
   const latencyParams = spec.latency;
   // Separate seeded streams: the exchange side's jitter and the engine side's jitter.
   const exLatency = new LatencyModel(latencyParams, new Rng(hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed)));
@@ -123,7 +156,7 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
     sessionStartNs: spec.sessionStartNs,
     sessionEndNs: spec.sessionEndNs,
     flattenMinutes: spec.flattenMinutes,
-    predictor: hooks.predictor ?? null,
+    predictor: hooks.predictor !== undefined ? hooks.predictor : predictorForSpec(spec),
   });
 
   const D = md.data;
@@ -155,14 +188,17 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
       exchange.onMarketEvent(D, off);
       ex = (ex + 1) | 0;
     } else if (tOm <= tEr && tOm <= tMd) {
+      if (taps?.order) taps.order(om.data, om.peek());
       exchange.onOrderMessage(om.data, om.peek());
       om.advance();
       om.release();
     } else if (tEr <= tMd) {
+      if (taps?.report) taps.report(er.data, er.peek());
       engine.onExecReport(er.data, er.peek());
       er.advance();
       er.release();
     } else {
+      if (taps !== null && taps.marketData) taps.marketData(D, md.peek());
       engine.onMarketData(D, md.peek());
       md.advance();
       if (engine.eventsProcessed >= nextProgress) {
