@@ -2,6 +2,7 @@
 // RUST_BACKTRACE=1 adds stack traces to logged errors; otherwise errors carry type and message.
 import pino from 'pino';
 import { LOG_LEVELS, type LogLevel } from './config/schema.ts';
+import { openLogFile } from './logging/rotating-file.ts';
 
 function isLevel(s: string): s is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(s);
@@ -28,6 +29,8 @@ export interface LoggerOptions {
   env?: NodeJS.ProcessEnv;
   /** Where JSON lines go: a stream, or a file descriptor (default 1 = stdout, synchronous). */
   destination?: pino.DestinationStream | number;
+  /** File name under $LOG_DIR (default engine.log); null = no log file even if LOG_DIR is set. */
+  logFile?: string | null;
 }
 
 export function createLogger(opts: LoggerOptions = {}): pino.Logger {
@@ -58,7 +61,17 @@ export function createLogger(opts: LoggerOptions = {}): pino.Logger {
   const withStack = env.RUST_BACKTRACE !== undefined && env.RUST_BACKTRACE !== '' && env.RUST_BACKTRACE !== '0';
   const errSerializer = (e: unknown) => serializeError(e, withStack);
   const dest = opts.destination ?? 1;
-  const stream = typeof dest === 'number' ? pino.destination({ dest, sync: true }) : dest;
+  const primary = typeof dest === 'number' ? pino.destination({ dest, sync: true }) : dest;
+  // LOG_DIR set: every line also goes to a size-bounded rotating file. Both streams take every
+  // level ('trace'); the logger's level is the only filter. An unusable LOG_DIR is a warning.
+  const file = opts.logFile === null ? { stream: null, warnings: [] as string[] } : openLogFile(env, { name: opts.logFile ?? undefined });
+  for (const w of file.warnings) warnings.push({ msg: w, fields: { LOG_DIR: env.LOG_DIR } });
+  const stream = file.stream
+    ? pino.multistream([
+        { level: 'trace', stream: primary },
+        { level: 'trace', stream: file.stream },
+      ])
+    : primary;
 
   const logger = pino(
     {

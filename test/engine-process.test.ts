@@ -16,6 +16,7 @@ test('starts, logs v0.1.0, serves /health and /api/state, and exits 0 on SIGTERM
   const e = await startEngine(CONFIG);
   try {
     assert.ok(e.logs.some((l) => l.includes('"version":"v0.1.0"')), 'start line with the version');
+    await e.waitHealthy();
     const h = await fetch(`${e.url}/health`);
     assert.is(h.status, 200);
     const body = await h.json();

@@ -44,7 +44,8 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   const backtests = await BacktestService.open({ config, logger: log });
   let http;
   try {
-    http = await startHttpServer({ runtime, config, logger: log, backtests }, { port });
+    // HOST: the interface to bind (default all; tests bind loopback only).
+    http = await startHttpServer({ runtime, config, logger: log, backtests }, { port, host: process.env.HOST || '0.0.0.0' });
   } catch (e) {
     log.error({ err: e, port }, `cannot listen on port ${port}`);
     await backtests.close();

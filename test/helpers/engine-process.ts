@@ -9,10 +9,12 @@ export interface EngineProcess {
   logs: string[];
   exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Polls /health until 200 (workers report running shortly after the port opens). */
+  waitHealthy(timeoutMs?: number): Promise<void>;
 }
 
 export async function startEngine(configPath: string, env: Record<string, string> = {}, timeoutMs = 15000): Promise<EngineProcess> {
-  const proc = spawn(process.execPath, [ENGINE, '--config', configPath], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [ENGINE, '--config', configPath], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
@@ -42,6 +44,15 @@ export async function startEngine(configPath: string, env: Record<string, string
     url: `http://127.0.0.1:${port}`,
     logs,
     exited,
+    async waitHealthy(timeoutMs = 10000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const r = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
+        if (r?.status === 200) return;
+        if (Date.now() > end) throw new Error(`engine not healthy after ${timeoutMs} ms: ${r?.status}`);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    },
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null) proc.kill(signal);
       return exited;
