@@ -1,10 +1,38 @@
-// Bundles the entry points into dist/: dist/engine.js, dist/dashboard.js and dist/workers/*.js.
-// npm packages stay external (resolved from node_modules at run time); only our code is bundled.
+// Bundles the entry points into dist/: dist/engine.js, dist/dashboard.js, dist/start.js and
+// dist/workers/*.js (Node; npm packages stay external, resolved from node_modules at run time),
+// and the dashboard's front-end into dist/dashboard/ (browser; everything bundled, lightweight-
+// charts included, so the page loads nothing from elsewhere). The front-end is type-checked
+// first with its own tsconfig (DOM lib), since the root `tsc --noEmit` checks Node code.
 import { build } from 'esbuild';
-import { existsSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: true, logLevel: 'warning' };
-const entries = ['src/engine.ts', 'src/dashboard.ts'].filter((f) => existsSync(f));
+const entries = ['src/engine.ts', 'src/dashboard.ts', 'src/start.ts'].filter((f) => existsSync(f));
 const workers = readdirSync('workers').filter((f) => f.endsWith('.ts')).map((f) => `workers/${f}`);
 await build({ ...common, entryPoints: entries, outdir: 'dist' });
 if (workers.length) await build({ ...common, entryPoints: workers, outdir: 'dist/workers' });
+
+const web = 'src/dashboard/web';
+if (existsSync(`${web}/main.ts`)) {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'src/dashboard/tsconfig.json'], { stdio: 'inherit' });
+  const out = 'dist/dashboard';
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  await build({
+    entryPoints: [
+      { in: `${web}/main.ts`, out: 'app' },
+      { in: `${web}/styles.css`, out: 'app' },
+    ],
+    outdir: out,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome110', 'firefox110', 'safari16'],
+    minify: true,
+    sourcemap: true,
+    legalComments: 'linked',
+    logLevel: 'warning',
+  });
+  copyFileSync(`${web}/index.html`, `${out}/index.html`);
+}

@@ -19,7 +19,7 @@ test('starts, logs v0.1.0, serves /health and /api/state, and exits 0 on SIGTERM
     await e.waitHealthy();
     const h = await fetch(`${e.url}/health`);
     assert.is(h.status, 200);
-    const body = await h.json();
+    const body = (await h.json()) as { version: string; workers: unknown[] };
     assert.is(body.version, 'v0.1.0');
     assert.is(body.workers.length, 3);
     // An open SSE stream must not hold the shutdown up.
@@ -52,7 +52,7 @@ test('a backtest journaled by one engine process is served by the next', async (
   try {
     const r = await fetch(`${a.url}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ symbol: 'ES', initialCapital: 100000, useML: false }) });
     assert.is(r.status, 200);
-    const res = await r.json();
+    const res = (await r.json()) as Record<string, unknown> & { id: string };
     id = res.id;
     for (const k of ['total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'win_rate', 'total_trades']) assert.ok(k in res, k);
   } finally {
@@ -62,10 +62,10 @@ test('a backtest journaled by one engine process is served by the next', async (
   try {
     const one = await fetch(`${b.url}/api/backtests/${id}`);
     assert.is(one.status, 200);
-    const run = await one.json();
+    const run = (await one.json()) as { id: string; status: string };
     assert.is(run.id, id);
     assert.is(run.status, 'completed');
-    const list = await (await fetch(`${b.url}/api/backtests`)).json();
+    const list: unknown = await (await fetch(`${b.url}/api/backtests`)).json();
     assert.ok(JSON.stringify(list).includes(id));
   } finally {
     assert.is(await b.stop(), 0);

@@ -1,0 +1,408 @@
+// Backtest panel: the POST /api/backtest request as a form, the run's progress (the stream's
+// backtest_progress events for its id), and the result: statistics and the equity curve. Bad
+// values come back from the engine as 400 { error: { fields: [{ field, message }] } } and each
+// message is shown under its field. Empty fields are left out, so the engine's config applies.
+// Recent runs (GET /api/backtests) can be reopened.
+
+import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
+import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
+import { COLORS, makeChart, toTime } from './chart-common.ts';
+import { el, keyValueGrid, setClass, setText } from './dom.ts';
+import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
+
+type FieldName = keyof BacktestRequestBody;
+
+interface FieldSpec {
+  name: FieldName;
+  label: string;
+  kind: 'text' | 'date' | 'number' | 'int' | 'bool';
+  hint: string;
+}
+
+const FIELDS: FieldSpec[] = [
+  { name: 'symbol', label: 'Symbol', kind: 'text', hint: 'root (ES) or contract (ESH24)' },
+  { name: 'startDate', label: 'Start date', kind: 'date', hint: 'first session' },
+  { name: 'endDate', label: 'End date', kind: 'date', hint: 'last session' },
+  { name: 'initialCapital', label: 'Initial capital $', kind: 'number', hint: 'USD > 0' },
+  { name: 'spreadMultiplier', label: 'Spread multiplier', kind: 'number', hint: '> 0 (config)' },
+  { name: 'inventoryLimit', label: 'Inventory limit', kind: 'int', hint: 'contracts (config)' },
+  { name: 'skewFactor', label: 'Skew factor', kind: 'number', hint: '>= 0 (config)' },
+  { name: 'maxDrawdown', label: 'Max drawdown', kind: 'number', hint: 'fraction, 0.06 = 6%' },
+  { name: 'positionLimit', label: 'Position limit', kind: 'int', hint: 'contracts' },
+  { name: 'useML', label: 'Use ML model', kind: 'bool', hint: 'shift quotes by the prediction' },
+];
+
+const RESULT_ITEMS = [
+  ['total_pnl', 'Total P&L $', ''],
+  ['sharpe', 'Sharpe', ''],
+  ['max_dd', 'Max drawdown', ''],
+  ['win_rate', 'Win rate', ''],
+  ['pf', 'Profit factor', ''],
+  ['trades', 'Round trips', ''],
+  ['fills', 'Fills', ''],
+  ['volume', 'Volume', ''],
+  ['fees', 'Fees $', ''],
+  ['final_equity', 'Final equity $', ''],
+  ['final_pos', 'Final position', ''],
+  ['sessions', 'Sessions', ''],
+  ['events', 'Events', ''],
+  ['duration', 'Run time', ''],
+] as const;
+type ResultKey = (typeof RESULT_ITEMS)[number][0];
+
+async function readJson(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { error: { code: 'bad_response', message: `HTTP ${res.status}: ${text.slice(0, 200)}` } };
+  }
+}
+
+export class BacktestPanel {
+  private readonly form: HTMLFormElement;
+  private readonly inputs = {} as Record<FieldName, HTMLInputElement>;
+  private readonly errors = {} as Record<FieldName, HTMLElement>;
+  private readonly submit: HTMLButtonElement;
+  private readonly message: HTMLElement;
+  private readonly progressBar: HTMLElement;
+  private readonly progressText: HTMLElement;
+  private readonly resultTitle: HTMLElement;
+  private readonly result: Record<ResultKey, HTMLElement>;
+  private readonly runsBody: HTMLTableSectionElement;
+  private readonly chart: IChartApi;
+  private readonly equity: ISeriesApi<'Baseline'>;
+  private prefilled = false;
+  private edited = new Set<FieldName>();
+  private runId: string | null = null;
+  private lastProgressAt = 0;
+  private pollTimer: number | null = null;
+
+  constructor(root: HTMLElement) {
+    const formBox = el('div', 'bt-form-box');
+    this.form = el('form', 'bt-form');
+    this.form.noValidate = true;
+    for (const f of FIELDS) {
+      const row = el('label', `field f-${f.name}${f.kind === 'bool' ? ' bool' : ''}`);
+      const input = el('input');
+      input.name = f.name;
+      input.id = `bt-${f.name}`;
+      if (f.kind === 'bool') input.type = 'checkbox';
+      else if (f.kind === 'date') input.type = 'date';
+      else {
+        input.type = 'text';
+        input.inputMode = f.kind === 'text' ? 'text' : 'decimal';
+        input.autocomplete = 'off';
+        input.spellcheck = false;
+      }
+      input.placeholder = f.hint;
+      input.title = f.hint;
+      input.addEventListener('input', () => {
+        this.edited.add(f.name);
+        this.showFieldError(f.name, null);
+      });
+      const err = el('span', 'field-error');
+      err.dataset.field = f.name;
+      err.setAttribute('role', 'alert');
+      row.append(el('span', 'field-label', f.label), input, err);
+      this.form.append(row);
+      this.inputs[f.name] = input;
+      this.errors[f.name] = err;
+    }
+    const actions = el('div', 'bt-actions');
+    this.submit = el('button', 'primary', 'Run backtest');
+    this.submit.type = 'submit';
+    this.message = el('div', 'bt-message');
+    this.message.setAttribute('role', 'status');
+    const progress = el('div', 'bt-progress');
+    const bar = el('div', 'bar');
+    this.progressBar = el('div', 'fill');
+    bar.append(this.progressBar);
+    this.progressText = el('span', 'num');
+    progress.append(bar, this.progressText);
+    actions.append(this.submit, progress);
+    this.form.append(actions, this.message);
+    this.form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void this.run();
+    });
+    formBox.append(this.form);
+
+    const resultBox = el('div', 'bt-result');
+    this.resultTitle = el('div', 'bt-result-title', 'No result yet: run a backtest or open a recent run.');
+    resultBox.append(this.resultTitle);
+    this.result = keyValueGrid<ResultKey>(resultBox, RESULT_ITEMS, 'kv-grid bt-stats');
+
+    const chartBox = el('div', 'chart bt-chart');
+    chartBox.id = 'bt-chart';
+
+    const runsBox = el('div', 'bt-runs');
+    runsBox.append(el('div', 'sub-head', 'Recent runs'));
+    const scroll = el('div', 'scroll');
+    const table = el('table', 'grid-table runs');
+    const thead = el('thead');
+    const hr = el('tr');
+    for (const h of ['Started', 'Symbol', 'Dates', 'Status', 'P&L $', 'Sharpe']) hr.append(el('th', undefined, h));
+    thead.append(hr);
+    this.runsBody = el('tbody');
+    table.append(thead, this.runsBody);
+    scroll.append(table);
+    runsBox.append(scroll);
+
+    root.append(formBox, resultBox, chartBox, runsBox);
+    this.chart = makeChart(chartBox);
+    this.equity = this.chart.addSeries(BaselineSeries, {
+      baseValue: { type: 'price', price: 0 },
+      topLineColor: COLORS.bid,
+      topFillColor1: 'rgba(38,166,154,0.30)',
+      topFillColor2: 'rgba(38,166,154,0.03)',
+      bottomLineColor: COLORS.ask,
+      bottomFillColor1: 'rgba(239,83,80,0.03)',
+      bottomFillColor2: 'rgba(239,83,80,0.30)',
+      lineWidth: 2,
+      title: 'equity',
+      priceFormat: { type: 'price', precision: 2, minMove: 0.01 },
+    });
+    this.setProgress(null);
+    void this.loadRuns();
+  }
+
+  /** Fills defaults from the live state once (fields the user has not typed in). */
+  prefill(st: SymbolState | null): void {
+    if (this.prefilled || !st) return;
+    this.prefilled = true;
+    const set = (name: FieldName, v: string) => {
+      if (!this.edited.has(name) && this.inputs[name].value === '') this.inputs[name].value = v;
+    };
+    set('symbol', st.root);
+    set('startDate', st.session_date);
+    set('endDate', st.session_date);
+    set('initialCapital', String(Math.round((st.position.equity - st.position.total_pnl) * 100) / 100));
+    set('positionLimit', String(st.risk.limits.position_limit));
+    set('maxDrawdown', String(Math.round(st.risk.limits.max_drawdown_pct * 1e4) / 1e6));
+  }
+
+  private body(): BacktestRequestBody {
+    const out: Record<string, unknown> = {};
+    for (const f of FIELDS) {
+      const input = this.inputs[f.name];
+      if (f.kind === 'bool') {
+        out[f.name] = input.checked;
+        continue;
+      }
+      const raw = input.value.trim();
+      if (raw === '') continue; // the engine's config default applies
+      if (f.kind === 'number' || f.kind === 'int') {
+        const n = Number(raw.replace(/[,_\s]/g, ''));
+        // Anything unparseable goes as typed: the engine's validation names the problem.
+        out[f.name] = raw !== '' && Number.isFinite(n) ? n : raw;
+      } else out[f.name] = raw;
+    }
+    return out as unknown as BacktestRequestBody;
+  }
+
+  private showFieldError(name: FieldName, message: string | null): void {
+    const e = this.errors[name];
+    setText(e, message ?? '');
+    this.inputs[name].classList.toggle('invalid', message !== null);
+    this.inputs[name].setAttribute('aria-invalid', message === null ? 'false' : 'true');
+  }
+
+  private clearErrors(): void {
+    for (const f of FIELDS) this.showFieldError(f.name, null);
+  }
+
+  private setMessage(text: string, kind: 'info' | 'error' | 'ok' = 'info'): void {
+    setText(this.message, text);
+    setClass(this.message, `bt-message ${kind}`);
+  }
+
+  private setProgress(p: number | null): void {
+    this.progressBar.style.width = `${Math.round((p ?? 0) * 100)}%`;
+    setText(this.progressText, p === null ? '' : `${(p * 100).toFixed(0)}%`);
+  }
+
+  private async run(): Promise<void> {
+    this.clearErrors();
+    const body = this.body();
+    this.submit.disabled = true;
+    this.setMessage('submitting…');
+    this.setProgress(0);
+    let res: Response;
+    try {
+      res = await fetch('/api/backtest', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+        body: JSON.stringify(body),
+      });
+    } catch (e) {
+      this.finishWithError(`request failed: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    const data = await readJson(res);
+    if (res.status === 202 || res.status === 200) {
+      const run = data as BacktestRun;
+      if (run.status === 'completed') {
+        void this.showRun(run.id);
+        this.done();
+        return;
+      }
+      this.runId = run.id;
+      this.lastProgressAt = Date.now();
+      this.setMessage(`running ${run.id}`);
+      this.startPolling();
+      return;
+    }
+    if (isApiError(data)) {
+      const fields: FieldError[] = data.error.fields ?? [];
+      let unplaced = false;
+      for (const fe of fields) {
+        const name = fe.field as FieldName;
+        if (Object.prototype.hasOwnProperty.call(this.inputs, name)) this.showFieldError(name, fe.message);
+        else unplaced = true;
+      }
+      const retry = res.headers.get('retry-after');
+      const msg = fields.length && !unplaced ? `rejected: ${fields.length} field${fields.length > 1 ? 's' : ''} to fix` : data.error.message;
+      this.finishWithError(`${msg}${retry ? ` (retry in ${retry} s)` : ''}`);
+    } else this.finishWithError(`unexpected response: HTTP ${res.status}`);
+  }
+
+  private finishWithError(msg: string): void {
+    this.setMessage(msg, 'error');
+    this.setProgress(null);
+    this.done();
+  }
+
+  private done(): void {
+    this.runId = null;
+    this.submit.disabled = false;
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+  }
+
+  /** Completion normally arrives on the stream; if the stream is quiet for 3 s, ask once per 3 s. */
+  private startPolling(): void {
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.pollTimer = window.setInterval(async () => {
+      const id = this.runId;
+      if (!id || Date.now() - this.lastProgressAt < 3000) return;
+      try {
+        const res = await fetch(`/api/backtests/${encodeURIComponent(id)}`);
+        if (!res.ok) return;
+        const run = (await res.json()) as BacktestRun;
+        if (run.id === this.runId && run.status !== 'running') this.onComplete(run);
+        else if (run.id === this.runId) this.setProgress(run.progress);
+      } catch {
+        // engine unreachable: keep waiting
+      }
+    }, 3000);
+  }
+
+  onProgress(p: BacktestProgressEvent): void {
+    if (p.id !== this.runId) return;
+    this.lastProgressAt = Date.now();
+    this.setProgress(p.progress);
+    this.setMessage(`running ${p.id} · ${p.symbol}`);
+  }
+
+  onComplete(run: BacktestRun): void {
+    if (run.id === this.runId) {
+      this.done();
+      if (run.status === 'completed') {
+        this.setProgress(1);
+        void this.showRun(run.id);
+      } else this.finishWithError(`run ${run.id} ${run.status}: ${run.error?.message ?? ''}`);
+    }
+    void this.loadRuns();
+  }
+
+  private async showRun(id: string): Promise<void> {
+    try {
+      const res = await fetch(`/api/backtests/${encodeURIComponent(id)}`);
+      const data = await readJson(res);
+      if (!res.ok) {
+        this.setMessage(isApiError(data) ? data.error.message : `HTTP ${res.status}`, 'error');
+        return;
+      }
+      this.renderResult(data as BacktestRun);
+    } catch (e) {
+      this.setMessage(`cannot load run ${id}: ${e instanceof Error ? e.message : String(e)}`, 'error');
+    }
+  }
+
+  private renderResult(r: BacktestRun): void {
+    const v = this.result;
+    setText(this.resultTitle, `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · ${r.status}`);
+    const signed = (k: ResultKey, x: number | undefined) => {
+      setText(v[k], x === undefined ? DASH : fmtPnl(x));
+      setClass(v[k], `num ${signClass(x)}`);
+    };
+    signed('total_pnl', r.total_pnl);
+    setText(v.sharpe, fmtDec2(r.sharpe_ratio));
+    setText(v.max_dd, fmtPct(r.max_drawdown_pct, 3));
+    setText(v.win_rate, r.total_trades ? fmtFracPct(r.win_rate, 1) : DASH);
+    setText(v.pf, r.profit_factor === null || r.profit_factor === undefined ? DASH : fmtDec2(r.profit_factor));
+    setText(v.trades, fmtInt(r.total_trades));
+    setText(v.fills, fmtInt(r.total_fills));
+    setText(v.volume, fmtInt(r.volume));
+    setText(v.fees, fmtUsd(r.fees_paid));
+    setText(v.final_equity, fmtUsd(r.final_equity));
+    setText(v.final_pos, fmtSignedInt(r.final_position));
+    setText(v.sessions, fmtInt(r.sessions));
+    setText(v.events, fmtInt(r.events_processed));
+    setText(v.duration, r.duration_ms === null ? DASH : `${(r.duration_ms / 1000).toFixed(2)} s`);
+    this.setMessage(r.status === 'completed' ? `completed ${r.id}${r.kill_switch?.tripped_sessions.length ? ` · kill switch tripped on ${r.kill_switch.tripped_sessions.join(', ')}` : ''}` : `${r.status}: ${r.error?.message ?? ''}`, r.status === 'completed' ? 'ok' : 'error');
+
+    // Equity curve as P&L (equity - initial capital), one point per second (the last wins).
+    const base = r.initial_capital ?? r.resolved?.initialCapital ?? 0;
+    const data: { time: ReturnType<typeof toTime>; value: number }[] = [];
+    const curve = [...(r.equity_curve ?? [])].sort((a, b) => a.t - b.t);
+    for (const p of curve) {
+      const t = Math.floor(p.t / 1000);
+      const point = { time: toTime(t), value: Math.round((p.equity - base) * 100) / 100 };
+      if (data.length && data[data.length - 1].time === point.time) data[data.length - 1] = point;
+      else data.push(point);
+    }
+    this.equity.setData(data);
+    this.equity.applyOptions({ title: 'P&L' });
+    this.chart.timeScale().fitContent();
+  }
+
+  async loadRuns(): Promise<void> {
+    let list: BacktestList;
+    try {
+      const res = await fetch('/api/backtests?limit=20');
+      if (!res.ok) return;
+      list = (await res.json()) as BacktestList;
+    } catch {
+      return;
+    }
+    const rows = list.runs.map((r) => {
+      const tr = el('tr', `run ${r.status}`);
+      tr.dataset.id = r.id;
+      tr.title = `${r.id}: click to show`;
+      const started = new Date(r.started_at);
+      const rs = r.resolved;
+      const dates = !rs ? DASH : rs.startDate === rs.endDate ? rs.startDate : `${rs.startDate}→${rs.endDate.slice(0, 4) === rs.startDate.slice(0, 4) ? rs.endDate.slice(5) : rs.endDate}`;
+      const pnl = el('td', `num ${signClass(r.total_pnl)}`, r.total_pnl === undefined ? DASH : fmtPnl(r.total_pnl));
+      tr.append(
+        el('td', 'num', Number.isFinite(started.getTime()) ? started.toLocaleTimeString([], { hour12: false, hour: '2-digit', minute: '2-digit' }) : DASH),
+        el('td', undefined, r.resolved?.symbol ?? r.symbol ?? DASH),
+        el('td', undefined, dates),
+        el('td', `status ${r.status}`, r.status),
+        pnl,
+        el('td', 'num', r.sharpe_ratio === undefined ? DASH : fmtDec2(r.sharpe_ratio)),
+      );
+      tr.addEventListener('click', () => void this.showRun(r.id));
+      return tr;
+    });
+    if (!rows.length) {
+      const tr = el('tr');
+      const td = el('td', 'empty', 'no runs yet');
+      td.colSpan = 6;
+      tr.append(td);
+      rows.push(tr);
+    }
+    this.runsBody.replaceChildren(...rows);
+  }
+}

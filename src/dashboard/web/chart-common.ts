@@ -1,0 +1,95 @@
+// Shared look of the live charts (lightweight-charts, TradingView's library) and the helper that
+// keeps a chart series in step with a BinnedSeries: append what is new, reload on reset/trim.
+
+import { ColorType, CrosshairMode, createChart, type DeepPartial, type ChartOptions, type IChartApi, type ISeriesApi, type SeriesType, type Time, type UTCTimestamp } from 'lightweight-charts';
+import { fmtNyDate, fmtNyMinute, fmtNyTime } from './format.ts';
+import type { BinnedSeries } from '../shared/series-buffer.ts';
+
+export const COLORS = {
+  bg: '#11151b',
+  grid: '#1a2029',
+  text: '#8b949e',
+  border: '#262e39',
+  bid: '#26a69a',
+  ask: '#ef5350',
+  mid: '#d0d7de',
+  forecast: '#f0b90b',
+  ours: '#4c8dff',
+  realized: '#9c7cf4',
+  stages: { tick_to_trade: '#4c8dff', book_update: '#26a69a', inference: '#f0b90b' } as Record<string, string>,
+};
+
+export const MONO_FONT = 'ui-monospace, "SF Mono", "JetBrains Mono", "DejaVu Sans Mono", Menlo, Consolas, monospace';
+
+/** Chart times are whole seconds of market time, shown in New York time like CME sessions. */
+export function toTime(sec: number): UTCTimestamp {
+  return sec as UTCTimestamp;
+}
+
+const timeSec = (t: Time): number => (typeof t === 'number' ? t : typeof t === 'string' ? Date.parse(t) / 1000 : Date.UTC(t.year, t.month - 1, t.day) / 1000);
+
+export function baseChartOptions(extra: DeepPartial<ChartOptions> = {}): DeepPartial<ChartOptions> {
+  return {
+    autoSize: true,
+    layout: { background: { type: ColorType.Solid, color: COLORS.bg }, textColor: COLORS.text, fontSize: 11, fontFamily: MONO_FONT, attributionLogo: false },
+    grid: { vertLines: { color: COLORS.grid }, horzLines: { color: COLORS.grid } },
+    crosshair: { mode: CrosshairMode.Normal },
+    rightPriceScale: { borderColor: COLORS.border },
+    timeScale: {
+      borderColor: COLORS.border,
+      timeVisible: true,
+      secondsVisible: true,
+      rightOffset: 4,
+      tickMarkFormatter: (t: Time, type: number) => {
+        const ms = timeSec(t) * 1000;
+        return type <= 2 ? fmtNyDate(ms) : type === 3 ? fmtNyMinute(ms) : fmtNyTime(ms);
+      },
+    },
+    localization: { timeFormatter: (t: Time) => `${fmtNyDate(timeSec(t) * 1000)} ${fmtNyTime(timeSec(t) * 1000)} NY` },
+    ...extra,
+  };
+}
+
+export function makeChart(container: HTMLElement, extra: DeepPartial<ChartOptions> = {}): IChartApi {
+  return createChart(container, baseChartOptions(extra));
+}
+
+/** While a chart has few points, spread them over its width (then it scrolls with new data). */
+export const FIT_BELOW_POINTS = 240;
+
+export function fitWhileShort(chart: IChartApi, points: number): void {
+  if (points > 1 && points < FIT_BELOW_POINTS) chart.timeScale().fitContent();
+}
+
+/** Keeps one chart series equal to a BinnedSeries, with the fewest chart calls. */
+export class SeriesSync {
+  private src: BinnedSeries | null = null;
+  private epoch = -1;
+  private revision = -1;
+  private sent = 0;
+
+  constructor(private readonly series: ISeriesApi<SeriesType>) {}
+
+  /** Returns true when the chart series changed. */
+  sync(src: BinnedSeries, map: (v: number) => number = (v) => v): boolean {
+    if (src === this.src && src.epoch === this.epoch && src.revision === this.revision) return false;
+    if (src !== this.src || src.epoch !== this.epoch || this.sent > src.length) {
+      const data = new Array(src.length);
+      for (let i = 0; i < src.length; i++) data[i] = { time: toTime(src.t[i]), value: map(src.v[i]) };
+      this.series.setData(data);
+    } else {
+      // The last point sent may have been updated in place (same bin); then the new ones.
+      for (let i = Math.max(0, this.sent - 1); i < src.length; i++) this.series.update({ time: toTime(src.t[i]), value: map(src.v[i]) });
+    }
+    this.src = src;
+    this.epoch = src.epoch;
+    this.revision = src.revision;
+    this.sent = src.length;
+    return true;
+  }
+
+  /** Forgets what was sent (next sync reloads). */
+  reset(): void {
+    this.src = null;
+  }
+}

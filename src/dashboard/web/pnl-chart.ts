@@ -1,0 +1,52 @@
+// P&L over market time: total P&L (equity minus initial capital; green above zero, red below),
+// realized P&L (line), and the net position in a lower pane (steps). All from SymbolState.position,
+// sampled once per second of market time.
+
+import { BaselineSeries, LineSeries, LineType, type IChartApi, type ISeriesApi } from 'lightweight-charts';
+import type { SymbolState } from '../shared/api.ts';
+import { COLORS, SeriesSync, fitWhileShort, makeChart } from './chart-common.ts';
+import { setClass, setText } from './dom.ts';
+import { fmtPnl, fmtSignedInt, signClass } from './format.ts';
+import type { SymbolHistory } from '../shared/store.ts';
+
+export class PnlChartView {
+  readonly chart: IChartApi;
+  private readonly total: ISeriesApi<'Baseline'>;
+  private readonly realized: ISeriesApi<'Line'>;
+  private readonly position: ISeriesApi<'Line'>;
+  private readonly syncs: SeriesSync[];
+
+  constructor(
+    container: HTMLElement,
+    private readonly legend: HTMLElement,
+  ) {
+    this.chart = makeChart(container);
+    const usd = { type: 'price' as const, precision: 2, minMove: 0.01 };
+    this.total = this.chart.addSeries(BaselineSeries, {
+      baseValue: { type: 'price', price: 0 },
+      topLineColor: COLORS.bid,
+      topFillColor1: 'rgba(38,166,154,0.30)',
+      topFillColor2: 'rgba(38,166,154,0.03)',
+      bottomLineColor: COLORS.ask,
+      bottomFillColor1: 'rgba(239,83,80,0.03)',
+      bottomFillColor2: 'rgba(239,83,80,0.30)',
+      lineWidth: 2,
+      title: 'total',
+      priceFormat: usd,
+    });
+    this.realized = this.chart.addSeries(LineSeries, { color: COLORS.realized, lineWidth: 1, title: 'realized', priceFormat: usd, priceLineVisible: false });
+    this.position = this.chart.addSeries(LineSeries, { color: COLORS.ours, lineWidth: 1, lineType: LineType.WithSteps, title: 'pos', priceFormat: { type: 'price', precision: 0, minMove: 1 }, priceLineVisible: false }, 1);
+    this.chart.panes()[1]?.setHeight(60);
+    this.syncs = [new SeriesSync(this.total), new SeriesSync(this.realized), new SeriesSync(this.position)];
+  }
+
+  render(st: SymbolState | null, h: SymbolHistory | null): void {
+    if (!st || !h) return;
+    if (this.syncs[0].sync(h.totalPnl)) fitWhileShort(this.chart, h.totalPnl.length);
+    this.syncs[1].sync(h.realizedPnl);
+    this.syncs[2].sync(h.position);
+    const p = st.position;
+    setText(this.legend, `total ${fmtPnl(p.total_pnl)}  realized ${fmtPnl(p.realized_pnl)}  unrealized ${fmtPnl(p.unrealized_pnl)}  pos ${fmtSignedInt(p.contracts)}`);
+    setClass(this.legend, `legend ${signClass(p.total_pnl)}`);
+  }
+}

@@ -1,0 +1,358 @@
+// The dashboard in a real browser (Debian's chromium through playwright-core) against a REAL
+// engine (`node dist/engine.js`, simulation at speed 4, a 15-minute session) and a real dashboard
+// server (`node dist/dashboard.js`), both on free ports of 127.0.0.1:
+//   - the page loads with no console errors and goes live;
+//   - the ladder shows 15 levels a side, its numbers change, and they match /api/state;
+//   - the charts draw; a fill shows up in the trade history (and is one the API reports);
+//   - the backtest form shows the engine's field error, then runs and shows the result;
+//   - killing the engine and starting it again on the same port: the page reconnects by itself.
+// Saves test-artifacts/dashboard.png. Every process started here is killed, on failure too.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import type { StatePayload } from '../src/dashboard/shared/api.ts';
+
+let T0 = Date.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ARTIFACTS = resolve('test-artifacts');
+const SCREENSHOT = join(ARTIFACTS, 'dashboard.png');
+const SYMBOL = 'ESH24'; // ES: tick 0.25
+const SYMBOL2 = 'CLG24'; // crude oil: tick 0.01
+
+const dir = mkdtempSync(join(tmpdir(), 'dashboard-browser-'));
+const configPath = join(dir, 'engine.toml');
+let enginePort = 0;
+let engineUrl = '';
+let dashUrl = '';
+let engine: ChildProcess | null = null;
+let dashboard: ChildProcess | null = null;
+let browser: Browser | null = null;
+let page: Page;
+const children = new Set<ChildProcess>();
+const output: string[] = [];
+
+// Console messages, by phase: the load must be clean; later phases provoke known errors (the
+// engine's 400 on a bad backtest field, 502s while the engine is down) and nothing else.
+let phase: 'load' | 'bad-backtest' | 'restart' = 'load';
+const consoleErrors: { phase: string; text: string; url: string }[] = [];
+
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, every = 100): Promise<T> {
+  const t0 = Date.now();
+  let last: unknown = null;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== null && v !== undefined && v !== false) return v as T;
+    } catch (e) {
+      if (e instanceof assert.Assertion) throw e; // a probe's own verdict ends the wait
+      last = e;
+    }
+    if (Date.now() - t0 > ms) assert.unreachable(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : String(last)})` : ''}`);
+    await sleep(every);
+  }
+}
+
+function track(name: string, c: ChildProcess): ChildProcess {
+  children.add(c);
+  const keep = (chunk: Buffer) => {
+    for (const line of String(chunk).split('\n')) if (line.trim()) output.push(`[${name}] ${line}`);
+    if (output.length > 400) output.splice(0, output.length - 400);
+  };
+  c.stdout?.on('data', keep);
+  c.stderr?.on('data', keep);
+  c.once('exit', () => children.delete(c));
+  return c;
+}
+
+async function stop(c: ChildProcess | null, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!c || c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise<void>((r) => c.once('exit', () => r()));
+  c.kill(signal);
+  const t = setTimeout(() => c.kill('SIGKILL'), 3000);
+  await exited;
+  clearTimeout(t);
+}
+
+async function startEngine(): Promise<ChildProcess> {
+  const c = track('engine', spawn(process.execPath, ['dist/engine.js', '--config', configPath], { env: { ...process.env, PORT: String(enginePort), RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  await until('the engine to answer /health', 20_000, async () => {
+    if (c.exitCode !== null) assert.unreachable(`the engine exited with ${c.exitCode}:\n${output.slice(-20).join('\n')}`);
+    const r = await fetch(`${engineUrl}/health`);
+    await r.arrayBuffer();
+    return r.status === 200;
+  });
+  return c;
+}
+
+async function apiState(): Promise<StatePayload> {
+  const r = await fetch(`${engineUrl}/api/state`);
+  assert.is(r.status, 200);
+  return (await r.json()) as StatePayload;
+}
+
+interface LadderRow {
+  price: string;
+  size: string;
+}
+
+// Functions run in the page are plain strings: tsx compiles this file with keepNames, whose
+// __name() helper does not exist in the page.
+
+/** The ladder as the page shows it: bids and asks, best first. */
+const READ_LADDER = `(() => {
+  const side = (s) => [...document.querySelectorAll('#ladder tr[data-side="' + s + '"]')]
+    .sort((a, b) => Number(a.dataset.level) - Number(b.dataset.level))
+    .map((tr) => ({ price: tr.querySelector('td.price')?.textContent ?? '', size: tr.querySelector('td.size.' + s)?.textContent ?? '' }));
+  return { bids: side('bid'), asks: side('ask') };
+})()`;
+
+function readLadder(p: Page): Promise<{ bids: LadderRow[]; asks: LadderRow[] }> {
+  return p.evaluate(READ_LADDER);
+}
+
+const fmtPrice = (p: number) => p.toFixed(2); // ES: tick 0.25
+const fmtSize = (n: number) => n.toLocaleString('en-US');
+
+/** How many colours the busiest canvas inside `selector` shows (a blank chart has one or two). */
+function canvasDrawn(p: Page, selector: string): Promise<number> {
+  return p.evaluate(`(() => {
+    let best = 0;
+    for (const c of document.querySelectorAll(${JSON.stringify(selector)} + ' canvas')) {
+      if (c.width < 50 || c.height < 50) continue;
+      const ctx = c.getContext('2d');
+      if (!ctx) continue;
+      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      const colours = new Set();
+      for (let i = 0; i < d.length; i += 4 * 7) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+      best = Math.max(best, colours.size);
+    }
+    return best;
+  })()`);
+}
+
+// Setup is a test, not a before() hook: uvu swallows an exception thrown by a hook (the suite
+// would report 0 of N run as a pass), while a failing test fails the run.
+test('setup: the engine and the dashboard start; chromium opens', async () => {
+  T0 = Date.now();
+  if (!existsSync('dist/engine.js') || !existsSync('dist/dashboard.js') || !existsSync('dist/dashboard/app.js')) assert.unreachable('dist/ is not built: run npm run build first');
+  mkdirSync(ARTIFACTS, { recursive: true });
+  enginePort = await freePort();
+  engineUrl = `http://127.0.0.1:${enginePort}`;
+  writeFileSync(
+    configPath,
+    `data_dir = ${JSON.stringify(join(dir, 'data'))}
+log_level = "warn"
+metrics_port = ${enginePort}
+[trading]
+symbols = ["${SYMBOL}", "${SYMBOL2}"]
+[simulation]
+speed = 4
+session_start = "09:30"
+session_end = "09:45"
+[backtest]
+pool_size = 2
+`,
+  );
+  engine = await startEngine();
+  dashboard = track('dashboard', spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const port = await until('the dashboard to listen', 10_000, () => {
+    const line = output.find((l) => l.startsWith('[dashboard]') && l.includes('dashboard listening'));
+    return line ? (JSON.parse(line.slice('[dashboard] '.length)) as { port: number }).port : null;
+  });
+  dashUrl = `http://127.0.0.1:${port}`;
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  page = await browser.newPage({ viewport: { width: 1680, height: 1050 } });
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') consoleErrors.push({ phase, text: m.text(), url: m.location().url });
+  });
+  page.on('pageerror', (e) => consoleErrors.push({ phase, text: `uncaught: ${e.message}`, url: '' }));
+});
+
+test.after(async () => {
+  await browser?.close().catch(() => {});
+  await stop(dashboard);
+  await stop(engine);
+  for (const c of [...children]) await stop(c, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`  dashboard-browser: ${((Date.now() - T0) / 1000).toFixed(1)} s in all`);
+});
+
+test('the page loads, goes live, and logs no console error', async () => {
+  const t0 = Date.now();
+  await page.goto(dashUrl);
+  await page.waitForSelector('html[data-conn="live"]', { timeout: 10_000 });
+  assert.is(await page.textContent('#conn-label'), 'live');
+  assert.is(await page.inputValue('#symbol'), SYMBOL);
+  // Everything rendered once: the ladder has prices, the stats have figures.
+  await until('the ladder to fill', 5000, async () => (await readLadder(page)).bids[0]?.price !== '');
+  await page.waitForTimeout(500);
+  assert.equal(consoleErrors, [], 'console errors during load');
+  console.log(`  live in ${Date.now() - t0} ms`);
+});
+
+test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', async () => {
+  const a = await readLadder(page);
+  assert.is(a.bids.length, 15);
+  assert.is(a.asks.length, 15);
+  for (const side of [a.bids, a.asks]) for (const r of side) assert.ok(r.price !== '' && r.size !== '', `empty ladder row: ${JSON.stringify(r)}`);
+  const bids = a.bids.map((r) => Number(r.price));
+  const asks = a.asks.map((r) => Number(r.price));
+  for (let i = 1; i < 15; i++) {
+    assert.ok(bids[i] < bids[i - 1], 'bids descend from the best');
+    assert.ok(asks[i] > asks[i - 1], 'asks ascend from the best');
+  }
+  assert.ok(asks[0] > bids[0], 'best ask above best bid');
+  for (const p of [...bids, ...asks]) assert.is(Math.round(p * 4), p * 4, `price ${p} on the 0.25 tick`);
+
+  // The numbers move.
+  const before = JSON.stringify(a);
+  await until('the ladder to change', 5000, async () => JSON.stringify(await readLadder(page)) !== before);
+
+  // Best bid/ask and their sizes equal the engine's /api/state fetched at about the same time
+  // (the stream updates every 100 ms and the book moves faster, so retry until a pair agrees).
+  let tries = 0;
+  let last = '';
+  await until(
+    'the ladder to match /api/state',
+    15_000,
+    async () => {
+      tries++;
+      const [shown, api] = await Promise.all([readLadder(page), apiState()]);
+      const b = api.states[SYMBOL].book;
+      const want = { bid: [fmtPrice(b.bids[0].price), fmtSize(b.bids[0].size)], ask: [fmtPrice(b.asks[0].price), fmtSize(b.asks[0].size)], n: [b.bids.length, b.asks.length] };
+      const got = { bid: [shown.bids[0].price, shown.bids[0].size], ask: [shown.asks[0].price, shown.asks[0].size], n: [shown.bids.length, shown.asks.length] };
+      last = `page ${JSON.stringify(got)} vs api ${JSON.stringify(want)}`;
+      return JSON.stringify(got) === JSON.stringify(want);
+    },
+    30,
+  ).catch((e) => assert.unreachable(`${e instanceof Error ? e.message : e}; last: ${last}`));
+  console.log(`  ladder matched /api/state after ${tries} tries`);
+});
+
+test('charts draw: price, P&L and latency canvases are not blank', async () => {
+  for (const sel of ['#price-chart', '#pnl-chart', '#latency-chart']) {
+    assert.ok((await page.locator(`${sel} canvas`).count()) > 0, `${sel} has a canvas`);
+    const colours = await until(`${sel} to draw`, 8000, async () => {
+      const n = await canvasDrawn(page, sel);
+      return n > 3 ? n : null;
+    });
+    assert.ok(colours > 3, `${sel}: ${colours} colours`);
+  }
+});
+
+test('a fill shows up in the trade history, as the API reports it', async () => {
+  await page.waitForSelector('#trades tbody tr:not([hidden])', { timeout: 20_000 });
+  const row = await page.evaluate<{ side: string; qty: string; price: string; pos: string }>(`(() => {
+    const tr = document.querySelector('#trades tbody tr:not([hidden])');
+    const cells = [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '');
+    return { side: cells[1], qty: cells[2], price: cells[3], pos: cells[7] };
+  })()`);
+  assert.match(row.side, /^(BUY|SELL)$/);
+  const api = await apiState();
+  const fills = api.states[SYMBOL].recent_trades;
+  assert.ok(
+    fills.some((f) => (f.side === 'buy' ? 'BUY' : 'SELL') === row.side && fmtPrice(f.price) === row.price && String(f.qty) === row.qty),
+    `the newest fill shown (${JSON.stringify(row)}) is among /api/state recent_trades`,
+  );
+  // The performance panel counts them too.
+  const fillsShown = Number((await page.textContent('#stats dd[data-key="fills"]'))!.replace(/,/g, ''));
+  assert.ok(fillsShown >= 1);
+});
+
+test('symbol selector: switching to the second symbol shows its book, on its own tick', async () => {
+  assert.equal(await page.$$eval('#symbol option', (o) => o.map((x) => x.textContent)), [SYMBOL, SYMBOL2]);
+  await page.selectOption('#symbol', SYMBOL2);
+  assert.match(page.url(), new RegExp(`#${SYMBOL2}$`));
+  let last = '';
+  await until(
+    `the ladder to show ${SYMBOL2} as /api/state does`,
+    15_000,
+    async () => {
+      const [shown, api] = await Promise.all([readLadder(page), apiState()]);
+      const b = api.states[SYMBOL2].book;
+      last = `page ${shown.bids[0].price}/${shown.asks[0].price} vs api ${b.bids[0].price}/${b.asks[0].price}`;
+      return shown.bids[0].price === b.bids[0].price.toFixed(2) && shown.asks[0].price === b.asks[0].price.toFixed(2);
+    },
+    30,
+  ).catch((e) => assert.unreachable(`${e instanceof Error ? e.message : e}; last: ${last}`));
+  assert.match((await page.textContent('#instrument'))!, /Crude oil · tick 0\.01/);
+  await page.selectOption('#symbol', SYMBOL);
+  await until('the ES ladder back', 5000, async () => (await page.textContent('#instrument'))?.includes('E-mini S&P 500'));
+});
+
+test('backtest form: the engine\'s field error next to the field, then a result with statistics and a curve', async () => {
+  phase = 'bad-backtest';
+  await page.fill('#bt-spreadMultiplier', '-1');
+  await page.click('#backtest button[type="submit"]');
+  const err = page.locator('.field-error[data-field="spreadMultiplier"]');
+  await until('the field error', 10_000, async () => ((await err.textContent()) ?? '').length > 0);
+  assert.match((await err.textContent())!, /> 0/);
+  assert.is(await page.getAttribute('#bt-spreadMultiplier', 'aria-invalid'), 'true');
+
+  const t0 = Date.now();
+  await page.fill('#bt-spreadMultiplier', '1');
+  assert.is(await err.textContent(), '', 'editing the field clears its error');
+  await page.click('#backtest button[type="submit"]');
+  await page.waitForSelector('.bt-message.ok', { timeout: 45_000 });
+  console.log(`  backtest completed in the page after ${Date.now() - t0} ms`);
+  const title = (await page.textContent('.bt-result-title'))!;
+  const id = /bt_[0-9A-Za-z_]+/.exec(title)?.[0];
+  assert.ok(id, `run id in "${title}"`);
+  const r = await fetch(`${engineUrl}/api/backtests/${id}`);
+  const run = (await r.json()) as { total_pnl: number; total_fills: number; equity_curve: unknown[] };
+  const pnl = (await page.textContent('.bt-stats dd[data-key="total_pnl"]'))!;
+  assert.is(pnl, run.total_pnl.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: 'exceptZero' }));
+  assert.is((await page.textContent('.bt-stats dd[data-key="fills"]'))!.replace(/,/g, ''), String(run.total_fills));
+  assert.ok(run.equity_curve.length > 2);
+  await until('the equity curve to draw', 5000, async () => ((await canvasDrawn(page, '#bt-chart')) > 3 ? true : null));
+  await until('the run in the recent runs list', 5000, async () => (await page.locator(`#backtest tr[data-id="${id}"]`).count()) === 1);
+  phase = 'load';
+
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  assert.ok(existsSync(SCREENSHOT));
+});
+
+test('engine restart: the page shows the outage and reconnects by itself', async () => {
+  phase = 'restart';
+  const before = await page.textContent('#engine-uptime');
+  await stop(engine, 'SIGKILL');
+  await until('the page to notice the engine is gone', 10_000, async () => {
+    const s = await page.getAttribute('html', 'data-conn');
+    return s !== 'live' ? s : null;
+  });
+  const t0 = Date.now();
+  engine = await startEngine();
+  await page.waitForSelector('html[data-conn="live"]', { timeout: 20_000 });
+  console.log(`  reconnected ${Date.now() - t0} ms after the engine was started again`);
+  // Fresh data from the new process: uptime restarted, the ladder moves again.
+  await until('the new engine\'s uptime', 5000, async () => {
+    const up = await page.textContent('#engine-uptime');
+    return up !== before && /^up 00:00:/.test(up ?? '') ? up : null;
+  });
+  const a = JSON.stringify(await readLadder(page));
+  await until('the ladder to move after the restart', 5000, async () => JSON.stringify(await readLadder(page)) !== a);
+  const unexpected = consoleErrors.filter((e) => !(e.phase === 'bad-backtest' && /400/.test(e.text) && e.url.includes('/api/backtest')) && !(e.phase === 'restart' && (/502|EventSource|ERR_|net::/.test(e.text) || e.url.includes('/api/'))));
+  assert.equal(unexpected, [], 'unexpected console errors');
+});
+
+test.run();
