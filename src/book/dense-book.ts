@@ -29,6 +29,8 @@ export class DenseBook {
   /** Updates ignored because they were outside the window. */
   outOfRange = 0;
   private anchor = NO_PRICE;
+  private readonly halfM1: number; // capacity/2 - 1
+  private readonly capM2: number; // capacity - 2
 
   constructor(capacityTicks = 4096) {
     if (capacityTicks < 64 || (capacityTicks & (capacityTicks - 1)) !== 0) {
@@ -36,6 +38,8 @@ export class DenseBook {
     }
     this.capacity = capacityTicks;
     this.mask = capacityTicks - 1;
+    this.halfM1 = (capacityTicks >> 1) - 1;
+    this.capM2 = capacityTicks - 2;
     this.bids = new Int32Array(capacityTicks);
     this.asks = new Int32Array(capacityTicks);
   }
@@ -55,38 +59,53 @@ export class DenseBook {
 
   /** Changes the size at one level by `delta` (clamped at zero). */
   update(side: number, price: number, delta: number): void {
-    if (this.anchor === NO_PRICE) this.anchor = price;
-    else if (price - this.anchor >= this.capacity >> 1 || this.anchor - price >= this.capacity >> 1) {
-      this.outOfRange++;
-      return;
-    }
+    // In the window iff -half < price - anchor < half: one unsigned compare. An unset anchor
+    // (NO_PRICE) lands outside too and is handled on the slow path.
+    if (((price - this.anchor + this.halfM1) >>> 0) > this.capM2 && !this.admit(price)) return;
     const i = price & this.mask;
     if (side === BID) {
-      const before = this.bids[i];
-      let after = before + delta;
-      if (after < 0) after = 0;
-      this.bids[i] = after;
-      if (before === 0 && after > 0) {
-        this.bidLevels++;
-        if (this.bestBid === NO_PRICE || price > this.bestBid) this.setBestBid(price);
-      } else if (before > 0 && after === 0) {
+      const levels = this.bids;
+      const before = levels[i];
+      const after = before + delta;
+      if (after > 0) {
+        levels[i] = after;
+        if (before === 0) {
+          this.bidLevels++;
+          if (price > this.bestBid) this.setBestBid(price); // NO_PRICE is below every price
+        }
+      } else if (before > 0) {
+        levels[i] = 0;
         this.bidLevels--;
         if (price === this.bestBid) this.setBestBid(this.bidLevels === 0 ? NO_PRICE : this.scanDown(price - 1));
+        if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
       }
     } else {
-      const before = this.asks[i];
-      let after = before + delta;
-      if (after < 0) after = 0;
-      this.asks[i] = after;
-      if (before === 0 && after > 0) {
-        this.askLevels++;
-        if (this.bestAsk === NO_PRICE || price < this.bestAsk) this.setBestAsk(price);
-      } else if (before > 0 && after === 0) {
+      const levels = this.asks;
+      const before = levels[i];
+      const after = before + delta;
+      if (after > 0) {
+        levels[i] = after;
+        if (before === 0) {
+          this.askLevels++;
+          if (price < this.bestAsk || this.bestAsk === NO_PRICE) this.setBestAsk(price);
+        }
+      } else if (before > 0) {
+        levels[i] = 0;
         this.askLevels--;
         if (price === this.bestAsk) this.setBestAsk(this.askLevels === 0 ? NO_PRICE : this.scanUp(price + 1));
+        if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
       }
     }
-    if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
+  }
+
+  /** Slow path of update(): the first price anchors an empty book; anything else is out of range. */
+  private admit(price: number): boolean {
+    if (this.anchor === NO_PRICE) {
+      this.anchor = price;
+      return true;
+    }
+    this.outOfRange++;
+    return false;
   }
 
   private setBestBid(price: number): void {
