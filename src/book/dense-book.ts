@@ -78,7 +78,7 @@ export class DenseBook {
         this.bidLevels--;
         if (price === this.bestBid) this.setBestBid(this.bidLevels === 0 ? NO_PRICE : this.scanDown(price - 1));
         if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
-      }
+      } else if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE; // a no-op on an empty book anchors nothing
     } else {
       const levels = this.asks;
       const before = levels[i];
@@ -94,7 +94,7 @@ export class DenseBook {
         this.askLevels--;
         if (price === this.bestAsk) this.setBestAsk(this.askLevels === 0 ? NO_PRICE : this.scanUp(price + 1));
         if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
-      }
+      } else if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
     }
   }
 
