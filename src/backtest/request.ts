@@ -1,8 +1,11 @@
 // The backtest request (CLI and POST /api/backtest share it): validation with field-named
 // errors, defaults from the config, and the expansion into one SessionSpec per business day.
 
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { EngineConfig } from '../config/schema.ts';
+import { packageRoot } from '../core/paths.ts';
+import { loadModel, type ModelFile } from '../ml/model.ts';
 import { businessDays, parseClock, parseDate } from '../market/calendar.ts';
 import { CONTRACTS, parseSymbol } from '../market/instruments.ts';
 import type { SessionSpec } from './session.ts';
@@ -46,6 +49,48 @@ export interface ResolvedRequest {
   maxDrawdown: number;
   positionLimit: number;
   seed: number;
+  /** The model a useML run uses (null without useML): its version and file. */
+  model: { version: string; path: string } | null;
+}
+
+// The model file a validated useML request loaded, handed to runBacktest without a second read
+// and without putting its weights into the request (which is journaled and served by the API).
+const loadedModels = new WeakMap<ResolvedRequest, ModelFile>();
+
+/** Directory of the model files: config `[model] dir`, relative to the package root. */
+export function modelDir(config: EngineConfig): string {
+  const d = config.model.dir;
+  return isAbsolute(d) ? d : join(packageRoot(), d);
+}
+
+/**
+ * The model for a request with useML, or a message naming why it cannot be used: [model]
+ * disabled, file missing or corrupt (loadModel's checks), or trained on another root.
+ */
+export function modelForRequest(root: string, config: EngineConfig): { ok: true; model: ModelFile; path: string } | { ok: false; error: string } {
+  if (!config.model.enabled) return { ok: false, error: 'useML requires the model, but [model] enabled = false in the config' };
+  const r = loadModel(modelDir(config));
+  if (!r.ok) return { ok: false, error: `cannot use the model: ${r.error}` };
+  if (!r.model.roots.includes(root)) {
+    return { ok: false, error: `model ${r.model.modelVersion} (${r.path}) was trained on ${r.model.roots.join(', ')} and has no predictions for ${root}` };
+  }
+  return r;
+}
+
+/**
+ * The model file of a resolved useML request (null without useML): the one validation loaded,
+ * else loaded now. Throws when it cannot be loaded or is not the version validation saw.
+ */
+export function requestModel(req: ResolvedRequest, config: EngineConfig): ModelFile | null {
+  if (!req.useML) return null;
+  const cached = loadedModels.get(req);
+  if (cached) return cached;
+  const r = modelForRequest(req.root, config);
+  if (!r.ok) throw new Error(r.error);
+  if (req.model && r.model.modelVersion !== req.model.version) {
+    throw new Error(`model file ${r.path} changed since the request was validated (${req.model.version} -> ${r.model.modelVersion})`);
+  }
+  return r.model;
 }
 
 export type Validation = { ok: true; request: ResolvedRequest } | { ok: false; errors: FieldError[] };
@@ -96,28 +141,35 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
     }
   }
   if (errors.length) return { ok: false, errors };
-  return {
-    ok: true,
-    request: {
-      root: root!,
-      symbol: r.symbol,
-      startDate,
-      endDate,
-      dates,
-      initialCapital: r.initialCapital ?? config.trading.initial_capital,
-      spreadMultiplier: r.spreadMultiplier ?? config.strategy.spread_multiplier,
-      inventoryLimit: r.inventoryLimit ?? config.strategy.inventory_limit,
-      skewFactor: r.skewFactor ?? config.strategy.skew_factor,
-      useML: r.useML ?? config.strategy.use_ml,
-      maxDrawdown: r.maxDrawdown ?? config.risk.max_drawdown_pct,
-      positionLimit: r.positionLimit ?? Math.min(config.trading.max_position, config.risk.max_position),
-      seed: r.seed ?? config.simulation.seed,
-    },
+  const useML = r.useML ?? config.strategy.use_ml;
+  let model: { model: ModelFile; path: string } | null = null;
+  if (useML) {
+    const m = modelForRequest(root!, config);
+    if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: m.error }] };
+    model = m;
+  }
+  const request: ResolvedRequest = {
+    root: root!,
+    symbol: r.symbol,
+    startDate,
+    endDate,
+    dates,
+    initialCapital: r.initialCapital ?? config.trading.initial_capital,
+    spreadMultiplier: r.spreadMultiplier ?? config.strategy.spread_multiplier,
+    inventoryLimit: r.inventoryLimit ?? config.strategy.inventory_limit,
+    skewFactor: r.skewFactor ?? config.strategy.skew_factor,
+    useML,
+    maxDrawdown: r.maxDrawdown ?? config.risk.max_drawdown_pct,
+    positionLimit: r.positionLimit ?? Math.min(config.trading.max_position, config.risk.max_position),
+    seed: r.seed ?? config.simulation.seed,
+    model: model ? { version: model.model.modelVersion, path: model.path } : null,
   };
+  if (model) loadedModels.set(request, model.model);
+  return { ok: true, request };
 }
 
-/** One SessionSpec per business day of a resolved request. */
-export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collectFills: boolean): SessionSpec[] {
+/** One SessionSpec per business day of a resolved request; `model` goes to every session with useML. */
+export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collectFills: boolean, model: ModelFile | null = null): SessionSpec[] {
   const c = config;
   return req.dates.map((date) => ({
     root: req.root,
@@ -154,5 +206,6 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     queueModel: c.execution.queue_model,
     queuePower: c.execution.queue_power,
     collectFills,
+    model: req.useML ? model : null,
   }));
 }

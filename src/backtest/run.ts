@@ -6,7 +6,7 @@ import { Piscina } from 'piscina';
 import type { EngineConfig } from '../config/schema.ts';
 import { workerPath } from '../core/paths.ts';
 import { mergeSessions, type BacktestResult } from './merge.ts';
-import { sessionSpecs, type ResolvedRequest } from './request.ts';
+import { requestModel, sessionSpecs, type ResolvedRequest } from './request.ts';
 import { runSession, type SessionResult, type SessionSpec } from './session.ts';
 
 export interface BacktestTask {
@@ -33,7 +33,9 @@ export function createBacktestPool(size: number): Piscina {
 }
 
 export async function runBacktest(req: ResolvedRequest, config: EngineConfig, opts: RunOptions = {}): Promise<BacktestRun> {
-  const specs = sessionSpecs(req, config, opts.collectFills ?? false);
+  // The model (useML) is loaded once per run, here in the calling thread, and travels to every
+  // session inside its spec; each session builds its own predictor from it.
+  const specs = sessionSpecs(req, config, opts.collectFills ?? false, requestModel(req, config));
   const progress = specs.map(() => 0);
   const report = (i: number, f: number) => {
     progress[i] = f;

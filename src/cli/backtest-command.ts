@@ -68,7 +68,7 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
   const t0 = process.hrtime.bigint();
   let lastDraw = 0;
   try {
-    log.info({ symbol: displaySymbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed }, 'backtest started');
+    log.info({ symbol: displaySymbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
     const run = await runBacktest(req, config, {
       pool,
       collectFills: Boolean(opts.fills),
