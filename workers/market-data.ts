@@ -15,7 +15,8 @@ import { SimExchange } from '../src/exchange/sim-exchange.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { C_GEN, C_GEN_ACK, C_HB_MD, C_MD_STALLS, C_STOP, C_WAKE_MD, C_WAKE_OB, EV_WALL, wake, type SymbolMemory } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
-import { latencyParams, simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
+import { feeParams, latencyParams } from '../src/config/derive.ts';
+import { simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
 import type { SimClock } from '../src/runtime/clock.ts';
 
 const init = workerData as WorkerInit;
@@ -45,7 +46,7 @@ class Feed {
     const seed = cfg.simulation.seed;
     this.mdLatency = new LatencyModel(latencyParams(cfg), new Rng(hashSeed(`live-md|${mem.symbol}`, seed)));
     this.exchange = new SimExchange({
-      fees: new FeeSchedule({ makerFee: cfg.fees.maker_fee, takerFee: cfg.fees.taker_fee, exchangeFee: cfg.fees.exchange_fee }),
+      fees: new FeeSchedule(feeParams(cfg)),
       latency: new LatencyModel(latencyParams(cfg), new Rng(hashSeed(`live-exchange|${mem.symbol}`, seed))),
       queue: queueModelFromName(cfg.execution.queue_model, cfg.execution.queue_power),
       reports: new RecordRing(mem.er),

@@ -46,7 +46,8 @@ import {
 } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
 import { writeSnapshot, type FillCounters } from '../src/runtime/snapshot.ts';
-import { latencyParams, quoteParams, riskLimits, simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
+import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
+import { simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { Engine } from '../src/trading/engine.ts';
 
 const init = workerData as WorkerInit;

@@ -28,6 +28,7 @@ export interface BacktestResult {
   sessions: number;
   seed: number;
   use_ml: boolean;
+  model_version: string | null;
   params: { initialCapital: number; spreadMultiplier: number; skewFactor: number; inventoryLimit: number; positionLimit: number; maxDrawdown: number };
   events_processed: number;
   total_pnl: number;
@@ -133,6 +134,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): 
     sessions: ordered.length,
     seed: req.seed,
     use_ml: req.useML,
+    model_version: req.model?.version ?? null,
     params: {
       initialCapital: req.initialCapital,
       spreadMultiplier: req.spreadMultiplier,

@@ -3,6 +3,7 @@
 
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { feeParams, latencyParams, quoteParams, riskLimits } from '../config/derive.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
@@ -160,7 +161,7 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
     skewFactor: r.skewFactor ?? config.strategy.skew_factor,
     useML,
     maxDrawdown: r.maxDrawdown ?? config.risk.max_drawdown_pct,
-    positionLimit: r.positionLimit ?? Math.min(config.trading.max_position, config.risk.max_position),
+    positionLimit: r.positionLimit ?? riskLimits(config).positionLimit,
     seed: r.seed ?? config.simulation.seed,
     model: model ? { version: model.model.modelVersion, path: model.path } : null,
   };
@@ -179,30 +180,11 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     sessionEndNs: parseClock(c.simulation.session_end)!,
     activity: c.simulation.activity,
     initialCapital: req.initialCapital,
-    limits: {
-      maxOrderSize: c.trading.max_order_size,
-      positionLimit: req.positionLimit,
-      maxDrawdownFrac: req.maxDrawdown,
-      maxDailyLoss: c.risk.max_daily_loss,
-      killSwitchEnabled: c.risk.enable_kill_switch,
-    },
-    quote: {
-      orderSize: Math.min(c.strategy.order_size, c.trading.max_order_size),
-      spreadMultiplier: req.spreadMultiplier,
-      skewFactor: req.skewFactor,
-      inventoryLimit: req.inventoryLimit,
-      volSpreadFactor: c.strategy.vol_spread_factor,
-      useML: req.useML,
-      mlWeight: c.strategy.ml_weight,
-    },
+    limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },
+    quote: { ...quoteParams(c), spreadMultiplier: req.spreadMultiplier, skewFactor: req.skewFactor, inventoryLimit: req.inventoryLimit, useML: req.useML },
     flattenMinutes: c.strategy.flatten_minutes,
-    latency: {
-      orderLatencyNs: c.latency.order_latency_ns,
-      marketDataLatencyNs: c.latency.market_data_latency_ns,
-      responseLatencyNs: c.latency.response_latency_ns ?? c.latency.order_latency_ns,
-      jitterNs: c.latency.jitter_ns,
-    },
-    fees: { makerFee: c.fees.maker_fee, takerFee: c.fees.taker_fee, exchangeFee: c.fees.exchange_fee },
+    latency: latencyParams(c),
+    fees: feeParams(c),
     queueModel: c.execution.queue_model,
     queuePower: c.execution.queue_power,
     collectFills,

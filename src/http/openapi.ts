@@ -307,6 +307,7 @@ const resultFields: Record<string, Schema> = {
   sessions: int('sessions run'),
   seed: int('seed'),
   use_ml: bool('model on'),
+  model_version: nullable(str('version of the model the run used (null without useML)')),
   params: obj('Strategy and risk parameters used.', {
     initialCapital: num('USD'),
     spreadMultiplier: num('half-spread multiplier'),

@@ -48,7 +48,8 @@ import {
 } from './layout.ts';
 import { BOOK_LEVELS, S, SNAPSHOT_ORDERS } from './snapshot.ts';
 import type { FillView, HealthView, LatencyStage, LatencySummary, MetricsSnapshot, RuntimeEvent, RuntimeView, SymbolState, WorkerStateName } from './view.ts';
-import { riskLimits, simClock, type WorkerInit } from './worker-config.ts';
+import { riskLimits } from '../config/derive.ts';
+import { simClock, type WorkerInit } from './worker-config.ts';
 
 const STALL_MS = 3000; // a worker whose heartbeat has not moved for this long is stalled
 const RESTART_DELAY_MS = 200;
