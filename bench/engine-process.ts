@@ -1,0 +1,77 @@
+// The real engine as a child process (node dist/engine.js, simulation mode) on an ephemeral
+// port, for the HTTP and memory benchmarks. Its config is the shipped one with data_dir in a
+// temporary directory, so a benchmark run leaves nothing behind.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultConfigPath } from '../src/config/load.ts';
+import { packageRoot } from '../src/core/paths.ts';
+
+export interface EngineProcess {
+  proc: ChildProcess;
+  pid: number;
+  port: number;
+  url: string;
+  startedAt: number; // performance.now() when spawned
+  logs: string[];
+  stop(): Promise<number | null>;
+}
+
+/** Starts dist/engine.js with the shipped config (and `nodeArgs`, e.g. --cpu-prof) and waits for its port. */
+export async function startEngineProcess(nodeArgs: string[] = [], timeoutMs = 30_000): Promise<EngineProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'mm-bench-'));
+  const cfgPath = join(dir, 'config.toml');
+  // The shipped file with only data_dir replaced.
+  const shipped = readFileSync(defaultConfigPath(), 'utf8').replace(/^data_dir\s*=.*$/m, `data_dir = ${JSON.stringify(join(dir, 'data'))}`);
+  writeFileSync(cfgPath, shipped);
+  const startedAt = performance.now();
+  const proc = spawn(process.execPath, [...nodeArgs, join(packageRoot(), 'dist', 'engine.js'), '--config', cfgPath], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`engine did not start within ${timeoutMs} ms:\n${logs.join('\n')}`)), timeoutMs);
+    let buf = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (logs.length < 500) logs.push(line);
+        const m = /listening on http:\/\/[^:]+:(\d+)/.exec(line);
+        if (m) {
+          clearTimeout(timer);
+          resolve(Number(m[1]));
+        }
+      }
+    });
+    proc.stderr!.on('data', (c: Buffer) => {
+      if (logs.length < 500) logs.push(c.toString());
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`engine exited with ${code}:\n${logs.join('\n')}`));
+    });
+  });
+  return {
+    proc,
+    pid: proc.pid!,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    startedAt,
+    logs,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const t = setTimeout(() => proc.kill('SIGKILL'), 12_000);
+      const code = await exited;
+      clearTimeout(t);
+      rmSync(dir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}

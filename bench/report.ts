@@ -1,0 +1,163 @@
+// The suite's readable table: one row per figure, with what it is compared with, the target and
+// whether the target is met. Targets are reported, never asserted.
+
+import type { AllocationBench } from './allocation.ts';
+import type { BookBench } from './book.ts';
+import type { ComponentsBench } from './components.ts';
+import type { CrossThreadBench } from './cross-thread.ts';
+import type { HttpBench } from './http.ts';
+import type { MemoryBench } from './memory.ts';
+import type { ThroughputBench } from './throughput.ts';
+import type { TickToTradeBench } from './tick-to-trade.ts';
+import type { Machine } from './util.ts';
+import { fmtNum } from './util.ts';
+
+export interface Sections {
+  book?: BookBench;
+  components?: ComponentsBench;
+  'tick-to-trade'?: TickToTradeBench;
+  'cross-thread'?: CrossThreadBench;
+  throughput?: ThroughputBench;
+  allocation?: AllocationBench;
+  http?: HttpBench;
+  memory?: MemoryBench;
+}
+
+export interface Results {
+  suite: string;
+  mode: 'full' | 'quick';
+  machine: Machine;
+  loadavgAtEnd: number[];
+  durationS: number;
+  sections: Sections;
+  sectionInfo: Record<string, { seconds: number; loadavgBefore: number[]; loadavgAfter: number[]; error?: string }>;
+  table: Row[];
+}
+
+export interface Row {
+  benchmark: string;
+  ours: string;
+  comparedWith: string;
+  target: string;
+  met: string;
+}
+
+const yes = (b: boolean) => (b ? 'yes' : 'NO');
+const us = (ns: number) => `${(ns / 1000).toFixed(2)} µs`;
+const f1 = (x: number) => fmtNum(x, 1);
+/** autocannon's latencies are whole milliseconds. */
+const ms = (x: number) => (x === 0 ? '<1 ms' : `${x} ms`);
+
+export function tableRows(s: Sections): Row[] {
+  const rows: Row[] = [];
+  if (s.book) {
+    const b = s.book;
+    const [ours, ccxt, tardis] = b.implementations;
+    rows.push({
+      benchmark: `Order book update (${fmtNum(b.updates, 0)} upd, ns/upd)`,
+      ours: `${ours.nsPerUpdate.toFixed(1)} ns`,
+      comparedWith: `ccxt ${ccxt.nsPerUpdate.toFixed(1)} ns (${b.ratios.ccxtOverOurs.toFixed(1)}x), tardis ${tardis.nsPerUpdate.toFixed(1)} ns (${b.ratios.tardisOverOurs.toFixed(1)}x); checksums ${b.checksumsEqual ? 'equal' : 'DIFFER'}; reading the stream alone ${b.readFloorNs.toFixed(1)} ns`,
+      target: '<= 15 ns, >= 5x ccxt',
+      met: yes(ours.nsPerUpdate <= 15 && b.ratios.ccxtOverOurs >= 5 && b.checksumsEqual),
+    });
+  }
+  if (s.components) {
+    const c = s.components;
+    rows.push({ benchmark: 'Feature extraction (ns/event)', ours: `${c.features.nsPerCall.toFixed(1)} ns`, comparedWith: `book+features ${c.features.bookPlusFeaturesNs.toFixed(1)} ns, book alone ${c.features.bookOnlyNs.toFixed(1)} ns`, target: '-', met: '-' });
+    rows.push({ benchmark: 'Model inference (ns/call)', ours: `${c.inference.nsPerCall.toFixed(0)} ns`, comparedWith: `${c.inference.multiplyAdds} multiply-adds, ${(c.inference.multiplyAdds / c.inference.nsPerCall).toFixed(2)}/ns`, target: '-', met: '-' });
+    rows.push({ benchmark: 'Strategy decision (ns/call)', ours: `${c.strategy.nsPerCall.toFixed(1)} ns`, comparedWith: 'MarketMaker.decide', target: '-', met: '-' });
+  }
+  if (s['tick-to-trade']) {
+    const t = s['tick-to-trade'];
+    const w = t.withOrder;
+    rows.push({
+      benchmark: 'Tick-to-trade, one thread, with model',
+      ours: `p50 ${us(w.p50)}, p99 ${us(w.p99)}, p99.9 ${us(w.p999)}`,
+      comparedWith: `model ran: p50 ${us(t.withOrderAndModel.p50)}; did not: p50 ${us(t.withOrderNoModel.p50)} (${fmtNum(w.count, 0)} samples, timer ${t.timerOverheadNs.toFixed(0)} ns incl.)`,
+      target: 'p50 < 2 µs',
+      met: yes(w.p50 < 2000),
+    });
+  }
+  if (s['cross-thread']) {
+    for (const r of s['cross-thread'].runs) {
+      rows.push({
+        benchmark: `Tick-to-trade, across threads, ${r.spinUs > 0 ? `spin ${r.spinUs} µs` : 'blocking'}`,
+        ours: `p50 ${r.samplesUs.p50.toFixed(1)} µs, p99 ${r.samplesUs.p99.toFixed(1)} µs`,
+        comparedWith: `${fmtNum(r.samplesUs.count, 0)} samples in ${r.seconds.toFixed(0)} s at speed ${r.speed}; ${r.cpuCoresUsed.toFixed(2)} cores busy`,
+        target: '-',
+        met: '-',
+      });
+    }
+  }
+  if (s.throughput) {
+    const t = s.throughput;
+    rows.push({
+      benchmark: 'Backtest, 1 thread, full pipeline (ev/s)',
+      ours: f1(t.pipeline.eventsPerSec),
+      comparedWith: `speed of light (bare read loop) ${f1(t.speedOfLight.bareLoopEventsPerSec)} -> ${(100 * t.ratioToSpeedOfLight).toFixed(1)}%; replay+ring ${f1(t.speedOfLight.replayRingEventsPerSec)}`,
+      target: '>= 10M ev/s/core',
+      met: yes(t.pipeline.eventsPerSec >= 10e6),
+    });
+    rows.push({ benchmark: 'Backtest, 1 thread, with model (ev/s)', ours: f1(t.pipelineWithModel.eventsPerSec), comparedWith: `${fmtNum(t.pipelineWithModel.predictions, 0)} predictions / ${fmtNum(t.pipelineWithModel.events, 0)} events`, target: '-', met: '-' });
+    rows.push({ benchmark: 'Market generation alone (ev/s)', ours: f1(t.generation.eventsPerSec), comparedWith: 'MarketGenerator into a drained ring', target: '-', met: '-' });
+    for (const p of t.scaling.points) {
+      rows.push({
+        benchmark: `Backtest pool, ${p.workers} worker(s), ${p.sessions} sessions (ev/s)`,
+        ours: f1(p.eventsPerSec),
+        comparedWith: `${f1(p.perWorker)}/worker, efficiency ${(100 * p.efficiency).toFixed(0)}% (session sizes allow ${(100 * p.balanceBound).toFixed(0)}%); generation included`,
+        target: 'near-linear',
+        met: p.workers === 1 ? '-' : yes(p.efficiency >= 0.85),
+      });
+    }
+  }
+  if (s.allocation) {
+    for (const [name, a] of [['no model', s.allocation.withoutModel], ['with model', s.allocation.withModel]] as const) {
+      rows.push({
+        benchmark: `Allocation, ${fmtNum(a.events, 0)} events, ${name}`,
+        ours: `${a.gcCount} GCs, ~${(a.sampledBytes / a.events).toFixed(0)} B/event allocated`,
+        comparedWith: `heap used ${a.heapGrowthBytes >= 0 ? '+' : ''}${(a.heapGrowthBytes / 1024).toFixed(0)} KiB across the loop, GC pauses ${a.gcPauseMs.toFixed(1)} ms in ${a.loopMs.toFixed(0)} ms`,
+        target: '0 GCs',
+        met: yes(a.gcCount === 0),
+      });
+    }
+  }
+  if (s.http) {
+    const h = s.http;
+    rows.push({
+      benchmark: `/api/state (${h.connections} conns, ${(h.bodyBytes / 1024).toFixed(1)} KiB)`,
+      ours: `${f1(h.engine.reqPerSec)} req/s, p99 ${ms(h.engine.p99Ms)}`,
+      comparedWith: `bare node:http ${f1(h.bare.reqPerSec)} req/s, p99 ${ms(h.bare.p99Ms)} -> ${(100 * h.ratio).toFixed(0)}%`,
+      target: '>= 80% of bare',
+      met: yes(h.ratio >= 0.8),
+    });
+    const e = h.sse;
+    rows.push({
+      benchmark: `SSE fan-out, ${e.clients} clients`,
+      ours: `${e.costPctOfCore.toFixed(1)}% of a core (main thread)`,
+      comparedWith: `${e.framesPerClientPerSec.toFixed(1)} frames/s/client, ${e.costUsPerFrame.toFixed(1)} µs/frame; process ${e.engineCpuIdlePct.toFixed(0)}% -> ${e.engineCpuWithClientsPct.toFixed(0)}%`,
+      target: '-',
+      met: '-',
+    });
+  }
+  if (s.memory) {
+    const m = s.memory;
+    rows.push({ benchmark: `Engine RSS after ${m.ageS.toFixed(0)} s (simulation)`, ours: `${m.rssMiB.toFixed(0)} MiB`, comparedWith: `peak ${m.peakRssMiB.toFixed(0)} MiB${m.servedHttpBenchmark ? ', served the HTTP benchmark' : ''}`, target: '-', met: '-' });
+  }
+  return rows;
+}
+
+/** Plain-text table (fixed-width columns). */
+export function renderTable(rows: Row[]): string {
+  const cols: (keyof Row)[] = ['benchmark', 'ours', 'comparedWith', 'target', 'met'];
+  const head: Row = { benchmark: 'Benchmark', ours: 'Ours', comparedWith: 'Compared with', target: 'Target', met: 'Met' };
+  const all = [head, ...rows];
+  const w = cols.map((c) => Math.max(...all.map((r) => r[c].length)));
+  const line = (r: Row) => cols.map((c, i) => r[c].padEnd(w[i])).join(' | ').trimEnd();
+  return [line(head), w.map((n) => '-'.repeat(n)).join('-+-'), ...rows.map(line)].join('\n');
+}
+
+/** Markdown table (docs/performance.md). */
+export function markdownTable(rows: Row[]): string {
+  const esc = (x: string) => x.replace(/\|/g, '\\|');
+  return ['| Benchmark | Ours | Compared with | Target | Met |', '|---|---|---|---|---|', ...rows.map((r) => `| ${esc(r.benchmark)} | ${esc(r.ours)} | ${esc(r.comparedWith)} | ${esc(r.target)} | ${esc(r.met)} |`)].join('\n');
+}

@@ -1,0 +1,220 @@
+// Backtest throughput, market-data events per second:
+// - generation alone: MarketGenerator.generate into a ring that is drained (reported apart);
+// - speed of light: a bare loop that only reads every field of the same recorded event buffer,
+//   and the same reads through the replay source and the market ring (what any driver must do);
+// - the full pipeline on one thread: runSession (book, features, strategy, risk, portfolio,
+//   simulated exchange, latency model, the four-stream merge) replaying the recorded session
+//   through hooks.source, so generation is excluded; with the shipped config (no model) and with
+//   the model (useML);
+// - scaling: runBacktest over several business days on a Piscina pool of 1..N workers (each
+//   session generates its own market there: generation is included, as in a real backtest);
+// - a V8 CPU profile of the single-thread pipeline: where the time goes.
+
+import type { EngineConfig } from '../src/config/schema.ts';
+import { EV_STRIDE } from '../src/core/events.ts';
+import { RecordRing } from '../src/core/ring.ts';
+import { MarketGenerator } from '../src/market/generator.ts';
+import { contractForRoot } from '../src/market/instruments.ts';
+import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { runSession, type SessionSpec } from '../src/backtest/session.ts';
+import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
+import { profileWhile, type ProfileSummary } from './profile.ts';
+import { benchRequest, type Recording } from './stream.ts';
+import { loadavg, median, note } from './util.ts';
+
+export interface PipelineRun {
+  eventsPerSec: number; // median of rounds
+  rounds: number[];
+  events: number;
+  ordersSent: number;
+  fills: number;
+  predictions: number;
+}
+
+export interface ScalingPoint {
+  workers: number;
+  sessions: number;
+  events: number;
+  wallS: number;
+  eventsPerSec: number;
+  perWorker: number;
+  efficiency: number; // eventsPerSec / (workers x eventsPerSec at 1 worker)
+  /**
+   * The best efficiency the sessions' sizes allow (their events packed longest-first onto the
+   * workers, time taken as proportional to events): sessions differ in length, and a pool can
+   * only finish when its most loaded worker does.
+   */
+  balanceBound: number;
+  threadsStarted: number;
+}
+
+/** total / workers over the largest worker's share, sessions assigned longest first. */
+function balanceBound(sizes: number[], workers: number): number {
+  const bins = new Array<number>(workers).fill(0);
+  for (const x of [...sizes].sort((a, b) => b - a)) bins[bins.indexOf(Math.min(...bins))] += x;
+  const total = sizes.reduce((a, b) => a + b, 0);
+  return total / workers / Math.max(...bins);
+}
+
+export interface ThroughputBench {
+  recording: { events: number; session: string };
+  generation: { eventsPerSec: number; rounds: number[] };
+  speedOfLight: { bareLoopEventsPerSec: number; replayRingEventsPerSec: number; checksum: number };
+  pipeline: PipelineRun;
+  pipelineWithModel: PipelineRun;
+  ratioToSpeedOfLight: number;
+  targetEventsPerSec: number;
+  scaling: { days: string[]; sessionSpan: string; points: ScalingPoint[]; note: string };
+  profile: ProfileSummary | null;
+  profileWithModel: ProfileSummary | null;
+  loadavg: number[];
+}
+
+function generationRate(spec: SessionSpec, maxEvents: number): number {
+  const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: spec.activity });
+  const ring = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
+  let n = 0;
+  const t0 = performance.now();
+  while (n < maxEvents && !gen.done) {
+    const k = gen.generate(ring, Math.min(4096, maxEvents - n));
+    ring.advance(k);
+    ring.release();
+    n += k;
+  }
+  return (n * 1000) / (performance.now() - t0);
+}
+
+/** Reads every field of every record; one accumulator per field, so no chain of dependent adds. */
+function bareLoop(e: Float64Array, n: number): number {
+  let a = 0, b = 0, c = 0, d = 0, f = 0, g = 0;
+  for (let i = 0, o = 0; i < n; i++, o += 6) {
+    a += e[o];
+    b += e[o + 1];
+    c += e[o + 2];
+    d += e[o + 3];
+    f += e[o + 4];
+    g += e[o + 5];
+  }
+  return a + b + c + d + f + g;
+}
+
+/** The replay source into the market ring and every field read back out of the ring. */
+function replayRingLoop(rec: Recording, n: number): number {
+  const src = new ReplaySource(rec.events, n);
+  const ring = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
+  const d = ring.data;
+  let a = 0, b = 0, c = 0, e = 0, f = 0, g = 0;
+  while (!src.done) {
+    const k = src.generate(ring, Math.min(4096, ring.free()));
+    for (let j = 0; j < k; j++) {
+      const o = ring.peek();
+      a += d[o];
+      b += d[o + 1];
+      c += d[o + 2];
+      e += d[o + 3];
+      f += d[o + 4];
+      g += d[o + 5];
+      ring.advance();
+    }
+    ring.release();
+  }
+  return a + b + c + e + f + g;
+}
+
+function pipelineRounds(spec: SessionSpec, rec: Recording, rounds: number): PipelineRun {
+  const rates: number[] = [];
+  let last = null as ReturnType<typeof runSession> | null;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    last = runSession(spec, { source: new ReplaySource(rec.events, rec.count) });
+    rates.push((last.eventsProcessed * 1000) / (performance.now() - t0));
+  }
+  return { eventsPerSec: median(rates), rounds: rates, events: last!.eventsProcessed, ordersSent: last!.ordersSent, fills: last!.fills, predictions: last!.predictions };
+}
+
+export async function benchThroughput(
+  config: EngineConfig,
+  spec: SessionSpec,
+  specML: SessionSpec,
+  rec: Recording,
+  o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean },
+): Promise<ThroughputBench> {
+  const n = rec.count;
+  note(`throughput: generation`);
+  generationRate(spec, Math.min(n, 300_000)); // warm-up
+  const gen: number[] = [];
+  for (let r = 0; r < o.rounds; r++) gen.push(generationRate(spec, n));
+
+  note(`throughput: speed of light`);
+  let checksum = 0;
+  const bare: number[] = [];
+  const ringRates: number[] = [];
+  for (let r = 0; r < o.rounds + 2; r++) {
+    let t0 = performance.now();
+    checksum += bareLoop(rec.events, n);
+    bare.push((n * 1000) / (performance.now() - t0));
+    t0 = performance.now();
+    checksum += replayRingLoop(rec, n);
+    ringRates.push((n * 1000) / (performance.now() - t0));
+  }
+
+  note(`throughput: full pipeline, one thread (${n.toLocaleString('en-US')} events x ${o.rounds})`);
+  runSession(spec, { source: new ReplaySource(rec.events, Math.min(n, 500_000)) }); // warm-up
+  const pipe = pipelineRounds(spec, rec, o.rounds);
+  note(`throughput: full pipeline with the model (x ${o.roundsML})`);
+  runSession(specML, { source: new ReplaySource(rec.events, Math.min(n, 300_000)) });
+  const pipeML = pipelineRounds(specML, rec, o.roundsML);
+
+  let profile: ProfileSummary | null = null;
+  let profileML: ProfileSummary | null = null;
+  if (o.profile) {
+    note('throughput: profiling');
+    profile = (await profileWhile(() => runSession(spec, { source: new ReplaySource(rec.events, rec.count) }))).profile;
+    profileML = (await profileWhile(() => runSession(specML, { source: new ReplaySource(rec.events, rec.count) }))).profile;
+  }
+
+  // Scaling over a pool: the same multi-day request on 1..maxWorkers workers.
+  const cfg = structuredClone(config);
+  if (o.sessionEnd) cfg.simulation.session_end = o.sessionEnd;
+  const { req } = benchRequest(cfg, { useML: false, endDate: o.endDate });
+  const points: ScalingPoint[] = [];
+  for (let w = 1; w <= o.maxWorkers; w++) {
+    note(`throughput: pool of ${w} worker(s), ${req.dates.length} sessions`);
+    const pool = createBacktestPool(w);
+    try {
+      // Warm the pool's threads up (start-up and first compilation are not throughput).
+      const warm = structuredClone(cfg);
+      warm.simulation.session_end = '09:35';
+      await Promise.all(Array.from({ length: 2 * w }, () => runBacktest(benchRequest(warm, { useML: false }).req, warm, { pool })));
+      const threadsStarted = pool.threads.length;
+      const t0 = performance.now();
+      const run = await runBacktest(req, cfg, { pool });
+      const wallS = (performance.now() - t0) / 1000;
+      const events = run.sessions.reduce((s, x) => s + x.eventsProcessed, 0);
+      points.push({ workers: w, sessions: run.sessions.length, events, wallS, eventsPerSec: events / wallS, perWorker: events / wallS / w, efficiency: 0, balanceBound: balanceBound(run.sessions.map((x) => x.eventsProcessed), w), threadsStarted });
+    } finally {
+      await pool.destroy();
+    }
+  }
+  for (const p of points) p.efficiency = p.eventsPerSec / (p.workers * points[0].eventsPerSec);
+
+  const sol = median(bare);
+  return {
+    recording: { events: n, session: `${spec.root} ${spec.date} seed ${spec.seed}, ${config.simulation.session_start}-${config.simulation.session_end} New York` },
+    generation: { eventsPerSec: median(gen), rounds: gen },
+    speedOfLight: { bareLoopEventsPerSec: sol, replayRingEventsPerSec: median(ringRates), checksum },
+    pipeline: pipe,
+    pipelineWithModel: pipeML,
+    ratioToSpeedOfLight: pipe.eventsPerSec / sol,
+    targetEventsPerSec: 10e6,
+    scaling: {
+      days: req.dates,
+      sessionSpan: `${cfg.simulation.session_start}-${cfg.simulation.session_end}`,
+      points,
+      note: 'runBacktest on a Piscina pool: one session per task, each generating its own market (generation included), no model',
+    },
+    profile,
+    profileWithModel: profileML,
+    loadavg: loadavg(),
+  };
+}

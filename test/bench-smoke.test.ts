@@ -1,0 +1,111 @@
+// Smoke run of the whole benchmark suite (bench/run.ts --quick --json, bundled as npm run bench
+// runs it): every section runs and reports a well-formed, sane result. Structure and sanity only
+// (checksums agree, counts positive, numbers finite): never timing, the machine is shared.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+interface Quick {
+  mode: string;
+  machine: { cpuModel: string; cores: number; node: string; loadavgAtStart: number[]; date: string };
+  sections: Record<string, any>;
+  sectionInfo: Record<string, { seconds: number; error?: string }>;
+  table: { benchmark: string; ours: string; met: string }[];
+}
+
+let r: Quick;
+
+const positive = (x: unknown, what: string) => assert.ok(typeof x === 'number' && Number.isFinite(x) && x > 0, `${what} = ${x}`);
+
+test.before(() => {
+  const build = spawnSync(process.execPath, [join(ROOT, 'bench', 'build.mjs')], { encoding: 'utf8' });
+  assert.is(build.status, 0, build.stderr);
+  const t0 = Date.now();
+  const run = spawnSync(process.execPath, ['--expose-gc', join(ROOT, 'dist', 'bench', 'run.js'), '--quick', '--json'], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20 });
+  assert.is(run.status, 0, `bench exited ${run.status} after ${Date.now() - t0} ms:\n${run.stderr.slice(-4000)}`);
+  r = JSON.parse(run.stdout) as Quick;
+});
+
+test('reports the machine and every section without error', () => {
+  assert.is(r.mode, 'quick');
+  assert.ok(r.machine.cpuModel.length > 0);
+  positive(r.machine.cores, 'cores');
+  assert.match(r.machine.node, /^v\d+/);
+  assert.is(r.machine.loadavgAtStart.length, 3);
+  for (const name of ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'cross-thread', 'http', 'memory']) {
+    assert.ok(r.sectionInfo[name], `section ${name} ran`);
+    assert.is(r.sectionInfo[name].error, undefined, `section ${name}: ${r.sectionInfo[name].error}`);
+    assert.ok(r.sections[name], `section ${name} has results`);
+  }
+  assert.ok(r.table.length >= 10, 'table rows');
+});
+
+test('order books: ours, ccxt and tardis end in the same state', () => {
+  const b = r.sections.book;
+  positive(b.updates, 'updates');
+  assert.is(b.implementations.length, 3);
+  assert.ok(b.checksumsEqual, 'checksums equal');
+  const sums = new Set(b.implementations.map((i: { checksum: string }) => i.checksum));
+  assert.is(sums.size, 1, [...sums].join(' '));
+  for (const i of b.implementations) {
+    positive(i.nsPerUpdate, `${i.name} ns/update`);
+    assert.is(i.checkpoints.length, 8);
+    assert.equal(i.checkpoints, b.implementations[0].checkpoints);
+  }
+  assert.ok(b.finalState.bestBid < b.finalState.bestAsk, 'a two-sided, uncrossed book');
+});
+
+test('components, tick-to-trade and throughput figures are positive and finite', () => {
+  const c = r.sections.components;
+  positive(c.features.bookPlusFeaturesNs, 'book+features');
+  positive(c.inference.nsPerCall, 'inference');
+  positive(c.inference.multiplyAdds, 'multiply-adds');
+  positive(c.strategy.nsPerCall, 'decide');
+  const t = r.sections['tick-to-trade'];
+  positive(t.events, 't2t events');
+  positive(t.withOrder.count, 'samples with an order');
+  positive(t.withOrder.p50, 't2t p50');
+  assert.ok(t.withOrder.p50 <= t.withOrder.p99 && t.withOrder.p99 <= t.withOrder.p999, 'percentiles ordered');
+  positive(t.predictions, 'predictions');
+  const tp = r.sections.throughput;
+  positive(tp.recording.events, 'recorded events');
+  positive(tp.generation.eventsPerSec, 'generation');
+  positive(tp.speedOfLight.bareLoopEventsPerSec, 'speed of light');
+  positive(tp.pipeline.eventsPerSec, 'pipeline');
+  assert.is(tp.pipeline.events, tp.recording.events, 'the replay delivered every recorded event');
+  positive(tp.pipeline.ordersSent, 'orders sent');
+  positive(tp.pipelineWithModel.predictions, 'predictions with the model');
+  assert.ok(tp.scaling.points.length >= 1);
+  for (const p of tp.scaling.points) positive(p.eventsPerSec, `pool of ${p.workers}`);
+  assert.ok(tp.profile.top.length > 0, 'a CPU profile');
+});
+
+test('allocation, cross-thread, HTTP and memory sections are well-formed', () => {
+  const a = r.sections.allocation;
+  for (const k of ['withoutModel', 'withModel']) {
+    positive(a[k].events, `${k} events`);
+    assert.ok(Number.isInteger(a[k].gcCount) && a[k].gcCount >= 0, `${k} gc count`);
+    assert.ok(Number.isFinite(a[k].heapGrowthBytes), `${k} heap growth`);
+  }
+  const x = r.sections['cross-thread'];
+  assert.is(x.runs.length, 2);
+  for (const run of x.runs) {
+    positive(run.events, `cross-thread events (spin ${run.spinUs})`);
+    assert.ok(run.samplesUs.count >= 0);
+  }
+  const h = r.sections.http;
+  positive(h.engine.reqPerSec, 'engine req/s');
+  positive(h.bare.reqPerSec, 'bare req/s');
+  assert.is(h.engine.non2xx, 0);
+  positive(h.bodyBytes, 'state body bytes');
+  assert.is(h.sse.connected, h.sse.clients, 'every SSE client connected');
+  positive(h.sse.framesPerClientPerSec, 'SSE frames');
+  const m = r.sections.memory;
+  positive(m.rssMiB, 'RSS');
+  assert.ok(m.series.length >= 2);
+});
+
+test.run();
