@@ -12,7 +12,7 @@ import { DenseBook } from '../src/book/dense-book.ts';
 import { FeatureExtractor } from '../src/book/features.ts';
 import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE } from '../src/core/events.ts';
 import { Rng } from '../src/core/rng.ts';
-import { MarketMaker, type QuoteParams } from '../src/strategy/market-maker.ts';
+import { IN_SIGMA, IN_SIGNAL, MarketMaker, type QuoteParams } from '../src/strategy/market-maker.ts';
 import type { InferenceBench } from './inference.ts';
 import type { Recording } from './stream.ts';
 import { loadavg, median, nowNs } from './util.ts';
@@ -79,7 +79,9 @@ function decideLoop(mm: MarketMaker, inp: Float64Array, rows: number, calls: num
   let acc = 0;
   for (let c = 0; c < calls; c++) {
     const b = (c & mask) * 6;
-    mm.decide(inp[b], inp[b + 1], inp[b + 2], inp[b + 3], inp[b + 4], inp[b + 5] === 1);
+    mm.inputs[IN_SIGMA] = inp[b + 2];
+    mm.inputs[IN_SIGNAL] = inp[b + 4];
+    mm.decide(inp[b], inp[b + 1], inp[b + 3], inp[b + 5] === 1);
     acc += mm.bidPrice + mm.askPrice;
   }
   sink[0] += acc;

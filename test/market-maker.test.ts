@@ -1,13 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { NO_PRICE } from '../src/book/dense-book.ts';
-import { MarketMaker } from '../src/strategy/market-maker.ts';
+import { IN_SIGMA, IN_SIGNAL, MarketMaker } from '../src/strategy/market-maker.ts';
+
+/** decide() with its float inputs set the way the engine sets them. */
+function quote(mm: MarketMaker, bb: number, ba: number, sigma: number, pos: number, signal: number, reduceOnly: boolean): void {
+  mm.inputs[IN_SIGMA] = sigma;
+  mm.inputs[IN_SIGNAL] = signal;
+  mm.decide(bb, ba, pos, reduceOnly);
+}
 
 const params = { orderSize: 2, spreadMultiplier: 1, skewFactor: 0.5, inventoryLimit: 5, volSpreadFactor: 0.5, useML: false, mlWeight: 1 };
 
 test('flat and calm: quotes at the touch', () => {
   const mm = new MarketMaker(params);
-  mm.decide(100, 101, 0.5, 0, NaN, false);
+  quote(mm, 100, 101, 0.5, 0, NaN, false);
   assert.is(mm.bidPrice, 100);
   assert.is(mm.askPrice, 101);
   assert.is(mm.bidSize, 2);
@@ -15,36 +22,36 @@ test('flat and calm: quotes at the touch', () => {
 
 test('long inventory shifts both quotes down (skew), never crossing', () => {
   const mm = new MarketMaker(params);
-  mm.decide(100, 101, 1, 3, NaN, false); // r = 100.5 - 0.5*3*1 = 99
+  quote(mm, 100, 101, 1, 3, NaN, false); // r = 100.5 - 0.5*3*1 = 99
   assert.is(mm.bidPrice, 98);
   assert.is(mm.askPrice, 101); // ceil(99.5) = 100 would cross the bid; clamped to bestBid + 1
-  mm.decide(100, 101, 1, -3, NaN, false);
+  quote(mm, 100, 101, 1, -3, NaN, false);
   assert.is(mm.bidPrice, 100);
   assert.is(mm.askPrice, 103);
 });
 
 test('inventory limit stops the side that grows the position; reduce-only near the close', () => {
   const mm = new MarketMaker(params);
-  mm.decide(100, 101, 0.1, 5, NaN, false);
+  quote(mm, 100, 101, 0.1, 5, NaN, false);
   assert.is(mm.bidPrice, NO_PRICE);
   assert.ok(mm.askPrice !== NO_PRICE);
-  mm.decide(100, 101, 0.1, -1, NaN, true);
+  quote(mm, 100, 101, 0.1, -1, NaN, true);
   assert.is(mm.askPrice, NO_PRICE);
   assert.is(mm.bidSize, 1);
-  mm.decide(100, 101, 0.1, 0, NaN, true);
+  quote(mm, 100, 101, 0.1, 0, NaN, true);
   assert.is(mm.bidPrice, NO_PRICE);
   assert.is(mm.askPrice, NO_PRICE);
 });
 
 test('volatility widens the spread; the ML signal shifts the reservation only with useML', () => {
   const mm = new MarketMaker(params);
-  mm.decide(100, 101, 4, 0, NaN, false); // half spread 0.5*4 = 2
+  quote(mm, 100, 101, 4, 0, NaN, false); // half spread 0.5*4 = 2
   assert.is(mm.bidPrice, 98);
   assert.is(mm.askPrice, 103);
-  mm.decide(100, 101, 0.1, 0, 2, false);
+  quote(mm, 100, 101, 0.1, 0, 2, false);
   assert.is(mm.bidPrice, 100);
   const ml = new MarketMaker({ ...params, useML: true });
-  ml.decide(100, 101, 0.1, 0, -2, false); // r = 98.5
+  quote(ml, 100, 101, 0.1, 0, -2, false); // r = 98.5
   assert.is(ml.bidPrice, 98);
   assert.is(ml.askPrice, 101);
 });

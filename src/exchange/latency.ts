@@ -43,6 +43,10 @@ export class LatencyModel implements Latency {
   readonly jitterNs: number;
   private readonly span: number; // 2 * jitterNs + 1 possible jitter values
   private readonly rng: Rng;
+  // Jitter is drawn in blocks: a draw returns a double from a call V8 may not inline, which
+  // would allocate once per sample. The model owns its Rng, so the sequence is unchanged.
+  private readonly block = new Int32Array(1024);
+  private next = 1024;
 
   constructor(p: LatencyParams, rng: Rng) {
     this.orderLatencyNs = checkNs('orderLatencyNs', p.orderLatencyNs);
@@ -70,7 +74,14 @@ export class LatencyModel implements Latency {
 
   private sample(base: number): number {
     if (this.jitterNs === 0) return base;
-    const v = base + this.rng.int(this.span) - this.jitterNs;
+    if (this.next === this.block.length) this.refill();
+    const v = base + this.block[this.next++];
     return v < 0 ? 0 : v;
+  }
+
+  private refill(): void {
+    const b = this.block;
+    for (let i = 0; i < b.length; i++) b[i] = this.rng.int(this.span) - this.jitterNs;
+    this.next = 0;
   }
 }

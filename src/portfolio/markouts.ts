@@ -27,6 +27,8 @@ export class MarkoutTracker {
   readonly sumTicks: Float64Array;
   readonly measuredQty: Float64Array;
   overflow = 0;
+  /** Exchange time at which the next markout is due (Infinity: none pending). */
+  private readonly due = new Float64Array([Infinity]);
 
   constructor(capacity = 1 << 14) {
     this.ts = new Float64Array(capacity);
@@ -53,11 +55,19 @@ export class MarkoutTracker {
     this.price[i] = price;
     this.qty[i] = qty;
     this.head++;
+    if (exchTs + MARKOUT_HORIZONS_NS[0] < this.due[0]) this.due[0] = exchTs + MARKOUT_HORIZONS_NS[0];
   }
 
-  /** Called with every market-data event's exchange time and the mid after it (ticks). */
+  /**
+   * Called with every market-data event's exchange time and the mid after it (ticks). Tiny so
+   * it inlines into the engine's event handler: a non-inlined call would box both doubles.
+   */
   onMid(exchTs: number, mid: number): void {
-    if (mid !== mid) return; // NaN: a side is empty
+    if (exchTs >= this.due[0] && mid === mid) this.resolve(exchTs, mid);
+  }
+
+  private resolve(exchTs: number, mid: number): void {
+    let due = Infinity;
     for (let h = 0; h < this.cursor.length; h++) {
       let c = this.cursor[h];
       const horizon = MARKOUT_HORIZONS_NS[h];
@@ -69,7 +79,12 @@ export class MarkoutTracker {
         c++;
       }
       this.cursor[h] = c;
+      if (c < this.head) {
+        const next = this.ts[c & this.mask] + horizon;
+        if (next < due) due = next;
+      }
     }
+    this.due[0] = due;
   }
 
   sums(): MarkoutSums {

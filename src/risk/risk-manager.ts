@@ -37,8 +37,10 @@ export class RiskManager {
   readonly limits: RiskLimits;
   readonly alerts = new AlertLog();
   private readonly st: Float64Array;
-  drawdownFrac = 0;
-  dailyLoss = 0;
+  /** Current drawdown from the peak (fraction) and loss since the day started (USD). */
+  private readonly now = new Float64Array(2);
+  /** Levels of drawdown and daily loss at which the next warning or trip is due. */
+  private readonly next = new Float64Array(2);
   rejected = 0;
   private ddWarned = false;
   private lossWarned = false;
@@ -50,6 +52,8 @@ export class RiskManager {
   constructor(limits: RiskLimits, state?: Float64Array) {
     this.limits = limits;
     this.st = state ?? new Float64Array(RISK_STATE_FIELDS);
+    this.next[0] = WARN_FRACTION * limits.maxDrawdownFrac;
+    this.next[1] = WARN_FRACTION * limits.maxDailyLoss;
     if (!state) {
       this.st[ST_PEAK] = -Infinity;
       this.st[ST_DAY_START] = NaN;
@@ -102,31 +106,55 @@ export class RiskManager {
     if (equity > this.st[ST_PEAK]) this.st[ST_PEAK] = equity;
   }
 
-  /** Continuous equity check; returns true when this call tripped the kill switch. */
+  get drawdownFrac(): number {
+    return this.now[0];
+  }
+  get dailyLoss(): number {
+    return this.now[1];
+  }
+
+  /**
+   * Continuous equity check, on every market event; returns true when this call tripped the
+   * kill switch. Kept tiny so it inlines (a call that is not inlined boxes its double
+   * arguments); warnings and trips are in limitsCrossed().
+   */
   onEquity(ts: number, equity: number): boolean {
     const st = this.st;
     if (equity > st[ST_PEAK]) st[ST_PEAK] = equity;
-    this.drawdownFrac = st[ST_PEAK] > 0 ? (st[ST_PEAK] - equity) / st[ST_PEAK] : 0;
-    this.dailyLoss = st[ST_DAY_START] - equity;
-    if (this.killed) return false;
+    const peak = st[ST_PEAK];
+    const now = this.now;
+    now[0] = peak > 0 ? (peak - equity) / peak : 0;
+    now[1] = st[ST_DAY_START] - equity;
+    if (now[0] < this.next[0] && now[1] < this.next[1]) return false;
+    return this.limitsCrossed(ts);
+  }
+
+  private limitsCrossed(ts: number): boolean {
     const L = this.limits;
-    if (!this.ddBreached && this.drawdownFrac >= L.maxDrawdownFrac) {
-      this.ddBreached = true;
-      return this.trip(ts, 'MAX_DRAWDOWN', `drawdown ${(this.drawdownFrac * 100).toFixed(2)}% reached the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`, this.drawdownFrac, L.maxDrawdownFrac);
+    const dd = this.now[0];
+    const loss = this.now[1];
+    let tripped = false;
+    if (!this.killed) {
+      if (!this.ddBreached && dd >= L.maxDrawdownFrac) {
+        this.ddBreached = true;
+        tripped = this.trip(ts, 'MAX_DRAWDOWN', `drawdown ${(dd * 100).toFixed(2)}% reached the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`, dd, L.maxDrawdownFrac);
+      } else if (!this.lossBreached && loss >= L.maxDailyLoss) {
+        this.lossBreached = true;
+        tripped = this.trip(ts, 'MAX_DAILY_LOSS', `daily loss $${loss.toFixed(2)} reached the $${L.maxDailyLoss.toFixed(2)} limit`, loss, L.maxDailyLoss);
+      }
+      if (!this.ddWarned && dd >= WARN_FRACTION * L.maxDrawdownFrac) {
+        this.ddWarned = true;
+        if (!this.ddBreached) this.alerts.add(ts, 'warning', 'DRAWDOWN_WARNING', `drawdown ${(dd * 100).toFixed(2)}% is past half the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`, dd, L.maxDrawdownFrac);
+      }
+      if (!this.lossWarned && loss >= WARN_FRACTION * L.maxDailyLoss) {
+        this.lossWarned = true;
+        if (!this.lossBreached) this.alerts.add(ts, 'warning', 'DAILY_LOSS_WARNING', `daily loss $${loss.toFixed(2)} is past half the $${L.maxDailyLoss.toFixed(2)} limit`, loss, L.maxDailyLoss);
+      }
     }
-    if (!this.lossBreached && this.dailyLoss >= L.maxDailyLoss) {
-      this.lossBreached = true;
-      return this.trip(ts, 'MAX_DAILY_LOSS', `daily loss $${this.dailyLoss.toFixed(2)} reached the $${L.maxDailyLoss.toFixed(2)} limit`, this.dailyLoss, L.maxDailyLoss);
-    }
-    if (!this.ddWarned && this.drawdownFrac >= WARN_FRACTION * L.maxDrawdownFrac) {
-      this.ddWarned = true;
-      this.alerts.add(ts, 'warning', 'DRAWDOWN_WARNING', `drawdown ${(this.drawdownFrac * 100).toFixed(2)}% is past half the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`, this.drawdownFrac, L.maxDrawdownFrac);
-    }
-    if (!this.lossWarned && this.dailyLoss >= WARN_FRACTION * L.maxDailyLoss) {
-      this.lossWarned = true;
-      this.alerts.add(ts, 'warning', 'DAILY_LOSS_WARNING', `daily loss $${this.dailyLoss.toFixed(2)} is past half the $${L.maxDailyLoss.toFixed(2)} limit`, this.dailyLoss, L.maxDailyLoss);
-    }
-    return false;
+    // Next level that needs attention: the warning, then the limit, then nothing.
+    this.next[0] = this.killed || this.ddBreached ? Infinity : this.ddWarned ? L.maxDrawdownFrac : WARN_FRACTION * L.maxDrawdownFrac;
+    this.next[1] = this.killed || this.lossBreached ? Infinity : this.lossWarned ? L.maxDailyLoss : WARN_FRACTION * L.maxDailyLoss;
+    return tripped;
   }
 
   /** Position utilisation warnings (with hysteresis so a position near the limit does not spam). */

@@ -19,37 +19,66 @@ export interface QuoteParams {
   mlWeight: number;
 }
 
+/** Float inputs of decide(), written by the caller into `inputs` (doubles passed as arguments to
+ * a call V8 does not inline are boxed: one allocation each, per event). */
+export const IN_SIGMA = 0; // mid volatility, ticks per sqrt(second)
+export const IN_SIGNAL = 1; // model's expected mid move, ticks (NaN: none)
+
 const HORIZON_S = 1;
 const MIN_SIGMA = 0.05; // ticks / sqrt(s): floor so a silent market still has a defined spread
 const EPS = 1e-9;
 
 export class MarketMaker {
   readonly p: QuoteParams;
-  bidPrice = NO_PRICE;
-  askPrice = NO_PRICE;
-  bidSize = 0;
-  askSize = 0;
-  reservation = NaN;
-  halfSpread = NaN;
+  readonly inputs = new Float64Array(2);
+  // Outputs in a typed array: plain number fields that take both small integers and doubles
+  // can make V8 box a double on the way in.
+  private readonly out = new Float64Array([NO_PRICE, NO_PRICE, 0, 0, NaN, NaN]);
+
+  /** Desired bid/ask price in ticks (NO_PRICE: do not quote that side). */
+  get bidPrice(): number {
+    return this.out[0];
+  }
+  get askPrice(): number {
+    return this.out[1];
+  }
+  get bidSize(): number {
+    return this.out[2];
+  }
+  get askSize(): number {
+    return this.out[3];
+  }
+  /** Reservation price and half spread of the last decision, ticks. */
+  get reservation(): number {
+    return this.out[4];
+  }
+  get halfSpread(): number {
+    return this.out[5];
+  }
 
   constructor(p: QuoteParams) {
     this.p = p;
   }
 
   /**
-   * Computes the desired quotes into bidPrice/askPrice (NO_PRICE = do not quote that side).
-   * `signalTicks` is the model's expected mid move in ticks (ignored unless useML).
+   * Computes the desired quotes into bidPrice/askPrice (NO_PRICE = do not quote that side),
+   * from the touch, the position and `inputs` (volatility; the model's signal, used with useML).
    */
-  decide(bestBid: number, bestAsk: number, sigma: number, position: number, signalTicks: number, reduceOnly: boolean): void {
+  decide(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
     const p = this.p;
+    const sigma = this.inputs[IN_SIGMA];
+    const signalTicks = this.inputs[IN_SIGNAL];
     const mid = (bestBid + bestAsk) * 0.5;
-    const s = sigma > MIN_SIGMA ? sigma : MIN_SIGMA;
+    // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`: bundled, MIN_SIGMA is a module
+    // variable holding a heap number, and that ternary would box sigma on every call.
+    const s = Math.max(sigma, MIN_SIGMA);
     let r = mid - p.skewFactor * position * s * s * HORIZON_S;
     if (p.useML && signalTicks === signalTicks) r += p.mlWeight * signalTicks;
     const volHalf = p.volSpreadFactor * s * Math.sqrt(HORIZON_S);
-    const d = p.spreadMultiplier * (volHalf > 0.5 ? volHalf : 0.5);
-    this.reservation = r;
-    this.halfSpread = d;
+    const d = p.spreadMultiplier * Math.max(volHalf, 0.5);
+    const out = this.out;
+    out[4] = r;
+    out[5] = d;
 
     let bid = Math.floor(r - d + EPS);
     let ask = Math.ceil(r + d - EPS);
@@ -64,9 +93,11 @@ export class MarketMaker {
       bidSize = position < 0 ? Math.min(bidSize, -position) : 0;
       askSize = position > 0 ? Math.min(askSize, position) : 0;
     }
-    this.bidPrice = bidSize > 0 ? bid : NO_PRICE;
-    this.askPrice = askSize > 0 ? ask : NO_PRICE;
-    this.bidSize = bidSize;
-    this.askSize = askSize;
+    out[0] = NO_PRICE;
+    out[1] = NO_PRICE;
+    if (bidSize > 0) out[0] = bid;
+    if (askSize > 0) out[1] = ask;
+    out[2] = bidSize;
+    out[3] = askSize;
   }
 }

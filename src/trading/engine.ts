@@ -52,7 +52,7 @@ import { FillLog } from '../portfolio/fill-log.ts';
 import { MarkoutTracker } from '../portfolio/markouts.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import { RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
-import { MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
+import { IN_SIGMA, IN_SIGNAL, MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
 import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
 
 export interface EngineOptions {
@@ -247,7 +247,10 @@ export class Engine {
     if (bb === NO_PRICE || ba === NO_PRICE || ba <= bb) return;
     if (this.lastExchTs >= this.sessionEndNs) return;
     const pos = this.portfolio.position;
-    this.mm.decide(bb, ba, this.features.volatility, pos, this.signal, this.lastExchTs >= this.reduceOnlyFromNs);
+    const mm = this.mm;
+    mm.inputs[IN_SIGMA] = this.features.volatility;
+    mm.inputs[IN_SIGNAL] = this.signal;
+    mm.decide(bb, ba, pos, this.lastExchTs >= this.reduceOnlyFromNs);
     this.manageSide(BID, this.mm.bidPrice, this.mm.bidSize);
     this.manageSide(ASK, this.mm.askPrice, this.mm.askSize);
   }
