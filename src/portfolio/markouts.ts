@@ -27,8 +27,8 @@ export class MarkoutTracker {
   readonly sumTicks: Float64Array;
   readonly measuredQty: Float64Array;
   overflow = 0;
-  /** Exchange time at which the next markout is due (Infinity: none pending). */
-  private readonly due = new Float64Array([Infinity]);
+  /** due[0]: exchange time at which the next markout is due (Infinity: none pending). */
+  readonly due = new Float64Array([Infinity]);
 
   constructor(capacity = 1 << 14) {
     this.ts = new Float64Array(capacity);
@@ -59,14 +59,12 @@ export class MarkoutTracker {
   }
 
   /**
-   * Called with every market-data event's exchange time and the mid after it (ticks). Tiny so
-   * it inlines into the engine's event handler: a non-inlined call would box both doubles.
+   * Resolves the markouts due by `exchTs` at `mid` (ticks). Callers check `due[0]` first, on
+   * every market event, and call this only when something is due: passing a timestamp and a
+   * half-tick mid to a call V8 does not inline boxes both, and that would be every event.
    */
-  onMid(exchTs: number, mid: number): void {
-    if (exchTs >= this.due[0] && mid === mid) this.resolve(exchTs, mid);
-  }
-
-  private resolve(exchTs: number, mid: number): void {
+  resolve(exchTs: number, mid: number): void {
+    if (mid !== mid) return; // NaN: a side is empty
     let due = Infinity;
     for (let h = 0; h < this.cursor.length; h++) {
       let c = this.cursor[h];

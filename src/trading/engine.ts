@@ -110,8 +110,19 @@ export class Engine {
   predictions = 0;
 
   /** Engine clock: the receive time of the last input (ns). */
-  now = 0;
-  lastExchTs = 0;
+  // Per-event clock values live in a typed array: stores into number fields V8 has not settled
+  // as doubles box them, one allocation per event.
+  private readonly clock = new Float64Array(2);
+  get now(): number {
+    return this.clock[0];
+  }
+  set now(ns: number) {
+    this.clock[0] = ns;
+  }
+  /** Exchange time of the last market event received. */
+  get lastExchTs(): number {
+    return this.clock[1];
+  }
 
   private readonly out: RecordRing;
   private readonly latency: LatencyModel;
@@ -153,7 +164,7 @@ export class Engine {
   onMarketData(d: Float64Array, off: number): void {
     const exTs = d[off + EV_TS];
     this.now = d[off + EV_RECV];
-    this.lastExchTs = exTs;
+    this.clock[1] = exTs;
     this.book.apply(d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY]);
     this.features.onEvent(this.book, d, off);
     this.eventsProcessed++;
@@ -161,7 +172,7 @@ export class Engine {
     const ba = this.book.bestAsk;
     if (bb === NO_PRICE || ba === NO_PRICE) return;
     const mid = (bb + ba) * 0.5;
-    this.markouts.onMid(exTs, mid);
+    if (exTs >= this.markouts.due[0]) this.markouts.resolve(exTs, mid);
     while (exTs >= this.nextSampleTs && this.nextSampleTs < this.sessionEndNs) {
       this.equity.push(this.nextSampleTs, this.portfolio.equity(mid));
       this.nextSampleTs += NS_PER_MIN;
