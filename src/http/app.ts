@@ -16,7 +16,7 @@ import { registerBacktests } from './routes/backtests.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerMetrics } from './routes/metrics.ts';
 import { registerOpenApi } from './routes/openapi.ts';
-import { registerState, statePayload } from './routes/state.ts';
+import { registerState, StateCache } from './routes/state.ts';
 import { registerStream } from './routes/stream.ts';
 import { SseHub } from './sse.ts';
 
@@ -35,6 +35,8 @@ export interface HttpOptions {
   latencyDrainMs?: number;
   /** Register Node default metrics (default true). */
   defaultMetrics?: boolean;
+  /** Longest a built /api/state body is reused (default 50 ms, the snapshot interval). */
+  stateMaxAgeMs?: number;
 }
 
 export interface HttpApp {
@@ -68,13 +70,14 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     onError: (e) => rateLimitedError(e, 'runtime.drainLatency()'),
   });
 
+  const stateCache = new StateCache(runtime, opts.stateMaxAgeMs);
   const hub = new SseHub({
     hz: config.http.stream_hz,
     maxClients: config.http.max_sse_clients,
     keepAliveMs: opts.keepAliveMs,
     stallTimeoutMs: opts.sseStallTimeoutMs,
     maxQueuedFrames: opts.sseMaxQueuedFrames,
-    state: () => statePayload(runtime),
+    state: () => stateCache.json(),
     sources: [
       (publish) =>
         runtime.subscribe((ev) => {
@@ -117,16 +120,16 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     if (status >= 500) log.warn({ method: c.req.method, path: c.req.path, status }, 'request failed');
     else log.debug({ method: c.req.method, path: c.req.path, status }, 'request');
   });
-  app.use(
-    '*',
-    cors({
-      origin: config.http.cors_origins,
-      allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Content-Type', 'Prefer', 'Last-Event-ID', 'Cache-Control'],
-      exposeHeaders: ['Retry-After', 'Location', 'Allow'],
-      maxAge: 600,
-    }),
-  );
+  const corsHeaders = cors({
+    origin: config.http.cors_origins,
+    allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Content-Type', 'Prefer', 'Last-Event-ID', 'Cache-Control'],
+    exposeHeaders: ['Retry-After', 'Location', 'Allow'],
+    maxAge: 600,
+  });
+  // CORS only concerns browsers, which always send Origin on cross-origin requests. Skipping it
+  // otherwise keeps Hono's fast response path (setting headers on c.res copies the response).
+  app.use('*', (c, next) => (c.req.header('origin') === undefined ? next() : corsHeaders(c, next)));
   app.use(
     '*',
     methodNotAllowed({
@@ -137,7 +140,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
 
   registerHealth(app, ctx);
   registerMetrics(app, ctx);
-  registerState(app, ctx);
+  registerState(app, ctx, stateCache);
   registerStream(app, ctx);
   registerBacktests(app, ctx);
   registerOpenApi(app, ctx);

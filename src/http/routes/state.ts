@@ -26,13 +26,38 @@ export function statePayload(runtime: RuntimeView, only?: string): StatePayload 
   return { version: VERSION, uptime_s: uptimeSeconds(runtime), symbols, states };
 }
 
-export function registerState(app: App, ctx: ApiContext): void {
+/**
+ * The state as JSON text, rebuilt at most every `maxAgeMs`: the engine thread publishes its
+ * snapshot every 50 ms, so building more often would serialise the same data again. One cache
+ * serves /api/state and the stream's state events.
+ */
+export class StateCache {
+  private readonly entries = new Map<string, { at: number; json: string }>();
+  constructor(
+    private readonly runtime: RuntimeView,
+    private readonly maxAgeMs = 50,
+  ) {}
+
+  json(only?: string): string {
+    const key = only ?? '';
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && now - hit.at < this.maxAgeMs) return hit.json;
+    const json = JSON.stringify(statePayload(this.runtime, only));
+    this.entries.set(key, { at: now, json });
+    return json;
+  }
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+export function registerState(app: App, ctx: ApiContext, cache: StateCache): void {
   app.get('/api/state', (c) => {
     const q = c.req.query('symbol');
-    if (q === undefined) return c.json(statePayload(ctx.runtime), 200, { 'Cache-Control': 'no-store' });
+    if (q === undefined) return c.body(cache.json(), 200, JSON_HEADERS);
     const wanted = q.trim().toUpperCase();
     const symbol = ctx.runtime.symbols.find((s) => s.toUpperCase() === wanted);
     if (!symbol) return apiError(c, 404, 'unknown_symbol', `unknown symbol '${q}': this engine runs ${ctx.runtime.symbols.join(', ') || 'no symbol'}`);
-    return c.json(statePayload(ctx.runtime, symbol), 200, { 'Cache-Control': 'no-store' });
+    return c.body(cache.json(symbol), 200, JSON_HEADERS);
   });
 }
