@@ -47,7 +47,7 @@ import {
 import { checkStallFault } from '../src/runtime/layout.ts';
 import { writeSnapshot, type FillCounters } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
-import { simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
+import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { Engine } from '../src/trading/engine.ts';
 
 const init = workerData as WorkerInit;
@@ -83,6 +83,8 @@ class Trader {
   private readonly pred = new Float64Array(PR_FIELDS);
   private readonly scratch = { prices: new Float64Array(15), sizes: new Float64Array(15) };
   private firstEngine = true;
+  /** Engine time of the oldest input received but not yet due (Infinity: none). */
+  nextDue = Infinity;
 
   constructor(mem: SymbolMemory) {
     this.mem = mem;
@@ -153,6 +155,7 @@ class Trader {
       const tMd = md.available() > 0 ? md.data[md.peek() + EV_RECV] : Infinity;
       // Reports wait until there is an engine to book them (after a restart, the snapshot first).
       const tEr = this.engine !== null && er.available() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
+      this.nextDue = tEr < tMd ? tEr : tMd;
       if (tEr <= tMd) {
         if (tEr > now) break;
         this.engine!.onExecReport(er.data, er.peek());
@@ -306,10 +309,20 @@ while (Atomics.load(ctl, C_STOP) === 0) {
     for (const t of traders) t.publish();
   }
   if (work === 0) {
-    // Idle: spin briefly (a new event is usually microseconds away), then block until woken.
+    // Idle. An input already received but not yet due (its simulated latency still running)
+    // is waited for exactly: spin-poll when it is close, else sleep until just before it. With
+    // nothing pending, spin-poll for new input a little, then block until a producer wakes us.
+    let due = Infinity;
+    for (const t of traders) if (t.nextDue < due) due = t.nextDue;
+    const untilDueMs = (due - now) / 1e6 / clock.speed;
+    const spinMs = init.spinUs / 1000;
+    if (untilDueMs <= spinMs) continue;
     const seen = Atomics.load(ctl, C_WAKE_OB);
-    spinFor(init.spinUs);
-    if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, 1);
+    const spinUntil = performance.now() + spinMs;
+    while (Atomics.load(ctl, C_WAKE_OB) === seen && performance.now() < spinUntil) {
+      /* spin-poll */
+    }
+    if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, Math.min(5, untilDueMs - spinMs));
   }
 }
 for (const t of traders) t.publish();

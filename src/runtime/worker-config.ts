@@ -28,7 +28,7 @@ export function specOf(root: string): ContractSpec {
   return contractForRoot(root);
 }
 
-/** Busy-waits up to `us` microseconds; returns early when `done()` says so. */
+/** Busy-waits `us` microseconds. */
 export function spinFor(us: number): void {
   const until = performance.now() + us / 1000;
   while (performance.now() < until) {
