@@ -176,8 +176,8 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
     const tEx = ex !== md.writeSeq ? D[(ex & mask) * stride + EV_TS] : Infinity;
     const tMd = md.readSeq !== ex ? D[md.peek() + EV_RECV] : Infinity;
     if (tEx === Infinity && tMd === Infinity) break;
-    const tOm = om.available() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
-    const tEr = er.available() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
+    const tOm = om.availableSameThread() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
+    const tEr = er.availableSameThread() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
 
     if (tEx <= tOm && tEx <= tEr && tEx <= tMd) {
       const off = (ex & mask) * stride;
