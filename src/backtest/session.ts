@@ -94,9 +94,10 @@ export interface MarketSource {
   readonly done: boolean;
 }
 
-/** Observers of what crosses each link, for tests (called as the record is delivered). */
+/** Observers of what crosses each link (tests, benchmarks), called as the record is delivered. */
 export interface SessionTaps {
-  marketData?: (d: Float64Array, off: number) => void; // delivered to the engine
+  marketData?: (d: Float64Array, off: number, engine: Engine) => void; // about to reach the engine
+  marketDataDone?: (d: Float64Array, off: number, engine: Engine) => void; // the engine has handled it
   order?: (d: Float64Array, off: number) => void; // delivered to the exchange
   report?: (d: Float64Array, off: number) => void; // delivered to the engine
 }
@@ -198,8 +199,9 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
       er.advance();
       er.release();
     } else {
-      if (taps !== null && taps.marketData) taps.marketData(D, md.peek());
+      if (taps !== null && taps.marketData) taps.marketData(D, md.peek(), engine);
       engine.onMarketData(D, md.peek());
+      if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, md.peek(), engine);
       md.advance();
       if (engine.eventsProcessed >= nextProgress) {
         nextProgress += 1 << 20;
