@@ -119,18 +119,15 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, tot
   out[S.FILLS_SELL_MAKER] = fills.sellMaker;
   out[S.FILLS_SELL_TAKER] = fills.sellTaker;
   const L = BOOK_LEVELS;
-  const nb = b.levels(0, L, scratch.prices, scratch.sizes);
-  for (let i = 0; i < nb; i++) {
-    out[S.LEVELS + i] = scratch.prices[i];
-    out[S.LEVELS + L + i] = scratch.sizes[i];
+  for (let side = 0; side < 2; side++) {
+    const n = b.levels(side, L, scratch.prices, scratch.sizes);
+    const base = S.LEVELS + 2 * L * side; // bid prices, bid sizes, ask prices, ask sizes
+    for (let i = 0; i < n; i++) {
+      out[base + i] = scratch.prices[i];
+      out[base + L + i] = scratch.sizes[i];
+    }
+    out[side === 0 ? S.BID_N : S.ASK_N] = n;
   }
-  const na = b.levels(1, L, scratch.prices, scratch.sizes);
-  for (let i = 0; i < na; i++) {
-    out[S.LEVELS + 2 * L + i] = scratch.prices[i];
-    out[S.LEVELS + 3 * L + i] = scratch.sizes[i];
-  }
-  out[S.BID_N] = nb;
-  out[S.ASK_N] = na;
   const o = e.orders;
   let k = 0;
   for (let s = 0; s < o.capacity && k < SNAPSHOT_ORDERS; s++) {

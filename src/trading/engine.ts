@@ -281,23 +281,10 @@ export class Engine {
     if (this.risk.checkOrder(side, qty, this.portfolio.position, this.openBuyQty, this.openSellQty) !== RISK_OK) return;
     const slot = this.orders.allocate(side, price, qty, this.now);
     if (slot < 0) return;
-    const off = this.out.claim();
-    if (off < 0) {
+    if (!this.send(OM_NEW, slot, FLAG_POST_ONLY)) {
       this.orders.release(slot);
-      this.outboundDrops++;
-      this.out.countDrop();
       return;
     }
-    const d = this.out.data;
-    d[off + OM_TS] = this.arrival();
-    d[off + OM_SENT] = this.now;
-    d[off + OM_TYPE] = OM_NEW;
-    d[off + OM_ID] = this.orders.id[slot];
-    d[off + OM_SIDE] = side;
-    d[off + OM_PRICE] = price;
-    d[off + OM_QTY] = qty;
-    d[off + OM_FLAGS] = FLAG_POST_ONLY;
-    this.out.publish();
     if (side === BID) this.openBuyQty += qty;
     else this.openSellQty += qty;
     this.openCount[side]++;
@@ -308,25 +295,32 @@ export class Engine {
   private sendCancel(slot: number): void {
     const o = this.orders;
     if (o.state[slot] === ORD_PENDING_CANCEL || o.state[slot] === ORD_FREE) return;
+    if (!this.send(OM_CANCEL, slot, 0)) return;
+    o.state[slot] = ORD_PENDING_CANCEL;
+    if (this.working[o.side[slot]] === slot) this.working[o.side[slot]] = -1;
+    this.cancelsSent++;
+  }
+
+  /** Writes and publishes one order message about the order in `slot`; false if the ring is full. */
+  private send(type: number, slot: number, flags: number): boolean {
     const off = this.out.claim();
     if (off < 0) {
       this.outboundDrops++;
       this.out.countDrop();
-      return;
+      return false;
     }
+    const o = this.orders;
     const d = this.out.data;
     d[off + OM_TS] = this.arrival();
     d[off + OM_SENT] = this.now;
-    d[off + OM_TYPE] = OM_CANCEL;
+    d[off + OM_TYPE] = type;
     d[off + OM_ID] = o.id[slot];
     d[off + OM_SIDE] = o.side[slot];
     d[off + OM_PRICE] = o.price[slot];
     d[off + OM_QTY] = o.leaves[slot];
-    d[off + OM_FLAGS] = 0;
+    d[off + OM_FLAGS] = flags;
     this.out.publish();
-    o.state[slot] = ORD_PENDING_CANCEL;
-    if (this.working[o.side[slot]] === slot) this.working[o.side[slot]] = -1;
-    this.cancelsSent++;
+    return true;
   }
 
   /** Exchange arrival time of a message sent now: entry latency, in send order. */
