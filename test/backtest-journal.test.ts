@@ -2,31 +2,18 @@
 // returns them, also over HTTP), runs left `running` become `interrupted`, unreadable files are
 // skipped, ids are unique and time-ordered; the equity-curve downsampling keeps the shape.
 
+import { ensureBuilt } from './helpers/build.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BacktestService, downsampleCurve, type BacktestRecord, type Runner } from '../src/backtest/service.ts';
 import type { BacktestResult } from '../src/backtest/merge.ts';
 import { parseConfig } from '../src/config/load.ts';
-import { packageRoot, workerPath } from '../src/core/paths.ts';
 import { createLogger } from '../src/log.ts';
 import { FakeRuntime } from '../src/http/fake-runtime.ts';
 import { startHttpServer } from '../src/http/server.ts';
-
-function ensureBuilt(): void {
-  const root = packageRoot();
-  const out = workerPath('backtest');
-  const newest = (d: string): number =>
-    readdirSync(d, { withFileTypes: true }).reduce((m, e) => {
-      const p = join(d, e.name);
-      return Math.max(m, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0);
-    }, 0);
-  if (existsSync(out) && statSync(out).mtimeMs >= Math.max(newest(join(root, 'src')), newest(join(root, 'workers')))) return;
-  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' });
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'bt-journal-'));
 const logger = createLogger({ env: {}, configLevel: 'error' });

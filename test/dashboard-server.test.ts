@@ -3,6 +3,7 @@
 // or dies mid-stream, and the entry process (env, logs, SIGTERM with a stream open).
 // Runs against a small fake engine (node:http) on 127.0.0.1 with ephemeral ports.
 
+import { capturingLogger } from './helpers/log.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +12,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { createDashboardApp } from '../src/dashboard/server/app.ts';
 import { StreamRecorder } from '../src/dashboard/server/recorder.ts';
@@ -20,24 +20,13 @@ import type { FillView, StatePayload, SymbolState } from '../src/dashboard/share
 import { FillStore } from '../src/dashboard/shared/fill-store.ts';
 import { BinnedSeries } from '../src/dashboard/shared/series-buffer.ts';
 import { CAPS, Store, type HistorySnapshot } from '../src/dashboard/shared/store.ts';
-import { createLogger } from '../src/log.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(join(tmpdir(), 'dashboard-server-'));
 writeFileSync(join(dir, 'index.html'), '<!doctype html><title>dash</title><script type="module" src="app.js"></script>');
 writeFileSync(join(dir, 'app.js'), 'console.log("app");');
 writeFileSync(join(dir, 'app.css'), 'body{}');
-const logLines: string[] = [];
-const logger = createLogger({
-  env: {},
-  configLevel: 'info',
-  destination: new Writable({
-    write(chunk, _enc, cb) {
-      logLines.push(String(chunk));
-      cb();
-    },
-  }),
-});
+const { logger, lines: logLines } = capturingLogger();
 
 // ------------------------------------------------------------------------------------------------
 // Fake engine

@@ -2,16 +2,15 @@
 // metrics (promtool), OpenAPI accuracy, errors (404/405/413/415/400/500), CORS.
 // No backtest runs here (see http-backtest.test.ts); the service only validates.
 
+import { capturingLogger } from './helpers/log.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { BacktestService } from '../src/backtest/service.ts';
 import { parseConfig } from '../src/config/load.ts';
-import { createLogger } from '../src/log.ts';
 import { FakeRuntime } from '../src/http/fake-runtime.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
 import { checkSchema } from '../src/http/schema-check.ts';
@@ -33,17 +32,7 @@ stream_hz = 10
 `,
   'http-api.toml',
 );
-const logLines: string[] = [];
-const logger = createLogger({
-  env: {},
-  configLevel: 'info',
-  destination: new Writable({
-    write(chunk, _enc, cb) {
-      logLines.push(String(chunk));
-      cb();
-    },
-  }),
-});
+const { logger, lines: logLines } = capturingLogger();
 const runtime = new FakeRuntime({ symbols: ['ESH24', 'NQH24'] });
 let server: HttpServer;
 let base = '';

@@ -3,48 +3,24 @@
 // Retry-After), a failed run (500 JSON, logged), a long run while /health and the stream stay
 // responsive, shutdown cancelling a running backtest.
 
+import { ensureBuilt } from './helpers/build.ts';
+import { capturingLogger } from './helpers/log.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { BacktestService, type Runner } from '../src/backtest/service.ts';
 import { parseConfig } from '../src/config/load.ts';
-import { packageRoot, workerPath } from '../src/core/paths.ts';
-import { createLogger } from '../src/log.ts';
 import { FakeRuntime } from '../src/http/fake-runtime.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
 import { checkSchema } from '../src/http/schema-check.ts';
-import { startHttpServer, type HttpServer } from '../src/http/server.ts';
+import { startHttpServer } from '../src/http/server.ts';
 
 /** Rebuilds dist/ when the pool's worker bundle is missing or older than a source file. */
-function ensureBuilt(): void {
-  const root = packageRoot();
-  const out = workerPath('backtest');
-  const newest = (d: string): number =>
-    readdirSync(d, { withFileTypes: true }).reduce((m, e) => {
-      const p = join(d, e.name);
-      return Math.max(m, e.isDirectory() ? newest(p) : e.name.endsWith('.ts') ? statSync(p).mtimeMs : 0);
-    }, 0);
-  if (existsSync(out) && statSync(out).mtimeMs >= Math.max(newest(join(root, 'src')), newest(join(root, 'workers')))) return;
-  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' });
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'http-backtest-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const logLines: string[] = [];
-const logger = createLogger({
-  env: {},
-  configLevel: 'info',
-  destination: new Writable({
-    write(chunk, _enc, cb) {
-      logLines.push(String(chunk));
-      cb();
-    },
-  }),
-});
+const { logger, lines: logLines } = capturingLogger();
 // Short sessions (15 simulated minutes, ~0.5 s each) for most tests.
 const shortConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\nmax_days = 10\npool_size = 2\n`, 'short.toml');
 // Full sessions (~3-4 s each) for the long run.

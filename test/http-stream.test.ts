@@ -16,7 +16,7 @@ import { createLogger } from '../src/log.ts';
 import { FakeRuntime } from '../src/http/fake-runtime.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
 import { checkSchema } from '../src/http/schema-check.ts';
-import { startHttpServer, type HttpServer } from '../src/http/server.ts';
+import { startHttpServer } from '../src/http/server.ts';
 import { SseHub, type SseSink } from '../src/http/sse.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'http-stream-'));

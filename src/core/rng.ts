@@ -1,6 +1,6 @@
 // Seeded pseudo-random numbers for everything stochastic in the simulation (market flow,
-// latency jitter). sfc32: fast, 128-bit state, passes PractRand; no Math.random anywhere
-// in the engine so a run is reproducible from its seed.
+// latency jitter). sfc32: fast, 128-bit state, passes PractRand. The platform's unseeded
+// generator is never used in the engine, so a run is reproducible from its seed.
 
 /** 32-bit FNV-1a over a string, then mixed with a numeric seed: derives per-session seeds. */
 export function hashSeed(text: string, seed: number): number {
