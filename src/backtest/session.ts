@@ -165,7 +165,9 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const stride = md.stride;
   const span = spec.sessionEndNs - spec.sessionStartNs;
   let ex = md.readSeq; // exchange cursor: events before it have their EV_RECV stamped
-  let lastRecv = 0;
+  // The last receive time lives in a typed array: as a loop-carried local in this long-running
+  // (on-stack-replaced) loop, V8 kept it tagged and boxed the double on every event.
+  const lastRecv = new Float64Array(1);
   let nextProgress = 1 << 20;
 
   for (;;) {
@@ -182,10 +184,10 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
 
     if (tEx <= tOm && tEx <= tEr && tEx <= tMd) {
       const off = (ex & mask) * stride;
-      let recv = D[off + EV_TS] + enLatency.marketData();
-      if (recv < lastRecv) recv = lastRecv;
-      lastRecv = recv;
-      D[off + EV_RECV] = recv;
+      const recv = D[off + EV_TS] + enLatency.marketData();
+      // FIFO link: never before the previous event's arrival.
+      lastRecv[0] = recv > lastRecv[0] ? recv : lastRecv[0];
+      D[off + EV_RECV] = lastRecv[0];
       exchange.onMarketEvent(D, off);
       ex = (ex + 1) | 0;
     } else if (tOm <= tEr && tOm <= tMd) {
