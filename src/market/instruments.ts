@@ -70,13 +70,9 @@ export function parseSymbol(symbol: string, referenceYear = 2024): Instrument {
   return { ...c, symbol, monthCode, month: MONTH_CODES.indexOf(monthCode) + 1, year };
 }
 
-/** Converts ticks to a price and back (prices are integer ticks inside the engine). */
+/** Converts integer ticks (the engine's prices) to a price for display and export. */
 export function ticksToPrice(ticks: number, tickSize: number): number {
   // Round to the tick's decimal places so 5000.25 prints as 5000.25, not 5000.250000001.
   const decimals = Math.max(0, -Math.floor(Math.log10(tickSize) + 1e-9));
   return Number((ticks * tickSize).toFixed(decimals + 1));
-}
-
-export function priceToTicks(price: number, tickSize: number): number {
-  return Math.round(price / tickSize);
 }

@@ -33,7 +33,7 @@ export class MarketMaker {
   readonly inputs = new Float64Array(2);
   // Outputs in a typed array: plain number fields that take both small integers and doubles
   // can make V8 box a double on the way in.
-  private readonly out = new Float64Array([NO_PRICE, NO_PRICE, 0, 0, NaN, NaN]);
+  private readonly out = new Float64Array([NO_PRICE, NO_PRICE, 0, 0]);
 
   /** Desired bid/ask price in ticks (NO_PRICE: do not quote that side). */
   get bidPrice(): number {
@@ -47,13 +47,6 @@ export class MarketMaker {
   }
   get askSize(): number {
     return this.out[3];
-  }
-  /** Reservation price and half spread of the last decision, ticks. */
-  get reservation(): number {
-    return this.out[4];
-  }
-  get halfSpread(): number {
-    return this.out[5];
   }
 
   constructor(p: QuoteParams) {
@@ -76,9 +69,6 @@ export class MarketMaker {
     if (p.useML && signalTicks === signalTicks) r += p.mlWeight * signalTicks;
     const volHalf = p.volSpreadFactor * s * Math.sqrt(HORIZON_S);
     const d = p.spreadMultiplier * Math.max(volHalf, 0.5);
-    const out = this.out;
-    out[4] = r;
-    out[5] = d;
 
     let bid = Math.floor(r - d + EPS);
     let ask = Math.ceil(r + d - EPS);
@@ -93,6 +83,7 @@ export class MarketMaker {
       bidSize = position < 0 ? Math.min(bidSize, -position) : 0;
       askSize = position > 0 ? Math.min(askSize, position) : 0;
     }
+    const out = this.out;
     out[0] = NO_PRICE;
     out[1] = NO_PRICE;
     if (bidSize > 0) out[0] = bid;
