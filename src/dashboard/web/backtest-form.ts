@@ -6,7 +6,7 @@
 
 import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
 import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
-import { COLORS, makeChart, toTime } from './chart-common.ts';
+import { COLORS, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
 
@@ -151,18 +151,7 @@ export class BacktestPanel {
 
     root.append(formBox, resultBox, chartBox, runsBox);
     this.chart = makeChart(chartBox);
-    this.equity = this.chart.addSeries(BaselineSeries, {
-      baseValue: { type: 'price', price: 0 },
-      topLineColor: COLORS.bid,
-      topFillColor1: 'rgba(38,166,154,0.30)',
-      topFillColor2: 'rgba(38,166,154,0.03)',
-      bottomLineColor: COLORS.ask,
-      bottomFillColor1: 'rgba(239,83,80,0.03)',
-      bottomFillColor2: 'rgba(239,83,80,0.30)',
-      lineWidth: 2,
-      title: 'equity',
-      priceFormat: { type: 'price', precision: 2, minMove: 0.01 },
-    });
+    this.equity = this.chart.addSeries(BaselineSeries, pnlSeriesOptions('equity'));
     this.setProgress(null);
     void this.loadRuns();
   }

@@ -1,7 +1,7 @@
 // Shared look of the live charts (lightweight-charts, TradingView's library) and the helper that
 // keeps a chart series in step with a BinnedSeries: append what is new, reload on reset/trim.
 
-import { ColorType, CrosshairMode, createChart, type DeepPartial, type ChartOptions, type IChartApi, type ISeriesApi, type SeriesType, type Time, type UTCTimestamp } from 'lightweight-charts';
+import { ColorType, CrosshairMode, createChart, type BaselineSeriesPartialOptions, type DeepPartial, type ChartOptions, type IChartApi, type ISeriesApi, type SeriesType, type Time, type UTCTimestamp } from 'lightweight-charts';
 import { fmtNyDate, fmtNyMinute, fmtNyTime } from './format.ts';
 import type { BinnedSeries } from '../shared/series-buffer.ts';
 
@@ -18,6 +18,22 @@ export const COLORS = {
   realized: '#9c7cf4',
   stages: { tick_to_trade: '#4c8dff', book_update: '#26a69a', inference: '#f0b90b' } as Record<string, string>,
 };
+
+/** A curve in USD, green above zero and red below (live P&L, backtest equity curve). */
+export function pnlSeriesOptions(title: string): BaselineSeriesPartialOptions {
+  return {
+    baseValue: { type: 'price', price: 0 },
+    topLineColor: COLORS.bid,
+    topFillColor1: 'rgba(38,166,154,0.30)',
+    topFillColor2: 'rgba(38,166,154,0.03)',
+    bottomLineColor: COLORS.ask,
+    bottomFillColor1: 'rgba(239,83,80,0.03)',
+    bottomFillColor2: 'rgba(239,83,80,0.30)',
+    lineWidth: 2,
+    title,
+    priceFormat: { type: 'price', precision: 2, minMove: 0.01 },
+  };
+}
 
 export const MONO_FONT = 'ui-monospace, "SF Mono", "JetBrains Mono", "DejaVu Sans Mono", Menlo, Consolas, monospace';
 

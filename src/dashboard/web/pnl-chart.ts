@@ -4,7 +4,7 @@
 
 import { BaselineSeries, LineSeries, LineType, type IChartApi, type ISeriesApi } from 'lightweight-charts';
 import type { SymbolState } from '../shared/api.ts';
-import { COLORS, SeriesSync, fitWhileShort, makeChart } from './chart-common.ts';
+import { COLORS, SeriesSync, fitWhileShort, makeChart, pnlSeriesOptions } from './chart-common.ts';
 import { setClass, setText } from './dom.ts';
 import { fmtPnl, fmtSignedInt, signClass } from './format.ts';
 import type { SymbolHistory } from '../shared/store.ts';
@@ -22,18 +22,7 @@ export class PnlChartView {
   ) {
     this.chart = makeChart(container);
     const usd = { type: 'price' as const, precision: 2, minMove: 0.01 };
-    this.total = this.chart.addSeries(BaselineSeries, {
-      baseValue: { type: 'price', price: 0 },
-      topLineColor: COLORS.bid,
-      topFillColor1: 'rgba(38,166,154,0.30)',
-      topFillColor2: 'rgba(38,166,154,0.03)',
-      bottomLineColor: COLORS.ask,
-      bottomFillColor1: 'rgba(239,83,80,0.03)',
-      bottomFillColor2: 'rgba(239,83,80,0.30)',
-      lineWidth: 2,
-      title: 'total',
-      priceFormat: usd,
-    });
+    this.total = this.chart.addSeries(BaselineSeries, pnlSeriesOptions('total'));
     this.realized = this.chart.addSeries(LineSeries, { color: COLORS.realized, lineWidth: 1, title: 'realized', priceFormat: usd, priceLineVisible: false });
     this.position = this.chart.addSeries(LineSeries, { color: COLORS.ours, lineWidth: 1, lineType: LineType.WithSteps, title: 'pos', priceFormat: { type: 'price', precision: 0, minMove: 1 }, priceLineVisible: false }, 1);
     this.chart.panes()[1]?.setHeight(60);
