@@ -130,6 +130,8 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
     if (endDate < startDate) errors.push({ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` });
     else {
       const calendarDays = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
+      // Coarse guard before listing the days one by one: a range this long in calendar days always
+      // holds more than max_days business days, so a 1900..2100 request is refused without a loop.
       if (calendarDays > config.backtest.max_days * 2 + 7) {
         errors.push({ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${config.backtest.max_days} business days` });
       } else {
