@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { Rng } from '../src/core/rng.ts';
 import { LatencyModel } from '../src/exchange/latency.ts';
 
+const AT = new Float64Array(1); // send time: the seeded model does not depend on it
+
 const P = { orderLatencyNs: 250_000, marketDataLatencyNs: 100_000, responseLatencyNs: 200_000, jitterNs: 20_000 };
 
 test('deterministic per seed, different across seeds', () => {
@@ -11,11 +13,11 @@ test('deterministic per seed, different across seeds', () => {
   const c = new LatencyModel(P, new Rng(8));
   let same = 0, diff = 0;
   for (let i = 0; i < 1000; i++) {
-    const x = a.orderEntry(), y = b.orderEntry(), z = c.orderEntry();
+    const x = a.orderEntry(AT, 0), y = b.orderEntry(AT, 0), z = c.orderEntry(AT, 0);
     if (x === y) same++;
     if (x !== z) diff++;
-    assert.is(a.marketData(), b.marketData());
-    assert.is(a.response(), b.response());
+    assert.is(a.marketData(AT, 0), b.marketData(AT, 0));
+    assert.is(a.response(AT, 0), b.response(AT, 0));
   }
   assert.is(same, 1000);
   assert.ok(diff > 900, `seeds 7 and 8 agree too often: ${1000 - diff}`);
@@ -23,7 +25,7 @@ test('deterministic per seed, different across seeds', () => {
 
 test('each leg is base + integer jitter within [-jitter, +jitter], covering the range', () => {
   const m = new LatencyModel({ orderLatencyNs: 1000, marketDataLatencyNs: 500, responseLatencyNs: 2000, jitterNs: 5 }, new Rng(1));
-  const legs: Array<[() => number, number]> = [[() => m.orderEntry(), 1000], [() => m.marketData(), 500], [() => m.response(), 2000]];
+  const legs: Array<[() => number, number]> = [[() => m.orderEntry(AT, 0), 1000], [() => m.marketData(AT, 0), 500], [() => m.response(AT, 0), 2000]];
   for (const [leg, base] of legs) {
     const seen = new Set<number>();
     let sum = 0;
@@ -44,7 +46,7 @@ test('never negative when the jitter exceeds the base', () => {
   const m = new LatencyModel({ orderLatencyNs: 100, marketDataLatencyNs: 0, responseLatencyNs: 10, jitterNs: 1000 }, new Rng(3));
   let zeros = 0;
   for (let i = 0; i < 10000; i++) {
-    const a = m.orderEntry(), b = m.marketData(), c = m.response();
+    const a = m.orderEntry(AT, 0), b = m.marketData(AT, 0), c = m.response(AT, 0);
     assert.ok(a >= 0 && b >= 0 && c >= 0);
     assert.ok(a <= 1100 && b <= 1000 && c <= 1010);
     if (b === 0) zeros++;
@@ -56,9 +58,9 @@ test('zero jitter gives exactly the base and draws no random numbers', () => {
   const rng = new Rng(11);
   const m = new LatencyModel({ orderLatencyNs: 250_000, marketDataLatencyNs: 100_000, responseLatencyNs: 200_000, jitterNs: 0 }, rng);
   for (let i = 0; i < 100; i++) {
-    assert.is(m.orderEntry(), 250_000);
-    assert.is(m.marketData(), 100_000);
-    assert.is(m.response(), 200_000);
+    assert.is(m.orderEntry(AT, 0), 250_000);
+    assert.is(m.marketData(AT, 0), 100_000);
+    assert.is(m.response(AT, 0), 200_000);
   }
   assert.is(rng.nextU32(), new Rng(11).nextU32());
 });

@@ -70,7 +70,7 @@ test('risk averse: cancels never advance us, only cap the front at the level siz
   for (let after = 10; after >= 0; after--) assert.ok(m.onCancel(6, 10, after) >= Math.min(6, after));
 });
 
-test('onCancelAt (the in-place hot-path form) agrees with onCancel for both models', () => {
+test('onDepthChange (the in-place hot-path form) agrees with onCancel for both models', () => {
   const fronts = new Float64Array(3);
   let cases = 0;
   for (const m of [new PowerQueueModel(1), new PowerQueueModel(2), new PowerQueueModel(7), new RiskAverseQueueModel()]) {
@@ -78,7 +78,7 @@ test('onCancelAt (the in-place hot-path form) agrees with onCancel for both mode
       for (let front = 0; front <= before; front += Math.max(1, before / 5)) {
         for (const after of [0, Math.floor(before / 3), before, before + 5]) {
           fronts[1] = front;
-          m.onCancelAt(fronts, 1, before, after);
+          m.onDepthChange(fronts, 1, before, after);
           assert.is(fronts[1], m.onCancel(front, before, after), `${m.name} ${front} ${before} ${after}`);
           assert.ok(fronts[1] >= 0 && fronts[1] <= Math.max(after, 0));
           cases++;
@@ -99,6 +99,28 @@ test('factory by name', () => {
   assert.is(queueModelFromName('risk_averse', 2).name, 'risk_averse');
   assert.throws(() => queueModelFromName('fifo', 2), /unknown queue model/);
   assert.throws(() => new PowerQueueModel(0), /exponent/);
+});
+
+test('L2 models: a new order is behind the displayed size; trades consume the front; the fill check floors what passed', () => {
+  for (const m of [new PowerQueueModel(2), new RiskAverseQueueModel()]) {
+    const f = new Float64Array(3);
+    m.onNewOrder(f, 1, 40);
+    assert.is(f[1], 40, m.name);
+    m.onTrade(f, 1, 30);
+    assert.is(f[1], 10);
+    assert.is(m.filled(f, 1), 0, 'not reached: nothing filled');
+    assert.is(f[1], 10);
+    m.onTrade(f, 1, 13);
+    assert.is(m.filled(f, 1), 3);
+    assert.is(f[1], 0, 'at the head of the queue after being reached');
+    f[2] = 2.5; // a fractional front (power model after a cancel)
+    m.onTrade(f, 2, 5);
+    assert.is(m.filled(f, 2), 2, 'whole contracts only');
+    // adds join behind: a depth increase leaves the front alone
+    f[0] = 7;
+    m.onDepthChange(f, 0, 10, 25);
+    assert.is(f[0], 7);
+  }
 });
 
 test.run();

@@ -428,6 +428,13 @@ test('report times: exchange time + response latency, never out of order', () =>
   g.buy(20_000, 2, 19998, 5); // 21_000 -> held to 60_000
   g.buy(70_000, 3, 19997, 5); // 71_000
   assert.equal(g.drain().map((x) => x.ts), [60_000, 60_000, 71_000]);
+  // a latency series keyed on the send time (a recorded latency plugs in the same way)
+  const byTime: Latency = { orderEntry: () => 0, marketData: () => 0, response: (at, i) => (at[i] < 50_000 ? 2_000 : 30_000) };
+  const t = new Harness({ latency: byTime });
+  t.seedBook();
+  t.buy(10_000, 1, 19999, 5);
+  t.buy(60_000, 2, 19998, 5);
+  assert.equal(t.drain().map((x) => [x.exch, x.ts]), [[10_000, 12_000], [60_000, 90_000]]);
   // jittered latency: ER_TS in [exch + base - j, ...] and non-decreasing
   const lat = new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 10_000, jitterNs: 5_000 }, new Rng(5));
   const j = new Harness({ latency: lat, ringCapacity: 4096 });
@@ -566,6 +573,36 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
   assert.ok(heap1 - heap0 < 1 << 20, `heap grew by ${heap1 - heap0} bytes over 1M events`);
   assert.is(gcs, 0, `${gcs} garbage collections during 1M events`);
   console.log(`  1M events: ${(t1 - t0).toFixed(0)} ms, heap ${heap1 - heap0} B, ${gcs} GCs, ${fills} fills, ${stats[3] - requotes0} re-quotes`);
+});
+
+
+test('a trade fills at most its size across all our orders at one level, in queue order', () => {
+  const h = new Harness();
+  h.seedBook();
+  h.md(2_000, MD_CANCEL, BID, 19999, 50); // our level empties: nothing ahead of either order
+  h.buy(5_000, 1, 19999, 2);
+  h.buy(6_000, 2, 19999, 5);
+  h.drain();
+  h.md(9_000, MD_TRADE, BID, 19999, 5); // one 5-lot trade
+  const r = h.drain().filter((x) => x.type === ER_FILL);
+  assert.equal(r.map((x) => [x.id, x.qty]), [[1, 2], [2, 3]], 'the older order first, then what is left of the trade');
+  assert.is(r.reduce((s, x) => s + x.qty, 0), 5);
+  assert.is(h.ex.orderLeaves(2), 2);
+});
+
+test('our earlier order absorbs part of a trade before it reaches a later one', () => {
+  const h = new Harness();
+  h.seedBook();
+  h.md(2_000, MD_CANCEL, BID, 19999, 47); // 3 left at the level
+  h.buy(5_000, 1, 19999, 5); // 3 ahead
+  h.md(5_500, MD_ADD, BID, 19999, 7); // 10 displayed now
+  h.buy(6_000, 2, 19999, 4); // 10 ahead (the displayed size; our order 1 is virtual)
+  h.drain();
+  // queue: 3 market, our 5, 7 market, our 4. A 12-lot trade takes 3 + our 5 + 4 of the 7.
+  h.md(9_000, MD_TRADE, BID, 19999, 12);
+  const r = h.drain().filter((x) => x.type === ER_FILL);
+  assert.equal(r.map((x) => [x.id, x.qty]), [[1, 5]]);
+  assert.is(h.ex.orderFront(2), 3, '3 market contracts are still ahead of the later order');
 });
 
 test.run();

@@ -7,15 +7,15 @@
 import { workerData } from 'node:worker_threads';
 import { EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_RESET, OM_TS, ASK, BID } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
-import { hashSeed, Rng } from '../src/core/rng.ts';
-import { FeeSchedule } from '../src/exchange/fees.ts';
-import { LatencyModel } from '../src/exchange/latency.ts';
-import { queueModelFromName } from '../src/exchange/queue-model.ts';
-import { SimExchange } from '../src/exchange/sim-exchange.ts';
+import { hashSeed } from '../src/core/rng.ts';
+import { FifoLink } from '../src/exchange/fifo-link.ts';
+import type { Latency } from '../src/exchange/latency.ts';
+import type { SimExchange } from '../src/exchange/sim-exchange.ts';
+import { buildExchange, seededLatency } from '../src/exchange/venue.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { C_GEN, C_GEN_ACK, C_HB_MD, C_MD_STALLS, C_STOP, C_WAKE_MD, C_WAKE_OB, EV_WALL, wake, type SymbolMemory } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
-import { feeParams, latencyParams } from '../src/config/derive.ts';
+import { executionParams, latencyParams } from '../src/config/derive.ts';
 import { simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
 import type { SimClock } from '../src/runtime/clock.ts';
 
@@ -32,10 +32,10 @@ class Feed {
   readonly exchange: SimExchange;
   readonly local = RecordRing.allocate(EV_STRIDE, 1 << 14, false);
   private gen: MarketGenerator | null = null;
-  private readonly mdLatency: LatencyModel;
+  private readonly mdLatency: Latency;
+  private readonly mdLink = new FifoLink();
   session = -1;
   private offset = 0;
-  private lastRecv = 0;
   private readonly prices = new Float64Array(SNAPSHOT_LEVELS);
   private readonly sizes = new Float64Array(SNAPSHOT_LEVELS);
 
@@ -44,13 +44,8 @@ class Feed {
     this.md = new RecordRing(mem.md);
     this.om = new RecordRing(mem.om);
     const seed = cfg.simulation.seed;
-    this.mdLatency = new LatencyModel(latencyParams(cfg), new Rng(hashSeed(`live-md|${mem.symbol}`, seed)));
-    this.exchange = new SimExchange({
-      fees: new FeeSchedule(feeParams(cfg)),
-      latency: new LatencyModel(latencyParams(cfg), new Rng(hashSeed(`live-exchange|${mem.symbol}`, seed))),
-      queue: queueModelFromName(cfg.execution.queue_model, cfg.execution.queue_power),
-      reports: new RecordRing(mem.er),
-    });
+    this.mdLatency = seededLatency(latencyParams(cfg), hashSeed(`live-md|${mem.symbol}`, seed));
+    this.exchange = buildExchange(executionParams(cfg), new RecordRing(mem.er), hashSeed(`live-exchange|${mem.symbol}`, seed));
   }
 
   /** Starts session k: our orders expire, a fresh market opens, the engine is told to reset. */
@@ -172,10 +167,8 @@ class Feed {
         d[off + EV_SIDE] = L[src + EV_SIDE];
         d[off + EV_PRICE] = L[src + EV_PRICE];
         d[off + EV_QTY] = L[src + EV_QTY];
-        let recv = ts + this.mdLatency.marketData();
-        if (recv < this.lastRecv) recv = this.lastRecv;
-        this.lastRecv = recv;
-        d[off + EV_RECV] = recv;
+        d[off + EV_RECV] = ts + this.mdLatency.marketData(d, off + EV_TS);
+        this.mdLink.arrive(d, off + EV_RECV);
         d[off + EV_WALL] = wall;
         this.exchange.onMarketEvent(d, off);
         local.advance();

@@ -8,8 +8,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BID, ER_TS, EV_KIND, EV_PRICE, EV_RECV, EV_TS, LIQ_MAKER, MD_RESET } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
-import { hashSeed, Rng } from '../src/core/rng.ts';
-import { LatencyModel } from '../src/exchange/latency.ts';
+import { hashSeed } from '../src/core/rng.ts';
+import { seededLatency } from '../src/exchange/venue.ts';
 import { Portfolio } from '../src/portfolio/portfolio.ts';
 import { Seqlock } from '../src/shm/seqlock.ts';
 import {
@@ -112,7 +112,7 @@ class Trader {
       initialCapital: cfg.trading.initial_capital,
       limits: riskLimits(cfg),
       quote: quoteParams(cfg),
-      latency: new LatencyModel(latencyParams(cfg), new Rng(seed)),
+      latency: seededLatency(latencyParams(cfg), seed),
       orders: this.om,
       sessionStartNs: startNs,
       sessionEndNs: endNs,
@@ -126,8 +126,8 @@ class Trader {
       firstOrderId: init.generation * 1e9 + k * 1e6 + 1,
     });
     if (this.firstEngine && init.generation > 0) {
-      const now = startNs;
-      e.risk.alerts.add(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange`, init.restarts, 3);
+      const now = clock.nowNs(performance.timeOrigin + performance.now());
+      e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange`, init.restarts, 3);
       if (init.restarts >= 3) e.kill('ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
     }
     this.firstEngine = false;
@@ -259,9 +259,7 @@ class Trader {
     const v = this.prediction.version;
     if (v !== this.predictionSeen && (v & 1) === 0) {
       this.predictionSeen = this.prediction.read(this.pred);
-      e.signal = this.pred[PR_VALUE];
-      e.signalTs = this.pred[PR_TS];
-      e.predictions = this.pred[PR_COUNT];
+      e.setPrediction(this.pred[PR_VALUE], this.pred[PR_TS], this.pred[PR_COUNT]);
     }
   }
 
@@ -278,10 +276,9 @@ class Trader {
     s.beginWrite();
     writeSnapshot(s.data, e, this.session, t, this.fillCounts, this.scratch);
     s.endWrite();
-    const alerts = e.risk.alerts;
-    if (alerts.total > this.alertsPublished) {
-      const fresh = alerts.items.slice(-Math.min(alerts.items.length, alerts.total - this.alertsPublished));
-      this.alertsPublished = alerts.total;
+    if (e.alertCount > this.alertsPublished) {
+      const fresh = e.alertsSince(this.alertsPublished);
+      this.alertsPublished = e.alertCount;
       for (const a of fresh) parentPort?.postMessage({ type: 'alert', symbol: this.mem.symbol, session: this.session, alert: a });
     }
   }

@@ -3,7 +3,7 @@
 
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { feeParams, latencyParams, quoteParams, riskLimits } from '../config/derive.ts';
+import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
@@ -185,10 +185,7 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },
     quote: { ...quoteParams(c), spreadMultiplier: req.spreadMultiplier, skewFactor: req.skewFactor, inventoryLimit: req.inventoryLimit, useML: req.useML },
     flattenMinutes: c.strategy.flatten_minutes,
-    latency: latencyParams(c),
-    fees: feeParams(c),
-    queueModel: c.execution.queue_model,
-    queuePower: c.execution.queue_power,
+    execution: executionParams(c),
     collectFills,
     model: req.useML ? model : null,
   }));

@@ -10,11 +10,9 @@
 
 import { EV_RECV, EV_STRIDE, EV_TS, ER_STRIDE, ER_TS, OM_STRIDE, OM_TS } from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
-import { hashSeed, Rng } from '../core/rng.ts';
-import { FeeSchedule } from '../exchange/fees.ts';
-import { LatencyModel } from '../exchange/latency.ts';
-import { queueModelFromName } from '../exchange/queue-model.ts';
-import { SimExchange } from '../exchange/sim-exchange.ts';
+import { hashSeed } from '../core/rng.ts';
+import { FifoLink } from '../exchange/fifo-link.ts';
+import { buildExchange, type ExecutionParams, seededLatency } from '../exchange/venue.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { contractForRoot } from '../market/instruments.ts';
 import { MlpPredictor, type ModelFile } from '../ml/model.ts';
@@ -26,19 +24,6 @@ import type { Alert } from '../risk/alerts.ts';
 import type { RiskLimits } from '../risk/risk-manager.ts';
 import type { QuoteParams } from '../strategy/market-maker.ts';
 import { Engine } from '../trading/engine.ts';
-
-export interface LatencyParams {
-  orderLatencyNs: number;
-  marketDataLatencyNs: number;
-  responseLatencyNs: number;
-  jitterNs: number;
-}
-
-export interface FeeParams {
-  makerFee: number;
-  takerFee: number;
-  exchangeFee: number;
-}
 
 /** Everything one session needs; plain data so it can cross into a pool worker. */
 export interface SessionSpec {
@@ -52,10 +37,7 @@ export interface SessionSpec {
   limits: RiskLimits;
   quote: QuoteParams;
   flattenMinutes: number;
-  latency: LatencyParams;
-  fees: FeeParams;
-  queueModel: string;
-  queuePower: number;
+  execution: ExecutionParams;
   collectFills: boolean;
   /** The model file when quote.useML (validated in the main thread; plain data for the worker). */
   model?: ModelFile | null;
@@ -137,16 +119,10 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
       activity: spec.activity,
     });
   const taps = hooks.taps ?? null;
-  const latencyParams = spec.latency;
   // Separate seeded streams: the exchange side's jitter and the engine side's jitter.
-  const exLatency = new LatencyModel(latencyParams, new Rng(hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed)));
-  const enLatency = new LatencyModel(latencyParams, new Rng(hashSeed(`engine|${spec.root}|${spec.date}`, spec.seed)));
-  const exchange = new SimExchange({
-    fees: new FeeSchedule(spec.fees),
-    latency: exLatency,
-    queue: queueModelFromName(spec.queueModel as 'power' | 'risk_averse', spec.queuePower),
-    reports: er,
-  });
+  const exchange = buildExchange(spec.execution, er, hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed));
+  const enLatency = seededLatency(spec.execution.latency, hashSeed(`engine|${spec.root}|${spec.date}`, spec.seed));
+  const mdLink = new FifoLink();
   const engine = new Engine({
     spec: contract,
     initialCapital: spec.initialCapital,
@@ -165,9 +141,6 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const stride = md.stride;
   const span = spec.sessionEndNs - spec.sessionStartNs;
   let ex = md.readSeq; // exchange cursor: events before it have their EV_RECV stamped
-  // The last receive time lives in a typed array: as a loop-carried local in this long-running
-  // (on-stack-replaced) loop, V8 kept it tagged and boxed the double on every event.
-  const lastRecv = new Float64Array(1);
   let nextProgress = 1 << 20;
 
   for (;;) {
@@ -184,10 +157,8 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
 
     if (tEx <= tOm && tEx <= tEr && tEx <= tMd) {
       const off = (ex & mask) * stride;
-      const recv = D[off + EV_TS] + enLatency.marketData();
-      // FIFO link: never before the previous event's arrival.
-      lastRecv[0] = recv > lastRecv[0] ? recv : lastRecv[0];
-      D[off + EV_RECV] = lastRecv[0];
+      D[off + EV_RECV] = D[off + EV_TS] + enLatency.marketData(D, off + EV_TS);
+      mdLink.arrive(D, off + EV_RECV);
       exchange.onMarketEvent(D, off);
       ex = (ex + 1) | 0;
     } else if (tOm <= tEr && tOm <= tMd) {

@@ -1,7 +1,9 @@
 // The engine's parameter objects derived from the config, in one place for every driver:
 // the backtest (with a request's overrides on top) and the live simulation.
 
-import type { FeeParams, LatencyParams } from '../backtest/session.ts';
+import type { FeeParams } from '../exchange/fees.ts';
+import type { LatencyParams } from '../exchange/latency.ts';
+import type { ExecutionParams } from '../exchange/venue.ts';
 import type { RiskLimits } from '../risk/risk-manager.ts';
 import type { QuoteParams } from '../strategy/market-maker.ts';
 import type { EngineConfig } from './schema.ts';
@@ -40,4 +42,8 @@ export function latencyParams(c: EngineConfig): LatencyParams {
 
 export function feeParams(c: EngineConfig): FeeParams {
   return { makerFee: c.fees.maker_fee, takerFee: c.fees.taker_fee, exchangeFee: c.fees.exchange_fee };
+}
+
+export function executionParams(c: EngineConfig): ExecutionParams {
+  return { latency: latencyParams(c), fees: feeParams(c), queueModel: c.execution.queue_model, queuePower: c.execution.queue_power };
 }

@@ -10,7 +10,19 @@ export interface FeeParams {
   exchangeFee: number;
 }
 
-export class FeeSchedule {
+/**
+ * Fee port (hftbacktest's FeeModel): what a fill of `qty` contracts costs, by liquidity flag.
+ * The exchange asks it for every fill; a per-product table picks one per instrument.
+ */
+export interface FeeModel {
+  /** USD paid for a fill of `qty` contracts with liquidity flag LIQ_MAKER or LIQ_TAKER. */
+  fee(liquidity: number, qty: number): number;
+  /** fee() written to out[i]: the hot-path form (no float crosses a call). */
+  feeInto(out: Float64Array, i: number, liquidity: number, qty: number): void;
+}
+
+/** A flat per-contract schedule: REFERENCE.md's maker/taker + exchange fee. */
+export class FeeSchedule implements FeeModel {
   readonly makerFee: number;
   readonly takerFee: number;
   readonly exchangeFee: number;

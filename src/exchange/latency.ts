@@ -1,13 +1,14 @@
-// Latency model of the simulated link between the engine and the exchange.
+// Latency port of the simulated link between the engine and the exchange (hftbacktest's
+// LatencyModel: one small interface, implementations interchangeable).
 //
-// Three one-way legs, each = base + seeded jitter:
-//   orderEntry()  engine -> exchange: when an order message reaches the matching engine;
-//   marketData()  exchange -> engine: when a market-data event reaches the engine;
-//   response()    exchange -> engine: when an execution report (ack, fill, cancel) reaches the engine.
-// Jitter is an integer drawn uniformly from [-jitterNs, +jitterNs] by the seeded Rng, so the same
-// seed gives the same latencies. A sample is an integer number of nanoseconds and is clamped at
-// zero, so it is never negative in total even when jitterNs > base. With jitterNs = 0 every sample
-// is exactly the base and no random number is drawn. No allocation per sample.
+// Three one-way legs, each asked for at the moment the message leaves:
+//   orderEntry  engine -> exchange: when an order message reaches the matching engine;
+//   marketData  exchange -> engine: when a market-data event reaches the engine;
+//   response    exchange -> engine: when an execution report (ack, fill, cancel) reaches the engine.
+// The send time is passed as `at[i]` (ns) rather than as a number: a float64 argument of a call V8
+// does not inline is boxed into a heap number, and every driver already holds its clock in a
+// typed array (a record field, or the engine's clock). A model that replays a recorded latency
+// series looks its value up by that time; the seeded model below ignores it.
 
 import type { Rng } from '../core/rng.ts';
 
@@ -22,11 +23,11 @@ export interface LatencyParams {
   jitterNs: number;
 }
 
-/** What the simulator needs from a latency model (hftbacktest style: one small interface). */
+/** What the simulator needs from a latency model: each leg's delay (ns, >= 0) for a message sent at at[i]. */
 export interface Latency {
-  orderEntry(): number;
-  marketData(): number;
-  response(): number;
+  orderEntry(at: Float64Array, i: number): number;
+  marketData(at: Float64Array, i: number): number;
+  response(at: Float64Array, i: number): number;
 }
 
 function checkNs(name: string, v: number): number {
@@ -36,6 +37,13 @@ function checkNs(name: string, v: number): number {
   return Math.round(v);
 }
 
+/**
+ * Constant base + seeded jitter per leg. Jitter is an integer drawn uniformly from
+ * [-jitterNs, +jitterNs] by the seeded Rng, so the same seed gives the same latencies. A sample is
+ * an integer number of nanoseconds clamped at zero, so it is never negative in total even when
+ * jitterNs > base. With jitterNs = 0 every sample is exactly the base and no random number is
+ * drawn. No allocation per sample.
+ */
 export class LatencyModel implements Latency {
   readonly orderLatencyNs: number;
   readonly marketDataLatencyNs: number;
@@ -57,18 +65,15 @@ export class LatencyModel implements Latency {
     this.rng = rng;
   }
 
-  /** Time for an order message to reach the exchange, ns. */
-  orderEntry(): number {
+  orderEntry(_at: Float64Array, _i: number): number {
     return this.sample(this.orderLatencyNs);
   }
 
-  /** Time for a market-data event to reach the engine, ns. */
-  marketData(): number {
+  marketData(_at: Float64Array, _i: number): number {
     return this.sample(this.marketDataLatencyNs);
   }
 
-  /** Time for an execution report to reach the engine, ns. */
-  response(): number {
+  response(_at: Float64Array, _i: number): number {
     return this.sample(this.responseLatencyNs);
   }
 

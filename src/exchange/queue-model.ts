@@ -1,22 +1,57 @@
-// Queue-position models: how far our resting order advances in its price level's queue when
-// displayed size at that level disappears WITHOUT a trade (a market cancel). Trades are handled by
-// the exchange itself (they always consume the queue ahead first). Small interchangeable pieces
-// behind one interface, as in hftbacktest's queue models.
+// Queue-position port (hftbacktest's QueueModel): where our resting order stands in its price
+// level's queue, and how far each market event at that level moves it. The exchange owns the
+// order and calls the model at each hook; the model owns only the quantity ahead of the order,
+// `fronts[s]` for the order in slot s. Small interchangeable pieces behind one interface.
+//
+// Every hook works in place on `fronts[s]` and takes only integers (sizes, slots): a fractional
+// front passed to or returned from a call V8 does not inline would be boxed into a heap number,
+// so no float ever crosses one.
 
 export interface QueueModel {
-  /**
-   * New quantity ahead of our order after the displayed level at our price shrank from `before`
-   * to `after` WITHOUT a trade. `front` is the quantity ahead before the change (0 <= front <=
-   * before). The result is in [0, after]. Must not allocate.
-   */
-  onCancel(front: number, before: number, after: number): number;
-  /**
-   * onCancel in place on `fronts[i]`: what the exchange calls on its hot path. Only integers
-   * and references cross the call, so V8 never boxes a fractional front into a heap number,
-   * whether or not it inlines the call.
-   */
-  onCancelAt(fronts: Float64Array, i: number, before: number, after: number): void;
   readonly name: string;
+  /** Our order in slot s starts resting; `levelQty` is the displayed size at its price and side. */
+  onNewOrder(fronts: Float64Array, s: number, levelQty: number): void;
+  /**
+   * A trade of `qty` contracts at our price on our side. The queue ahead is consumed first; what
+   * passes the front of our order is left as a negative front for the fill check.
+   */
+  onTrade(fronts: Float64Array, s: number, qty: number): void;
+  /** The displayed size at our price and side changed from `before` to `after` without a trade. */
+  onDepthChange(fronts: Float64Array, s: number, before: number, after: number): void;
+  /**
+   * Fill check, after onTrade: how many whole contracts of the trade reached our order (>= 0).
+   * The front is left at >= 0: we are at the head of the queue after being reached.
+   */
+  filled(fronts: Float64Array, s: number): number;
+}
+
+// Fronts from the power model are fractional; a fill is the whole number of contracts the trade
+// reaches past the queue ahead (floor, with a tolerance for float error in the front).
+const FILL_EPS = 1e-9;
+
+/**
+ * What every L2 model here shares: an order joins the back of its level (everything displayed
+ * is ahead of it), trades consume the queue ahead first, and additions join behind it. Only what a
+ * cancel does to the queue ahead differs (onDepthChange).
+ */
+abstract class L2QueueModel implements QueueModel {
+  abstract readonly name: string;
+  abstract onDepthChange(fronts: Float64Array, s: number, before: number, after: number): void;
+
+  onNewOrder(fronts: Float64Array, s: number, levelQty: number): void {
+    fronts[s] = levelQty;
+  }
+
+  onTrade(fronts: Float64Array, s: number, qty: number): void {
+    fronts[s] -= qty;
+  }
+
+  filled(fronts: Float64Array, s: number): number {
+    if (!(fronts[s] < 0)) return 0;
+    const n = Math.floor(-fronts[s] + FILL_EPS);
+    fronts[s] = 0;
+    return n;
+  }
 }
 
 /**
@@ -31,12 +66,13 @@ export interface QueueModel {
  * same number but does not overflow to Infinity/Infinity for large sizes or large n (hftbacktest's
  * direct form would fall back to prob = 1 there; this form gives the right limit).
  */
-export class PowerQueueModel implements QueueModel {
+export class PowerQueueModel extends L2QueueModel {
   readonly name = 'power';
   readonly n: number;
   private readonly one = new Float64Array(1);
 
   constructor(n = 2) {
+    super();
     if (!Number.isFinite(n) || n <= 0) throw new Error(`power queue model exponent must be > 0, got ${n}`);
     this.n = n;
   }
@@ -47,14 +83,15 @@ export class PowerQueueModel implements QueueModel {
     return p === p ? p : 1;
   }
 
+  /** The new front after a cancel (onDepthChange on a plain number: for tests and tools). */
   onCancel(front: number, before: number, after: number): number {
     const one = this.one;
     one[0] = front;
-    this.onCancelAt(one, 0, before, after);
+    this.onDepthChange(one, 0, before, after);
     return one[0];
   }
 
-  onCancelAt(fronts: Float64Array, i: number, before: number, after: number): void {
+  onDepthChange(fronts: Float64Array, i: number, before: number, after: number): void {
     const front = fronts[i];
     const chg = before - after;
     if (!(chg > 0)) {
@@ -75,22 +112,23 @@ export class PowerQueueModel implements QueueModel {
 }
 
 /** Conservative model: cancels never advance us; the queue ahead only shrinks by trades. */
-export class RiskAverseQueueModel implements QueueModel {
+export class RiskAverseQueueModel extends L2QueueModel {
   readonly name = 'risk_averse';
 
   onCancel(front: number, _before: number, after: number): number {
     return front < after ? front : after;
   }
 
-  onCancelAt(fronts: Float64Array, i: number, _before: number, after: number): void {
+  onDepthChange(fronts: Float64Array, i: number, _before: number, after: number): void {
     if (fronts[i] > after) fronts[i] = after;
   }
 }
 
-export type QueueModelName = 'power' | 'risk_averse';
+export const QUEUE_MODELS = ['power', 'risk_averse'] as const;
+export type QueueModelName = (typeof QUEUE_MODELS)[number];
 
 export function queueModelFromName(name: QueueModelName | string, power = 2): QueueModel {
   if (name === 'power') return new PowerQueueModel(power);
   if (name === 'risk_averse') return new RiskAverseQueueModel();
-  throw new Error(`unknown queue model "${name}" (expected "power" or "risk_averse")`);
+  throw new Error(`unknown queue model "${name}" (expected ${QUEUE_MODELS.map((m) => `"${m}"`).join(' or ')})`);
 }

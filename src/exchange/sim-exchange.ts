@@ -2,10 +2,14 @@
 // model"). Our orders are virtual, as in hftbacktest: they never change the displayed market book
 // (no market impact). The exchange keeps its own copy of the market book from the market events.
 //
+// Built from three ports (hftbacktest style): a latency model (Latency), a queue-position model
+// (QueueModel: hooks for a new order, a trade, a depth change and the fill check) and a fee model
+// (FeeModel). src/exchange/venue.ts builds it from the configuration for both drivers.
+//
 // Time: the exchange's clock is the EV_TS of the market event or the OM_TS of the order message
 // being processed; the driver calls onMarketEvent / onOrderMessage in time order. Every report
-// gets ER_EXCH_TS = that time and ER_TS = max(previous report's ER_TS, time + response latency),
-// so reports reach the engine in the order they were sent (one TCP session).
+// gets ER_EXCH_TS = that time and ER_TS = time + response latency on a FIFO link, so reports
+// reach the engine in the order they were sent (one TCP session).
 //
 // Order life cycle (one ER_ACK or ER_REJECT per NEW, always first, as CME iLink does):
 //   NEW    -> ER_REJECT (bad qty/price/side/duplicate live id/no free slot: REJECT_BAD_ORDER;
@@ -13,16 +17,17 @@
 //          -> ER_ACK (ER_LEAVES = qty), then, if it crosses, ER_FILLs as taker walking the
 //             displayed levels from the touch up to its limit (one fill per price level, at that
 //             level's price, up to its displayed size; the book is not modified), then the IOC
-//             remainder is ER_CANCELED, a limit remainder rests at the back of its level
-//             (quantity ahead = displayed size at its price and side on arrival).
+//             remainder is ER_CANCELED, a limit remainder rests (queue.onNewOrder: for the L2
+//             models, at the back of its level: quantity ahead = displayed size on arrival).
 //   CANCEL -> ER_CANCELED (ER_LEAVES = unfilled qty) if live, else ER_CANCEL_REJECT
 //             (REJECT_UNKNOWN_ORDER). Cancel/replace is cancel + new: it loses queue priority.
 // While resting (maker fills, at the order's price):
-//   MD_ADD at our price/side:     nothing (adds join behind us).
-//   MD_CANCEL at our price/side:  front = queue.onCancel(front, before, after) (via its in-place
-//                                 form onCancelAt, so no float crosses a call: see below).
-//   MD_TRADE at our price/side:   trades consume the queue ahead first:
-//                                 filled = min(leaves, floor(q - front)), front = max(0, front - q).
+//   MD_ADD / MD_CANCEL at our price/side: queue.onDepthChange(before, after) (adds join behind
+//                                 us in the L2 models; a cancel may advance us).
+//   MD_TRADE at our price/side:   our orders there in queue (arrival) order: queue.onTrade, then
+//                                 the fill check queue.filled gives what reached the order; a
+//                                 trade fills at most its size across all our orders, so what
+//                                 our earlier orders took never reaches a later one.
 //   MD_TRADE through our price:   (bid side strictly below our buy / ask side strictly above our
 //                                 sell) fills us fully.
 //   Opposite side MD_ADD at or through our price (the best ask falls to or below our buy price,
@@ -88,12 +93,13 @@ import {
 } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
-import type { FeeSchedule } from './fees.ts';
+import type { FeeModel } from './fees.ts';
+import { FifoLink } from './fifo-link.ts';
 import type { Latency } from './latency.ts';
 import type { QueueModel } from './queue-model.ts';
 
 export interface SimExchangeOptions {
-  fees: FeeSchedule;
+  fees: FeeModel;
   latency: Latency;
   queue: QueueModel;
   /** Execution reports exchange -> engine (stride ER_STRIDE). */
@@ -105,14 +111,11 @@ export interface SimExchangeOptions {
 }
 
 const INT32_LIMIT = 2147483647;
-// Fronts from the power queue model are fractional; a fill is the whole number of contracts the
-// trade reaches past the queue ahead (floor, with a tolerance for float error in the front).
-const FILL_EPS = 1e-9;
 
 export class SimExchange {
   readonly book: DenseBook;
   readonly maxOrders: number;
-  readonly fees: FeeSchedule;
+  readonly fees: FeeModel;
   readonly latency: Latency;
   readonly queue: QueueModel;
   readonly reports: RecordRing;
@@ -133,6 +136,9 @@ export class SimExchange {
   private readonly oLeaves: Float64Array;
   private readonly oFront: Float64Array;
   private readonly oSent: Float64Array; // OM_SENT of the order's NEW
+  private readonly oSeq: Float64Array; // arrival sequence: queue order among our orders at a level
+  private seq = 0;
+  private readonly atLevel: Int32Array; // scratch: our slots at one level, in queue order
   private readonly oPos: Int32Array; // index of the slot in `live`
   private readonly live: Int32Array; // live slots, compact
   private nLive = 0;
@@ -146,8 +152,9 @@ export class SimExchange {
   private maxBuy = -Infinity;
   private minSell = Infinity;
 
-  private now = 0;
-  private lastReportTs = -Infinity;
+  // The exchange clock (ns) in a typed array: the latency port reads the send time from it.
+  private readonly clock = new Float64Array(1);
+  private readonly link = new FifoLink();
   private wrote = false;
   private readonly rd: Float64Array;
   private readonly rec = new Float64Array(ER_STRIDE); // report being staged
@@ -170,6 +177,8 @@ export class SimExchange {
     this.oLeaves = new Float64Array(maxOrders);
     this.oFront = new Float64Array(maxOrders);
     this.oSent = new Float64Array(maxOrders);
+    this.oSeq = new Float64Array(maxOrders);
+    this.atLevel = new Int32Array(maxOrders);
     this.oPos = new Int32Array(maxOrders);
     this.live = new Int32Array(maxOrders);
     this.freeSlots = new Int32Array(maxOrders);
@@ -189,8 +198,8 @@ export class SimExchange {
     this.askAt.fill(0);
     this.maxBuy = -Infinity;
     this.minSell = Infinity;
-    this.now = 0;
-    this.lastReportTs = -Infinity;
+    this.clock[0] = 0;
+    this.link.reset();
     this.wrote = false;
   }
 
@@ -199,7 +208,7 @@ export class SimExchange {
    * close, or a trading client that disconnected (cancel-on-disconnect).
    */
   cancelAll(ts: number): void {
-    if (ts > this.now) this.now = ts;
+    if (ts > this.clock[0]) this.clock[0] = ts;
     while (this.nLive > 0) {
       const s = this.live[this.nLive - 1];
       this.stageSlot(ER_CANCELED, s);
@@ -231,8 +240,8 @@ export class SimExchange {
       if (here) {
         const before = book.size(side, price);
         book.apply(kind, side, price, qty);
-        this.now = data[off + EV_TS];
-        this.cancelAt(side, price, before, book.size(side, price));
+        this.clock[0] = data[off + EV_TS];
+        this.depthChangeAt(side, price, before, book.size(side, price));
       } else {
         book.apply(kind, side, price, qty);
       }
@@ -240,28 +249,33 @@ export class SimExchange {
       book.apply(kind, side, price, qty);
       if (side === BID) {
         if (price < this.maxBuy) {
-          this.now = data[off + EV_TS];
+          this.clock[0] = data[off + EV_TS];
           this.fillBuysFrom(price + 1); // trade through our buy price
         }
       } else if (price > this.minSell) {
-        this.now = data[off + EV_TS];
+        this.clock[0] = data[off + EV_TS];
         this.fillSellsFrom(price - 1); // trade through our sell price
       }
       if (here) {
-        this.now = data[off + EV_TS];
+        this.clock[0] = data[off + EV_TS];
         this.tradeAt(side, price, qty);
       }
     } else {
+      const before = here ? book.size(side, price) : 0;
       book.apply(kind, side, price, qty);
+      if (here) {
+        this.clock[0] = data[off + EV_TS];
+        this.depthChangeAt(side, price, before, book.size(side, price));
+      }
       if (kind === MD_ADD) {
         // size appearing on the other side at or through our price: it trades with us
         if (side === ASK) {
           if (price <= this.maxBuy) {
-            this.now = data[off + EV_TS];
+            this.clock[0] = data[off + EV_TS];
             this.fillBuysFrom(price);
           }
         } else if (price >= this.minSell) {
-          this.now = data[off + EV_TS];
+          this.clock[0] = data[off + EV_TS];
           this.fillSellsFrom(price);
         }
       }
@@ -272,13 +286,13 @@ export class SimExchange {
     }
   }
 
-  /** Displayed size at our price shrank without a trade: advance per the queue model. */
-  private cancelAt(side: number, price: number, before: number, after: number): void {
+  /** Displayed size at our price changed without a trade: the queue model moves our orders. */
+  private depthChangeAt(side: number, price: number, before: number, after: number): void {
     for (let i = 0; i < this.nLive; i++) {
       const s = this.live[i];
       if (this.oSide[s] !== side || this.oPrice[s] !== price) continue;
       const front = this.oFront[s];
-      this.queue.onCancelAt(this.oFront, s, before, after);
+      this.queue.onDepthChange(this.oFront, s, before, after);
       const f = this.oFront[s];
       // guard against a model out of its contract: NaN keeps us where we were; clamp to [0, after]
       if (f !== f) {
@@ -289,22 +303,45 @@ export class SimExchange {
     }
   }
 
-  /** A trade at our price on our side: it consumes the queue ahead first, then fills us. */
+  /**
+   * A trade at our price on our side. Our orders there take it in queue (arrival) order; each
+   * sees the trade less what our earlier orders took (those contracts traded with them), so the
+   * trade fills at most its size across all of them. The queue model consumes the queue ahead of
+   * each order and says what reached it.
+   */
   private tradeAt(side: number, price: number, qty: number): void {
-    for (let i = this.nLive - 1; i >= 0; i--) {
-      const s = this.live[i];
-      if (this.oSide[s] !== side || this.oPrice[s] !== price) continue;
-      const front = this.oFront[s];
-      let fill = Math.floor(qty - front + FILL_EPS);
-      const left = front - qty;
-      if (left > 0) this.oFront[s] = left;
-      else this.oFront[s] = 0;
+    const n = this.ordersAt(side, price);
+    let rem = qty;
+    for (let k = 0; k < n && rem > 0; k++) {
+      const s = this.atLevel[k];
+      this.queue.onTrade(this.oFront, s, rem);
+      let fill = this.queue.filled(this.oFront, s);
       if (fill > 0) {
         const leaves = this.oLeaves[s];
         if (fill > leaves) fill = leaves;
+        rem -= fill;
         this.makerFill(s, fill);
       }
     }
+  }
+
+  /** Our live slots at one price and side into atLevel, in arrival order; returns how many. */
+  private ordersAt(side: number, price: number): number {
+    const at = this.atLevel;
+    const seq = this.oSeq;
+    let n = 0;
+    for (let i = 0; i < this.nLive; i++) {
+      const s = this.live[i];
+      if (this.oSide[s] !== side || this.oPrice[s] !== price) continue;
+      // insertion sort: a level holds a handful of our orders at most
+      let j = n++;
+      while (j > 0 && seq[at[j - 1]] > seq[s]) {
+        at[j] = at[j - 1];
+        j--;
+      }
+      at[j] = s;
+    }
+    return n;
   }
 
   /** Fills every live buy priced at or above `from` fully, at its own price, as maker. */
@@ -340,7 +377,7 @@ export class SimExchange {
 
   /** One order message (OM_* layout); OM_TS is the exchange's current time. */
   onOrderMessage(data: Float64Array, off: number): void {
-    this.now = data[off + OM_TS];
+    this.clock[0] = data[off + OM_TS];
     const type = data[off + OM_TYPE];
     if (type === OM_NEW) this.newOrder(data, off);
     else if (type === OM_CANCEL) this.cancelOrder(data, off);
@@ -439,8 +476,9 @@ export class SimExchange {
     this.oSide[s] = side;
     this.oPrice[s] = price;
     this.oLeaves[s] = qty;
-    this.oFront[s] = this.book.size(side, price);
+    this.queue.onNewOrder(this.oFront, s, this.book.size(side, price));
     this.oSent[s] = data[off + OM_SENT];
+    this.oSeq[s] = ++this.seq;
     this.oPos[s] = this.nLive;
     this.live[this.nLive++] = s;
     if (side === BID) {
@@ -554,9 +592,10 @@ export class SimExchange {
 
   /** Times the staged report (exchange time + response latency, in order) and writes it. */
   private flush(): void {
-    let ts = this.now + this.latency.response();
-    if (ts < this.lastReportTs) ts = this.lastReportTs;
-    this.lastReportTs = ts;
+    const r = this.rec;
+    r[ER_TS] = this.clock[0] + this.latency.response(this.clock, 0);
+    this.link.arrive(r, ER_TS);
+    r[ER_EXCH_TS] = this.clock[0];
     const off = this.reports.claim();
     if (off < 0) {
       this.reports.countDrop();
@@ -564,10 +603,7 @@ export class SimExchange {
       return;
     }
     const d = this.rd;
-    const r = this.rec;
     for (let k = 0; k < ER_STRIDE; k++) d[off + k] = r[k];
-    d[off + ER_TS] = ts;
-    d[off + ER_EXCH_TS] = this.now;
     this.wrote = true;
   }
 

@@ -24,4 +24,10 @@ export class AlertLog {
     this.total++;
     return a;
   }
+
+  /** Alerts added after the first `seen` (as many of them as the log still holds). */
+  since(seen: number): Alert[] {
+    const n = Math.min(this.items.length, this.total - seen);
+    return n > 0 ? this.items.slice(-n) : [];
+  }
 }

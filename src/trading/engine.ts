@@ -44,13 +44,15 @@ import {
   OM_TYPE,
 } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
-import type { LatencyModel } from '../exchange/latency.ts';
+import { FifoLink } from '../exchange/fifo-link.ts';
+import type { Latency } from '../exchange/latency.ts';
 import type { ContractSpec } from '../market/instruments.ts';
 import type { Predictor } from '../ml/predictor.ts';
 import { EquityCurve } from '../portfolio/equity-curve.ts';
 import { FillLog } from '../portfolio/fill-log.ts';
 import { MarkoutTracker } from '../portfolio/markouts.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
+import type { Alert, Severity } from '../risk/alerts.ts';
 import { RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import { IN_SIGMA, IN_SIGNAL, MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
 import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
@@ -60,7 +62,7 @@ export interface EngineOptions {
   initialCapital: number;
   limits: RiskLimits;
   quote: QuoteParams;
-  latency: LatencyModel;
+  latency: Latency;
   /** Outbound order messages. */
   orders: RecordRing;
   sessionStartNs: number;
@@ -125,14 +127,14 @@ export class Engine {
   }
 
   private readonly out: RecordRing;
-  private readonly latency: LatencyModel;
+  private readonly latency: Latency;
+  private readonly orderLink = new FifoLink();
   private readonly sessionStartNs: number;
   private readonly sessionEndNs: number;
   private readonly reduceOnlyFromNs: number;
   private readonly predictIntervalNs: number;
   private nextSampleTs: number;
   private nextPredictTs = 0;
-  private lastOmTs = 0;
   /** Working (not being cancelled) order slot per side, -1 if none. */
   private readonly working = new Int32Array([-1, -1]);
   /** Orders per side still open at the exchange as far as we know (incl. cancels in flight). */
@@ -311,7 +313,9 @@ export class Engine {
     }
     const o = this.orders;
     const d = this.out.data;
-    d[off + OM_TS] = this.arrival();
+    // Exchange arrival: entry latency, in send order.
+    d[off + OM_TS] = this.clock[0] + this.latency.orderEntry(this.clock, 0);
+    this.orderLink.arrive(d, off + OM_TS);
     d[off + OM_SENT] = this.now;
     d[off + OM_TYPE] = type;
     d[off + OM_ID] = o.id[slot];
@@ -323,20 +327,34 @@ export class Engine {
     return true;
   }
 
-  /** Exchange arrival time of a message sent now: entry latency, in send order. */
-  private arrival(): number {
-    let t = this.now + this.latency.orderEntry();
-    if (t < this.lastOmTs) t = this.lastOmTs;
-    this.lastOmTs = t;
-    return t;
-  }
-
   /** Cancels every open order (kill switch, shutdown, restart). */
   cancelAll(): void {
     const o = this.orders;
     for (let s = 0; s < o.capacity; s++) {
       if (o.state[s] === ORD_PENDING_NEW || o.state[s] === ORD_LIVE) this.sendCancel(s);
     }
+  }
+
+  /** The latest prediction of a model run elsewhere (the inference worker in simulation). */
+  setPrediction(value: number, exchTs: number, count: number): void {
+    this.signal = value;
+    this.signalTs = exchTs;
+    this.predictions = count;
+  }
+
+  /** Raises an alert from outside the engine (a supervisor's event, e.g. a restart) at `ts`. */
+  alert(ts: number, severity: Severity, code: string, message: string, value: number, limit: number): void {
+    this.risk.alerts.add(ts, severity, code, message, value, limit);
+  }
+
+  /** Alerts raised after the first `seen` of this engine's alerts (oldest first, within the log's cap). */
+  alertsSince(seen: number): Alert[] {
+    return this.risk.alerts.since(seen);
+  }
+
+  /** How many alerts this engine has raised. */
+  get alertCount(): number {
+    return this.risk.alerts.total;
   }
 
   /** Trips the kill switch from outside the engine (e.g. a supervisor). */

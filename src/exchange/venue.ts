@@ -1,0 +1,33 @@
+// The one place that builds the simulated venue from its execution parameters, for both drivers
+// (the backtest session and the live market-data worker): the exchange with its queue, fee and
+// latency models, and the seeded latency models of the engine's side of the links.
+
+import type { RecordRing } from '../core/ring.ts';
+import { Rng } from '../core/rng.ts';
+import { type FeeParams, FeeSchedule } from './fees.ts';
+import { type Latency, LatencyModel, type LatencyParams } from './latency.ts';
+import { queueModelFromName } from './queue-model.ts';
+import { SimExchange } from './sim-exchange.ts';
+
+/** How the venue executes: plain data, so it crosses into pool workers and job queues. */
+export interface ExecutionParams {
+  latency: LatencyParams;
+  fees: FeeParams;
+  queueModel: string;
+  queuePower: number;
+}
+
+/** A latency model whose jitter is drawn from its own seeded stream. */
+export function seededLatency(p: LatencyParams, seed: number): Latency {
+  return new LatencyModel(p, new Rng(seed));
+}
+
+/** The exchange: execution reports go to `reports`; its response-latency jitter uses `seed`. */
+export function buildExchange(p: ExecutionParams, reports: RecordRing, seed: number): SimExchange {
+  return new SimExchange({
+    fees: new FeeSchedule(p.fees),
+    latency: seededLatency(p.latency, seed),
+    queue: queueModelFromName(p.queueModel, p.queuePower),
+    reports,
+  });
+}
