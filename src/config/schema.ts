@@ -4,6 +4,8 @@
 //
 // Every check carries an "expected ..." text; load.ts turns zod issues into messages such as
 //   config.toml: risk.max_drawdown_pct = 6: expected a fraction in (0, 1], e.g. 0.06 for 6%
+
+import { QUEUE_MODELS } from '../exchange/queue-model.ts';
 import { z } from 'zod';
 import { parseClock, parseDate } from '../market/calendar.ts';
 import { parseSymbol, SymbolError } from '../market/instruments.ts';
@@ -11,7 +13,6 @@ import { parseSymbol, SymbolError } from '../market/instruments.ts';
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const QUEUE_MODELS = ['power', 'risk_averse'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Field builders: one "expected" text per field, used for the type check and every range check.
@@ -254,8 +255,6 @@ export const EngineConfigSchema = z
 
 /** The validated configuration with every default filled in; keys as in config.toml. */
 export type EngineConfig = z.output<typeof EngineConfigSchema>;
-/** What a config file may contain (every key optional). */
-export type EngineConfigInput = z.input<typeof EngineConfigSchema>;
 
 /** A fresh config object holding only defaults (what an empty config.toml gives). */
 export function defaultConfig(): EngineConfig {

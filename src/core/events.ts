@@ -63,7 +63,6 @@ export const LIQ_TAKER = 1;
 export const REJECT_NONE = 0;
 export const REJECT_POST_ONLY_CROSS = 1;
 export const REJECT_UNKNOWN_ORDER = 2;
-export const REJECT_NO_LIQUIDITY = 3;
 export const REJECT_BAD_ORDER = 4;
 
 export const NS_PER_MS = 1_000_000;

@@ -48,7 +48,6 @@ export const C_GEN = 4; // order-book generation requested by main (incremented 
 export const C_GEN_ACK = 5; // generation the market-data worker has served (cancel-all + snapshot)
 export const C_WAKE_OB = 6; // bumped + notified by producers of the order-book worker's inputs
 export const C_WAKE_MD = 7; // bumped + notified by the order-book worker after sending orders
-export const C_MODEL = 8; // inference worker: 0 unknown, 1 model loaded, -1 no model
 export const C_MD_STALLS = 9; // times the market-data worker waited on a full md ring (back-pressure)
 export const C_FAULT_STALL = 10; // fault injection (tests): 1 + the worker index that must stall
 export const C_INTS = 16;
