@@ -190,8 +190,8 @@ export async function benchThroughput(
       const t0 = performance.now();
       const run = await runBacktest(req, cfg, { pool });
       const wallS = (performance.now() - t0) / 1000;
-      const events = run.sessions.reduce((s, x) => s + x.eventsProcessed, 0);
-      points.push({ workers: w, sessions: run.sessions.length, events, wallS, eventsPerSec: events / wallS, perWorker: events / wallS / w, efficiency: 0, balanceBound: balanceBound(run.sessions.map((x) => x.eventsProcessed), w), threadsStarted });
+      const events = run.result.events_processed;
+      points.push({ workers: w, sessions: run.sessions.length, events, wallS, eventsPerSec: events / wallS, perWorker: events / wallS / w, efficiency: 0, balanceBound: balanceBound(run.sessions.map((x) => x.result?.eventsProcessed ?? 0), w), threadsStarted });
     } finally {
       await pool.destroy();
     }

@@ -4,16 +4,16 @@
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { BID, LIQ_MAKER } from '../core/events.ts';
-import type { SessionResult } from './session.ts';
+import type { AccountSession } from './account.ts';
 
 export const FILLS_CSV_HEADER = 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id';
 
-export function fillsCsv(root: string, symbol: string, sessions: SessionResult[]): string {
+export function fillsCsv(root: string, symbol: string, sessions: AccountSession[]): string {
   const spec = contractForRoot(root);
   const lines = [FILLS_CSV_HEADER];
-  for (const s of sessions) {
-    const c = s.fillColumns;
-    if (!c) continue;
+  for (const { result: s } of sessions) {
+    const c = s?.fillColumns;
+    if (!s || !c) continue;
     for (let i = 0; i < c.exchTs.length; i++) {
       const t = new Date(sessionNsToEpochMs(s.date, c.exchTs[i])).toISOString();
       lines.push(
@@ -25,7 +25,7 @@ export function fillsCsv(root: string, symbol: string, sessions: SessionResult[]
           ticksToPrice(c.price[i], spec.tickSize),
           c.qty[i],
           c.liq[i] === LIQ_MAKER ? 'maker' : 'taker',
-          c.fee[i].toFixed(2),
+          c.fee[i],
           c.orderId[i],
         ].join(','),
       );

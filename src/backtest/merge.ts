@@ -1,9 +1,10 @@
-// Merges the sessions of a run into one result. Metrics are recomputed over the whole run from
-// the merged samples and counters, never averaged across sessions:
-// - sessions are independent (each starts flat with the initial capital), so the run's equity
-//   curve chains them: session k's curve is shifted by the P&L of the sessions before it; the
+// Merges the sessions of one account (account.ts) into one result. Metrics are recomputed over
+// the whole run from the merged samples and counters, never averaged across sessions:
+// - the account's equity at a sample is the session's equity at its open plus the session's P&L
+//   there (carry.capital + pnl: one addition, the same in a parallel and a sequential run); the
 //   first sample of every later session (equal to the previous close) is not repeated;
-// - win rate and profit factor come from the summed closed-trade counts and sums.
+// - win rate and profit factor come from the summed closed-trade counts and sums;
+// - figures carry full float64 precision: only tables for people round.
 
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
@@ -11,8 +12,8 @@ import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
 import type { Alert } from '../risk/alerts.ts';
+import type { AccountSession } from './account.ts';
 import type { ResolvedRequest } from './request.ts';
-import type { SessionResult } from './session.ts';
 
 export interface MarkoutFigure {
   fills_qty: number;
@@ -54,15 +55,28 @@ export interface BacktestResult {
   risk_rejects: number;
   predictions: number;
   markouts: Record<string, MarkoutFigure>;
-  kill_switch: { tripped_sessions: string[] };
+  kill_switch: KillSwitchOutcome;
   alerts: (Alert & { date: string })[];
-  session_results: { date: string; pnl: number; fills: number; events: number; final_position: number; final_mid: number | null; kill_switch: boolean }[];
+  session_results: { date: string; traded: boolean; pnl: number; fills: number; events: number; final_position: number; final_mid: number | null; kill_switch: boolean }[];
   equity_curve: { t: number; equity: number }[];
 }
 
-const round = (x: number, d = 6) => Math.round(x * 10 ** d) / 10 ** d;
+/** Whether the account's kill switch stopped the run: when, in which session, by which rule, at what equity. */
+export interface KillSwitchOutcome {
+  tripped: boolean;
+  /** ISO time of the trip, or null. */
+  at: string | null;
+  session_date: string | null;
+  rule: string | null;
+  /** Account equity (USD) when it tripped, or null. */
+  equity: number | null;
+  /** Sessions where it tripped (at most one: no later session trades). */
+  tripped_sessions: string[];
+  /** Sessions not traded because it had tripped before them. */
+  sessions_not_traded: string[];
+}
 
-export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): BacktestResult {
+export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]): BacktestResult {
   const spec = contractForRoot(req.root);
   const ordered = [...sessions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const trades = emptyTradeStats();
@@ -71,11 +85,17 @@ export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): 
   const mkSum = MARKOUT_LABELS.map(() => 0);
   const mkQty = MARKOUT_LABELS.map(() => 0);
   const alerts: (Alert & { date: string })[] = [];
-  let carried = 0; // P&L of the sessions before this one
+  const kill: KillSwitchOutcome = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
+  let finalEquity = req.initialCapital;
+  let finalPosition = 0;
   let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, predictions = 0, maxAbs = 0;
-  const tripped: string[] = [];
   const perSession: BacktestResult['session_results'] = [];
-  for (const s of ordered) {
+  for (const { date, carry, result: s } of ordered) {
+    if (s === null) {
+      kill.sessions_not_traded.push(date);
+      perSession.push({ date, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true });
+      continue;
+    }
     events += s.eventsProcessed;
     fills += s.fills;
     volume += s.volume;
@@ -95,19 +115,28 @@ export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): 
     trades.grossLoss += s.trades.grossLoss;
     s.markouts.sumTicks.forEach((v, h) => (mkSum[h] += v));
     s.markouts.qty.forEach((v, h) => (mkQty[h] += v));
-    if (s.killSwitch.tripped) tripped.push(s.date);
-    for (const a of s.alerts) alerts.push({ ...a, ts: sessionNsToEpochMs(s.date, a.ts), date: s.date });
-    const first = curve.length === 0 ? 0 : 1;
-    for (let i = first; i < s.equityValues.length; i++) {
-      const eq = s.equityValues[i] - s.initialCapital + req.initialCapital + carried;
-      values.push(eq);
-      curve.push({ t: sessionNsToEpochMs(s.date, s.equityTimes[i]), equity: round(eq, 2) });
+    if (s.killSwitch.tripped) {
+      kill.tripped = true;
+      kill.at = new Date(sessionNsToEpochMs(date, s.killSwitch.ts)).toISOString();
+      kill.session_date = date;
+      kill.rule = s.killSwitch.reason;
+      kill.equity = carry.capital + s.killSwitch.pnl;
+      kill.tripped_sessions.push(date);
     }
-    const pnl = s.equityValues[s.equityValues.length - 1] - s.initialCapital;
-    carried += pnl;
+    for (const a of s.alerts) alerts.push({ ...a, ts: sessionNsToEpochMs(date, a.ts), date });
+    const first = curve.length === 0 ? 0 : 1;
+    for (let i = first; i < s.pnlValues.length; i++) {
+      const eq = carry.capital + s.pnlValues[i];
+      values.push(eq);
+      curve.push({ t: sessionNsToEpochMs(date, s.pnlTimes[i]), equity: eq });
+    }
+    const pnl = s.pnlValues.length ? s.pnlValues[s.pnlValues.length - 1] : 0;
+    finalEquity = carry.capital + pnl;
+    finalPosition = s.finalPosition;
     perSession.push({
-      date: s.date,
-      pnl: round(pnl, 2),
+      date,
+      traded: true,
+      pnl,
       fills: s.fills,
       events: s.eventsProcessed,
       final_position: s.finalPosition,
@@ -120,12 +149,10 @@ export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): 
     const q = mkQty[h];
     markouts[label] = {
       fills_qty: q,
-      avg_ticks: q > 0 ? round(mkSum[h] / q, 4) : null,
-      avg_usd_per_contract: q > 0 ? round((mkSum[h] / q) * spec.tickValue, 4) : null,
+      avg_ticks: q > 0 ? mkSum[h] / q : null,
+      avg_usd_per_contract: q > 0 ? (mkSum[h] / q) * spec.tickValue : null,
     };
   });
-  const finalEquity = req.initialCapital + carried;
-  const pf = profitFactor(trades);
   return {
     symbol: req.symbol,
     root: req.root,
@@ -144,22 +171,22 @@ export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): 
       maxDrawdown: req.maxDrawdown,
     },
     events_processed: events,
-    total_pnl: round(finalEquity - req.initialCapital, 2),
-    sharpe_ratio: round(sharpeRatio(values), 4),
-    max_drawdown_pct: round(maxDrawdownPct(values), 4),
-    win_rate: round(winRate(trades), 4),
-    profit_factor: pf === null ? null : round(pf, 4),
+    total_pnl: finalEquity - req.initialCapital,
+    sharpe_ratio: sharpeRatio(values),
+    max_drawdown_pct: maxDrawdownPct(values),
+    win_rate: winRate(trades),
+    profit_factor: profitFactor(trades),
     total_trades: trades.count,
     winning_trades: trades.wins,
     losing_trades: trades.losses,
     total_fills: fills,
     volume,
-    fees_paid: round(fees, 2),
-    realized_pnl: round(realized, 2),
-    unrealized_pnl: round(unrealized, 2),
-    final_position: ordered.length ? ordered[ordered.length - 1].finalPosition : 0,
+    fees_paid: fees,
+    realized_pnl: realized,
+    unrealized_pnl: unrealized,
+    final_position: finalPosition,
     max_abs_position: maxAbs,
-    final_equity: round(finalEquity, 2),
+    final_equity: finalEquity,
     initial_capital: req.initialCapital,
     orders_sent: orders,
     cancels_sent: cancels,
@@ -167,7 +194,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): 
     risk_rejects: riskRejects,
     predictions,
     markouts,
-    kill_switch: { tripped_sessions: tripped },
+    kill_switch: kill,
     alerts,
     session_results: perSession,
     equity_curve: curve,

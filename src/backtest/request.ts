@@ -181,7 +181,7 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     sessionStartNs: parseClock(c.simulation.session_start)!,
     sessionEndNs: parseClock(c.simulation.session_end)!,
     activity: c.simulation.activity,
-    initialCapital: req.initialCapital,
+    carry: { capital: req.initialCapital, peak: null },
     limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },
     quote: { ...quoteParams(c), spreadMultiplier: req.spreadMultiplier, skewFactor: req.skewFactor, inventoryLimit: req.inventoryLimit, useML: req.useML },
     flattenMinutes: c.strategy.flatten_minutes,

@@ -1,10 +1,12 @@
 // Runs a backtest: one session per business day, each a task on the Piscina pool (in parallel,
-// one per worker), merged into one result. With no pool (tests, a one-off), sessions run inline.
+// one per worker), chained into one account (account.ts) and merged into one result. With no
+// pool (tests, a one-off), sessions run inline, one after another.
 
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { EngineConfig } from '../config/schema.ts';
 import { workerPath } from '../core/paths.ts';
+import { type AccountSession, runAccount, type SessionRunner } from './account.ts';
 import { mergeSessions, type BacktestResult } from './merge.ts';
 import { requestModel, sessionSpecs, type ResolvedRequest } from './request.ts';
 import { runSession, type SessionResult, type SessionSpec } from './session.ts';
@@ -20,11 +22,13 @@ export interface RunOptions {
   /** Fraction of the whole run done, 0..1. */
   onProgress?: (fraction: number) => void;
   signal?: AbortSignal;
+  /** Run the sessions strictly one after another on the pool (the reference for the parallel run). */
+  sequential?: boolean;
 }
 
 export interface BacktestRun {
   result: BacktestResult;
-  sessions: SessionResult[];
+  sessions: AccountSession[];
 }
 
 export function createBacktestPool(size: number): Piscina {
@@ -41,29 +45,33 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
     progress[i] = f;
     opts.onProgress?.(progress.reduce((a, b) => a + b, 0) / specs.length);
   };
-  let sessions: SessionResult[];
-  if (opts.pool) {
-    const pool = opts.pool;
-    sessions = await Promise.all(
-      specs.map(async (spec, i) => {
-        const ch = new MessageChannel();
-        ch.port1.on('message', (f: number) => report(i, f));
-        try {
-          const task: BacktestTask = { spec, port: ch.port2 };
-          const r = (await pool.run(task, { transferList: [ch.port2] as never, signal: opts.signal })) as SessionResult;
-          report(i, 1);
-          return r;
-        } finally {
-          ch.port1.close();
-        }
-      }),
-    );
+  const index = new Map(specs.map((s, i) => [s.date, i]));
+  let runner: SessionRunner;
+  const pool = opts.pool;
+  if (pool) {
+    runner = async (spec, stop) => {
+      const i = index.get(spec.date)!;
+      const ch = new MessageChannel();
+      ch.port1.on('message', (f: number) => report(i, f));
+      try {
+        const task: BacktestTask = { spec, port: ch.port2 };
+        const signal = stop && opts.signal ? AbortSignal.any([stop, opts.signal]) : (stop ?? opts.signal);
+        const r = (await pool.run(task, { transferList: [ch.port2] as never, signal })) as SessionResult;
+        report(i, 1);
+        return r;
+      } finally {
+        ch.port1.close();
+      }
+    };
   } else {
-    sessions = specs.map((spec, i) => {
+    runner = async (spec) => {
+      const i = index.get(spec.date)!;
       const r = runSession(spec, { onProgress: (f) => report(i, f) });
       report(i, 1);
       return r;
-    });
+    };
   }
+  const sessions = await runAccount(specs, runner, pool != null && !opts.sequential);
+  for (const s of sessions) if (s.result === null) report(index.get(s.date)!, 1);
   return { result: mergeSessions(req, sessions), sessions };
 }

@@ -21,9 +21,19 @@ import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
 import type { FillField } from '../portfolio/fill-log.ts';
 import type { MarkoutSums } from '../portfolio/markouts.ts';
 import type { Alert } from '../risk/alerts.ts';
-import type { RiskLimits } from '../risk/risk-manager.ts';
+import { DrawdownPath, RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import type { QuoteParams } from '../strategy/market-maker.ts';
 import { Engine } from '../trading/engine.ts';
+
+/**
+ * What a session of a multi-day run inherits from the sessions before it: the account's equity
+ * at its open and the running equity peak (null: none yet). A session whose account's kill
+ * switch has tripped is not run at all. JSON-safe, like the whole spec.
+ */
+export interface AccountCarry {
+  capital: number;
+  peak: number | null;
+}
 
 /** Everything one session needs; plain data so it can cross into a pool worker. */
 export interface SessionSpec {
@@ -33,7 +43,7 @@ export interface SessionSpec {
   sessionStartNs: number;
   sessionEndNs: number;
   activity: number;
-  initialCapital: number;
+  carry: AccountCarry;
   limits: RiskLimits;
   quote: QuoteParams;
   flattenMinutes: number;
@@ -45,6 +55,8 @@ export interface SessionSpec {
 
 export interface SessionResult {
   date: string;
+  /** The carry the session ran with. */
+  carryIn: AccountCarry;
   eventsProcessed: number;
   ordersSent: number;
   cancelsSent: number;
@@ -59,12 +71,15 @@ export interface SessionResult {
   finalPosition: number;
   maxAbsPosition: number;
   finalMidTicks: number;
-  initialCapital: number;
   trades: ClosedTradeStats;
   markouts: MarkoutSums;
-  equityTimes: number[]; // ns after New York midnight of `date`
-  equityValues: number[]; // USD
-  killSwitch: { tripped: boolean; reason: string; ts: number };
+  /** The session's P&L since its open (equity - carryIn.capital), sampled at the open, each minute and the end. */
+  pnlTimes: number[]; // ns after New York midnight of `date`
+  pnlValues: number[]; // USD
+  /** What the drawdown check saw, to replay it for another carry (RiskManager's DrawdownPath). */
+  drawdownPath: { highs: number[]; lows: number[]; overflowed: boolean };
+  /** `pnl`: the session P&L when it tripped (the account's equity there is carryIn.capital + pnl). */
+  killSwitch: { tripped: boolean; reason: string; ts: number; pnl: number };
   alerts: Alert[];
   predictions: number;
   fillColumns: Record<FillField, Float64Array> | null;
@@ -123,9 +138,15 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const exchange = buildExchange(spec.execution, er, hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed));
   const enLatency = seededLatency(spec.execution.latency, hashSeed(`engine|${spec.root}|${spec.date}`, spec.seed));
   const mdLink = new FifoLink();
+  // The session's portfolio starts at zero capital, so everything it computes is its P&L; the
+  // account's equity (carry.capital + P&L) is only used by the drawdown check (see RiskManager).
+  const path = new DrawdownPath();
+  const riskState = RiskManager.initState(new Float64Array(RISK_STATE_FIELDS), spec.carry.capital, spec.carry.peak ?? -Infinity);
   const engine = new Engine({
     spec: contract,
-    initialCapital: spec.initialCapital,
+    initialCapital: 0,
+    riskState,
+    drawdownPath: path,
     limits: spec.limits,
     quote: spec.quote,
     latency: enLatency,
@@ -183,14 +204,15 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
     }
   }
   engine.finish(spec.sessionEndNs);
-  return sessionResult(spec, engine);
+  return sessionResult(spec, engine, path);
 }
 
-function sessionResult(spec: SessionSpec, e: Engine): SessionResult {
+function sessionResult(spec: SessionSpec, e: Engine, path: DrawdownPath): SessionResult {
   const p = e.portfolio;
   const mid = e.book.mid();
   return {
     date: spec.date,
+    carryIn: { ...spec.carry },
     eventsProcessed: e.eventsProcessed,
     ordersSent: e.ordersSent,
     cancelsSent: e.cancelsSent,
@@ -205,12 +227,12 @@ function sessionResult(spec: SessionSpec, e: Engine): SessionResult {
     finalPosition: p.position,
     maxAbsPosition: p.maxAbsPosition,
     finalMidTicks: mid,
-    initialCapital: p.initialCapital,
     trades: { ...p.trades },
     markouts: e.markouts.sums(),
-    equityTimes: Array.from(e.equity.timesView()),
-    equityValues: Array.from(e.equity.valuesView()),
-    killSwitch: { tripped: e.risk.killed, reason: e.risk.killReason, ts: e.risk.killTs },
+    pnlTimes: Array.from(e.equity.timesView()),
+    pnlValues: Array.from(e.equity.valuesView()),
+    drawdownPath: path.toJSON(),
+    killSwitch: { tripped: e.risk.killed, reason: e.risk.killReason, ts: e.risk.killTs, pnl: e.risk.killValue },
     alerts: e.risk.alerts.items.slice(),
     predictions: e.predictions,
     fillColumns: spec.collectFills ? e.fills.columns() : null,

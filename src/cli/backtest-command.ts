@@ -36,10 +36,18 @@ export function formatSummary(r: BacktestResult): string {
     ['markout +100ms', mk('100ms')],
     ['markout +1s', mk('1s')],
     ['markout +10s', mk('10s')],
-    ['kill switch', r.kill_switch.tripped_sessions.length ? `tripped on ${r.kill_switch.tripped_sessions.join(', ')}` : 'not tripped'],
+    ['kill switch', killSwitchLine(r.kill_switch)],
   ];
   const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}`;
-  return [head, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`)].join('\n') + '\n';
+  // A run its kill switch stopped is not a plain success: say so first, and when and why.
+  const stopped = r.kill_switch.tripped ? [`STOPPED by the kill switch: ${killSwitchLine(r.kill_switch)}`] : [];
+  return [head, ...stopped, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`)].join('\n') + '\n';
+}
+
+function killSwitchLine(k: BacktestResult['kill_switch']): string {
+  if (!k.tripped) return 'not tripped';
+  const skipped = k.sessions_not_traded.length;
+  return `tripped at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
 }
 
 export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {

@@ -340,11 +340,20 @@ const resultFields: Record<string, Schema> = {
   risk_rejects: int('orders stopped by the risk checks'),
   predictions: int('model predictions'),
   markouts: { type: 'object', description: 'horizon label (100ms, 1s, 10s) -> markout', additionalProperties: ref('Markout') },
-  kill_switch: obj('Kill switch.', { tripped_sessions: arr(date('date'), 'sessions where it tripped') }),
+  kill_switch: obj("The account's kill switch: a run it stopped is not a plain success.", {
+    tripped: bool('whether it tripped'),
+    at: nullable(iso('when it tripped')),
+    session_date: nullable(date('session where it tripped')),
+    rule: nullable(str('the rule that tripped it, e.g. MAX_DRAWDOWN, MAX_DAILY_LOSS')),
+    equity: nullable(num('account equity when it tripped, USD')),
+    tripped_sessions: arr(date('date'), 'sessions where it tripped (at most one)'),
+    sessions_not_traded: arr(date('date'), 'later sessions not traded because it had tripped'),
+  }),
   alerts: arr(obj('A risk alert of one session.', { ...alertFields, ts: num('epoch ms'), date: date('session date') }), 'risk alerts'),
   session_results: arr(
     obj('One session.', {
       date: date('session date'),
+      traded: bool('false when the kill switch had tripped in an earlier session'),
       pnl: num('session P&L, USD'),
       fills: int('fills'),
       events: int('events'),

@@ -72,7 +72,8 @@ export function parseSymbol(symbol: string, referenceYear = 2024): Instrument {
 
 /** Converts integer ticks (the engine's prices) to a price for display and export. */
 export function ticksToPrice(ticks: number, tickSize: number): number {
-  // Round to the tick's decimal places so 5000.25 prints as 5000.25, not 5000.250000001.
-  const decimals = Math.max(0, -Math.floor(Math.log10(tickSize) + 1e-9));
-  return Number((ticks * tickSize).toFixed(decimals + 1));
+  // Divide by the whole number of ticks per point rather than multiply by the tick size: the
+  // correctly rounded quotient is the double nearest the decimal price (75.23, not
+  // 75.23000000000001), and half ticks stay exact (5160.125). No decimal rounding anywhere.
+  return ticks / Math.round(1 / tickSize);
 }

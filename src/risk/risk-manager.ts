@@ -6,6 +6,15 @@
 //   the engine then cancels everything and quotes nothing more in the session.
 // Equity here is checked continuously (every market event); the reported max_drawdown_pct
 // metric is computed over the per-minute samples as REFERENCE.md defines it.
+//
+// The checks take a value v and an account base b: equity = b + v. The live simulation passes
+// the equity itself (b = 0). A backtest session passes its P&L since the open (its portfolio
+// starts at zero capital) with b = the account's equity at the open, so that everything the
+// session computes except the drawdown check is the same whatever it carries in, and the
+// drawdown check can be replayed for another base and peak from the session's drawdown path
+// (see DrawdownPath): that is what lets a multi-day run's sessions run in parallel and still
+// give the bytes of a sequential run. The daily loss is measured in v (v at the open minus v),
+// so it does not depend on the base either.
 
 import { BID } from '../core/events.ts';
 import { AlertLog } from './alerts.ts';
@@ -26,19 +35,20 @@ export const RISK_KILLED = 3;
 // Kill-switch state and the equity references live in a small Float64Array that may sit in a
 // SharedArrayBuffer, so a tripped kill switch stays tripped across an engine-thread restart and a
 // session roll (it needs a restart of the process to clear, as a human decision).
-const ST_KILLED = 0, ST_REASON = 1, ST_KILL_TS = 2, ST_PEAK = 3, ST_DAY_START = 4, ST_DAY = 5;
+const ST_KILLED = 0, ST_REASON = 1, ST_KILL_TS = 2, ST_PEAK = 3, ST_DAY_START = 4, ST_DAY = 5, ST_BASE = 6, ST_KILL_VALUE = 7;
 export const RISK_STATE_FIELDS = 8;
 export const KILL_REASONS = ['', 'MAX_DRAWDOWN', 'MAX_DAILY_LOSS', 'ENGINE_RESTARTS', 'MANUAL', 'OTHER'] as const;
 
-const WARN_FRACTION = 0.5; // warn at half of a loss limit
+/** Warn at half of a loss limit. */
+export const WARN_FRACTION = 0.5;
 const POSITION_WARN = 0.8; // warn at 80 % position utilisation
 
 export class RiskManager {
   readonly limits: RiskLimits;
   readonly alerts = new AlertLog();
   private readonly st: Float64Array;
-  /** Current drawdown from the peak (fraction) and loss since the day started (USD). */
-  private readonly now = new Float64Array(2);
+  /** Current drawdown from the peak (fraction), loss since the day started (USD), last value checked. */
+  private readonly now = new Float64Array(3);
   /** Levels of drawdown and daily loss at which the next warning or trip is due. */
   private readonly next = new Float64Array(2);
   rejected = 0;
@@ -48,8 +58,15 @@ export class RiskManager {
   private ddBreached = false;
   private lossBreached = false;
 
-  /** `state`: RISK_STATE_FIELDS float64s to keep the kill switch and equity references in. */
-  constructor(limits: RiskLimits, state?: Float64Array) {
+  /** The values checked, as a drawdown path, when the session asked for one. */
+  readonly path: DrawdownPath | null;
+
+  /**
+   * `state`: RISK_STATE_FIELDS float64s to keep the kill switch and equity references in.
+   * `path`: record the drawdown path of the checked values (backtest sessions).
+   */
+  constructor(limits: RiskLimits, state?: Float64Array, path: DrawdownPath | null = null) {
+    this.path = path;
     this.limits = limits;
     this.st = state ?? new Float64Array(RISK_STATE_FIELDS);
     this.next[0] = WARN_FRACTION * limits.maxDrawdownFrac;
@@ -62,13 +79,17 @@ export class RiskManager {
     }
   }
 
-  /** A fresh state block (e.g. inside a SharedArrayBuffer) initialised for a new engine. */
-  static initState(state: Float64Array): Float64Array {
+  /**
+   * A fresh state block (e.g. inside a SharedArrayBuffer) initialised for a new engine: the
+   * account base is added to every checked value, and `peak` is the equity peak carried in.
+   */
+  static initState(state: Float64Array, base = 0, peak = -Infinity): Float64Array {
     state.fill(0);
-    state[ST_PEAK] = -Infinity;
+    state[ST_PEAK] = peak;
     state[ST_DAY_START] = NaN;
     state[ST_DAY] = -1;
     state[ST_KILL_TS] = -1;
+    state[ST_BASE] = base;
     return state;
   }
 
@@ -81,11 +102,15 @@ export class RiskManager {
   get killTs(): number {
     return this.st[ST_KILL_TS];
   }
+  /** The checked value when the kill switch tripped (equity there = base + this). */
+  get killValue(): number {
+    return this.st[ST_KILL_VALUE];
+  }
   get peakEquity(): number {
     return this.st[ST_PEAK];
   }
   get dayStartEquity(): number {
-    return this.st[ST_DAY_START];
+    return this.st[ST_BASE] + this.st[ST_DAY_START];
   }
 
   /** Pre-trade check of a new order against position + open orders on that side. */
@@ -99,11 +124,14 @@ export class RiskManager {
   }
 
   /** Marks the start of trading day `day` (daily loss is measured from here); idempotent per day. */
-  startDay(equity: number, day = 0): void {
+  startDay(value: number, day = 0): void {
     if (this.st[ST_DAY] === day) return;
     this.st[ST_DAY] = day;
-    this.st[ST_DAY_START] = equity;
+    this.st[ST_DAY_START] = value;
+    this.now[2] = value;
+    const equity = this.st[ST_BASE] + value;
     if (equity > this.st[ST_PEAK]) this.st[ST_PEAK] = equity;
+    if (this.path !== null) this.path.add(value);
   }
 
   get drawdownFrac(): number {
@@ -118,13 +146,16 @@ export class RiskManager {
    * kill switch. Kept tiny so it inlines (a call that is not inlined boxes its double
    * arguments); warnings and trips are in limitsCrossed().
    */
-  onEquity(ts: number, equity: number): boolean {
+  onEquity(ts: number, value: number): boolean {
     const st = this.st;
+    const equity = st[ST_BASE] + value;
     if (equity > st[ST_PEAK]) st[ST_PEAK] = equity;
     const peak = st[ST_PEAK];
     const now = this.now;
-    now[0] = peak > 0 ? (peak - equity) / peak : 0;
-    now[1] = st[ST_DAY_START] - equity;
+    now[0] = drawdownOf(peak, equity);
+    now[1] = st[ST_DAY_START] - value;
+    now[2] = value;
+    if (this.path !== null) this.path.add(value);
     if (now[0] < this.next[0] && now[1] < this.next[1]) return false;
     return this.limitsCrossed(ts);
   }
@@ -180,7 +211,82 @@ export class RiskManager {
     this.st[ST_KILLED] = 1;
     this.st[ST_REASON] = r > 0 ? r : KILL_REASONS.length - 1;
     this.st[ST_KILL_TS] = ts;
+    this.st[ST_KILL_VALUE] = this.now[2];
     this.alerts.add(ts, 'critical', 'KILL_SWITCH', `kill switch: ${message}; all orders cancelled, quoting stopped`, value, limit);
     return true;
+  }
+}
+
+/** Drawdown from the peak as a fraction; 0 without a positive peak. One definition for the check and its replay. */
+export function drawdownOf(peak: number, equity: number): number {
+  return peak > 0 ? (peak - equity) / peak : 0;
+}
+
+/**
+ * The values a session's drawdown check saw, kept as what decides the check for any base and
+ * carried peak: for every new running maximum M of the values, the lowest value m before the
+ * next one. With equity = base + value, the peak over a stretch is max(peak in, base + M)
+ * (float addition is monotone, so the maximum of base + v is base + the maximum of v) and the
+ * worst drawdown in it is at base + m. maxDrawdown(base, peak) is thus exactly the largest
+ * drawdown the check would have computed had the session run with that base and peak.
+ * Fixed capacity, allocated once: a session whose path outgrows it is marked overflowed (the
+ * run then replays it for real instead).
+ */
+export class DrawdownPath {
+  private readonly highs: Float64Array;
+  private readonly lows: Float64Array;
+  n = 0;
+  overflowed = false;
+
+  constructor(capacity = 1 << 16) {
+    this.highs = new Float64Array(capacity);
+    this.lows = new Float64Array(capacity);
+  }
+
+  add(v: number): void {
+    const n = this.n;
+    if (n > 0 && v <= this.highs[n - 1]) {
+      if (v < this.lows[n - 1]) this.lows[n - 1] = v;
+      return;
+    }
+    if (n === this.highs.length) {
+      this.overflowed = true;
+      return;
+    }
+    this.highs[n] = v;
+    this.lows[n] = v;
+    this.n = n + 1;
+  }
+
+  /** Highest value seen (-Infinity when none). */
+  get max(): number {
+    return this.n > 0 ? this.highs[this.n - 1] : -Infinity;
+  }
+
+  /** Largest drawdown the check would have seen with this base and carried-in peak. */
+  maxDrawdown(base: number, peakIn: number): number {
+    let worst = 0;
+    for (let j = 0; j < this.n; j++) {
+      const high = base + this.highs[j];
+      const peak = high > peakIn ? high : peakIn;
+      const dd = drawdownOf(peak, base + this.lows[j]);
+      if (dd > worst) worst = dd;
+    }
+    return worst;
+  }
+
+  /** A path from its toJSON() form. */
+  static from(p: { highs: number[]; lows: number[]; overflowed: boolean }): DrawdownPath {
+    const path = new DrawdownPath(Math.max(1, p.highs.length));
+    path.highs.set(p.highs);
+    path.lows.set(p.lows);
+    path.n = p.highs.length;
+    path.overflowed = p.overflowed;
+    return path;
+  }
+
+  /** Plain arrays for a result that crosses threads (only the used part). */
+  toJSON(): { highs: number[]; lows: number[]; overflowed: boolean } {
+    return { highs: Array.from(this.highs.subarray(0, this.n)), lows: Array.from(this.lows.subarray(0, this.n)), overflowed: this.overflowed };
   }
 }

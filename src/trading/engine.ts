@@ -53,7 +53,7 @@ import { FillLog } from '../portfolio/fill-log.ts';
 import { MarkoutTracker } from '../portfolio/markouts.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import type { Alert, Severity } from '../risk/alerts.ts';
-import { RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
+import { type DrawdownPath, RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import { IN_SIGMA, IN_SIGNAL, MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
 import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
 
@@ -76,6 +76,8 @@ export interface EngineOptions {
   portfolio?: Portfolio;
   /** Kill-switch and equity-reference state to continue (see RiskManager). */
   riskState?: Float64Array;
+  /** Record the drawdown path of the risk checks (backtest sessions, see RiskManager). */
+  drawdownPath?: DrawdownPath | null;
   /** Trading day index (daily loss restarts when it changes) and the mark for the opening equity. */
   day?: number;
   openingMarkTicks?: number;
@@ -148,7 +150,7 @@ export class Engine {
     this.out = o.orders;
     this.latency = o.latency;
     this.mm = new MarketMaker(o.quote);
-    this.risk = new RiskManager({ ...o.limits }, o.riskState);
+    this.risk = new RiskManager({ ...o.limits }, o.riskState, o.drawdownPath ?? null);
     this.portfolio = o.portfolio ?? new Portfolio(o.initialCapital, o.spec.tickValue, Math.max(64, o.limits.positionLimit * 2 + 2));
     this.orders = new OrderTable(64, o.firstOrderId ?? 1);
     this.sessionStartNs = o.sessionStartNs;
