@@ -5,60 +5,16 @@
 //   first sample of every later session (equal to the previous close) is not repeated;
 // - win rate and profit factor come from the summed closed-trade counts and sums.
 
+import type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
-import type { Alert } from '../risk/alerts.ts';
 import type { ResolvedRequest } from './request.ts';
 import type { SessionResult } from './session.ts';
 
-export interface MarkoutFigure {
-  fills_qty: number;
-  avg_ticks: number | null;
-  avg_usd_per_contract: number | null;
-}
-
-export interface BacktestResult {
-  symbol: string;
-  root: string;
-  start_date: string;
-  end_date: string;
-  sessions: number;
-  seed: number;
-  use_ml: boolean;
-  model_version: string | null;
-  params: { initialCapital: number; spreadMultiplier: number; skewFactor: number; inventoryLimit: number; positionLimit: number; maxDrawdown: number };
-  events_processed: number;
-  total_pnl: number;
-  sharpe_ratio: number;
-  max_drawdown_pct: number;
-  win_rate: number;
-  profit_factor: number | null;
-  total_trades: number;
-  winning_trades: number;
-  losing_trades: number;
-  total_fills: number;
-  volume: number;
-  fees_paid: number;
-  realized_pnl: number;
-  unrealized_pnl: number;
-  final_position: number;
-  max_abs_position: number;
-  final_equity: number;
-  initial_capital: number;
-  orders_sent: number;
-  cancels_sent: number;
-  rejects: number;
-  risk_rejects: number;
-  predictions: number;
-  markouts: Record<string, MarkoutFigure>;
-  kill_switch: { tripped_sessions: string[] };
-  alerts: (Alert & { date: string })[];
-  session_results: { date: string; pnl: number; fills: number; events: number; final_position: number; final_mid: number | null; kill_switch: boolean }[];
-  equity_curve: { t: number; equity: number }[];
-}
+export type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 
 const round = (x: number, d = 6) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -70,7 +26,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: SessionResult[]): 
   const values: number[] = [];
   const mkSum = MARKOUT_LABELS.map(() => 0);
   const mkQty = MARKOUT_LABELS.map(() => 0);
-  const alerts: (Alert & { date: string })[] = [];
+  const alerts: BacktestResult['alerts'] = [];
   let carried = 0; // P&L of the sessions before this one
   let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, predictions = 0, maxAbs = 0;
   const tripped: string[] = [];
