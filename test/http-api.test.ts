@@ -249,7 +249,7 @@ test('POST /api/backtest: 400 naming each bad field', async () => {
     [{ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-03-29' }, ['endDate']],
     [{ symbol: 'ES', maxDrawdown: 6 }, ['maxDrawdown']],
     [{ symbol: 'ES', spreadMultiplier: -1, positionLimit: 2.5, useML: 'yes' }, ['spreadMultiplier', 'positionLimit', 'useML']],
-    [{ initialCapital: 1 }, ['symbol']],
+    [{ symbol: null, initialCapital: 1 }, ['symbol']],
     [{ symbol: 'ES', bogus: 1 }, ['bogus']],
     [[1, 2], ['(body)']],
     ['ES', ['(body)']],

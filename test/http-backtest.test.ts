@@ -111,6 +111,20 @@ test('GET /api/backtests lists newest first without curves; GET /api/backtests/:
   assert.is(journal.result.total_pnl, one.body.total_pnl);
 });
 
+test('{} runs the config\'s defaults: symbol is the root of the first configured symbol', async () => {
+  const { res, body } = await postJson(main.base, {});
+  assert.is(res.status, 200, JSON.stringify(body).slice(0, 300));
+  assertDocumented('BacktestRun', body);
+  const c = shortConfig;
+  assert.is(c.trading.symbols[0], 'ESH24');
+  assert.equal(
+    { symbol: body.resolved.symbol, root: body.resolved.root, startDate: body.resolved.startDate, endDate: body.resolved.endDate, initialCapital: body.resolved.initialCapital, seed: body.resolved.seed, useML: body.resolved.useML },
+    { symbol: 'ES', root: 'ES', startDate: c.simulation.start_date, endDate: c.simulation.end_date, initialCapital: c.trading.initial_capital, seed: c.simulation.seed, useML: c.strategy.use_ml },
+  );
+  assert.is(body.status, 'completed');
+  assert.is(body.symbol, 'ES');
+});
+
 test('Prefer: respond-async gives 202 + Location; DELETE cancels (409 once finished); pool busy is 503 with Retry-After', async () => {
   const app = await start(shortConfig, { poolSize: 1, maxConcurrentRuns: 1, dataDir: join(dir, 'busy') });
   try {

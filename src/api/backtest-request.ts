@@ -16,7 +16,7 @@ export const backtestRequestSchema = z
   .strictObject({
     symbol: z
       .string('a contract root such as "ES" (or a month-coded symbol such as "ESH24")')
-      .meta({ description: 'contract root such as "ES" (or a month-coded symbol such as "ESH24")', examples: ['ES'] }),
+      .meta({ description: 'contract root such as "ES" (or a month-coded symbol such as "ESH24"); default: the root of the first [trading] symbols entry', examples: ['ES'] }),
     startDate: date('first session date (default [simulation] start_date)'),
     endDate: date('last session date (default startDate, or [simulation] end_date without startDate); at most [backtest] max_days business days'),
     initialCapital: z.number('a number > 0 (USD)').gt(0, 'a number > 0 (USD)').meta({ description: 'USD (default [trading] initial_capital)', examples: [100000] }),
@@ -25,12 +25,11 @@ export const backtestRequestSchema = z
     skewFactor: z.number('a number >= 0').min(0, 'a number >= 0').max(1000, 'a number <= 1000').describe('inventory skew of the reservation price (default [strategy] skew_factor)'),
     useML: z.boolean('true or false').describe('shift quotes by the model prediction (default [strategy] use_ml)'),
     maxDrawdown: z.number(FRACTION).gt(0, FRACTION).max(1, FRACTION).describe(`kill-switch drawdown as ${FRACTION} of peak equity (default [risk] max_drawdown_pct)`),
-    positionLimit: contracts('hard position limit (default: the config\'s position limit)'),
+    positionLimit: contracts('hard position limit (default: the smaller of [trading] max_position and [risk] max_position)'),
     seed: z.number('an integer >= 0').int('an integer >= 0').min(0, 'an integer >= 0').max(2 ** 32 - 1, 'an integer < 2^32').describe('seed of the synthetic market (default [simulation] seed)'),
   })
   .partial()
-  .required({ symbol: true })
-  .describe('A backtest request. Every field but symbol is optional: an omitted field takes its default from the config file.');
+  .describe('A backtest request. Every field is optional: an omitted field takes its default from the config file.');
 export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
 
 export const resolvedRequestSchema = backtestRequestSchema

@@ -79,7 +79,8 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   }
   const r = parsed.data;
   const errors: FieldError[] = [];
-  const symbol = r.symbol;
+  // Omitted: the root of the config's first symbol (the config schema checked it parses).
+  const symbol = r.symbol ?? parseSymbol(config.trading.symbols[0]).root;
   const root = rootOf(symbol.trim().toUpperCase());
   if (!root) errors.push({ field: 'symbol', message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` });
   const sim = config.simulation;
