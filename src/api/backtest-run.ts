@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema } from './backtest-request.ts';
+import { tradeMetricFields } from './trade-metrics.ts';
 
 const usd = (what: string) => z.number().describe(`${what}, USD`);
 
@@ -31,11 +32,7 @@ export const backtestResultSchema = z
       .describe('Strategy and risk parameters used.'),
     events_processed: z.int().describe('market-data events handled'),
     total_pnl: usd('final equity - initial capital, net of fees'),
-    sharpe_ratio: z.number().describe('mean / sample std of per-minute equity returns x sqrt(252 x 390)'),
-    max_drawdown_pct: z.number().describe('maximum drawdown of sampled equity, percent (5.2 = 5.2%)'),
-    win_rate: z.number().describe('winning closed trades / total_trades, 0..1'),
-    profit_factor: z.number().nullable().describe('gross win / |gross loss|; null without a losing trade'),
-    total_trades: z.int().describe('closed (FIFO-matched) trades'),
+    ...tradeMetricFields,
     winning_trades: z.int().describe('closed trades with P&L > 0'),
     losing_trades: z.int().describe('closed trades with P&L < 0'),
     total_fills: z.int().describe('fills'),

@@ -1,6 +1,7 @@
 // What GET /api/state and the stream's `state` event carry: the live state of each symbol.
 
 import { z } from 'zod';
+import { tradeMetricFields } from './trade-metrics.ts';
 
 const price = (what: string) => z.number().describe(what);
 const nullablePrice = (what: string) => z.number().nullable().describe(what);
@@ -102,11 +103,7 @@ export const symbolStateSchema = z
       .object({
         fills: z.int().describe('fills'),
         volume: z.int().describe('contracts filled'),
-        total_trades: z.int().describe('closed (FIFO-matched) trades'),
-        win_rate: z.number().describe('winning closed trades / total_trades, 0..1'),
-        profit_factor: z.number().nullable().describe('gross win / |gross loss|; null without a losing trade'),
-        sharpe_ratio: z.number().describe('annualised Sharpe ratio of per-minute equity returns'),
-        max_drawdown_pct: z.number().describe('maximum drawdown, percent'),
+        ...tradeMetricFields,
       })
       .describe('Trade statistics of the current session (README definitions).'),
     recent_trades: z.array(fillSchema).describe('recent fills, newest first'),
