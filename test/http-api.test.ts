@@ -7,7 +7,7 @@ import { assertDocumented, schemaErrors } from './helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BacktestService } from '../src/backtest/service.ts';
@@ -317,6 +317,14 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
   const refs = JSON.stringify(body).match(/#\/components\/schemas\/[A-Za-z_]+/g) ?? [];
   for (const r of new Set(refs)) assert.ok(body.components.schemas[r.split('/').pop()!], `${r} unresolved`);
   for (const ev of ['state', 'fill', 'alert', 'backtest_progress', 'backtest_complete']) assert.ok(body['x-sse-events'][ev], `stream event ${ev} documented`);
+});
+
+test('src/api (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
+  const dir = join(import.meta.dirname, '..', 'src', 'api');
+  for (const f of readdirSync(dir)) {
+    const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=]*?'([^']+)'/gm)].map((m) => m[1]);
+    for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/api/${f} imports '${spec}'`);
+  }
 });
 
 test('schema check catches an undocumented field and a wrong type (the accuracy checks can fail)', () => {
