@@ -14,7 +14,7 @@ import { alertEventSchema, shutdownEventSchema, streamEventSchema } from '../api
 import { VERSION } from '../version.ts';
 
 /** Component name -> shape. A shape used inside another becomes a $ref to its component. */
-const COMPONENTS: Record<string, z.ZodType> = {
+const COMPONENTS = {
   Error: errorBodySchema,
   FieldError: fieldErrorSchema,
   Health: healthSchema,
@@ -36,7 +36,8 @@ const COMPONENTS: Record<string, z.ZodType> = {
   AlertEvent: alertEventSchema,
   ShutdownEvent: shutdownEventSchema,
   StreamEvent: streamEventSchema,
-};
+} satisfies Record<string, z.ZodType>;
+type ComponentName = keyof typeof COMPONENTS;
 
 type JsonSchema = Record<string, unknown>;
 
@@ -48,11 +49,15 @@ function componentSchemas(): Record<string, JsonSchema> {
   return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...s }]) => [id, s as JsonSchema]));
 }
 
-const ref = (name: keyof typeof COMPONENTS) => ({ $ref: `#/components/schemas/${name}` });
-const componentOf = (schema: z.ZodType) => Object.keys(COMPONENTS).find((k) => COMPONENTS[k] === schema)!;
+const ref = (name: ComponentName) => ({ $ref: `#/components/schemas/${name}` });
+function componentOf(schema: z.ZodType): ComponentName {
+  const name = (Object.keys(COMPONENTS) as ComponentName[]).find((k) => COMPONENTS[k] === schema);
+  if (!name) throw new Error('a stream event payload has no component in COMPONENTS');
+  return name;
+}
 
-const json = (name: keyof typeof COMPONENTS) => ({ 'application/json': { schema: ref(name) } });
-const ok = (description: string, name: keyof typeof COMPONENTS) => ({ description, content: json(name) });
+const json = (name: ComponentName) => ({ 'application/json': { schema: ref(name) } });
+const ok = (description: string, name: ComponentName) => ({ description, content: json(name) });
 const err = (description: string, headers?: Record<string, unknown>) => ({ description, content: json('Error'), ...(headers ? { headers } : {}) });
 const retryAfter = { 'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } } };
 const allow = { Allow: { description: 'methods the path supports, e.g. GET, HEAD', schema: { type: 'string' } } };
@@ -132,7 +137,7 @@ function buildDocument() {
           description:
             'Runs on the backtest pool (one task per session) and answers when the run ends. With `Prefer: respond-async` it answers 202 at once ' +
             '(poll /api/backtests/{id} or watch the stream). The body must be `application/json`, at most 64 KiB; `{}` runs the config\'s defaults.',
-          parameters: [{ name: 'Prefer', in: 'header', required: false, description: '`respond-async` to get 202 and the run id at once', schema: { type: 'string', enum: ['respond-async'] } }],
+          parameters: [{ name: 'Prefer', in: 'header', required: false, description: 'containing `respond-async`: answer 202 with the run at once', schema: { type: 'string', examples: ['respond-async'] } }],
           requestBody: { required: true, content: { 'application/json': { schema: ref('BacktestRequest'), example: { symbol: 'ES', initialCapital: 100000, useML: false } } } },
           responses: {
             ...common,
