@@ -3,17 +3,17 @@
 // No backtest runs here (see http-backtest.test.ts); the service only validates.
 
 import { capturingLogger } from './helpers/log.ts';
+import { assertDocumented, schemaErrors } from './helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BacktestService } from '../src/backtest/service.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { FakeRuntime } from '../src/http/fake-runtime.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
-import { checkSchema } from '../src/http/schema-check.ts';
 import { startHttpServer, type HttpServer } from '../src/http/server.ts';
 import { VERSION } from '../src/version.ts';
 
@@ -36,12 +36,6 @@ const { logger, lines: logLines } = capturingLogger();
 const runtime = new FakeRuntime({ symbols: ['ESH24', 'NQH24'] });
 let server: HttpServer;
 let base = '';
-
-const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-function assertDocumented(name: string, value: unknown) {
-  const errors = checkSchema(openApiDocument, schema(name), value);
-  assert.equal(errors, [], `response does not match the documented ${name}:\n${errors.slice(0, 20).join('\n')}`);
-}
 
 async function getJson(path: string, init?: RequestInit) {
   const res = await fetch(base + path, init);
@@ -255,7 +249,7 @@ test('POST /api/backtest: 400 naming each bad field', async () => {
     [{ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-03-29' }, ['endDate']],
     [{ symbol: 'ES', maxDrawdown: 6 }, ['maxDrawdown']],
     [{ symbol: 'ES', spreadMultiplier: -1, positionLimit: 2.5, useML: 'yes' }, ['spreadMultiplier', 'positionLimit', 'useML']],
-    [{ initialCapital: 1 }, ['symbol']],
+    [{ symbol: null, initialCapital: 1 }, ['symbol']],
     [{ symbol: 'ES', bogus: 1 }, ['bogus']],
     [[1, 2], ['(body)']],
     ['ES', ['(body)']],
@@ -311,6 +305,7 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
   const { res, body } = await getJson('/openapi.json');
   assert.is(res.status, 200);
   assert.is(body.openapi, '3.1.0');
+  assert.equal(body, JSON.parse(JSON.stringify(openApiDocument)), 'serves the generated document');
   assert.is(body.info.version, VERSION);
   const documented = new Set<string>();
   for (const [p, ops] of Object.entries(body.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${p}`);
@@ -324,11 +319,18 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
   for (const ev of ['state', 'fill', 'alert', 'backtest_progress', 'backtest_complete']) assert.ok(body['x-sse-events'][ev], `stream event ${ev} documented`);
 });
 
-test('schema check catches an undocumented field (the accuracy test can fail)', () => {
-  const errors = checkSchema(openApiDocument, schema('Fill'), { ...runtime.emitFill('ESH24'), extra: 1 });
-  assert.equal(errors, ['$: field "extra" is not documented']);
-  const wrongType = checkSchema(openApiDocument, schema('LatencySummary'), { count: 1.5, p50_us: null, p90_us: 'x', p99_us: null, max_us: null });
-  assert.is(wrongType.length, 2);
+test('src/api (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
+  const dir = join(import.meta.dirname, '..', 'src', 'api');
+  for (const f of readdirSync(dir)) {
+    const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=]*?'([^']+)'/gm)].map((m) => m[1]);
+    for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/api/${f} imports '${spec}'`);
+  }
+});
+
+test('schema check catches an undocumented field and a wrong type (the accuracy checks can fail)', () => {
+  assert.equal(schemaErrors('Fill', { ...runtime.emitFill('ESH24'), extra: 1 }), ['$ must NOT have additional properties: extra']);
+  assert.equal(schemaErrors('LatencySummary', { count: 1.5, p50_us: null, p90_us: 'x', p99_us: null, max_us: null }), ['/count must be integer', '/p90_us must be number,null']);
+  assert.ok(schemaErrors('Fill', { ...runtime.emitFill('ESH24'), time: '2024-01-02 09:30' }).includes('/time must match format "date-time"'));
 });
 
 test.run();

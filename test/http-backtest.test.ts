@@ -5,6 +5,7 @@
 
 import { ensureBuilt } from './helpers/build.ts';
 import { capturingLogger } from './helpers/log.ts';
+import { assertDocumented, eventComponent } from './helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -13,8 +14,6 @@ import { join } from 'node:path';
 import { BacktestService, type Runner } from '../src/backtest/service.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { FakeRuntime } from '../src/http/fake-runtime.ts';
-import { openApiDocument } from '../src/http/openapi.ts';
-import { checkSchema } from '../src/http/schema-check.ts';
 import { startHttpServer } from '../src/http/server.ts';
 
 /** Rebuilds dist/ when the pool's worker bundle is missing or older than a source file. */
@@ -27,8 +26,6 @@ const shortConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]
 const longConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\nmax_days = 10\npool_size = 2\n[http]\nstream_hz = 10\n`, 'long.toml');
 
 const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
-const runSchema = { $ref: '#/components/schemas/BacktestRun' };
-const summarySchema = { $ref: '#/components/schemas/BacktestRunSummary' };
 
 async function start(config = shortConfig, opts: { runner?: Runner; maxConcurrentRuns?: number; poolSize?: number; dataDir?: string } = {}) {
   const runtime = new FakeRuntime();
@@ -77,7 +74,7 @@ test('reference request {"symbol":"ES","initialCapital":100000,"useML":false} re
   assert.ok(Math.abs(body.final_equity - body.initial_capital - body.total_pnl) < 0.011, 'total_pnl = final equity - initial capital');
   assert.ok(body.equity_curve.length >= 2 && body.equity_curve.length <= 500);
   assert.ok(Math.abs(body.equity_curve[body.equity_curve.length - 1].equity - body.final_equity) < 0.011, 'curve ends at the final equity');
-  assert.equal(checkSchema(openApiDocument, runSchema, body), [], 'every result field is documented');
+  assertDocumented('BacktestRun', body);
   // Deterministic: the same request gives the same figures.
   const again = await postJson(main.base, REFERENCE);
   assert.is(again.body.total_pnl, body.total_pnl);
@@ -93,7 +90,7 @@ test('GET /api/backtests lists newest first without curves; GET /api/backtests/:
   assert.equal(ids, [...ids].sort().reverse(), 'newest first');
   for (const r of body.runs) {
     assert.is(r.equity_curve, undefined, 'no equity curve in the list');
-    assert.equal(checkSchema(openApiDocument, summarySchema, r), []);
+    assertDocumented('BacktestRunSummary', r);
   }
   const limited = await call(main.base, '/api/backtests?limit=1');
   assert.is(limited.body.runs.length, 1);
@@ -104,7 +101,7 @@ test('GET /api/backtests lists newest first without curves; GET /api/backtests/:
   assert.is(one.res.status, 200);
   assert.is(one.body.id, ids[0]);
   assert.ok(one.body.equity_curve.length >= 2);
-  assert.equal(checkSchema(openApiDocument, runSchema, one.body), []);
+  assertDocumented('BacktestRun', one.body);
   const missing = await call(main.base, '/api/backtests/bt_20240101T000000000Z_0001_abcdef');
   assert.is(missing.res.status, 404);
   assert.is(missing.body.error.code, 'not_found');
@@ -114,25 +111,43 @@ test('GET /api/backtests lists newest first without curves; GET /api/backtests/:
   assert.is(journal.result.total_pnl, one.body.total_pnl);
 });
 
+test('{} runs the config\'s defaults: symbol is the root of the first configured symbol', async () => {
+  const { res, body } = await postJson(main.base, {});
+  assert.is(res.status, 200, JSON.stringify(body).slice(0, 300));
+  assertDocumented('BacktestRun', body);
+  const c = shortConfig;
+  assert.is(c.trading.symbols[0], 'ESH24');
+  assert.equal(
+    { symbol: body.resolved.symbol, root: body.resolved.root, startDate: body.resolved.startDate, endDate: body.resolved.endDate, initialCapital: body.resolved.initialCapital, seed: body.resolved.seed, useML: body.resolved.useML },
+    { symbol: 'ES', root: 'ES', startDate: c.simulation.start_date, endDate: c.simulation.end_date, initialCapital: c.trading.initial_capital, seed: c.simulation.seed, useML: c.strategy.use_ml },
+  );
+  assert.is(body.status, 'completed');
+  assert.is(body.symbol, 'ES');
+});
+
 test('Prefer: respond-async gives 202 + Location; DELETE cancels (409 once finished); pool busy is 503 with Retry-After', async () => {
   const app = await start(shortConfig, { poolSize: 1, maxConcurrentRuns: 1, dataDir: join(dir, 'busy') });
   try {
     const first = await postJson(app.base, { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-12' }, { prefer: 'respond-async' });
     assert.is(first.res.status, 202);
     assert.is(first.body.status, 'running');
+    assertDocumented('BacktestRun', first.body);
     assert.is(first.res.headers.get('location'), `/api/backtests/${first.body.id}`);
     const busy = await postJson(app.base, REFERENCE);
     assert.is(busy.res.status, 503);
     assert.is(busy.body.error.code, 'busy');
+    assertDocumented('Error', busy.body);
     const retry = Number(busy.res.headers.get('retry-after'));
     assert.ok(Number.isInteger(retry) && retry >= 1, `Retry-After ${retry}`);
     const del = await call(app.base, `/api/backtests/${first.body.id}`, { method: 'DELETE' });
     assert.is(del.res.status, 200);
     assert.is(del.body.status, 'cancelled');
+    assertDocumented('BacktestRun', del.body);
     assert.ok(del.body.duration_ms < 5000);
     const again = await call(app.base, `/api/backtests/${first.body.id}`, { method: 'DELETE' });
     assert.is(again.res.status, 409);
     assert.is(again.body.error.code, 'conflict');
+    assertDocumented('Error', again.body);
     // Capacity is back: an async run completes and can be polled.
     const next = await postJson(app.base, REFERENCE, { prefer: 'respond-async' });
     assert.is(next.res.status, 202);
@@ -142,6 +157,7 @@ test('Prefer: respond-async gives 202 + Location; DELETE cancels (409 once finis
       polled = (await call(app.base, `/api/backtests/${next.body.id}`)).body;
     }
     assert.is(polled.status, 'completed');
+    assertDocumented('BacktestRun', polled);
     assert.type(polled.total_pnl, 'number');
     const journal = JSON.parse(readFileSync(join(dir, 'busy', 'backtests', `${first.body.id}.json`), 'utf8'));
     assert.is(journal.status, 'cancelled');
@@ -164,9 +180,11 @@ test('a failed run is a 500 JSON naming the run, journaled and logged; the serve
     assert.is(res.status, 500);
     assert.is(body.error.code, 'backtest_failed');
     assert.match(body.error.message, /corrupt/);
+    assertDocumented('Error', body);
     const list = await call(app.base, '/api/backtests');
     assert.is(list.body.runs[0].status, 'failed');
     assert.match(list.body.runs[0].error.message, /corrupt/);
+    assertDocumented('BacktestList', list.body);
     assert.ok(logLines.some((l) => l.includes('"level":"error"') && l.includes('corrupt')));
     assert.is((await fetch(app.base + '/health')).status, 200);
   } finally {
@@ -248,8 +266,8 @@ test('a long backtest runs on the pool: /health and the stream stay responsive; 
     assert.is(complete[0].status, 'completed');
     assert.is(complete[0].total_pnl, body.total_pnl);
     assert.is(complete[0].equity_curve, undefined);
-    for (const p of progress) assert.equal(checkSchema(openApiDocument, openApiDocument['x-sse-events'].backtest_progress, p), []);
-    assert.equal(checkSchema(openApiDocument, openApiDocument['x-sse-events'].backtest_complete, complete[0]), []);
+    for (const p of progress) assertDocumented(eventComponent('backtest_progress'), p);
+    assertDocumented(eventComponent('backtest_complete'), complete[0]);
   } finally {
     ac.abort();
     await app.server.close();

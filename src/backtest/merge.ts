@@ -6,75 +6,16 @@
 // - win rate and profit factor come from the summed closed-trade counts and sums;
 // - figures carry full float64 precision: only tables for people round.
 
+import type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
-import type { Alert } from '../risk/alerts.ts';
 import type { AccountSession } from './account.ts';
 import type { ResolvedRequest } from './request.ts';
 
-export interface MarkoutFigure {
-  fills_qty: number;
-  avg_ticks: number | null;
-  avg_usd_per_contract: number | null;
-}
-
-export interface BacktestResult {
-  symbol: string;
-  root: string;
-  start_date: string;
-  end_date: string;
-  sessions: number;
-  seed: number;
-  use_ml: boolean;
-  model_version: string | null;
-  params: { initialCapital: number; spreadMultiplier: number; skewFactor: number; inventoryLimit: number; positionLimit: number; maxDrawdown: number };
-  events_processed: number;
-  total_pnl: number;
-  sharpe_ratio: number;
-  max_drawdown_pct: number;
-  win_rate: number;
-  profit_factor: number | null;
-  total_trades: number;
-  winning_trades: number;
-  losing_trades: number;
-  total_fills: number;
-  volume: number;
-  fees_paid: number;
-  realized_pnl: number;
-  unrealized_pnl: number;
-  final_position: number;
-  max_abs_position: number;
-  final_equity: number;
-  initial_capital: number;
-  orders_sent: number;
-  cancels_sent: number;
-  rejects: number;
-  risk_rejects: number;
-  predictions: number;
-  markouts: Record<string, MarkoutFigure>;
-  kill_switch: KillSwitchOutcome;
-  alerts: (Alert & { date: string })[];
-  session_results: { date: string; traded: boolean; pnl: number; fills: number; events: number; final_position: number; final_mid: number | null; kill_switch: boolean }[];
-  equity_curve: { t: number; equity: number }[];
-}
-
-/** Whether the account's kill switch stopped the run: when, in which session, by which rule, at what equity. */
-export interface KillSwitchOutcome {
-  tripped: boolean;
-  /** ISO time of the trip, or null. */
-  at: string | null;
-  session_date: string | null;
-  rule: string | null;
-  /** Account equity (USD) when it tripped, or null. */
-  equity: number | null;
-  /** Sessions where it tripped (at most one: no later session trades). */
-  tripped_sessions: string[];
-  /** Sessions not traded because it had tripped before them. */
-  sessions_not_traded: string[];
-}
+export type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 
 export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]): BacktestResult {
   const spec = contractForRoot(req.root);
@@ -84,8 +25,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
   const values: number[] = [];
   const mkSum = MARKOUT_LABELS.map(() => 0);
   const mkQty = MARKOUT_LABELS.map(() => 0);
-  const alerts: (Alert & { date: string })[] = [];
-  const kill: KillSwitchOutcome = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
+  const alerts: BacktestResult['alerts'] = [];
+  const kill: BacktestResult['kill_switch'] = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
   let finalEquity = req.initialCapital;
   let finalPosition = 0;
   let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, predictions = 0, maxAbs = 0;

@@ -2,7 +2,8 @@
 // errors, defaults from the config, and the expansion into one SessionSpec per business day.
 
 import { isAbsolute, join } from 'node:path';
-import { z } from 'zod';
+import { backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
+import type { FieldError } from '../api/error.ts';
 import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
@@ -11,48 +12,8 @@ import { businessDays, parseClock, parseDate } from '../market/calendar.ts';
 import { CONTRACTS, parseSymbol } from '../market/instruments.ts';
 import type { SessionSpec } from './session.ts';
 
-const DATE = 'a calendar date "YYYY-MM-DD"';
-const fraction = 'a fraction in (0, 1], e.g. 0.06 for 6%';
-
-export const backtestRequestSchema = z.strictObject({
-  symbol: z.string('a contract root such as "ES" (or a month-coded symbol such as "ESH24")'),
-  startDate: z.string(DATE).optional(),
-  endDate: z.string(DATE).optional(),
-  initialCapital: z.number('a number > 0 (USD)').gt(0, 'a number > 0 (USD)').finite().optional(),
-  spreadMultiplier: z.number('a number > 0').gt(0, 'a number > 0').max(100, 'a number <= 100').optional(),
-  inventoryLimit: z.number('an integer >= 1 (contracts)').int('an integer >= 1 (contracts)').min(1, 'an integer >= 1 (contracts)').max(100_000, 'an integer <= 100000').optional(),
-  skewFactor: z.number('a number >= 0').min(0, 'a number >= 0').max(1000, 'a number <= 1000').optional(),
-  useML: z.boolean('true or false').optional(),
-  maxDrawdown: z.number(fraction).gt(0, fraction).max(1, fraction).optional(),
-  positionLimit: z.number('an integer >= 1 (contracts)').int('an integer >= 1 (contracts)').min(1, 'an integer >= 1 (contracts)').max(100_000, 'an integer <= 100000').optional(),
-  seed: z.number('an integer >= 0').int('an integer >= 0').min(0, 'an integer >= 0').max(2 ** 32 - 1, 'an integer < 2^32').optional(),
-});
-
-export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
-
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-/** A validated request with every default filled in from the config. */
-export interface ResolvedRequest {
-  root: string;
-  symbol: string;
-  startDate: string;
-  endDate: string;
-  dates: string[];
-  initialCapital: number;
-  spreadMultiplier: number;
-  inventoryLimit: number;
-  skewFactor: number;
-  useML: boolean;
-  maxDrawdown: number;
-  positionLimit: number;
-  seed: number;
-  /** The model a useML run uses (null without useML): its version and file. */
-  model: { version: string; path: string } | null;
-}
+export { backtestRequestSchema, type BacktestRequest, type ResolvedRequest } from '../api/backtest-request.ts';
+export type { FieldError } from '../api/error.ts';
 
 // The model file a validated useML request loaded, handed to runBacktest without a second read
 // and without putting its weights into the request (which is journaled and served by the API).
@@ -118,8 +79,10 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   }
   const r = parsed.data;
   const errors: FieldError[] = [];
-  const root = rootOf(r.symbol.trim().toUpperCase());
-  if (!root) errors.push({ field: 'symbol', message: `unknown contract '${r.symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` });
+  // Omitted: the root of the config's first symbol (the config schema checked it parses).
+  const symbol = r.symbol ?? parseSymbol(config.trading.symbols[0]).root;
+  const root = rootOf(symbol.trim().toUpperCase());
+  if (!root) errors.push({ field: 'symbol', message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` });
   const sim = config.simulation;
   const startDate = r.startDate ?? sim.start_date;
   const endDate = r.endDate ?? (r.startDate ?? sim.end_date);
@@ -153,7 +116,7 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   }
   const request: ResolvedRequest = {
     root: root!,
-    symbol: r.symbol,
+    symbol,
     startDate,
     endDate,
     dates,

@@ -17,12 +17,9 @@ import { join, resolve } from 'node:path';
 import type { Piscina } from 'piscina';
 import type pino from 'pino';
 import type { EngineConfig } from '../config/schema.ts';
-import type { BacktestResult } from './merge.ts';
+import { BACKTEST_STATUSES, type BacktestResult, type BacktestRun, type BacktestStatus } from '../api/backtest-run.ts';
 import { validateBacktestRequest, type FieldError, type ResolvedRequest } from './request.ts';
 import { createBacktestPool, runBacktest, type RunOptions } from './run.ts';
-
-export type BacktestStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
-export const BACKTEST_STATUSES: readonly BacktestStatus[] = ['running', 'completed', 'failed', 'cancelled', 'interrupted'];
 
 /** One run as journaled and as served by the API (result fields flattened in by toApi()). */
 export interface BacktestRecord {
@@ -42,7 +39,7 @@ export interface BacktestRecord {
 }
 
 /** The API shape: run metadata plus every result field at the top level. */
-export type BacktestRunView = Omit<BacktestRecord, 'result'> & Partial<BacktestResult>;
+export type BacktestRunView = BacktestRun;
 
 export type BacktestEvent =
   | { type: 'progress'; id: string; symbol: string; progress: number }

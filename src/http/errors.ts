@@ -6,34 +6,7 @@
 
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-export interface ErrorBody {
-  error: { code: string; message: string; fields?: FieldError[] };
-}
-
-/** Machine-readable codes, one per failure kind (documented in openapi.ts). */
-export const ERROR_CODES = [
-  'invalid_json',
-  'invalid_request',
-  'unsupported_media_type',
-  'payload_too_large',
-  'not_found',
-  'unknown_symbol',
-  'method_not_allowed',
-  'busy',
-  'too_many_clients',
-  'conflict',
-  'shutting_down',
-  'cancelled',
-  'backtest_failed',
-  'internal_error',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+import type { ErrorBody, ErrorCode, FieldError } from '../api/error.ts';
 
 export class ApiError extends Error {
   override name = 'ApiError';

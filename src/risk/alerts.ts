@@ -1,16 +1,10 @@
 // Risk alerts: severity, time, code and the figures behind them. Alerts are rare, so they are
 // plain objects kept in a bounded list (the newest `capacity`), with a running total.
 
-export type Severity = 'info' | 'warning' | 'critical';
+import type { Alert, Severity } from '../api/live-state.ts';
 
-export interface Alert {
-  ts: number; // engine ns (session clock)
-  severity: Severity;
-  code: string; // e.g. KILL_SWITCH, DRAWDOWN_WARNING
-  message: string;
-  value: number;
-  limit: number;
-}
+// The shape is the API's (an alert is served as raised); `ts` is engine ns on the session clock.
+export type { Alert, Severity } from '../api/live-state.ts';
 
 export class AlertLog {
   readonly items: Alert[] = [];

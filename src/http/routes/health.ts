@@ -1,5 +1,6 @@
 // GET /health: 200 {status: "ok"} when every worker is healthy, else 503 {status: "degraded"}.
 
+import type { Health } from '../../api/health.ts';
 import type { HealthView } from '../../runtime/view.ts';
 import { VERSION } from '../../version.ts';
 import { uptimeSeconds, type ApiContext, type App } from '../context.ts';
@@ -13,8 +14,8 @@ export function registerHealth(app: App, ctx: ApiContext): void {
       ctx.logger.error({ err: e }, 'runtime.health() failed');
       h = { healthy: false, workers: [] };
     }
-    const body = {
-      status: h.healthy ? ('ok' as const) : ('degraded' as const),
+    const body: Health = {
+      status: h.healthy ? 'ok' : 'degraded',
       version: VERSION,
       uptime_s: uptimeSeconds(ctx.runtime),
       workers: h.workers.map((w) => ({ name: w.name, state: w.state, heartbeat_age_ms: w.heartbeatAgeMs, restarts: w.restarts, last_error: w.lastError })),

@@ -1,17 +1,11 @@
 // GET /api/state[?symbol=X]: the live state of every symbol (or one). The stream's `state` event
 // carries the same payload.
 
-import type { RuntimeView, SymbolState } from '../../runtime/view.ts';
+import type { StatePayload, SymbolState } from '../../api/live-state.ts';
+import type { RuntimeView } from '../../runtime/view.ts';
 import { VERSION } from '../../version.ts';
 import { uptimeSeconds, type ApiContext, type App } from '../context.ts';
 import { apiError } from '../errors.ts';
-
-export interface StatePayload {
-  version: string;
-  uptime_s: number;
-  symbols: string[];
-  states: Record<string, SymbolState>;
-}
 
 export function statePayload(runtime: RuntimeView, only?: string): StatePayload {
   const symbols: string[] = [];

@@ -1,0 +1,129 @@
+// A backtest's result and its run record (POST /api/backtest, GET /api/backtests[/{id}],
+// DELETE /api/backtests/{id}, the stream's backtest_progress and backtest_complete events).
+
+import { z } from 'zod';
+import { alertSchema } from './live-state.ts';
+import { resolvedRequestSchema } from './backtest-request.ts';
+import { tradeMetricFields } from './trade-metrics.ts';
+
+const usd = (what: string) => z.number().describe(`${what}, USD`);
+
+export const markoutSchema = z
+  .object({
+    fills_qty: z.int().describe('contracts measured'),
+    avg_ticks: z.number().nullable().describe('average, ticks'),
+    avg_usd_per_contract: z.number().nullable().describe('average, USD per contract'),
+  })
+  .describe('Markout at one horizon: mid move after our fills, signed in our favour.');
+export type MarkoutFigure = z.infer<typeof markoutSchema>;
+
+export const killSwitchOutcomeSchema = z
+  .object({
+    tripped: z.boolean().describe('whether it tripped'),
+    at: z.iso.datetime().nullable().describe('when it tripped'),
+    session_date: z.iso.date().nullable().describe('session where it tripped'),
+    rule: z.string().nullable().describe('the rule that tripped it: MAX_DRAWDOWN or MAX_DAILY_LOSS'),
+    equity: z.number().nullable().describe('account equity when it tripped, USD'),
+    tripped_sessions: z.array(z.iso.date()).describe('sessions where it tripped (at most one: no later session trades)'),
+    sessions_not_traded: z.array(z.iso.date()).describe('later sessions not traded because it had tripped'),
+  })
+  .describe("The account's kill switch. A multi-day run is one account: once it trips, no later session trades, so a run it stopped is not a plain success.");
+
+export const backtestResultSchema = z
+  .object({
+    symbol: z.string().describe('symbol as requested'),
+    root: z.string().describe('contract root'),
+    start_date: z.iso.date().describe('first date'),
+    end_date: z.iso.date().describe('last date'),
+    sessions: z.int().describe('sessions run'),
+    seed: z.int().describe('seed'),
+    use_ml: z.boolean().describe('model on'),
+    model_version: z.string().nullable().describe('version of the model the run used (null without useML)'),
+    params: resolvedRequestSchema
+      .pick({ initialCapital: true, spreadMultiplier: true, skewFactor: true, inventoryLimit: true, positionLimit: true, maxDrawdown: true })
+      .describe('Strategy and risk parameters used.'),
+    events_processed: z.int().describe('market-data events handled'),
+    total_pnl: usd('final equity - initial capital, net of fees'),
+    ...tradeMetricFields,
+    winning_trades: z.int().describe('closed trades with P&L > 0'),
+    losing_trades: z.int().describe('closed trades with P&L < 0'),
+    total_fills: z.int().describe('fills'),
+    volume: z.int().describe('contracts filled'),
+    fees_paid: usd('fees'),
+    realized_pnl: usd('realized P&L'),
+    unrealized_pnl: usd('open position marked to mid at the end'),
+    final_position: z.int().describe('contracts at the end'),
+    max_abs_position: z.int().describe('largest absolute position, contracts'),
+    final_equity: usd('equity at the end'),
+    initial_capital: usd('initial capital'),
+    orders_sent: z.int().describe('orders sent'),
+    cancels_sent: z.int().describe('cancels sent'),
+    rejects: z.int().describe('rejected orders'),
+    risk_rejects: z.int().describe('orders stopped by the risk checks'),
+    predictions: z.int().describe('model predictions'),
+    markouts: z.record(z.string(), markoutSchema).describe('horizon label (100ms, 1s, 10s) -> markout'),
+    kill_switch: killSwitchOutcomeSchema,
+    alerts: z
+      .array(alertSchema.extend({ ts: z.number().describe('epoch ms'), date: z.iso.date().describe('session date') }).describe('A risk alert of one session.'))
+      .describe('risk alerts'),
+    session_results: z
+      .array(
+        z
+          .object({
+            date: z.iso.date().describe('session date'),
+            traded: z.boolean().describe('false when the kill switch had tripped in an earlier session'),
+            pnl: usd('session P&L'),
+            fills: z.int().describe('fills'),
+            events: z.int().describe('events'),
+            final_position: z.int().describe('contracts'),
+            final_mid: z.number().nullable().describe('last mid price'),
+            kill_switch: z.boolean().describe('kill switch tripped'),
+          })
+          .describe('One session.'),
+      )
+      .describe('per-session figures'),
+    equity_curve: z
+      .array(z.object({ t: z.int().describe('epoch ms'), equity: usd('equity') }).describe('One equity sample.'))
+      .describe('equity per simulated minute; the API keeps at most 500 points (first, last, and the low and high of each bucket)'),
+  })
+  .describe('The result of a backtest run.');
+export type BacktestResult = z.infer<typeof backtestResultSchema>;
+
+export const BACKTEST_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'interrupted'] as const;
+export type BacktestStatus = (typeof BACKTEST_STATUSES)[number];
+
+const runMetaSchema = z.object({
+  id: z.string().meta({ description: 'run id', examples: ['bt_20240102T093000123Z_0001_a1b2c3'] }),
+  status: z.enum(BACKTEST_STATUSES).describe('running, completed, failed, cancelled (by request or shutdown) or interrupted (the engine stopped mid-run)'),
+  request: z.unknown().describe('the request body as posted'),
+  resolved: resolvedRequestSchema,
+  started_at: z.iso.datetime().describe('start time'),
+  finished_at: z.iso.datetime().nullable().describe('end time (null while running)'),
+  duration_ms: z.int().nullable().describe('wall time (null while running)'),
+  progress: z.number().describe('fraction done, 0..1'),
+  error: z
+    .object({ code: z.string().describe('cancelled, interrupted or backtest_failed'), message: z.string().describe('message') })
+    .nullable()
+    .describe('Why the run did not complete.'),
+});
+
+export const backtestRunSchema = runMetaSchema
+  .extend(backtestResultSchema.partial().shape)
+  .describe('A backtest run: metadata plus, once completed, every result field.');
+/** A run as the API serves it: metadata plus the result fields at the top level once completed. */
+export type BacktestRun = z.infer<typeof backtestRunSchema>;
+
+export const backtestRunSummarySchema = runMetaSchema
+  .extend(backtestResultSchema.omit({ equity_curve: true }).partial().shape)
+  .describe('A backtest run without its equity curve.');
+export type BacktestRunSummary = z.infer<typeof backtestRunSummarySchema>;
+
+export const backtestListSchema = z
+  .object({ total: z.int().describe('runs in the journal'), runs: z.array(backtestRunSummarySchema).describe('runs, newest first') })
+  .describe('Runs, newest first.');
+export type BacktestList = z.infer<typeof backtestListSchema>;
+
+export const backtestProgressSchema = z
+  .object({ id: z.string().describe('run id'), symbol: z.string().describe('symbol'), progress: z.number().describe('fraction done, 0..1') })
+  .describe('Progress of a running backtest (at most ~4 per second per run).');
+export type BacktestProgressEvent = z.infer<typeof backtestProgressSchema>;

@@ -1,0 +1,168 @@
+// What GET /api/state and the stream's `state` event carry: the live state of each symbol.
+
+import { z } from 'zod';
+import { tradeMetricFields } from './trade-metrics.ts';
+
+const price = (what: string) => z.number().describe(what);
+const nullablePrice = (what: string) => z.number().nullable().describe(what);
+const isoTime = (what: string) => z.iso.datetime().describe(`${what} (ISO 8601)`);
+
+export const sideSchema = z.enum(['buy', 'sell']);
+
+export const latencySummarySchema = z
+  .object({
+    count: z.int().describe('samples in the window'),
+    p50_us: z.number().nullable().describe('median'),
+    p90_us: z.number().nullable().describe('90th percentile'),
+    p99_us: z.number().nullable().describe('99th percentile'),
+    max_us: z.number().nullable().describe('maximum'),
+  })
+  .describe("Latency over the runtime's recent window, in microseconds (null when there is no sample).");
+export type LatencySummary = z.infer<typeof latencySummarySchema>;
+
+export const fillSchema = z
+  .object({
+    symbol: z.string().describe('contract symbol, e.g. ESH24'),
+    time: isoTime('simulated exchange time'),
+    side: sideSchema.describe('side of our order'),
+    price: price('fill price'),
+    qty: z.int().describe('filled contracts'),
+    liquidity: z.enum(['maker', 'taker']).describe('maker = passive, taker = aggressive'),
+    fee: z.number().describe('fee of this fill in USD (negative = rebate)'),
+    pnl: z.number().describe('closed-trade P&L this fill realised, net of pro-rata fees (USD)'),
+    position: z.int().describe('position after the fill (contracts)'),
+    order_id: z.int().describe('our order id'),
+    latency_us: z.number().describe('simulated order-sent to fill-received latency (us)'),
+  })
+  .describe('One fill of our orders.');
+export type FillView = z.infer<typeof fillSchema>;
+
+export const bookLevelSchema = z.object({ price: price('price'), size: z.int().describe('displayed contracts') }).describe('One price level.');
+
+export const ourOrderSchema = z
+  .object({
+    id: z.int().describe('order id'),
+    side: sideSchema.describe('side'),
+    price: price('limit price'),
+    qty: z.int().describe('original contracts'),
+    leaves: z.int().describe('contracts still working'),
+    state: z.enum(['pending_new', 'live', 'pending_cancel']).describe('order state'),
+  })
+  .describe('One of our working orders.');
+export type OurOrder = z.infer<typeof ourOrderSchema>;
+
+/** A risk alert as the risk module raises it (`ts` on the engine's session clock). */
+export const alertSchema = z
+  .object({
+    ts: z.number().describe('engine timestamp (ns on the session clock)'),
+    severity: z.enum(['info', 'warning', 'critical']).describe('severity'),
+    code: z.string().describe('alert code, e.g. KILL_SWITCH, DRAWDOWN_WARNING'),
+    message: z.string().describe('human-readable message'),
+    value: z.number().describe('the figure that raised the alert'),
+    limit: z.number().describe('the limit it was compared with'),
+  })
+  .describe('A risk alert.');
+export type Alert = z.infer<typeof alertSchema>;
+export type Severity = Alert['severity'];
+
+export const stateAlertSchema = alertSchema.extend({ time: isoTime('simulated time of the alert') }).describe('A risk alert of the live simulation.');
+export type StateAlert = z.infer<typeof stateAlertSchema>;
+
+export const symbolStateSchema = z
+  .object({
+    symbol: z.string().describe('contract symbol, e.g. ESH24'),
+    root: z.string().describe('contract root, e.g. ES'),
+    session_date: z.iso.date().describe('trading session date'),
+    sim_time: isoTime('simulated time'),
+    book: z
+      .object({
+        bids: z.array(bookLevelSchema).describe('up to 15 bid levels, best first'),
+        asks: z.array(bookLevelSchema).describe('up to 15 ask levels, best first'),
+        best_bid: nullablePrice('best bid price'),
+        best_ask: nullablePrice('best ask price'),
+        spread: nullablePrice('best ask - best bid, in price units'),
+        mid: nullablePrice('mid price'),
+        microprice: nullablePrice('size-weighted mid'),
+        our_orders: z.array(ourOrderSchema).describe('our working orders'),
+      })
+      .describe('Local order book as seen through delayed market data.'),
+    position: z
+      .object({
+        contracts: z.int().describe('net position (negative = short)'),
+        avg_price: nullablePrice('average entry price of the open position'),
+        realized_pnl: z.number().describe('realized P&L, USD'),
+        unrealized_pnl: z.number().describe('open position marked to mid, USD'),
+        fees_paid: z.number().describe('fees paid, USD'),
+        equity: z.number().describe('initial capital + realized + unrealized - fees, USD'),
+        total_pnl: z.number().describe('equity - initial capital, USD'),
+        drawdown_pct: z.number().describe('current drawdown from the equity peak, percent'),
+        daily_pnl: z.number().describe('P&L of the current session, USD'),
+      })
+      .describe('Position and P&L (USD).'),
+    stats: z
+      .object({
+        fills: z.int().describe('fills'),
+        volume: z.int().describe('contracts filled'),
+        ...tradeMetricFields,
+      })
+      .describe('Trade statistics of the current session (README definitions).'),
+    recent_trades: z.array(fillSchema).describe('recent fills, newest first'),
+    latency: z
+      .object({ tick_to_trade: latencySummarySchema, book_update: latencySummarySchema, inference: latencySummarySchema })
+      .describe('Latency summaries by stage.'),
+    prediction: z
+      .object({
+        value_ticks: z.number().describe('predicted mid move, ticks'),
+        horizon_ms: z.number().describe('prediction horizon, ms'),
+        age_ms: z.number().describe('age of the prediction, ms'),
+        model_version: z.string().describe('model version'),
+      })
+      .nullable()
+      .describe('Latest model prediction (null when none).'),
+    model: z
+      .object({ loaded: z.boolean().describe('a model is loaded'), version: z.string().nullable().describe('model version'), error: z.string().nullable().describe('load error') })
+      .describe('Model status.'),
+    risk: z
+      .object({
+        limits: z
+          .object({
+            position_limit: z.int().describe('contracts'),
+            max_order_size: z.int().describe('contracts per order'),
+            max_drawdown_pct: z.number().describe('fraction of peak equity (0.06 = 6%)'),
+            max_daily_loss: z.number().describe('USD'),
+            kill_switch_enabled: z.boolean().describe('kill switch enabled'),
+          })
+          .describe('Configured limits.'),
+        utilisation: z
+          .object({ position: z.number().describe('fraction'), drawdown: z.number().describe('fraction'), daily_loss: z.number().describe('fraction') })
+          .describe('Fractions of the limits in use.'),
+        kill_switch: z
+          .object({ active: z.boolean().describe('quoting stopped'), reason: z.string().nullable().describe('why it tripped'), time: z.iso.datetime().nullable().describe('when it tripped (ISO 8601)') })
+          .describe('Kill switch state.'),
+        alerts: z.array(stateAlertSchema).describe('recent alerts, newest last'),
+      })
+      .describe('Risk limits, utilisation, kill switch and alerts.'),
+    counters: z
+      .object({
+        events: z.int().describe('market-data events handled'),
+        events_per_sec: z.number().describe('recent event rate'),
+        orders: z.int().describe('orders sent'),
+        cancels: z.int().describe('cancels sent'),
+        rejects: z.int().describe('rejected orders'),
+        ring_drops: z.int().describe('records dropped by full rings'),
+        uptime_s: z.number().describe('seconds since the runtime started'),
+      })
+      .describe('Counters.'),
+  })
+  .describe('Live state of one symbol.');
+export type SymbolState = z.infer<typeof symbolStateSchema>;
+
+export const statePayloadSchema = z
+  .object({
+    version: z.string().describe('engine version'),
+    uptime_s: z.number().describe('seconds since the runtime started'),
+    symbols: z.array(z.string()).describe('symbols in `states`'),
+    states: z.record(z.string(), symbolStateSchema).describe('symbol -> state'),
+  })
+  .describe('Live state of every configured symbol (or the one asked for).');
+export type StatePayload = z.infer<typeof statePayloadSchema>;

@@ -1,0 +1,12 @@
+// The trade figures that the live state (`stats`) and a backtest result share, described once
+// (definitions: README "Definitions").
+
+import { z } from 'zod';
+
+export const tradeMetricFields = {
+  total_trades: z.int().describe('closed (FIFO-matched) trades'),
+  win_rate: z.number().describe('winning closed trades / total_trades, 0..1'),
+  profit_factor: z.number().nullable().describe('gross win / |gross loss|; null without a losing trade'),
+  sharpe_ratio: z.number().describe('mean / sample std (n-1) of per-minute equity returns x sqrt(252 x 390); 0 with fewer than two returns'),
+  max_drawdown_pct: z.number().describe('maximum over the equity samples of (running peak - equity) / running peak, percent (5.2 = 5.2%)'),
+};
