@@ -15,7 +15,10 @@ const DATE = 'a calendar date "YYYY-MM-DD"';
 const fraction = 'a fraction in (0, 1], e.g. 0.06 for 6%';
 
 export const backtestRequestSchema = z.strictObject({
-  symbol: z.string('a contract root such as "ES" (or a month-coded symbol such as "ESH24")'),
+  // The symbol is checked inside the schema, so one response names every bad field at once.
+  symbol: z
+    .string('a contract root such as "ES" (or a month-coded symbol such as "ESH24")')
+    .refine((s) => rootOf(s.trim().toUpperCase()) !== null, { error: (i) => `one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24); got unknown contract '${String(i.input)}'` }),
   startDate: z.string(DATE).optional(),
   endDate: z.string(DATE).optional(),
   initialCapital: z.number('a number > 0 (USD)').gt(0, 'a number > 0 (USD)').finite().optional(),
@@ -118,8 +121,7 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   }
   const r = parsed.data;
   const errors: FieldError[] = [];
-  const root = rootOf(r.symbol.trim().toUpperCase());
-  if (!root) errors.push({ field: 'symbol', message: `unknown contract '${r.symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` });
+  const root = rootOf(r.symbol.trim().toUpperCase())!; // checked by the schema
   const sim = config.simulation;
   const startDate = r.startDate ?? sim.start_date;
   const endDate = r.endDate ?? (r.startDate ?? sim.end_date);
@@ -147,12 +149,12 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   const useML = r.useML ?? config.strategy.use_ml;
   let model: { model: ModelFile; path: string } | null = null;
   if (useML) {
-    const m = modelForRequest(root!, config);
+    const m = modelForRequest(root, config);
     if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: m.error }] };
     model = m;
   }
   const request: ResolvedRequest = {
-    root: root!,
+    root,
     symbol: r.symbol,
     startDate,
     endDate,
