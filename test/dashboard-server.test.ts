@@ -307,7 +307,7 @@ test('engine down: every proxied route answers 502 JSON; static files still serv
 const lat = (us: number) => ({ count: 10, p50_us: us, p90_us: us * 2, p99_us: us * 3, max_us: us * 4 });
 
 function fill(k: number, simMs: number): FillView {
-  return { symbol: 'ESH24', time: new Date(simMs).toISOString(), side: k % 2 ? 'sell' : 'buy', price: 5000 + (k % 7) * 0.25, qty: 1, liquidity: 'maker', fee: 1.43, pnl: 0, position: k % 3, order_id: k, latency_us: 200 };
+  return { symbol: 'ESH24', time: new Date(simMs).toISOString(), side: k % 2 ? 'sell' : 'buy', price: 5000 + (k % 7) * 0.25, qty: 1, liquidity: 'maker', fee: 1.43, pnl: 0, position: k % 3, order_id: k, order_to_fill_us: 200 };
 }
 
 /** A complete SymbolState (type-checked against the engine's), at market time simMs. */
@@ -323,7 +323,7 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
     recent_trades: fills,
     latency: { tick_to_trade: lat(50), book_update: lat(0.5), inference: lat(3) },
     prediction: { value_ticks: 0.5, horizon_ms: 1000, age_ms: 2, model_version: 'm1' },
-    model: { loaded: true, version: 'm1', error: null },
+    model: { loaded: true, version: 'm1', error: null, used_in_quotes: false },
     risk: {
       limits: { position_limit: 50, max_order_size: 10, max_drawdown_pct: 6, max_daily_loss: 100_000, kill_switch_enabled: true },
       utilisation: { position: 0.02, drawdown: 0, daily_loss: 0 },

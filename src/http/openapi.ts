@@ -122,7 +122,7 @@ const fill = obj('One fill of our orders.', {
   pnl: num('closed-trade P&L this fill realised, net of pro-rata fees (USD)'),
   position: int('position after the fill (contracts)'),
   order_id: int('our order id'),
-  latency_us: num('simulated order-sent to fill-received latency (us)'),
+  order_to_fill_us: num('simulated time from sending the order to its fill reaching the engine, including the time it rested in the queue (us)'),
 });
 
 const bookLevel = obj('One price level.', { price: num('price'), size: int('displayed contracts') });
@@ -168,7 +168,7 @@ const symbolState = obj('Live state of one symbol.', {
     total_trades: int('closed (FIFO-matched) trades'),
     win_rate: num('winning closed trades / total_trades, 0..1'),
     profit_factor: nullable(num('gross win / |gross loss|; null without a losing trade')),
-    sharpe_ratio: num('annualised Sharpe ratio of per-minute equity returns'),
+    sharpe_ratio: nullable(num('annualised Sharpe ratio of per-minute equity returns; null with fewer than two returns')),
     max_drawdown_pct: num('maximum drawdown, percent'),
   }),
   recent_trades: arr(ref('Fill'), 'recent fills, newest first'),
@@ -185,12 +185,12 @@ const symbolState = obj('Live state of one symbol.', {
       model_version: str('model version'),
     }),
   ),
-  model: obj('Model status.', { loaded: bool('a model is loaded'), version: nullable(str('model version')), error: nullable(str('load error')) }),
+  model: obj('Model status.', { loaded: bool('a model is loaded'), version: nullable(str('model version')), error: nullable(str('load error')), used_in_quotes: bool('the live strategy shifts its quotes by the prediction (strategy.use_ml = true and a model loaded); false = the forecast is only shown') }),
   risk: obj('Risk limits, utilisation, kill switch and alerts.', {
     limits: obj('Configured limits.', {
       position_limit: int('contracts'),
       max_order_size: int('contracts per order'),
-      max_drawdown_pct: num('fraction of peak equity (0.06 = 6%)'),
+      max_drawdown_pct: num('drawdown limit in percent of peak equity (6 = 6%); the config key risk.max_drawdown_pct and a backtest request\'s maxDrawdown give it as a fraction (0.06)'),
       max_daily_loss: num('USD'),
       kill_switch_enabled: bool('kill switch enabled'),
     }),

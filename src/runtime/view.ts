@@ -47,7 +47,7 @@ export interface FillView {
   pnl: number; // USD, closed-trade P&L this fill realised (net of pro-rata fees)
   position: number; // after the fill
   order_id: number;
-  latency_us: number; // simulated: order sent -> fill received by the engine
+  order_to_fill_us: number; // simulated: order sent -> its fill received by the engine (includes the time it rested)
 }
 
 export interface SymbolState {
@@ -82,13 +82,13 @@ export interface SymbolState {
     total_trades: number;
     win_rate: number;
     profit_factor: number | null;
-    sharpe_ratio: number;
+    sharpe_ratio: number | null; // null with fewer than two per-minute returns
     max_drawdown_pct: number;
   };
   recent_trades: FillView[]; // newest first
   latency: { tick_to_trade: LatencySummary; book_update: LatencySummary; inference: LatencySummary };
   prediction: { value_ticks: number; horizon_ms: number; age_ms: number; model_version: string } | null;
-  model: { loaded: boolean; version: string | null; error: string | null };
+  model: { loaded: boolean; version: string | null; error: string | null; used_in_quotes: boolean }; // used_in_quotes: strategy.use_ml and a model loaded
   risk: {
     limits: { position_limit: number; max_order_size: number; max_drawdown_pct: number; max_daily_loss: number; kill_switch_enabled: boolean };
     utilisation: { position: number; drawdown: number; daily_loss: number }; // fractions of the limits

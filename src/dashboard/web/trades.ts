@@ -87,7 +87,7 @@ export class TradesView {
       setText(pnl, fl.pnl === 0 ? '0.00' : fmtPnl(fl.pnl));
       setClass(pnl, `num pnl ${signClass(fl.pnl)}`);
       setText(pos, fmtSignedInt(fl.position));
-      setText(lat, fmtLatency(fl.latency_us));
+      setText(lat, fmtLatency(fl.order_to_fill_us));
     }
     this.seen = seen;
     this.empty.hidden = fills.length > 0;
