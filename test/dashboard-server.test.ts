@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { createDashboardApp } from '../src/dashboard/server/app.ts';
 import { StreamRecorder } from '../src/dashboard/server/recorder.ts';
-import { StaticFiles } from '../src/dashboard/server/static-files.ts';
 import type { FillView, StatePayload, SymbolState } from '../src/dashboard/shared/api.ts';
 import { FillStore } from '../src/dashboard/shared/fill-store.ts';
 import { BinnedSeries } from '../src/dashboard/shared/series-buffer.ts';
@@ -164,12 +163,11 @@ let proxyInFlight: () => number = () => 0;
 // Setup is a test, not a before() hook: uvu swallows an exception thrown by a hook.
 test('setup: the fake engine and two dashboards listen', async () => {
   enginePort = await listen(engine);
-  const files = new StaticFiles(dir);
-  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${enginePort}`, files, logger });
+  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${enginePort}`, staticDir: dir, logger });
   proxyInFlight = () => a.proxy.inFlight;
   dash = createAdaptorServer({ fetch: a.app.fetch }) as Server;
   base = `http://127.0.0.1:${await listen(dash)}`;
-  const b = createDashboardApp({ engineUrl: `http://127.0.0.1:${await deadPort()}`, files, logger });
+  const b = createDashboardApp({ engineUrl: `http://127.0.0.1:${await deadPort()}`, staticDir: dir, logger });
   deadDash = createAdaptorServer({ fetch: b.app.fetch }) as Server;
   deadBase = `http://127.0.0.1:${await listen(deadDash)}`;
 });
@@ -396,7 +394,7 @@ test('history recorder: records the engine stream, serves /dashboard/history, re
   });
   const port = await listen(feed);
   const recorder = new StreamRecorder({ engineUrl: `http://127.0.0.1:${port}`, logger });
-  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${port}`, files: new StaticFiles(dir), logger, recorder });
+  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${port}`, staticDir: dir, logger, recorder });
   const server = createAdaptorServer({ fetch: a.app.fetch }) as Server;
   const url = `http://127.0.0.1:${await listen(server)}`;
   try {
