@@ -8,6 +8,7 @@
 //   RUST_LOG        log level (JSON lines on stdout, like the engine)
 // Exit codes: 0 after SIGINT/SIGTERM, 1 when it cannot start, 2 on a bad environment value.
 
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,7 +16,6 @@ import { createAdaptorServer } from '@hono/node-server';
 import { packageRoot } from './core/paths.ts';
 import { createDashboardApp } from './dashboard/server/app.ts';
 import { StreamRecorder } from './dashboard/server/recorder.ts';
-import { StaticFiles } from './dashboard/server/static-files.ts';
 import { createLogger } from './log.ts';
 import { VERSION } from './version.ts';
 
@@ -53,16 +53,14 @@ async function main(): Promise<void> {
   const root = createLogger({ env: process.env });
   const log = root.child({ component: 'dashboard' });
 
-  let files: StaticFiles;
-  try {
-    files = new StaticFiles(join(packageRoot(), 'dist', 'dashboard'));
-  } catch (e) {
-    log.error({ err: e }, 'cannot load the dashboard files');
+  const staticDir = join(packageRoot(), 'dist', 'dashboard');
+  if (!existsSync(join(staticDir, 'index.html'))) {
+    log.error({ dir: staticDir }, `the dashboard files are missing from ${staticDir}: run npm run build`);
     process.exitCode = 1;
     return;
   }
   const recorder = new StreamRecorder({ engineUrl, logger: root });
-  const { app, proxy } = createDashboardApp({ engineUrl, files, logger: root, recorder });
+  const { app, proxy } = createDashboardApp({ engineUrl, staticDir, logger: root, recorder });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   server.on('error', (e) => log.error({ err: e }, 'HTTP server error'));
   try {
@@ -80,7 +78,7 @@ async function main(): Promise<void> {
   }
   recorder.start();
   const actual = (server.address() as AddressInfo).port;
-  log.info({ version: VERSION, host, port: actual, engine_url: engineUrl, files: files.names.length }, `dashboard listening on http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual} (engine ${engineUrl})`);
+  log.info({ version: VERSION, host, port: actual, engine_url: engineUrl, files: staticDir }, `dashboard listening on http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual} (engine ${engineUrl})`);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -61,6 +61,8 @@ test('unknown flags and stray arguments', () => {
   fails(['-x'], /unknown option "-x"/);
   fails(['--unknown=3'], /unknown option "--unknown"/);
   fails(['backtest'], /unexpected argument "backtest"/);
+  fails(['--backtest', '--', '--json'], /unexpected argument "--"/);
+  fails(['--backtest', '-j'], /unknown option "-j"/);
 });
 
 test('missing values', () => {
@@ -119,7 +121,7 @@ test('USAGE documents every flag, the environment and the exit codes', () => {
   for (const s of ['--backtest', '--config PATH', '--json', '--fills FILE', '--start YYYY-MM-DD', '--end YYYY-MM-DD', '--seed N', '--symbol SYMBOL', '--use-ml', '--help', '-h']) {
     assert.ok(USAGE.includes(s), `USAGE lacks ${s}`);
   }
-  for (const s of ['RUST_LOG', 'RUST_BACKTRACE', 'PORT', 'ENGINE_CONFIG']) assert.ok(USAGE.includes(s), `USAGE lacks ${s}`);
+  for (const s of ['RUST_LOG', 'RUST_BACKTRACE', 'PORT', 'HOST', 'LOG_DIR', 'LOG_MAX_SIZE_MB', 'LOG_MAX_FILES', 'ENGINE_CONFIG']) assert.ok(USAGE.includes(s), `USAGE lacks ${s}`);
   assert.match(USAGE, /0\s+success/);
   assert.match(USAGE, /1\s+runtime or configuration error/);
   assert.match(USAGE, /2\s+usage error/);

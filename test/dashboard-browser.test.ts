@@ -4,9 +4,15 @@
 //   - the page loads with no console errors and goes live;
 //   - the ladder shows 15 levels a side, its numbers change, and they match /api/state;
 //   - the charts draw; a fill shows up in the trade history (and is one the API reports);
-//   - the backtest form shows the engine's field error, then runs and shows the result;
+//   - the backtest form shows every field error at once, then runs and shows the result; a failed
+//     submit clears it again; an empty chart says so;
+//   - the fill count never lags the fill table; live Sharpe is "—" until the engine has two returns;
+//   - units: the form's drawdown fraction beside the panels' percent; the order-to-fill field;
+//   - the forecast says that ML quoting is off; chart axes do not cut their labels;
+//   - a 390 px phone: nothing is clipped (or it scrolls inside its own container);
 //   - killing the engine and starting it again on the same port: the page reconnects by itself.
-// Saves test-artifacts/dashboard.png. Every process started here is killed, on failure too.
+// Saves test-artifacts/dashboard.png (docs/dashboard.png is a copy). Every process started here is
+// killed, on failure too.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import type { StatePayload } from '../src/dashboard/shared/api.ts';
+import { TIME_AXIS } from '../src/dashboard/web/time-axis.ts';
 
 let T0 = Date.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -205,6 +212,13 @@ test('the page loads, goes live, and logs no console error', async () => {
   await until('the ladder to fill', 5000, async () => (await readLadder(page)).bids[0]?.price !== '');
   await page.waitForTimeout(500);
   assert.equal(consoleErrors, [], 'console errors during load');
+  // Market time is still inside the session's first two minutes: fewer than two per-minute
+  // returns, so the engine has no Sharpe ratio yet and the page shows a dash, not 0.00.
+  const api = (await apiState()).states[SYMBOL];
+  if (Date.parse(api.sim_time) < Date.parse(`${api.session_date}T14:32:00Z`)) {
+    assert.is(api.stats.sharpe_ratio, null);
+    assert.is(await page.textContent('#stats dd[data-key="sharpe"]'), '—');
+  }
   console.log(`  live in ${Date.now() - t0} ms`);
 });
 
@@ -275,6 +289,59 @@ test('a fill shows up in the trade history, as the API reports it', async () => 
   // The performance panel counts them too.
   const fillsShown = Number((await page.textContent('#stats dd[data-key="fills"]'))!.replace(/,/g, ''));
   assert.ok(fillsShown >= 1);
+  // The fill's order-to-fill time is named for what it is.
+  assert.ok(fills.every((f) => typeof f.order_to_fill_us === 'number' && f.order_to_fill_us > 0 && !('latency_us' in f)), 'recent_trades carry order_to_fill_us');
+  assert.is(await page.textContent('#trades th.lat'), 'Order→fill');
+});
+
+test('the fill count in the header never lags the rows of the table', async () => {
+  const READ = `(() => ({
+    head: document.querySelector('#trades-sub').textContent,
+    rows: document.querySelectorAll('#trades tbody tr:not([hidden])').length,
+    session: document.querySelector('#session-date').textContent,
+  }))()`;
+  const first = await page.evaluate<{ head: string; rows: number; session: string }>(READ);
+  for (let i = 0; i < 40; i++) {
+    const s = await page.evaluate<{ head: string; rows: number; session: string }>(READ);
+    if (s.session !== first.session) break; // a new session counts from 0 while older fills stay listed
+    const m = /^([\d,]+) this session · latest ([\d,]+) shown$/.exec(s.head);
+    assert.ok(m, `header "${s.head}"`);
+    const count = Number(m![1].replace(/,/g, ''));
+    assert.is(Number(m![2].replace(/,/g, '')), s.rows, `header "${s.head}" vs ${s.rows} rows`);
+    assert.ok(count >= s.rows, `header "${s.head}" counts fewer fills than the ${s.rows} rows shown`);
+    await sleep(50);
+  }
+});
+
+test('units: the form takes the drawdown as a fraction, the panels show percent, each labelled', async () => {
+  const api = (await apiState()).states[SYMBOL];
+  assert.is(api.risk.limits.max_drawdown_pct, 6, '/api/state gives the limit in percent');
+  assert.match((await page.textContent('#backtest .f-maxDrawdown .field-label'))!, /fraction/);
+  assert.is(await page.inputValue('#bt-maxDrawdown'), '0.06');
+  assert.match((await page.textContent('#risk .limits'))!, /max drawdown 6\.00% of peak/);
+  for (const [name, unit] of [['inventoryLimit', /contracts/], ['positionLimit', /contracts/], ['initialCapital', /\$/]] as const) {
+    assert.match((await page.textContent(`#backtest .f-${name} .field-label`))!, unit, name);
+  }
+});
+
+test('the forecast says that ML quoting is off', async () => {
+  const api = (await apiState()).states[SYMBOL];
+  assert.is(api.model.used_in_quotes, false, 'the shipped config quotes without the model');
+  assert.ok(api.model.loaded, 'the shipped model is loaded');
+  assert.match((await page.textContent('#price-note'))!, /^ML quoting off \(strategy\.use_ml = false\): the forecast is drawn, not traded$/);
+  assert.ok(await page.isVisible('#price-note'));
+});
+
+test('chart axes: date labels fit the label length; edge labels are moved inside the axis', () => {
+  // The time axis is canvas, so its configuration is checked: the library cuts a label longer than
+  // tickMarkMaxCharacterLength ("2024-01-" for a date) and, without fixLeftEdge, draws the first
+  // label centred on its bar, half outside the chart (":30" for 09:30).
+  assert.is(TIME_AXIS.fixLeftEdge, true);
+  const t = Date.UTC(2024, 0, 2, 14, 30, 5) / 1000;
+  for (const type of [0, 1, 2, 3, 4]) {
+    const label = TIME_AXIS.tickMarkFormatter(t as never, type);
+    assert.ok(label.length <= TIME_AXIS.tickMarkMaxCharacterLength, `label "${label}" (type ${type}) over ${TIME_AXIS.tickMarkMaxCharacterLength} characters`);
+  }
 });
 
 test('symbol selector: switching to the second symbol shows its book, on its own tick', async () => {
@@ -298,18 +365,35 @@ test('symbol selector: switching to the second symbol shows its book, on its own
   await until('the ES ladder back', 5000, async () => (await page.textContent('#instrument'))?.includes('E-mini S&P 500'));
 });
 
-test('backtest form: the engine\'s field error next to the field, then a result with statistics and a curve', async () => {
+/** Field name -> error text, of every field error the form shows. */
+const FIELD_ERRORS = `Object.fromEntries([...document.querySelectorAll('#backtest .field-error')].filter((e) => e.textContent).map((e) => [e.dataset.field, e.textContent]))`;
+
+test('backtest form: every field error at once, then a result with statistics and a curve', async () => {
   phase = 'bad-backtest';
+  assert.ok(await page.isVisible('#bt-chart .chart-empty'), 'the empty equity chart says it is empty');
+  const good = { symbol: await page.inputValue('#bt-symbol'), initialCapital: await page.inputValue('#bt-initialCapital'), maxDrawdown: await page.inputValue('#bt-maxDrawdown') };
+  await page.fill('#bt-symbol', 'ZZ');
+  await page.fill('#bt-initialCapital', '-5');
+  await page.fill('#bt-maxDrawdown', '6');
   await page.fill('#bt-spreadMultiplier', '-1');
   await page.click('#backtest button[type="submit"]');
-  const err = page.locator('.field-error[data-field="spreadMultiplier"]');
-  await until('the field error', 10_000, async () => ((await err.textContent()) ?? '').length > 0);
-  assert.match((await err.textContent())!, /> 0/);
+  const errors = await until('the field errors', 10_000, async () => {
+    const e = await page.evaluate<Record<string, string>>(FIELD_ERRORS);
+    return Object.keys(e).length > 0 ? e : null;
+  });
+  assert.equal(Object.keys(errors).sort(), ['initialCapital', 'maxDrawdown', 'spreadMultiplier', 'symbol']);
+  assert.match(errors.symbol, /unknown contract 'ZZ'/);
+  assert.match(errors.initialCapital, /> 0/);
+  assert.match(errors.maxDrawdown, /fraction/);
+  assert.match(errors.spreadMultiplier, /> 0/);
   assert.is(await page.getAttribute('#bt-spreadMultiplier', 'aria-invalid'), 'true');
+  assert.is(await page.textContent('.bt-message'), 'rejected: 4 fields to fix');
 
   const t0 = Date.now();
+  const err = page.locator('.field-error[data-field="spreadMultiplier"]');
   await page.fill('#bt-spreadMultiplier', '1');
   assert.is(await err.textContent(), '', 'editing the field clears its error');
+  for (const [name, value] of Object.entries(good)) await page.fill(`#bt-${name}`, value);
   await page.click('#backtest button[type="submit"]');
   await page.waitForSelector('.bt-message.ok', { timeout: 45_000 });
   console.log(`  backtest completed in the page after ${Date.now() - t0} ms`);
@@ -323,6 +407,7 @@ test('backtest form: the engine\'s field error next to the field, then a result 
   assert.is((await page.textContent('.bt-stats dd[data-key="fills"]'))!.replace(/,/g, ''), String(run.total_fills));
   assert.ok(run.equity_curve.length > 2);
   await until('the equity curve to draw', 5000, async () => ((await canvasDrawn(page, '#bt-chart')) > 3 ? true : null));
+  assert.ok(await page.isHidden('#bt-chart .chart-empty'));
   await until('the run in the recent runs list', 5000, async () => (await page.locator(`#backtest tr[data-id="${id}"]`).count()) === 1);
   phase = 'load';
 
@@ -330,6 +415,81 @@ test('backtest form: the engine\'s field error next to the field, then a result 
   await page.waitForTimeout(300);
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   assert.ok(existsSync(SCREENSHOT));
+});
+
+test('backtest form: a failed submit clears the previous result', async () => {
+  phase = 'bad-backtest';
+  assert.ok((await page.textContent('.bt-result-title'))!.includes('bt_'), 'a result is shown');
+  await page.fill('#bt-initialCapital', '-5');
+  await page.click('#backtest button[type="submit"]');
+  await until('the field error', 10_000, async () => ((await page.textContent('.field-error[data-field="initialCapital"]')) ?? '').length > 0);
+  assert.not.match((await page.textContent('.bt-result-title'))!, /bt_/);
+  assert.is(await page.textContent('.bt-stats dd[data-key="total_pnl"]'), '—');
+  assert.ok(await page.isVisible('#bt-chart .chart-empty'), 'the equity chart is empty again');
+  // No text on the page breaks a word in two to fit.
+  const breakAll = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => getComputedStyle(e).wordBreak === 'break-all').map((e) => e.className)`);
+  assert.equal(breakAll, []);
+  phase = 'load';
+});
+
+/** Elements drawn past their panel's right edge with no scrolling container in between, and
+ * text cut by overflow: hidden (ellipsis). */
+const CLIPPED = `(() => {
+  const out = [];
+  for (const panel of document.querySelectorAll('.panel')) {
+    const pr = panel.getBoundingClientRect();
+    const name = panel.getAttribute('aria-label');
+    for (const e of panel.querySelectorAll('*')) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.right <= pr.right + 0.5) continue;
+      let scrolls = false;
+      for (let a = e.parentElement; a && a !== panel; a = a.parentElement) {
+        const ox = getComputedStyle(a).overflowX;
+        if ((ox === 'auto' || ox === 'scroll') && a.scrollWidth > a.clientWidth) { scrolls = true; break; }
+      }
+      if (!scrolls) out.push(name + ': ' + e.tagName + '.' + e.className + ' "' + (e.textContent || '').slice(0, 30) + '" ends at ' + Math.round(r.right) + ' > ' + Math.round(pr.right));
+    }
+    for (const e of panel.querySelectorAll('h2, h2 *, dt, dd, td, th, .field-label')) {
+      if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'hidden') out.push(name + ': cut ' + e.tagName + '.' + e.className + ' "' + (e.textContent || '').slice(0, 30) + '"');
+    }
+  }
+  if (document.documentElement.scrollWidth > document.documentElement.clientWidth) out.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + document.documentElement.clientWidth);
+  return out;
+})()`;
+
+test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own box', async () => {
+  const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
+  try {
+    await phone.goto(dashUrl);
+    await phone.waitForSelector('html[data-conn="live"]', { timeout: 10_000 });
+    await phone.waitForSelector('#trades tbody tr:not([hidden])', { timeout: 20_000 });
+    await until('the recent runs to load', 5000, async () => (await phone.locator('#backtest tr.run').count()) > 0);
+    await phone.waitForTimeout(300);
+    assert.equal(await phone.evaluate<string[]>(CLIPPED), []);
+    // Tables wider than the phone scroll inside their own box to their last column.
+    for (const table of ['#trades table', '#backtest table.runs']) {
+      const last = await phone.evaluate<{ text: string; inView: boolean }>(`(() => {
+        const scroll = document.querySelector(${JSON.stringify(table)}).closest('.scroll');
+        scroll.scrollLeft = scroll.scrollWidth;
+        const th = document.querySelector(${JSON.stringify(table)} + ' th:last-child');
+        const r = th.getBoundingClientRect();
+        const box = scroll.getBoundingClientRect();
+        return { text: th.textContent, inView: r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1 };
+      })()`);
+      assert.ok(last.inView, `${table}: the last column (${last.text}) scrolls into view`);
+    }
+  } finally {
+    await phone.close();
+  }
+});
+
+test('live Sharpe: a number once the engine has two per-minute returns, as the API reports it', async () => {
+  const shown = await until('a Sharpe ratio', 90_000, async () => {
+    const api = (await apiState()).states[SYMBOL];
+    const text = await page.textContent('#stats dd[data-key="sharpe"]');
+    return api.stats.sharpe_ratio !== null && text !== '—' ? text : null;
+  }, 500);
+  assert.match(shown, /^-?[\d,]+\.\d\d$/);
 });
 
 test('engine restart: the page shows the outage and reconnects by itself', async () => {

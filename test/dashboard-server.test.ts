@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { createDashboardApp } from '../src/dashboard/server/app.ts';
 import { StreamRecorder } from '../src/dashboard/server/recorder.ts';
-import { StaticFiles } from '../src/dashboard/server/static-files.ts';
 import type { FillView, StatePayload, SymbolState } from '../src/dashboard/shared/api.ts';
 import { FillStore } from '../src/dashboard/shared/fill-store.ts';
 import { BinnedSeries } from '../src/dashboard/shared/series-buffer.ts';
@@ -164,12 +163,11 @@ let proxyInFlight: () => number = () => 0;
 // Setup is a test, not a before() hook: uvu swallows an exception thrown by a hook.
 test('setup: the fake engine and two dashboards listen', async () => {
   enginePort = await listen(engine);
-  const files = new StaticFiles(dir);
-  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${enginePort}`, files, logger });
+  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${enginePort}`, staticDir: dir, logger });
   proxyInFlight = () => a.proxy.inFlight;
   dash = createAdaptorServer({ fetch: a.app.fetch }) as Server;
   base = `http://127.0.0.1:${await listen(dash)}`;
-  const b = createDashboardApp({ engineUrl: `http://127.0.0.1:${await deadPort()}`, files, logger });
+  const b = createDashboardApp({ engineUrl: `http://127.0.0.1:${await deadPort()}`, staticDir: dir, logger });
   deadDash = createAdaptorServer({ fetch: b.app.fetch }) as Server;
   deadBase = `http://127.0.0.1:${await listen(deadDash)}`;
 });
@@ -307,7 +305,7 @@ test('engine down: every proxied route answers 502 JSON; static files still serv
 const lat = (us: number) => ({ count: 10, p50_us: us, p90_us: us * 2, p99_us: us * 3, max_us: us * 4 });
 
 function fill(k: number, simMs: number): FillView {
-  return { symbol: 'ESH24', time: new Date(simMs).toISOString(), side: k % 2 ? 'sell' : 'buy', price: 5000 + (k % 7) * 0.25, qty: 1, liquidity: 'maker', fee: 1.43, pnl: 0, position: k % 3, order_id: k, latency_us: 200 };
+  return { symbol: 'ESH24', time: new Date(simMs).toISOString(), side: k % 2 ? 'sell' : 'buy', price: 5000 + (k % 7) * 0.25, qty: 1, liquidity: 'maker', fee: 1.43, pnl: 0, position: k % 3, order_id: k, order_to_fill_us: 200 };
 }
 
 /** A complete SymbolState (type-checked against the engine's), at market time simMs. */
@@ -323,7 +321,7 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
     recent_trades: fills,
     latency: { tick_to_trade: lat(50), book_update: lat(0.5), inference: lat(3) },
     prediction: { value_ticks: 0.5, horizon_ms: 1000, age_ms: 2, model_version: 'm1' },
-    model: { loaded: true, version: 'm1', error: null },
+    model: { loaded: true, version: 'm1', error: null, used_in_quotes: false },
     risk: {
       limits: { position_limit: 50, max_order_size: 10, max_drawdown_pct: 6, max_daily_loss: 100_000, kill_switch_enabled: true },
       utilisation: { position: 0.02, drawdown: 0, daily_loss: 0 },
@@ -396,7 +394,7 @@ test('history recorder: records the engine stream, serves /dashboard/history, re
   });
   const port = await listen(feed);
   const recorder = new StreamRecorder({ engineUrl: `http://127.0.0.1:${port}`, logger });
-  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${port}`, files: new StaticFiles(dir), logger, recorder });
+  const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${port}`, staticDir: dir, logger, recorder });
   const server = createAdaptorServer({ fetch: a.app.fetch }) as Server;
   const url = `http://127.0.0.1:${await listen(server)}`;
   try {

@@ -32,7 +32,7 @@ export const fillSchema = z
     pnl: z.number().describe('closed-trade P&L this fill realised, net of pro-rata fees (USD)'),
     position: z.int().describe('position after the fill (contracts)'),
     order_id: z.int().describe('our order id'),
-    latency_us: z.number().describe('simulated order-sent to fill-received latency (us)'),
+    order_to_fill_us: z.number().describe('simulated time from sending the order to its fill reaching the engine, including the time it rested in the queue (us)'),
   })
   .describe('One fill of our orders.');
 export type FillView = z.infer<typeof fillSchema>;
@@ -104,6 +104,7 @@ export const symbolStateSchema = z
         fills: z.int().describe('fills'),
         volume: z.int().describe('contracts filled'),
         ...tradeMetricFields,
+        sharpe_ratio: tradeMetricFields.sharpe_ratio.nullable().describe('annualised Sharpe ratio of per-minute equity returns; null with fewer than two returns'),
       })
       .describe('Trade statistics of the current session (README definitions).'),
     recent_trades: z.array(fillSchema).describe('recent fills, newest first'),
@@ -120,7 +121,14 @@ export const symbolStateSchema = z
       .nullable()
       .describe('Latest model prediction (null when none).'),
     model: z
-      .object({ loaded: z.boolean().describe('a model is loaded'), version: z.string().nullable().describe('model version'), error: z.string().nullable().describe('load error') })
+      .object({
+        loaded: z.boolean().describe('a model is loaded'),
+        version: z.string().nullable().describe('model version'),
+        error: z.string().nullable().describe('load error'),
+        used_in_quotes: z
+          .boolean()
+          .describe('the live strategy shifts its quotes by the prediction (strategy.use_ml = true and a model loaded); false = the forecast is only shown'),
+      })
       .describe('Model status.'),
     risk: z
       .object({
@@ -128,7 +136,7 @@ export const symbolStateSchema = z
           .object({
             position_limit: z.int().describe('contracts'),
             max_order_size: z.int().describe('contracts per order'),
-            max_drawdown_pct: z.number().describe('fraction of peak equity (0.06 = 6%)'),
+            max_drawdown_pct: z.number().describe('kill-switch drawdown limit, percent of peak equity (6 = 6%; the config and a backtest request give it as a fraction, 0.06)'),
             max_daily_loss: z.number().describe('USD'),
             kill_switch_enabled: z.boolean().describe('kill switch enabled'),
           })

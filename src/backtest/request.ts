@@ -67,6 +67,12 @@ function rootOf(symbol: string): string | null {
   }
 }
 
+/** The symbol error of a request whose symbol is a string naming no known contract, or null. */
+function symbolError(symbol: unknown): FieldError | null {
+  if (typeof symbol !== 'string' || rootOf(symbol.trim().toUpperCase()) !== null) return null;
+  return { field: 'symbol', message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` };
+}
+
 export function validateBacktestRequest(body: unknown, config: EngineConfig): Validation {
   const parsed = backtestRequestSchema.safeParse(body);
   if (!parsed.success) {
@@ -75,6 +81,9 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
       const message = i.code === 'unrecognized_keys' ? `unknown field (known: ${Object.keys(backtestRequestSchema.shape).join(', ')})` : `expected ${i.message}`;
       return { field, message };
     });
+    // One answer names every bad field: the contract check too, though it runs after the schema.
+    const sym = symbolError((body as { symbol?: unknown } | null)?.symbol);
+    if (sym && !errors.some((e) => e.field === 'symbol')) errors.unshift(sym);
     return { ok: false, errors };
   }
   const r = parsed.data;
@@ -82,7 +91,8 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   // Omitted: the root of the config's first symbol (the config schema checked it parses).
   const symbol = r.symbol ?? parseSymbol(config.trading.symbols[0]).root;
   const root = rootOf(symbol.trim().toUpperCase());
-  if (!root) errors.push({ field: 'symbol', message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` });
+  const sym = symbolError(symbol);
+  if (sym) errors.push(sym);
   const sim = config.simulation;
   const startDate = r.startDate ?? sim.start_date;
   const endDate = r.endDate ?? (r.startDate ?? sim.end_date);

@@ -1,5 +1,11 @@
 // Command-line parsing. Pure: returns a result, never prints or exits (the caller maps
 // { ok: false } to USAGE on stderr and exit code 2).
+//
+// Tokenising is node:util parseArgs (--flag VALUE, --flag=VALUE, -h). It runs with strict: false
+// and tokens: true because its strict mode accepts a repeated flag (last wins) and a value that
+// looks like a flag (`--config --backtest`), and words its errors without the expected value;
+// the loop below checks each token and names the flag, the value and what was expected.
+import { parseArgs as tokenize } from 'node:util';
 import { parseDate } from '../market/calendar.ts';
 import { CONTRACTS, contractForRoot, parseSymbol, SymbolError } from '../market/instruments.ts';
 
@@ -27,39 +33,14 @@ export interface CliOptions {
 
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
-export const USAGE = `Usage:
-  engine [--config PATH]                 start the engine: HTTP API, dashboard stream, live simulation
-  engine --backtest [options]            run one backtest, print the result, exit
-  engine --help | -h                     print this help
-
-Options:
-  --config PATH      config file (TOML); beats ENGINE_CONFIG; default: the shipped config/config.toml
-  --backtest         run a backtest instead of starting the server
-Backtest options (only with --backtest):
-  --symbol SYMBOL    contract (ESH24) or root (ES) to backtest; default: the first configured symbol
-  --start YYYY-MM-DD first session date; default: simulation.start_date
-  --end YYYY-MM-DD   last session date (>= --start); default: simulation.end_date
-  --seed N           non-negative integer seed; default: simulation.seed
-  --use-ml           shift quotes by the model's prediction
-  --json             print the result as JSON
-  --fills FILE       write every fill as CSV to FILE
-  Every flag that takes a value also accepts --flag=VALUE.
-
-Environment:
-  RUST_LOG           log level: trace, debug, info, warn, error (default: config log_level, else info)
-  RUST_BACKTRACE     1 = include stack traces in error logs
-  PORT               HTTP port (default: config metrics_port, 9090)
-  ENGINE_CONFIG      config file used when --config is absent
-
-Exit codes:
-  0  success
-  1  runtime or configuration error
-  2  usage error (bad flags)
-`;
-
-const VALUE_FLAGS = new Set(['--config', '--fills', '--start', '--end', '--seed', '--symbol']);
-const BOOL_FLAGS = new Set(['--backtest', '--json', '--use-ml', '--help', '-h']);
-const BACKTEST_ONLY = ['--json', '--fills', '--start', '--end', '--seed', '--symbol', '--use-ml'];
+interface Flag {
+  /** The value's placeholder in the usage; absent for a boolean flag. */
+  value?: string;
+  backtestOnly: boolean;
+  help: string;
+  /** Checks the value and stores it; returns an error message or undefined. */
+  set: (o: CliOptions, v: string) => string | undefined;
+}
 
 function checkDate(flag: string, v: string): string | undefined {
   if (parseDate(v) === null) return `${flag} ${JSON.stringify(v)}: expected a calendar date YYYY-MM-DD, e.g. 2024-01-02`;
@@ -79,88 +60,106 @@ function checkSymbol(v: string): string | undefined {
   }
 }
 
+/** Every flag, in usage order: the parser, the usage text and the README test all read this. */
+export const FLAGS: Record<string, Flag> = {
+  config: { value: 'PATH', backtestOnly: false, help: 'config file (TOML); beats ENGINE_CONFIG; default: the shipped config/config.toml', set: (o, v) => void (o.config = v) },
+  backtest: { backtestOnly: false, help: 'run a backtest instead of starting the server', set: (o) => void (o.backtest = true) },
+  symbol: {
+    value: 'SYMBOL',
+    backtestOnly: true,
+    help: 'contract (ESH24) or root (ES) to backtest; default: the first configured symbol',
+    set: (o, v) => checkSymbol(v) ?? void (o.symbol = v),
+  },
+  start: { value: 'YYYY-MM-DD', backtestOnly: true, help: 'first session date; default: simulation.start_date', set: (o, v) => checkDate('--start', v) ?? void (o.start = v) },
+  end: { value: 'YYYY-MM-DD', backtestOnly: true, help: 'last session date (>= --start); default: simulation.end_date', set: (o, v) => checkDate('--end', v) ?? void (o.end = v) },
+  seed: {
+    value: 'N',
+    backtestOnly: true,
+    help: 'non-negative integer seed; default: simulation.seed',
+    set: (o, v) => {
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) return `--seed ${JSON.stringify(v)}: expected a non-negative integer, e.g. 42`;
+      o.seed = Number(v);
+      return undefined;
+    },
+  },
+  'use-ml': { backtestOnly: true, help: 'shift quotes by the model\'s prediction', set: (o) => void (o.useMl = true) },
+  json: { backtestOnly: true, help: 'print the result as JSON', set: (o) => void (o.json = true) },
+  fills: { value: 'FILE', backtestOnly: true, help: 'write every fill as CSV to FILE', set: (o, v) => void (o.fills = v) },
+};
+
+/** The environment the engine reads, with what each variable does. */
+export const ENVIRONMENT: [string, string][] = [
+  ['RUST_LOG', 'log level: trace, debug, info, warn, error (default: config log_level, else info)'],
+  ['RUST_BACKTRACE', '1 = include stack traces in error logs'],
+  ['PORT', 'HTTP port (default: config metrics_port, 9090)'],
+  ['HOST', 'address the HTTP API binds (default 0.0.0.0, all interfaces)'],
+  ['LOG_DIR', 'also write the logs to LOG_DIR/engine.log, rotated by size (default: no log file)'],
+  ['LOG_MAX_SIZE_MB', 'size of one log file before it rotates, MiB (default 10)'],
+  ['LOG_MAX_FILES', 'rotated log files kept (default 5)'],
+  ['ENGINE_CONFIG', 'config file used when --config is absent'],
+];
+
+const row = (left: string, right: string, width: number) => `  ${left.padEnd(width)} ${right}`;
+const flagText = (name: string) => `--${name}${FLAGS[name].value ? ` ${FLAGS[name].value}` : ''}`;
+const flagRows = (backtestOnly: boolean) =>
+  Object.keys(FLAGS)
+    .filter((n) => FLAGS[n].backtestOnly === backtestOnly)
+    .map((n) => row(flagText(n), FLAGS[n].help, 18));
+
+export const USAGE = `Usage:
+  engine [--config PATH]                 start the engine: HTTP API, dashboard stream, live simulation
+  engine --backtest [options]            run one backtest, print the result, exit
+  engine --help | -h                     print this help
+
+Options:
+${flagRows(false).join('\n')}
+Backtest options (only with --backtest):
+${flagRows(true).join('\n')}
+  Every flag that takes a value also accepts --flag=VALUE.
+
+Environment:
+${ENVIRONMENT.map(([k, v]) => row(k, v, 18)).join('\n')}
+
+Logs: JSON lines (pino) on stdout; with --backtest on stderr, since stdout carries the result.
+
+Exit codes:
+  0  success
+  1  runtime or configuration error
+  2  usage error (bad flags)
+`;
+
+const TOKEN_OPTIONS = Object.fromEntries([
+  ...Object.entries(FLAGS).map(([n, f]) => [n, { type: f.value ? ('string' as const) : ('boolean' as const) }]),
+  ['help', { type: 'boolean' as const, short: 'h' }],
+]);
+
 /** Parses argv without the node and script entries (process.argv.slice(2)). */
 export function parseArgs(argv: string[]): ParseResult {
   const options: CliOptions = { backtest: false, json: false, useMl: false, help: false };
-  const seen = new Set<string>();
   const err = (error: string): ParseResult => ({ ok: false, error });
   // --help / -h anywhere wins over every other flag (and over mistakes in them).
   if (argv.includes('--help') || argv.includes('-h')) return { ok: true, options: { ...options, help: true } };
 
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    let flag = arg;
-    let inline: string | undefined;
-    const eq = arg.indexOf('=');
-    if (arg.startsWith('--') && eq > 2) {
-      flag = arg.slice(0, eq);
-      inline = arg.slice(eq + 1);
-    }
-
-    if (BOOL_FLAGS.has(flag)) {
-      if (inline !== undefined) return err(`${flag} takes no value (got ${JSON.stringify(arg)})`);
-      if (seen.has(flag)) return err(`${flag} given more than once`);
-      seen.add(flag);
-      if (flag === '--backtest') options.backtest = true;
-      else if (flag === '--json') options.json = true;
-      else if (flag === '--use-ml') options.useMl = true;
-      continue;
-    }
-
-    if (!VALUE_FLAGS.has(flag)) {
-      if (arg.startsWith('-')) return err(`unknown option ${JSON.stringify(flag)} (see --help)`);
-      return err(`unexpected argument ${JSON.stringify(arg)}: options start with -- (see --help)`);
-    }
-
-    let value: string | undefined;
-    if (inline !== undefined) value = inline;
-    else {
-      const next = argv[i + 1];
-      if (next !== undefined && !next.startsWith('--') && next !== '-h') {
-        value = next;
-        i++;
-      }
-    }
-    if (value === undefined || value === '') {
-      const what = flag === '--seed' ? 'N' : flag === '--start' || flag === '--end' ? 'YYYY-MM-DD' : flag === '--symbol' ? 'SYMBOL' : flag === '--fills' ? 'FILE' : 'PATH';
-      return err(`${flag} needs a value: ${flag} ${what}`);
-    }
+  const { tokens } = tokenize({ args: argv, options: TOKEN_OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind === 'positional') return err(`unexpected argument ${JSON.stringify(t.value)}: options start with -- (see --help)`);
+    if (t.kind === 'option-terminator') return err('unexpected argument "--" (see --help)');
+    const flag = t.rawName;
+    const spec = Object.prototype.hasOwnProperty.call(FLAGS, t.name) && flag === `--${t.name}` ? FLAGS[t.name] : undefined;
+    if (!spec) return err(`unknown option ${JSON.stringify(flag)} (see --help)`);
+    if (!spec.value && t.value !== undefined) return err(`${flag} takes no value (got ${JSON.stringify(`${flag}=${t.value}`)})`);
+    // Without '=', parseArgs takes the next argument as the value even when it is a flag.
+    const value = t.value === undefined || (!t.inlineValue && (t.value.startsWith('--') || t.value === '-h')) ? undefined : t.value;
+    if (spec.value && (value === undefined || value === '')) return err(`${flag} needs a value: ${flag} ${spec.value}`);
     if (seen.has(flag)) return err(`${flag} given more than once`);
     seen.add(flag);
-
-    switch (flag) {
-      case '--config':
-        options.config = value;
-        break;
-      case '--fills':
-        options.fills = value;
-        break;
-      case '--start':
-      case '--end': {
-        const bad = checkDate(flag, value);
-        if (bad) return err(bad);
-        if (flag === '--start') options.start = value;
-        else options.end = value;
-        break;
-      }
-      case '--seed': {
-        if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-          return err(`--seed ${JSON.stringify(value)}: expected a non-negative integer, e.g. 42`);
-        }
-        options.seed = Number(value);
-        break;
-      }
-      case '--symbol': {
-        const bad = checkSymbol(value);
-        if (bad) return err(bad);
-        options.symbol = value;
-        break;
-      }
-    }
+    const bad = spec.set(options, value ?? '');
+    if (bad) return err(bad);
   }
 
   if (!options.backtest) {
-    const stray = BACKTEST_ONLY.filter((f) => seen.has(f));
+    const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly);
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);
   }
   if (options.start !== undefined && options.end !== undefined && options.end < options.start) {

@@ -119,9 +119,9 @@ export class FakeRuntime implements RuntimeView {
       recent_trades: recent,
       latency: { tick_to_trade: lat(12), book_update: lat(0.2), inference: lat(35) },
       prediction: { value_ticks: Math.sin(t), horizon_ms: 1000, age_ms: 20, model_version: 'fake-1' },
-      model: { loaded: true, version: 'fake-1', error: null },
+      model: { loaded: true, version: 'fake-1', error: null, used_in_quotes: false },
       risk: {
-        limits: { position_limit: 50, max_order_size: 10, max_drawdown_pct: 0.06, max_daily_loss: 100_000, kill_switch_enabled: true },
+        limits: { position_limit: 50, max_order_size: 10, max_drawdown_pct: 6, max_daily_loss: 100_000, kill_switch_enabled: true },
         utilisation: { position: Math.abs(position) / 50, drawdown: 0.1 / 6, daily_loss: 0 },
         kill_switch: { active: false, reason: null, time: null },
         alerts,
@@ -190,7 +190,7 @@ export class FakeRuntime implements RuntimeView {
       pnl: 0,
       position: this.position.get(symbol) ?? 0,
       order_id: k + 1,
-      latency_us: 210,
+      order_to_fill_us: 210,
     };
   }
 

@@ -287,7 +287,7 @@ export class SimulationRuntime implements RuntimeView {
       pnl: round(d[off + FL_PNL], 2),
       position: d[off + FL_POSITION],
       order_id: d[off + FL_ID],
-      latency_us: round((d[off + FL_RECV_TS] - d[off + FL_SENT_TS]) / 1000, 1),
+      order_to_fill_us: round((d[off + FL_RECV_TS] - d[off + FL_SENT_TS]) / 1000, 1),
     };
   }
 
@@ -382,7 +382,7 @@ export class SimulationRuntime implements RuntimeView {
         total_trades: trades.count,
         win_rate: round(winRate(trades), 4),
         profit_factor: profitFactor(trades) === null ? null : round(profitFactor(trades)!, 4),
-        sharpe_ratio: round(s[S.SHARPE], 4),
+        sharpe_ratio: Number.isNaN(s[S.SHARPE]) ? null : round(s[S.SHARPE], 4),
         max_drawdown_pct: round(s[S.MAX_DD_PCT], 4),
       },
       recent_trades: p.recentFills.slice(0, 50),
@@ -399,7 +399,7 @@ export class SimulationRuntime implements RuntimeView {
             model_version: this.model.file?.modelVersion ?? 'unknown',
           }
         : null,
-      model: { loaded: this.model.file !== null, version: this.model.file?.modelVersion ?? null, error: this.model.error },
+      model: { loaded: this.model.file !== null, version: this.model.file?.modelVersion ?? null, error: this.model.error, used_in_quotes: this.cfg.strategy.use_ml && this.model.file !== null },
       risk: {
         limits: {
           position_limit: limits.positionLimit,

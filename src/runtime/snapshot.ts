@@ -102,7 +102,8 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, tot
   out[S.GROSS_WIN] = t.grossWin;
   out[S.GROSS_LOSS] = t.grossLoss;
   const curve = e.equity.valuesView();
-  out[S.SHARPE] = sharpeRatio(curve);
+  // NaN (null in /api/state) until two per-minute returns exist: a 0 there would read as a figure.
+  out[S.SHARPE] = curve.length >= 3 ? sharpeRatio(curve) : NaN;
   out[S.MAX_DD_PCT] = maxDrawdownPct(curve);
   out[S.EVENTS] = totals.events;
   out[S.ORDERS] = totals.orders;

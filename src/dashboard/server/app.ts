@@ -1,16 +1,18 @@
 // The dashboard server's Hono app: the built front-end as static files, and the engine's API
 // (/api/*, /health, /openapi.json) proxied to ENGINE_URL on the same origin.
 
+import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
+import { etag } from 'hono/etag';
 import type pino from 'pino';
 import { createEngineProxy, errorJson, type EngineProxy } from './proxy.ts';
 import type { StreamRecorder } from './recorder.ts';
-import type { StaticFiles } from './static-files.ts';
 
 export interface DashboardAppOptions {
   engineUrl: string;
-  files: StaticFiles;
+  /** The built front-end (dist/dashboard: index.html, app.js, app.css and their maps). */
+  staticDir: string;
   logger: pino.Logger;
   /** Records the engine's stream for GET /dashboard/history (optional). */
   recorder?: StreamRecorder;
@@ -44,22 +46,24 @@ export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
     return c.json(snap, 200, { 'cache-control': 'no-store' });
   });
 
-  app.on(['GET', 'HEAD'], '*', (c) => {
-    const f = o.files.lookup(c.req.path);
-    if (!f) return errorJson(404, 'not_found', `no dashboard file ${c.req.path}`);
-    const headers: Record<string, string> = {
-      'content-type': f.type,
-      etag: f.etag,
-      'cache-control': 'no-cache',
-      'x-content-type-options': 'nosniff',
-    };
-    if (f.type.startsWith('text/html')) {
-      headers['content-security-policy'] = CSP;
-      headers['referrer-policy'] = 'no-referrer';
-    }
-    if (c.req.header('if-none-match') === f.etag) return new Response(null, { status: 304, headers });
-    return new Response(c.req.method === 'HEAD' ? null : f.body, { status: 200, headers: { ...headers, 'content-length': String(f.body.byteLength) } });
-  });
+  // serveStatic refuses paths with "..", "//" or "%" (next() then answers 404); etag() hashes what
+  // it serves, so a reload revalidates with a 304.
+  app.on(
+    ['GET', 'HEAD'],
+    '*',
+    etag(),
+    async (c, next) => {
+      c.header('cache-control', 'no-cache');
+      c.header('x-content-type-options', 'nosniff');
+      if (c.req.path === '/' || c.req.path.endsWith('.html')) {
+        c.header('content-security-policy', CSP);
+        c.header('referrer-policy', 'no-referrer');
+      }
+      await next();
+    },
+    serveStatic({ root: o.staticDir }),
+    (c) => errorJson(404, 'not_found', `no dashboard file ${c.req.path}`),
+  );
   app.all('*', (c) => errorJson(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}`));
 
   app.onError((err, c) => {

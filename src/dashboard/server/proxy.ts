@@ -1,21 +1,19 @@
 // Reverse proxy from the dashboard's origin to the engine's HTTP API, so the browser talks to one
 // origin (no CORS) and the engine's port need not be exposed.
 //
-// - Bodies stream both ways: the request body is piped up, the response body is piped down chunk
-//   by chunk as it arrives. Nothing is buffered, so the Server-Sent Events stream (/api/stream)
-//   reaches the browser at the engine's cadence.
+// hono/proxy forwards the request and returns the engine's response: hop-by-hop headers dropped,
+// bodies streamed both ways, nothing buffered, so the Server-Sent Events stream (/api/stream)
+// reaches the browser at the engine's cadence. What it leaves to its caller is added here:
 // - An unreachable engine answers 502 with the engine's error shape
 //   ({ error: { code, message } }), never a crash or an HTML page.
 // - When the engine dies in the middle of a stream, the browser's response is ended cleanly (the
 //   EventSource then reconnects); when the browser goes away, the upstream request is aborted.
 // - Every upstream request in flight is tracked, so shutdown can end open streams at once
-//   (server.close() would otherwise wait for them forever).
+//   (server.close() would otherwise wait for them forever), and a silent engine times out.
 
 import type { Context } from 'hono';
+import { proxy } from 'hono/proxy';
 import type pino from 'pino';
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1) plus those the proxy sets itself. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'accept-encoding', 'content-length']);
 
 export interface ProxyOptions {
   /** Base URL of the engine, e.g. http://127.0.0.1:9090 */
@@ -60,15 +58,7 @@ export function createEngineProxy(o: ProxyOptions): EngineProxy {
     const incoming = c.req.raw;
     const src = new URL(incoming.url);
     const target = new URL(src.pathname + src.search, base);
-    const headers = new Headers();
-    incoming.headers.forEach((value, key) => {
-      if (!HOP_BY_HOP.has(key)) headers.set(key, value);
-    });
-    headers.set('accept-encoding', 'identity'); // pass bytes through as they come
-    headers.set('x-forwarded-host', src.host);
-    headers.set('x-forwarded-proto', src.protocol.replace(':', ''));
     const method = incoming.method.toUpperCase();
-    const hasBody = method !== 'GET' && method !== 'HEAD' && incoming.body !== null;
 
     const ac = new AbortController();
     const onClientGone = () => ac.abort(new Error('client disconnected'));
@@ -83,15 +73,17 @@ export function createEngineProxy(o: ProxyOptions): EngineProxy {
 
     let upstream: Response;
     try {
-      upstream = await fetch(target, {
-        method,
-        headers,
-        body: hasBody ? incoming.body : undefined,
+      upstream = await proxy(target, {
+        raw: incoming,
         redirect: 'manual',
-        signal: ac.signal,
-        // Node's fetch needs this to send a streamed request body.
-        ...(hasBody ? { duplex: 'half' } : {}),
-      } as RequestInit);
+        signal: ac.signal, // ours: aborted by the client, the headers timeout or shutdown
+        customFetch: (req) => {
+          req.headers.delete('host'); // the engine's own, from the target URL
+          req.headers.set('x-forwarded-host', src.host);
+          req.headers.set('x-forwarded-proto', src.protocol.replace(':', ''));
+          return fetch(req);
+        },
+      });
     } catch (e) {
       clearTimeout(headersTimer);
       release();
@@ -102,10 +94,7 @@ export function createEngineProxy(o: ProxyOptions): EngineProxy {
       clearTimeout(headersTimer);
     }
 
-    const outHeaders = new Headers();
-    upstream.headers.forEach((value, key) => {
-      if (!HOP_BY_HOP.has(key) && key !== 'content-encoding') outHeaders.set(key, value);
-    });
+    const outHeaders = upstream.headers;
     const isStream = (upstream.headers.get('content-type') ?? '').startsWith('text/event-stream');
     if (isStream) {
       outHeaders.set('cache-control', 'no-cache, no-transform');

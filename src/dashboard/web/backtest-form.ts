@@ -6,7 +6,7 @@
 
 import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
 import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
-import { COLORS, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
+import { COLORS, emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
 
@@ -24,18 +24,19 @@ const FIELDS: FieldSpec[] = [
   { name: 'startDate', label: 'Start date', kind: 'date', hint: 'first session' },
   { name: 'endDate', label: 'End date', kind: 'date', hint: 'last session' },
   { name: 'initialCapital', label: 'Initial capital $', kind: 'number', hint: 'USD > 0' },
-  { name: 'spreadMultiplier', label: 'Spread multiplier', kind: 'number', hint: '> 0 (config)' },
-  { name: 'inventoryLimit', label: 'Inventory limit', kind: 'int', hint: 'contracts (config)' },
+  { name: 'spreadMultiplier', label: 'Spread multiplier ×', kind: 'number', hint: '> 0 (config)' },
+  { name: 'inventoryLimit', label: 'Inventory limit, contracts', kind: 'int', hint: '>= 1 (config)' },
   { name: 'skewFactor', label: 'Skew factor', kind: 'number', hint: '>= 0 (config)' },
-  { name: 'maxDrawdown', label: 'Max drawdown', kind: 'number', hint: 'fraction, 0.06 = 6%' },
-  { name: 'positionLimit', label: 'Position limit', kind: 'int', hint: 'contracts' },
+  // A fraction, as the API takes it; the live panels show the same limit in percent.
+  { name: 'maxDrawdown', label: 'Max drawdown, fraction', kind: 'number', hint: '0.06 = 6 % of peak' },
+  { name: 'positionLimit', label: 'Position limit, contracts', kind: 'int', hint: '>= 1' },
   { name: 'useML', label: 'Use ML model', kind: 'bool', hint: 'shift quotes by the prediction' },
 ];
 
 const RESULT_ITEMS = [
   ['total_pnl', 'Total P&L $', ''],
   ['sharpe', 'Sharpe', ''],
-  ['max_dd', 'Max drawdown', ''],
+  ['max_dd', 'Max drawdown', 'percent of peak equity'],
   ['win_rate', 'Win rate', ''],
   ['pf', 'Profit factor', ''],
   ['trades', 'Round trips', ''],
@@ -72,6 +73,7 @@ export class BacktestPanel {
   private readonly runsBody: HTMLTableSectionElement;
   private readonly chart: IChartApi;
   private readonly equity: ISeriesApi<'Baseline'>;
+  private readonly showEmptyChart: (empty: boolean) => void;
   private prefilled = false;
   private edited = new Set<FieldName>();
   private runId: string | null = null;
@@ -152,6 +154,7 @@ export class BacktestPanel {
     root.append(formBox, resultBox, chartBox, runsBox);
     this.chart = makeChart(chartBox);
     this.equity = this.chart.addSeries(BaselineSeries, pnlSeriesOptions('equity'));
+    this.showEmptyChart = emptyNote(chartBox, 'The equity curve of a run shows here.');
     this.setProgress(null);
     void this.loadRuns();
   }
@@ -213,6 +216,7 @@ export class BacktestPanel {
 
   private async run(): Promise<void> {
     this.clearErrors();
+    this.clearResult(); // a result left beside a rejected request would read as its outcome
     const body = this.body();
     this.submit.disabled = true;
     this.setMessage('submitting…');
@@ -319,6 +323,16 @@ export class BacktestPanel {
     }
   }
 
+  private clearResult(): void {
+    setText(this.resultTitle, 'No result: run a backtest or open a recent run.');
+    for (const [k] of RESULT_ITEMS) {
+      setText(this.result[k], DASH);
+      setClass(this.result[k], 'num');
+    }
+    this.equity.setData([]);
+    this.showEmptyChart(true);
+  }
+
   private renderResult(r: BacktestRun): void {
     const v = this.result;
     setText(this.resultTitle, `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · ${r.status}`);
@@ -353,6 +367,7 @@ export class BacktestPanel {
       else data.push(point);
     }
     this.equity.setData(data);
+    this.showEmptyChart(data.length === 0);
     this.equity.applyOptions({ title: 'P&L' });
     this.chart.timeScale().fitContent();
   }

@@ -1,8 +1,9 @@
 // Shared look of the live charts (lightweight-charts, TradingView's library) and the helper that
 // keeps a chart series in step with a BinnedSeries: append what is new, reload on reset/trim.
 
-import { ColorType, CrosshairMode, createChart, type BaselineSeriesPartialOptions, type DeepPartial, type ChartOptions, type IChartApi, type ISeriesApi, type SeriesType, type Time, type UTCTimestamp } from 'lightweight-charts';
-import { fmtNyDate, fmtNyMinute, fmtNyTime } from './format.ts';
+import { ColorType, CrosshairMode, createChart, type BaselineSeriesPartialOptions, type DeepPartial, type ChartOptions, type IChartApi, type ISeriesApi, type SeriesType, type UTCTimestamp } from 'lightweight-charts';
+import { el } from './dom.ts';
+import { TIME_AXIS, crosshairTime } from './time-axis.ts';
 import type { BinnedSeries } from '../shared/series-buffer.ts';
 
 export const COLORS = {
@@ -42,8 +43,6 @@ export function toTime(sec: number): UTCTimestamp {
   return sec as UTCTimestamp;
 }
 
-const timeSec = (t: Time): number => (typeof t === 'number' ? t : typeof t === 'string' ? Date.parse(t) / 1000 : Date.UTC(t.year, t.month - 1, t.day) / 1000);
-
 export function baseChartOptions(extra: DeepPartial<ChartOptions> = {}): DeepPartial<ChartOptions> {
   return {
     autoSize: true,
@@ -51,23 +50,26 @@ export function baseChartOptions(extra: DeepPartial<ChartOptions> = {}): DeepPar
     grid: { vertLines: { color: COLORS.grid }, horzLines: { color: COLORS.grid } },
     crosshair: { mode: CrosshairMode.Normal },
     rightPriceScale: { borderColor: COLORS.border },
-    timeScale: {
-      borderColor: COLORS.border,
-      timeVisible: true,
-      secondsVisible: true,
-      rightOffset: 4,
-      tickMarkFormatter: (t: Time, type: number) => {
-        const ms = timeSec(t) * 1000;
-        return type <= 2 ? fmtNyDate(ms) : type === 3 ? fmtNyMinute(ms) : fmtNyTime(ms);
-      },
-    },
-    localization: { timeFormatter: (t: Time) => `${fmtNyDate(timeSec(t) * 1000)} ${fmtNyTime(timeSec(t) * 1000)} NY` },
+    timeScale: { borderColor: COLORS.border, ...TIME_AXIS },
+    localization: { timeFormatter: crosshairTime },
     ...extra,
   };
 }
 
 export function makeChart(container: HTMLElement, extra: DeepPartial<ChartOptions> = {}): IChartApi {
   return createChart(container, baseChartOptions(extra));
+}
+
+/**
+ * A line of text over a chart while it has no data (a bare grid would pass for a chart of
+ * nothing). Returns the switch: show(true) while empty.
+ */
+export function emptyNote(container: HTMLElement, text: string): (empty: boolean) => void {
+  const note = el('div', 'chart-empty', text);
+  container.append(note);
+  return (empty) => {
+    note.hidden = !empty;
+  };
 }
 
 /** While a chart has few points, spread them over its width (then it scrolls with new data). */

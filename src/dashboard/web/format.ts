@@ -49,11 +49,9 @@ export function priceFormat(root: string): PriceFormat {
 
 const usd2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const usd2Signed = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: 'exceptZero' });
-const usd0Signed = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0, signDisplay: 'exceptZero' });
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const intSigned = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0, signDisplay: 'exceptZero' });
 const dec2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const dec1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 const ok = (x: number | null | undefined): x is number => x !== null && x !== undefined && Number.isFinite(x);
 
@@ -61,12 +59,9 @@ const ok = (x: number | null | undefined): x is number => x !== null && x !== un
 export const fmtUsd = (x: number | null | undefined): string => (ok(x) ? usd2.format(x) : DASH);
 /** Signed USD, two decimals: +1,234.56 / -12.00 */
 export const fmtPnl = (x: number | null | undefined): string => (ok(x) ? usd2Signed.format(x) : DASH);
-/** Signed USD, whole dollars (chart axes). */
-export const fmtPnl0 = (x: number | null | undefined): string => (ok(x) ? usd0Signed.format(x) : DASH);
 export const fmtInt = (x: number | null | undefined): string => (ok(x) ? int.format(x) : DASH);
 export const fmtSignedInt = (x: number | null | undefined): string => (ok(x) ? intSigned.format(x) : DASH);
 export const fmtDec2 = (x: number | null | undefined): string => (ok(x) ? dec2.format(x) : DASH);
-export const fmtDec1 = (x: number | null | undefined): string => (ok(x) ? dec1.format(x) : DASH);
 /** A fraction as a percentage: 0.5123 -> 51.23% */
 export const fmtFracPct = (x: number | null | undefined, digits = 2): string => (ok(x) ? `${(x * 100).toFixed(digits)}%` : DASH);
 /** A value already in percent: 1.5 -> 1.50% */

@@ -4,7 +4,7 @@
 
 import { LineSeries, LineStyle, PriceScaleMode, type IChartApi } from 'lightweight-charts';
 import { LATENCY_STAGES, type LatencyStage, type SymbolState } from '../shared/api.ts';
-import { COLORS, SeriesSync, fitWhileShort, makeChart } from './chart-common.ts';
+import { COLORS, SeriesSync, emptyNote, fitWhileShort, makeChart } from './chart-common.ts';
 import { el, setText } from './dom.ts';
 import { fmtInt, fmtUs } from './format.ts';
 import type { SymbolHistory } from '../shared/store.ts';
@@ -18,6 +18,7 @@ const LABELS: Record<LatencyStage, [string, string]> = {
 export class LatencyView {
   readonly chart: IChartApi;
   private readonly cells = {} as Record<LatencyStage, HTMLTableCellElement[]>;
+  private readonly showEmpty: (empty: boolean) => void;
   private readonly syncs: { stage: LatencyStage; p: 'p50' | 'p99'; sync: SeriesSync }[] = [];
 
   constructor(tableBox: HTMLElement, chartBox: HTMLElement) {
@@ -43,7 +44,8 @@ export class LatencyView {
     table.append(thead, tbody);
     tableBox.append(table);
 
-    this.chart = makeChart(chartBox, { rightPriceScale: { borderColor: COLORS.border, mode: PriceScaleMode.Logarithmic } });
+    this.showEmpty = emptyNote(chartBox, 'Latency history: waiting for the first samples.');
+    this.chart = makeChart(chartBox, { rightPriceScale: { borderColor: COLORS.border, mode: PriceScaleMode.Logarithmic, scaleMargins: { top: 0.12, bottom: 0.08 } } });
     const us = { type: 'custom' as const, formatter: (p: number) => fmtUs(p), minMove: 0.001 };
     for (const s of LATENCY_STAGES) {
       for (const p of ['p50', 'p99'] as const) {
@@ -74,5 +76,6 @@ export class LatencyView {
     let changed = false;
     for (const x of this.syncs) changed = x.sync.sync(h.latency[x.stage][x.p]) || changed;
     if (changed) fitWhileShort(this.chart, h.latency.tick_to_trade.p50.length);
+    this.showEmpty(LATENCY_STAGES.every((s) => h.latency[s].p50.length === 0));
   }
 }

@@ -23,7 +23,7 @@ const header = new HeaderView(store, (symbol) => {
   }
 });
 const ladder = new LadderView(byId('ladder'), byId('ladder-sub'));
-const price = new PriceChartView(byId('price-chart'), byId('price-legend'));
+const price = new PriceChartView(byId('price-chart'), byId('price-legend'), byId('price-note'));
 const pnl = new PnlChartView(byId('pnl-chart'), byId('pnl-legend'));
 const trades = new TradesView(byId('trades'), byId('trades-sub'));
 const latency = new LatencyView(byId('latency-table'), byId('latency-chart'));

@@ -4,7 +4,7 @@
 
 import { BaselineSeries, LineSeries, LineType, type IChartApi, type ISeriesApi } from 'lightweight-charts';
 import type { SymbolState } from '../shared/api.ts';
-import { COLORS, SeriesSync, fitWhileShort, makeChart, pnlSeriesOptions } from './chart-common.ts';
+import { COLORS, SeriesSync, emptyNote, fitWhileShort, makeChart, pnlSeriesOptions } from './chart-common.ts';
 import { setClass, setText } from './dom.ts';
 import { fmtPnl, fmtSignedInt, signClass } from './format.ts';
 import type { SymbolHistory } from '../shared/store.ts';
@@ -15,6 +15,7 @@ export class PnlChartView {
   private readonly realized: ISeriesApi<'Line'>;
   private readonly position: ISeriesApi<'Line'>;
   private readonly syncs: SeriesSync[];
+  private readonly showEmpty: (empty: boolean) => void;
 
   constructor(
     container: HTMLElement,
@@ -27,6 +28,7 @@ export class PnlChartView {
     this.position = this.chart.addSeries(LineSeries, { color: COLORS.ours, lineWidth: 1, lineType: LineType.WithSteps, title: 'pos', priceFormat: { type: 'price', precision: 0, minMove: 1 }, priceLineVisible: false }, 1);
     this.chart.panes()[1]?.setHeight(60);
     this.syncs = [new SeriesSync(this.total), new SeriesSync(this.realized), new SeriesSync(this.position)];
+    this.showEmpty = emptyNote(container, 'P&L: waiting for the first samples (one per second of market time).');
   }
 
   render(st: SymbolState | null, h: SymbolHistory | null): void {
@@ -34,6 +36,7 @@ export class PnlChartView {
     if (this.syncs[0].sync(h.totalPnl)) fitWhileShort(this.chart, h.totalPnl.length);
     this.syncs[1].sync(h.realizedPnl);
     this.syncs[2].sync(h.position);
+    this.showEmpty(h.totalPnl.length === 0);
     const p = st.position;
     setText(this.legend, `total ${fmtPnl(p.total_pnl)}  realized ${fmtPnl(p.realized_pnl)}  unrealized ${fmtPnl(p.unrealized_pnl)}  pos ${fmtSignedInt(p.contracts)}`);
     setClass(this.legend, `legend ${signClass(p.total_pnl)}`);

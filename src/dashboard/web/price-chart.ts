@@ -5,8 +5,8 @@
 
 import { BaselineSeries, LineSeries, LineStyle, createSeriesMarkers, type IChartApi, type IPriceLine, type ISeriesApi, type ISeriesMarkersPluginApi, type SeriesMarker, type Time } from 'lightweight-charts';
 import type { SymbolState } from '../shared/api.ts';
-import { COLORS, SeriesSync, fitWhileShort, makeChart, toTime } from './chart-common.ts';
-import { setText } from './dom.ts';
+import { COLORS, SeriesSync, emptyNote, fitWhileShort, makeChart, toTime } from './chart-common.ts';
+import { setClass, setText } from './dom.ts';
 import { DASH, priceFormat } from './format.ts';
 import type { SymbolHistory } from '../shared/store.ts';
 
@@ -22,6 +22,7 @@ export class PriceChartView {
   private readonly midSync: SeriesSync;
   private readonly forecastSync: SeriesSync;
   private readonly signalSync: SeriesSync;
+  private readonly showEmpty: (empty: boolean) => void;
   private priceLines: IPriceLine[] = [];
   private ordersSig = '';
   private markersSig = '';
@@ -30,6 +31,7 @@ export class PriceChartView {
   constructor(
     container: HTMLElement,
     private readonly legend: HTMLElement,
+    private readonly note: HTMLElement,
   ) {
     this.chart = makeChart(container);
     this.mid = this.chart.addSeries(LineSeries, { color: COLORS.mid, lineWidth: 2, title: 'mid', priceLineVisible: true, lastValueVisible: true });
@@ -53,6 +55,7 @@ export class PriceChartView {
     );
     this.chart.panes()[1]?.setHeight(70);
     this.markers = createSeriesMarkers(this.mid, []);
+    this.showEmpty = emptyNote(container, 'Mid price: waiting for the engine\'s book.');
     this.midSync = new SeriesSync(this.mid);
     this.forecastSync = new SeriesSync(this.forecast);
     this.signalSync = new SeriesSync(this.signal);
@@ -68,6 +71,7 @@ export class PriceChartView {
       this.forecast.applyOptions({ priceFormat: { type: 'price', precision: f.decimals + 2, minMove: f.tick / 100 } });
     }
     if (this.midSync.sync(h.mid)) fitWhileShort(this.chart, h.mid.length);
+    this.showEmpty(h.mid.length === 0);
     this.forecastSync.sync(h.forecast);
     this.signalSync.sync(h.signal);
     this.syncMarkers(st, h);
@@ -79,6 +83,9 @@ export class PriceChartView {
       ? `forecast(+${p.horizon_ms >= 1000 ? `${p.horizon_ms / 1000}s` : `${p.horizon_ms}ms`}) ${st.book.mid === null ? DASH : (st.book.mid + p.value_ticks * f.tick).toFixed(f.decimals + 2)}  signal ${p.value_ticks >= 0 ? '+' : ''}${p.value_ticks.toFixed(3)}t  age ${p.age_ms.toFixed(0)}ms`
       : 'no prediction';
     setText(this.legend, `mid ${f.fine(st.book.mid)}  ${pred}  ·  ${model}`);
+    // A drawn forecast reads as one the quotes follow; say whether they do.
+    setText(this.note, st.model.used_in_quotes ? 'ML quoting on: quotes shift by the forecast' : st.model.loaded ? 'ML quoting off (strategy.use_ml = false): the forecast is drawn, not traded' : 'ML quoting off: no model loaded');
+    setClass(this.note, `panel-note ${st.model.used_in_quotes ? 'on' : 'off'}`);
   }
 
   private syncMarkers(st: SymbolState, h: SymbolHistory): void {

@@ -79,7 +79,7 @@ export class RiskView {
       setText(this.kill, 'Kill switch armed · quoting');
       setClass(this.kill, 'kill armed');
     }
-    setText(this.limits, `max order ${fmtInt(r.limits.max_order_size)} · position limit ${fmtInt(r.limits.position_limit)} · max DD ${fmtPct(r.limits.max_drawdown_pct, 2)} · max daily loss $${fmtUsd0(r.limits.max_daily_loss)}`);
+    setText(this.limits, `max order ${fmtInt(r.limits.max_order_size)} · position limit ${fmtInt(r.limits.position_limit)} · max drawdown ${fmtPct(r.limits.max_drawdown_pct, 2)} of peak · max daily loss $${fmtUsd0(r.limits.max_daily_loss)}`);
 
     const last = r.alerts[r.alerts.length - 1];
     const sig = `${st.symbol}|${r.alerts.length}|${last ? `${last.time}${last.code}` : ''}`;

@@ -53,6 +53,7 @@ export class TradesView {
 
   render(st: SymbolState | null, h: SymbolHistory | null): void {
     if (!st || !h) return;
+    this.renderCount(st, h.fills.list);
     const sig = `${st.symbol}|${h.fills.id}.${h.fills.revision}`;
     if (sig === this.sig) return;
     this.sig = sig;
@@ -87,10 +88,21 @@ export class TradesView {
       setText(pnl, fl.pnl === 0 ? '0.00' : fmtPnl(fl.pnl));
       setClass(pnl, `num pnl ${signClass(fl.pnl)}`);
       setText(pos, fmtSignedInt(fl.position));
-      setText(lat, fmtLatency(fl.latency_us));
+      setText(lat, fmtLatency(fl.order_to_fill_us));
     }
     this.seen = seen;
     this.empty.hidden = fills.length > 0;
-    setText(this.sub, `${fmtInt(st.stats.fills)} fills · showing ${n}`);
+  }
+
+  /**
+   * The session's fill count, on every state: the state's count covers fills up to its sim_time;
+   * `fill` events arrive before the next state, so those newer than it are added (else the
+   * count would lag the table).
+   */
+  private renderCount(st: SymbolState, fills: readonly FillView[]): void {
+    const asOf = Date.parse(st.sim_time);
+    let newer = 0;
+    while (newer < fills.length && Date.parse(fills[newer].time) > asOf) newer++;
+    setText(this.sub, `${fmtInt(st.stats.fills + newer)} this session · latest ${fmtInt(Math.min(fills.length, TRADE_ROWS))} shown`);
   }
 }
