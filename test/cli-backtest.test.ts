@@ -109,4 +109,12 @@ test('the shipped config runs a full ES session with hundreds of fills and adver
   assert.ok(m['10s'].avg_ticks < 0.5, JSON.stringify(m));
 });
 
+test('a run its kill switch stopped says so first: when, in which session, by which rule', () => {
+  const tiny = writeConfig(`[simulation]\nsession_start = "09:30"\nsession_end = "09:50"\n[risk]\nmax_daily_loss = 100\n`);
+  const r = runCli(['--backtest', '--config', tiny, '--start', '2024-01-02', '--end', '2024-01-03']);
+  assert.is(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.match(lines[1], /^STOPPED by the kill switch: tripped at 2024-01-02T\S+Z \(session 2024-01-02, MAX_DAILY_LOSS, equity \$[\d,.]+\); 1 later session not traded$/);
+});
+
 test.run();

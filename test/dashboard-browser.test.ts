@@ -432,6 +432,18 @@ test('backtest form: a failed submit clears the previous result', async () => {
   phase = 'load';
 });
 
+test('backtest form: a run its kill switch stopped is shown as stopped, with when and why, not as a success', async () => {
+  phase = 'bad-backtest';
+  await page.fill('#bt-initialCapital', '2000');
+  await page.fill('#bt-maxDrawdown', '0.01');
+  await page.click('#backtest button[type="submit"]');
+  await page.waitForSelector('.bt-message.warn, .bt-message.ok, .bt-message.error', { timeout: 45_000 });
+  const msg = (await page.textContent('.bt-message'))!;
+  assert.ok(await page.isVisible('.bt-message.warn'), `not shown as a warning: ${msg}`);
+  assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\dT[\d:.]+Z \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
+  phase = 'load';
+});
+
 /** Elements drawn past their panel's right edge with no scrolling container in between, and
  * text cut by overflow: hidden (ellipsis). */
 const CLIPPED = `(() => {

@@ -204,7 +204,7 @@ export class BacktestPanel {
     for (const f of FIELDS) this.showFieldError(f.name, null);
   }
 
-  private setMessage(text: string, kind: 'info' | 'error' | 'ok' = 'info'): void {
+  private setMessage(text: string, kind: 'info' | 'error' | 'warn' | 'ok' = 'info'): void {
     setText(this.message, text);
     setClass(this.message, `bt-message ${kind}`);
   }
@@ -354,7 +354,13 @@ export class BacktestPanel {
     setText(v.sessions, fmtInt(r.sessions));
     setText(v.events, fmtInt(r.events_processed));
     setText(v.duration, r.duration_ms === null ? DASH : `${(r.duration_ms / 1000).toFixed(2)} s`);
-    this.setMessage(r.status === 'completed' ? `completed ${r.id}${r.kill_switch?.tripped_sessions.length ? ` · kill switch tripped on ${r.kill_switch.tripped_sessions.join(', ')}` : ''}` : `${r.status}: ${r.error?.message ?? ''}`, r.status === 'completed' ? 'ok' : 'error');
+    const k = r.kill_switch;
+    if (r.status !== 'completed') this.setMessage(`${r.status}: ${r.error?.message ?? ''}`, 'error');
+    else if (k?.tripped) {
+      // A run its kill switch stopped is not a plain success: say that it stopped, when and why.
+      const skipped = k.sessions_not_traded.length;
+      this.setMessage(`stopped by the kill switch at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`, 'warn');
+    } else this.setMessage(`completed ${r.id}`, 'ok');
 
     // Equity curve as P&L (equity - initial capital), one point per second (the last wins).
     const base = r.initial_capital ?? r.resolved?.initialCapital ?? 0;
