@@ -15,9 +15,7 @@ import { contractForRoot, parseSymbol, ticksToPrice, type ContractSpec } from '.
 import type { ModelFile } from '../ml/model.ts';
 import { profitFactor, winRate } from '../portfolio/metrics.ts';
 import type { Alert } from '../risk/alerts.ts';
-import { KILL_REASONS } from '../risk/risk-manager.ts';
 import { Seqlock } from '../shm/seqlock.ts';
-import { ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW } from '../trading/order-table.ts';
 import { SimClock } from './clock.ts';
 import {
   allocateLayout,
@@ -46,7 +44,7 @@ import {
   type SharedLayout,
   type WorkerName,
 } from './layout.ts';
-import { BOOK_LEVELS, S, SNAPSHOT_ORDERS } from './snapshot.ts';
+import { readSnapshot, S } from './snapshot.ts';
 import type { FillView, HealthView, LatencyStage, LatencySummary, MetricsSnapshot, RuntimeEvent, RuntimeView, SymbolState, WorkerStateName } from './view.ts';
 import { riskLimits } from '../config/derive.ts';
 import { simClock, type WorkerInit } from './worker-config.ts';
@@ -262,7 +260,7 @@ export class SimulationRuntime implements RuntimeView {
       const t = Date.now();
       if (t - p.rate.t >= 1000) {
         p.snapshot.read(p.snap);
-        const ev = p.snap[S.EVENTS];
+        const ev = readSnapshot(p.snap).events;
         p.rate.perSec = ((ev - p.rate.events) * 1000) / (t - p.rate.t);
         p.rate.events = ev;
         p.rate.t = t;
@@ -283,11 +281,11 @@ export class SimulationRuntime implements RuntimeView {
       price: ticksToPrice(d[off + FL_PRICE], p.spec.tickSize),
       qty: d[off + FL_QTY],
       liquidity: d[off + FL_LIQ] === LIQ_MAKER ? 'maker' : 'taker',
-      fee: round(d[off + FL_FEE], 2),
-      pnl: round(d[off + FL_PNL], 2),
+      fee: d[off + FL_FEE],
+      pnl: d[off + FL_PNL],
       position: d[off + FL_POSITION],
       order_id: d[off + FL_ID],
-      order_to_fill_us: round((d[off + FL_RECV_TS] - d[off + FL_SENT_TS]) / 1000, 1),
+      order_to_fill_us: (d[off + FL_RECV_TS] - d[off + FL_SENT_TS]) / 1000,
     };
   }
 
@@ -318,72 +316,55 @@ export class SimulationRuntime implements RuntimeView {
   state(symbol: string): SymbolState | null {
     const p = this.per.find((x) => x.symbol === symbol);
     if (!p) return null;
-    const s = p.snap;
-    p.snapshot.read(s);
+    p.snapshot.read(p.snap);
+    const s = readSnapshot(p.snap);
     const spec = p.spec;
+    // Prices leave ticks here, exactly (ticksToPrice divides by ticks per point); every figure
+    // keeps full float64 precision: only the dashboard rounds, for people.
     const px = (t: number) => (Number.isFinite(t) ? ticksToPrice(t, spec.tickSize) : null);
-    const valid = s[S.VALID] === 1;
-    const session = valid ? s[S.SESSION] : 0;
-    const L = BOOK_LEVELS;
-    const levels = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ price: px(s[base + i])!, size: s[base + L + i] }));
-    const bids = valid ? levels(S.LEVELS, s[S.BID_N]) : [];
-    const asks = valid ? levels(S.LEVELS + 2 * L, s[S.ASK_N]) : [];
-    const bb = valid ? s[S.BEST_BID] : NaN;
-    const ba = valid ? s[S.BEST_ASK] : NaN;
-    const orders = [];
-    for (let k = 0; valid && k < s[S.ORDER_N] && k < SNAPSHOT_ORDERS; k++) {
-      const b = S.ORDER_FIELDS + 6 * k;
-      const st = s[b + 5];
-      orders.push({
-        id: s[b],
-        side: s[b + 1] === BID ? ('buy' as const) : ('sell' as const),
-        price: px(s[b + 2])!,
-        qty: s[b + 3],
-        leaves: s[b + 4],
-        state: st === ORD_PENDING_NEW ? ('pending_new' as const) : st === ORD_LIVE ? ('live' as const) : st === ORD_PENDING_CANCEL ? ('pending_cancel' as const) : ('live' as const),
-      });
-    }
+    const valid = s.valid;
+    const session = valid ? s.session : 0;
+    const level = (l: { ticks: number; size: number }) => ({ price: px(l.ticks)!, size: l.size });
+    const bb = valid ? s.bestBid : NaN;
+    const ba = valid ? s.bestAsk : NaN;
     const limits = riskLimits(this.cfg);
-    const trades = { count: s[S.TRADES], wins: s[S.WINS], losses: s[S.LOSSES], grossWin: s[S.GROSS_WIN], grossLoss: s[S.GROSS_LOSS] };
     const cap = this.cfg.trading.initial_capital;
-    const killed = s[S.KILLED] === 1;
-    const hasSignal = valid && Number.isFinite(s[S.SIGNAL]) && s[S.SIGNAL_TS] >= 0;
-    const ringDrops = this.ringDrops(p);
-    const mid = Number.isFinite(bb) && Number.isFinite(ba) ? (bb + ba) / 2 : NaN;
+    const hasSignal = valid && Number.isFinite(s.signal) && s.signalTs >= 0;
+    const pf = profitFactor(s.trades);
     return {
       symbol: p.symbol,
       root: p.root,
       session_date: this.clock.date(session),
-      sim_time: valid ? this.isoAt(session, s[S.NOW]) : this.isoAt(0, this.clock.sessionBounds(0).startNs),
+      sim_time: valid ? this.isoAt(session, s.now) : this.isoAt(0, this.clock.sessionBounds(0).startNs),
       book: {
-        bids,
-        asks,
+        bids: valid ? s.bids.map(level) : [],
+        asks: valid ? s.asks.map(level) : [],
         best_bid: px(bb),
         best_ask: px(ba),
-        spread: Number.isFinite(bb) && Number.isFinite(ba) ? round((ba - bb) * spec.tickSize, 10) : null,
-        mid: Number.isFinite(mid) ? round(mid * spec.tickSize, 10) : null,
-        microprice: valid && Number.isFinite(s[S.MICRO]) && s[S.MICRO] > 0 ? round(s[S.MICRO] * spec.tickSize, 6) : null,
-        our_orders: orders,
+        spread: Number.isFinite(bb) && Number.isFinite(ba) ? px(ba - bb) : null,
+        mid: Number.isFinite(bb) && Number.isFinite(ba) ? px((bb + ba) / 2) : null,
+        microprice: valid && Number.isFinite(s.micro) && s.micro > 0 ? px(s.micro) : null,
+        our_orders: valid ? s.ourOrders.map((o) => ({ id: o.id, side: o.side, price: px(o.ticks)!, qty: o.qty, leaves: o.leaves, state: o.state })) : [],
       },
       position: {
-        contracts: valid ? s[S.POSITION] : 0,
-        avg_price: valid && Number.isFinite(s[S.AVG_PRICE]) ? round(s[S.AVG_PRICE] * spec.tickSize, 6) : null,
-        realized_pnl: round(s[S.REALIZED], 2),
-        unrealized_pnl: round(s[S.UNREALIZED], 2),
-        fees_paid: round(s[S.FEES], 2),
-        equity: valid ? round(s[S.EQUITY], 2) : cap,
-        total_pnl: valid ? round(s[S.EQUITY] - cap, 2) : 0,
-        drawdown_pct: round(s[S.DRAWDOWN] * 100, 4),
-        daily_pnl: valid ? round(-s[S.DAILY_LOSS], 2) : 0,
+        contracts: valid ? s.position : 0,
+        avg_price: valid ? px(s.avgPrice) : null,
+        realized_pnl: s.realized,
+        unrealized_pnl: s.unrealized,
+        fees_paid: s.fees,
+        equity: valid ? s.equity : cap,
+        total_pnl: valid ? s.equity - cap : 0,
+        drawdown_pct: s.drawdown * 100,
+        daily_pnl: valid ? -s.dailyLoss : 0,
       },
       stats: {
-        fills: s[S.FILLS],
-        volume: s[S.VOLUME],
-        total_trades: trades.count,
-        win_rate: round(winRate(trades), 4),
-        profit_factor: profitFactor(trades) === null ? null : round(profitFactor(trades)!, 4),
-        sharpe_ratio: Number.isNaN(s[S.SHARPE]) ? null : round(s[S.SHARPE], 4),
-        max_drawdown_pct: round(s[S.MAX_DD_PCT], 4),
+        fills: s.fills,
+        volume: s.volume,
+        total_trades: s.trades.count,
+        win_rate: winRate(s.trades),
+        profit_factor: pf,
+        sharpe_ratio: Number.isNaN(s.sharpe) ? null : s.sharpe,
+        max_drawdown_pct: s.maxDrawdownPct,
       },
       recent_trades: p.recentFills.slice(0, 50),
       latency: {
@@ -393,9 +374,9 @@ export class SimulationRuntime implements RuntimeView {
       },
       prediction: hasSignal
         ? {
-            value_ticks: round(s[S.SIGNAL], 4),
+            value_ticks: s.signal,
             horizon_ms: (this.model.file?.horizonNs ?? 0) / 1e6,
-            age_ms: round((s[S.NOW] - s[S.SIGNAL_TS]) / 1e6, 3),
+            age_ms: (s.now - s.signalTs) / 1e6,
             model_version: this.model.file?.modelVersion ?? 'unknown',
           }
         : null,
@@ -409,21 +390,21 @@ export class SimulationRuntime implements RuntimeView {
           kill_switch_enabled: limits.killSwitchEnabled,
         },
         utilisation: {
-          position: round(Math.abs(s[S.POSITION]) / limits.positionLimit, 4),
-          drawdown: round(s[S.DRAWDOWN] / limits.maxDrawdownFrac, 4),
-          daily_loss: round(Math.max(0, valid ? s[S.DAILY_LOSS] : 0) / limits.maxDailyLoss, 4),
+          position: Math.abs(s.position) / limits.positionLimit,
+          drawdown: s.drawdown / limits.maxDrawdownFrac,
+          daily_loss: Math.max(0, valid ? s.dailyLoss : 0) / limits.maxDailyLoss,
         },
-        kill_switch: { active: killed, reason: killed ? (KILL_REASONS[s[S.KILL_REASON]] ?? 'OTHER') : null, time: killed ? this.isoAt(session, s[S.KILL_TS]) : null },
+        kill_switch: { active: s.killed, reason: s.killReason, time: s.killed ? this.isoAt(session, s.killTs) : null },
         alerts: p.alerts.slice(),
       },
       counters: {
-        events: s[S.EVENTS],
-        events_per_sec: round(p.rate.perSec, 1),
-        orders: s[S.ORDERS],
-        cancels: s[S.CANCELS],
-        rejects: s[S.REJECTS],
-        ring_drops: ringDrops,
-        uptime_s: round((Date.now() - this.startedAtMs) / 1000, 1),
+        events: s.events,
+        events_per_sec: p.rate.perSec,
+        orders: s.orders,
+        cancels: s.cancels,
+        rejects: s.rejects,
+        ring_drops: this.ringDrops(p),
+        uptime_s: (Date.now() - this.startedAtMs) / 1000,
       },
     };
   }
@@ -437,27 +418,27 @@ export class SimulationRuntime implements RuntimeView {
 
   metrics(): MetricsSnapshot[] {
     return this.per.map((p) => {
-      const s = p.snap;
-      p.snapshot.read(s);
+      p.snapshot.read(p.snap);
+      const s = readSnapshot(p.snap);
       return {
         symbol: p.symbol,
-        events: s[S.EVENTS],
-        orders: s[S.ORDERS],
-        cancels: s[S.CANCELS],
-        rejects: s[S.REJECTS],
-        fillsBuyMaker: s[S.FILLS_BUY_MAKER],
-        fillsBuyTaker: s[S.FILLS_BUY_TAKER],
-        fillsSellMaker: s[S.FILLS_SELL_MAKER],
-        fillsSellTaker: s[S.FILLS_SELL_TAKER],
-        position: s[S.POSITION],
-        realizedPnl: s[S.REALIZED],
-        unrealizedPnl: s[S.UNREALIZED],
-        feesPaid: s[S.FEES],
-        equity: s[S.VALID] === 1 ? s[S.EQUITY] : this.cfg.trading.initial_capital,
-        drawdownRatio: s[S.DRAWDOWN],
-        killSwitch: s[S.KILLED] === 1,
+        events: s.events,
+        orders: s.orders,
+        cancels: s.cancels,
+        rejects: s.rejects,
+        fillsBuyMaker: s.fillCounts.buyMaker,
+        fillsBuyTaker: s.fillCounts.buyTaker,
+        fillsSellMaker: s.fillCounts.sellMaker,
+        fillsSellTaker: s.fillCounts.sellTaker,
+        position: s.position,
+        realizedPnl: s.realized,
+        unrealizedPnl: s.unrealized,
+        feesPaid: s.fees,
+        equity: s.valid ? s.equity : this.cfg.trading.initial_capital,
+        drawdownRatio: s.drawdown,
+        killSwitch: s.killed,
         ringDrops: this.ringDrops(p),
-        predictions: s[S.PREDICTIONS],
+        predictions: s.predictions,
       };
     });
   }
@@ -502,14 +483,9 @@ export class SimulationRuntime implements RuntimeView {
   }
 }
 
-function round(x: number, d: number): number {
-  const k = 10 ** d;
-  return Math.round(x * k) / k;
-}
-
 function summarize(w: { buf: Float64Array; n: number }): LatencySummary {
   if (w.n === 0) return { count: 0, p50_us: null, p90_us: null, p99_us: null, max_us: null };
   const a = Float64Array.from(w.buf.subarray(0, w.n)).sort();
-  const q = (p: number) => round(a[Math.min(a.length - 1, Math.floor(p * a.length))] * 1e6, 2);
-  return { count: w.n, p50_us: q(0.5), p90_us: q(0.9), p99_us: q(0.99), max_us: round(a[a.length - 1] * 1e6, 2) };
+  const q = (p: number) => a[Math.min(a.length - 1, Math.floor(p * a.length))] * 1e6;
+  return { count: w.n, p50_us: q(0.5), p90_us: q(0.9), p99_us: q(0.99), max_us: a[a.length - 1] * 1e6 };
 }

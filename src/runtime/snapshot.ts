@@ -1,11 +1,14 @@
 // The engine thread's state snapshot: a fixed layout of float64 fields in a seqlock slot,
-// written by workers/order-book about 20 times a second and turned into JSON by the main thread.
+// written by workers/order-book about 20 times a second (writeSnapshot) and decoded by the main
+// thread (readSnapshot): the layout is known to this file only.
 
 import { NO_PRICE } from '../book/dense-book.ts';
 import { maxDrawdownPct, sharpeRatio } from '../portfolio/metrics.ts';
 import { KILL_REASONS } from '../risk/risk-manager.ts';
 import type { Engine } from '../trading/engine.ts';
-import { ORD_FREE } from '../trading/order-table.ts';
+import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
+import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW } from '../trading/order-table.ts';
+import { BID } from '../core/events.ts';
 
 export const BOOK_LEVELS = 15;
 export const SNAPSHOT_ORDERS = 8;
@@ -142,4 +145,94 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, tot
     out[base + 5] = o.state[s];
   }
   out[S.ORDER_N] = k;
+}
+
+/** A snapshot decoded: prices in ticks (NaN when absent), money in USD, times in engine ns. */
+export interface EngineSnapshot {
+  valid: boolean; // false until an engine has written
+  now: number;
+  session: number;
+  bestBid: number;
+  bestAsk: number;
+  micro: number;
+  position: number;
+  avgPrice: number;
+  realized: number;
+  unrealized: number;
+  fees: number;
+  equity: number;
+  drawdown: number; // fraction from the running peak
+  dailyLoss: number;
+  fills: number;
+  volume: number;
+  trades: ClosedTradeStats;
+  sharpe: number; // NaN until two per-minute returns
+  maxDrawdownPct: number;
+  events: number;
+  orders: number;
+  cancels: number;
+  rejects: number;
+  killed: boolean;
+  killReason: string | null;
+  killTs: number;
+  signal: number;
+  signalTs: number;
+  predictions: number;
+  fillCounts: FillCounters;
+  bids: { ticks: number; size: number }[]; // best first
+  asks: { ticks: number; size: number }[];
+  ourOrders: { id: number; side: 'buy' | 'sell'; ticks: number; qty: number; leaves: number; state: 'pending_new' | 'live' | 'pending_cancel' }[];
+}
+
+const ORDER_STATES = new Map([
+  [ORD_PENDING_NEW, 'pending_new' as const],
+  [ORD_LIVE, 'live' as const],
+  [ORD_PENDING_CANCEL, 'pending_cancel' as const],
+]);
+
+/** Decodes a snapshot written by writeSnapshot (a consistent copy read from the seqlock). */
+export function readSnapshot(s: Float64Array): EngineSnapshot {
+  const L = BOOK_LEVELS;
+  const levels = (base: number, n: number) => Array.from({ length: n }, (_, i) => ({ ticks: s[base + i], size: s[base + L + i] }));
+  const ourOrders: EngineSnapshot['ourOrders'] = [];
+  for (let k = 0; k < s[S.ORDER_N] && k < SNAPSHOT_ORDERS; k++) {
+    const b = S.ORDER_FIELDS + 6 * k;
+    ourOrders.push({ id: s[b], side: s[b + 1] === BID ? 'buy' : 'sell', ticks: s[b + 2], qty: s[b + 3], leaves: s[b + 4], state: ORDER_STATES.get(s[b + 5]) ?? 'live' });
+  }
+  const killed = s[S.KILLED] === 1;
+  return {
+    valid: s[S.VALID] === 1,
+    now: s[S.NOW],
+    session: s[S.SESSION],
+    bestBid: s[S.BEST_BID],
+    bestAsk: s[S.BEST_ASK],
+    micro: s[S.MICRO],
+    position: s[S.POSITION],
+    avgPrice: s[S.AVG_PRICE],
+    realized: s[S.REALIZED],
+    unrealized: s[S.UNREALIZED],
+    fees: s[S.FEES],
+    equity: s[S.EQUITY],
+    drawdown: s[S.DRAWDOWN],
+    dailyLoss: s[S.DAILY_LOSS],
+    fills: s[S.FILLS],
+    volume: s[S.VOLUME],
+    trades: { count: s[S.TRADES], wins: s[S.WINS], losses: s[S.LOSSES], grossWin: s[S.GROSS_WIN], grossLoss: s[S.GROSS_LOSS] },
+    sharpe: s[S.SHARPE],
+    maxDrawdownPct: s[S.MAX_DD_PCT],
+    events: s[S.EVENTS],
+    orders: s[S.ORDERS],
+    cancels: s[S.CANCELS],
+    rejects: s[S.REJECTS],
+    killed,
+    killReason: killed ? (KILL_REASONS[s[S.KILL_REASON]] ?? 'OTHER') : null,
+    killTs: s[S.KILL_TS],
+    signal: s[S.SIGNAL],
+    signalTs: s[S.SIGNAL_TS],
+    predictions: s[S.PREDICTIONS],
+    fillCounts: { buyMaker: s[S.FILLS_BUY_MAKER], buyTaker: s[S.FILLS_BUY_TAKER], sellMaker: s[S.FILLS_SELL_MAKER], sellTaker: s[S.FILLS_SELL_TAKER] },
+    bids: levels(S.LEVELS, s[S.BID_N]),
+    asks: levels(S.LEVELS + 2 * L, s[S.ASK_N]),
+    ourOrders,
+  };
 }
