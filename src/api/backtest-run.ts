@@ -48,6 +48,9 @@ export const backtestResultSchema = z
     winning_trades: z.int().describe('closed trades with P&L > 0'),
     losing_trades: z.int().describe('closed trades with P&L < 0'),
     total_fills: z.int().describe('fills'),
+    zero_ahead_fills: z
+      .int()
+      .describe('maker fills of orders that joined an empty price level (nothing displayed ahead when they arrived): a check on how often a fill came from winning a race for a new level'),
     volume: z.int().describe('contracts filled'),
     fees_paid: usd('fees'),
     realized_pnl: usd('realized P&L'),

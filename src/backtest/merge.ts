@@ -29,6 +29,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
   const kill: BacktestResult['kill_switch'] = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
   let finalEquity = req.initialCapital;
   let finalPosition = 0;
+  let zeroAhead = 0;
   let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, predictions = 0, maxAbs = 0;
   const perSession: BacktestResult['session_results'] = [];
   for (const { date, carry, result: s } of ordered) {
@@ -39,6 +40,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
     }
     events += s.eventsProcessed;
     fills += s.fills;
+    zeroAhead += s.zeroAheadFills;
     volume += s.volume;
     fees += s.feesPaid;
     realized += s.realizedPnl;
@@ -121,6 +123,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
     winning_trades: trades.wins,
     losing_trades: trades.losses,
     total_fills: fills,
+    zero_ahead_fills: zeroAhead,
     volume,
     fees_paid: fees,
     realized_pnl: realized,

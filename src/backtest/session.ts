@@ -12,6 +12,7 @@ import { EV_RECV, EV_STRIDE, EV_TS, ER_STRIDE, ER_TS, OM_STRIDE, OM_TS } from '.
 import { RecordRing } from '../core/ring.ts';
 import { hashSeed } from '../core/rng.ts';
 import { FifoLink } from '../exchange/fifo-link.ts';
+import type { SimExchange } from '../exchange/sim-exchange.ts';
 import { buildExchange, type ExecutionParams, seededLatency } from '../exchange/venue.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { contractForRoot } from '../market/instruments.ts';
@@ -64,6 +65,8 @@ export interface SessionResult {
   cancelRejects: number;
   riskRejects: number;
   fills: number;
+  /** Maker fills of orders that joined an empty level (a queue-realism diagnostic). */
+  zeroAheadFills: number;
   volume: number;
   feesPaid: number;
   realizedPnl: number;
@@ -204,10 +207,10 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
     }
   }
   engine.finish(spec.sessionEndNs);
-  return sessionResult(spec, engine, path);
+  return sessionResult(spec, engine, exchange, path);
 }
 
-function sessionResult(spec: SessionSpec, e: Engine, path: DrawdownPath): SessionResult {
+function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath): SessionResult {
   const p = e.portfolio;
   const mid = e.book.mid();
   return {
@@ -220,6 +223,7 @@ function sessionResult(spec: SessionSpec, e: Engine, path: DrawdownPath): Sessio
     cancelRejects: e.cancelRejects,
     riskRejects: e.risk.rejected,
     fills: p.fills,
+    zeroAheadFills: x.zeroAheadFills,
     volume: p.volume,
     feesPaid: p.feesPaid,
     realizedPnl: p.realizedPnl,

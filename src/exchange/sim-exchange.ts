@@ -127,6 +127,8 @@ export class SimExchange {
   /** Counters for metrics. */
   makerFills = 0;
   takerFills = 0;
+  /** Maker fills of orders that joined an empty level (nothing displayed ahead on arrival). */
+  zeroAheadFills = 0;
   marketEvents = 0;
 
   // ---- our orders: struct of arrays indexed by slot ----
@@ -137,6 +139,7 @@ export class SimExchange {
   private readonly oFront: Float64Array;
   private readonly oSent: Float64Array; // OM_SENT of the order's NEW
   private readonly oSeq: Float64Array; // arrival sequence: queue order among our orders at a level
+  private readonly oJoinedEmpty: Uint8Array; // 1: nothing displayed ahead when it started resting
   private seq = 0;
   private readonly atLevel: Int32Array; // scratch: our slots at one level, in queue order
   private readonly oPos: Int32Array; // index of the slot in `live`
@@ -178,6 +181,7 @@ export class SimExchange {
     this.oFront = new Float64Array(maxOrders);
     this.oSent = new Float64Array(maxOrders);
     this.oSeq = new Float64Array(maxOrders);
+    this.oJoinedEmpty = new Uint8Array(maxOrders);
     this.atLevel = new Int32Array(maxOrders);
     this.oPos = new Int32Array(maxOrders);
     this.live = new Int32Array(maxOrders);
@@ -365,6 +369,7 @@ export class SimExchange {
     const leaves = this.oLeaves[s] - qty;
     this.oLeaves[s] = leaves;
     this.makerFills++;
+    this.zeroAheadFills += this.oJoinedEmpty[s];
     this.stageSlot(ER_FILL, s);
     const r = this.rec;
     r[ER_QTY] = qty;
@@ -476,7 +481,9 @@ export class SimExchange {
     this.oSide[s] = side;
     this.oPrice[s] = price;
     this.oLeaves[s] = qty;
-    this.queue.onNewOrder(this.oFront, s, this.book.size(side, price));
+    const displayed = this.book.size(side, price);
+    this.queue.onNewOrder(this.oFront, s, displayed);
+    this.oJoinedEmpty[s] = displayed === 0 ? 1 : 0;
     this.oSent[s] = data[off + OM_SENT];
     this.oSeq[s] = ++this.seq;
     this.oPos[s] = this.nLive;

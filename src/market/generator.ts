@@ -21,7 +21,11 @@
 //   imbalance predicts the next mid change, and a passive order is filled preferentially just
 //   before the price moves through it (positive markouts against the passive side).
 // - A spread wider than one tick is closed by orders arriving inside it (rate insideRate, side
-//   chosen by g); the new level starts with a burst-sized ADD (a refill).
+//   chosen by g); the new level starts with a burst-sized ADD (a refill). When the spread widens,
+//   fast participants race for the level that opened: with probability raceProb the first of
+//   them arrives after an exponential delay of mean raceMeanUs (tens of microseconds, as on CME),
+//   so an order that reacts to the gap through market-data and order-entry latency usually finds
+//   them ahead of it.
 // - Deep levels (1..MAX_DEPTH ticks behind the best) receive adds following a humped size
 //   profile and lose contracts at a size-proportional hazard; an empty level within MAX_DEPTH is
 //   re-layered with a burst at emptyLevelFillRate; a level farther than MAX_DEPTH ticks from its
@@ -130,6 +134,9 @@ export class MarketGenerator {
   private readonly sigma: number = 0; // ticks / sqrt(s) at varFactor = 1
   private readonly vStepNs: number = 0;
   private nextVNs = 0;
+  private raceNs = Infinity; // arrival of the first racer for the level a widened spread opened
+  private readonly raceProb: number = 0;
+  private readonly raceMeanNs: number = 0;
   private nextSlowNs = 0;
   private readonly uNorm: number = 0;
 
@@ -248,6 +255,8 @@ export class MarketGenerator {
     this.kappaCancel = p.kappaCancel;
     this.kappaAdd = p.kappaAdd;
     this.kappaInside = p.kappaInside;
+    this.raceProb = p.raceProb;
+    this.raceMeanNs = p.raceMeanUs * 1e3;
     this.kappaVolPower = p.kappaVolPower;
     this.imbSens = p.imbalanceSensitivity;
     this.largeProb = p.tradeLargeProb;
@@ -372,10 +381,35 @@ export class MarketGenerator {
       if (price > this.askHigh && kind === MD_ADD) this.askHigh = price;
     }
     if (this.book.bestBid !== this.cachedBid || this.book.bestAsk !== this.cachedAsk) {
+      const wasGap = this.cachedAsk - this.cachedBid > 1;
       this.cachedBid = this.book.bestBid;
       this.cachedAsk = this.book.bestAsk;
       this.informed();
+      const gap = this.cachedAsk - this.cachedBid > 1;
+      if (!gap) this.raceNs = Infinity;
+      else if (!wasGap && this.initIdx >= this.initQty.length) this.startRace();
     }
+  }
+
+  /** The spread just widened: maybe a racer for the opened level, at t + an exponential delay. */
+  private startRace(): void {
+    if (this.ui > UNIFORM_BLOCK - 2) this.refillUniforms();
+    const race = this.uniforms[this.ui] < this.raceProb;
+    const delay = -Math.log(this.uniforms[this.ui + 1]) * this.raceMeanNs;
+    this.ui += 2;
+    this.raceNs = race ? this.t + delay : Infinity;
+  }
+
+  /** The first racer reaches the gap: a burst ADD on the side the informed pressure favours. */
+  private raceStep(): number {
+    this.raceNs = Infinity;
+    if (this.ui > UNIFORM_BLOCK - 2) this.refillUniforms();
+    const pb = this.pBidInside;
+    const x = this.uniforms[this.ui];
+    const y = this.uniforms[this.ui + 1];
+    this.ui += 2;
+    const q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / this.lnBurst);
+    return x < pb ? this.set(MD_ADD, BID, this.book.bestBid + 1, q) : this.set(MD_ADD, ASK, this.book.bestAsk - 1, q);
   }
 
   private set(kind: number, side: number, price: number, qty: number): number {
@@ -494,6 +528,13 @@ export class MarketGenerator {
     const tn = this.t - (Math.log(uni[this.ui]) * NS) / total;
     let u = uni[this.ui + 1] * total;
     this.ui += 2;
+    if (this.raceNs <= tn && this.raceNs < this.nextVNs) {
+      // The racer arrives before the next random event (memoryless: the draw is discarded).
+      if (this.raceNs >= this.endNs) return STEP_END;
+      this.t = this.raceNs;
+      this.ts = Math.floor(this.raceNs);
+      return this.raceStep();
+    }
     if (tn >= this.nextVNs) {
       // The efficient price moves first; intensities change: redraw (memoryless).
       if (this.nextVNs >= this.endNs) return STEP_END;

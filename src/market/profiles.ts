@@ -56,6 +56,14 @@ export interface MarketProfile {
   kappaVolPower: number;
   /** Rate (per second) at which an order arrives inside a spread wider than one tick. */
   insideRate: number;
+  /**
+   * The race for a new price level: when the spread widens past one tick (a best level emptied,
+   * or the price moved), fast participants compete for the level that opened. With probability
+   * raceProb the first of them reaches it raceMeanUs microseconds later on average (exponential);
+   * otherwise the gap waits for the ordinary insideRate flow.
+   */
+  raceProb: number;
+  raceMeanUs: number;
   /** Sensitivity of the side of the inside-spread order to g (logistic). */
   kappaInside: number;
   /** Mean size of the burst ADD that creates a new best level inside the spread. */
@@ -101,6 +109,8 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
   kappaCancel: 2.5,
   kappaAdd: 1.2,
   insideRate: 120,
+  raceProb: 0.95,
+  raceMeanUs: 20,
   kappaInside: 2.5,
   kappaVolPower: 0.5,
   burstSize: 90,
