@@ -24,5 +24,3 @@ export const streamEventSchema = z
   .describe('One stream event: `event: <event>` followed by `data: <JSON of data>`.');
 export type StreamEvent = z.infer<typeof streamEventSchema>;
 export type StreamEventName = StreamEvent['event'];
-/** The payload of one named event. */
-export type StreamEventData<E extends StreamEventName> = Extract<StreamEvent, { event: E }>['data'];
