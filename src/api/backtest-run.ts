@@ -2,6 +2,7 @@
 // DELETE /api/backtests/{id}, the stream's backtest_progress and backtest_complete events).
 
 import { z } from 'zod';
+import { feeScheduleSchema } from './fee-schedule.ts';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema } from './backtest-request.ts';
 import { tradeMetricFields } from './trade-metrics.ts';
@@ -50,6 +51,7 @@ export const backtestResultSchema = z
     total_fills: z.int().describe('fills'),
     volume: z.int().describe('contracts filled'),
     fees_paid: usd('fees'),
+    fee_schedule: feeScheduleSchema,
     realized_pnl: usd('realized P&L'),
     unrealized_pnl: usd('open position marked to mid at the end'),
     final_position: z.int().describe('contracts at the end'),

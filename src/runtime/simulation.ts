@@ -48,7 +48,8 @@ import {
 } from './layout.ts';
 import { BOOK_LEVELS, S, SNAPSHOT_ORDERS } from './snapshot.ts';
 import type { FillView, HealthView, LatencyStage, LatencySummary, MetricsSnapshot, RuntimeEvent, RuntimeView, SymbolState, WorkerStateName } from './view.ts';
-import { riskLimits } from '../config/derive.ts';
+import { feeParams, riskLimits } from '../config/derive.ts';
+import { feeScheduleView } from '../exchange/fees.ts';
 import { simClock, type WorkerInit } from './worker-config.ts';
 
 const STALL_MS = 3000; // a worker whose heartbeat has not moved for this long is stalled
@@ -376,6 +377,7 @@ export class SimulationRuntime implements RuntimeView {
         drawdown_pct: round(s[S.DRAWDOWN] * 100, 4),
         daily_pnl: valid ? round(-s[S.DAILY_LOSS], 2) : 0,
       },
+      fee_schedule: feeScheduleView(feeParams(this.cfg, p.root)),
       stats: {
         fills: s[S.FILLS],
         volume: s[S.VOLUME],
