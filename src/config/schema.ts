@@ -215,7 +215,6 @@ export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Objec
   http: Object.keys(httpShape),
 });
 
-
 const latencySection = table('latency', latencyShape).transform((l) => ({
   order_latency_ns: l.order_latency_ns,
   market_data_latency_ns: l.market_data_latency_ns,
@@ -280,4 +279,3 @@ export type EngineConfig = z.output<typeof EngineConfigSchema>;
 export function defaultConfig(): EngineConfig {
   return EngineConfigSchema.parse({});
 }
-
