@@ -34,6 +34,24 @@ const REFERENCE: EngineConfig = {
   http: { cors_origins: ['http://localhost:3000', 'http://127.0.0.1:3000'], stream_hz: 10, max_sse_clients: 100 },
 };
 
+const EMINI = { maker_fee: 0.25, taker_fee: 0.85 };
+const MICRO = { maker_fee: 0.1, taker_fee: 0.25 };
+/** config/config.toml: the defaults plus a fee schedule for every root (figures cited in the file). */
+const SHIPPED: EngineConfig = {
+  ...REFERENCE,
+  fees: {
+    ...REFERENCE.fees,
+    ES: { ...EMINI, exchange_fee: 1.38 },
+    NQ: { ...EMINI, exchange_fee: 1.38 },
+    YM: { ...EMINI, exchange_fee: 1.38 },
+    RTY: { ...EMINI, exchange_fee: 1.38 },
+    MES: { ...MICRO, exchange_fee: 0.35 },
+    MNQ: { ...MICRO, exchange_fee: 0.35 },
+    CL: { ...EMINI, exchange_fee: 1.5 },
+    GC: { ...EMINI, exchange_fee: 1.6 },
+  },
+};
+
 /** Parses `text` and returns the ConfigError it must throw. */
 function configError(text: string): ConfigError {
   try {
@@ -64,7 +82,7 @@ function expectIssue(text: string, key: string, value: string, expected: RegExp)
 test('shipped config.toml parses to the reference values', () => {
   const text = readFileSync(defaultConfigPath(), 'utf8');
   const cfg = parseConfig(text, 'config.toml');
-  assert.equal(cfg, REFERENCE);
+  assert.equal(cfg, SHIPPED);
   assert.is(Object.getPrototypeOf(cfg), Object.prototype);
   assert.is(Object.getPrototypeOf(cfg.trading), Object.prototype);
   assert.ok(Array.isArray(cfg.trading.symbols));
@@ -82,7 +100,7 @@ test('shipped config.toml has a comment on every key', () => {
 
 test('defaultConfigPath points at config/config.toml under the package root', () => {
   assert.match(defaultConfigPath(), /config[\\/]config\.toml$/);
-  assert.equal(loadConfig({ env: {} }).config, REFERENCE);
+  assert.equal(loadConfig({ env: {} }).config, SHIPPED);
 });
 
 test('defaults fill in: an empty file is the reference config', () => {

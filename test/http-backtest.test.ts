@@ -223,8 +223,8 @@ test('a long backtest runs on the pool: /health and the stream stay responsive; 
     // Two business days of full sessions, one per pool thread.
     const t0 = performance.now();
     const tStart = Date.now();
-    // (enough capital that the account's kill switch does not stop it after the first day)
-    const pending = postJson(app.base, { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03', initialCapital: 1_000_000, useML: false });
+    // (the model's strategy: the account's kill switch does not stop it after the first day)
+    const pending = postJson(app.base, { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03', initialCapital: 1_000_000, useML: true });
     let finished = false;
     void pending.then(() => (finished = true));
     const lat: number[] = [];

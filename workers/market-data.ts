@@ -45,7 +45,7 @@ class Feed {
     this.om = new RecordRing(mem.om);
     const seed = cfg.simulation.seed;
     this.mdLatency = seededLatency(latencyParams(cfg), hashSeed(`live-md|${mem.symbol}`, seed));
-    this.exchange = buildExchange(executionParams(cfg), new RecordRing(mem.er), hashSeed(`live-exchange|${mem.symbol}`, seed));
+    this.exchange = buildExchange(executionParams(cfg, mem.root), new RecordRing(mem.er), hashSeed(`live-exchange|${mem.symbol}`, seed));
   }
 
   /** Starts session k: our orders expire, a fresh market opens, the engine is told to reset. */

@@ -2,6 +2,7 @@
 // DELETE /api/backtests/{id}, the stream's backtest_progress and backtest_complete events).
 
 import { z } from 'zod';
+import { feeScheduleSchema } from './fee-schedule.ts';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema } from './backtest-request.ts';
 import { tradeMetricFields } from './trade-metrics.ts';
@@ -53,6 +54,7 @@ export const backtestResultSchema = z
       .describe('maker fills of orders that joined an empty price level (nothing displayed ahead when they arrived): a check on how often a fill came from winning a race for a new level'),
     volume: z.int().describe('contracts filled'),
     fees_paid: usd('fees'),
+    fee_schedule: feeScheduleSchema,
     realized_pnl: usd('realized P&L'),
     unrealized_pnl: usd('open position marked to mid at the end'),
     final_position: z.int().describe('contracts at the end'),

@@ -1,6 +1,7 @@
 // What GET /api/state and the stream's `state` event carry: the live state of each symbol.
 
 import { z } from 'zod';
+import { feeScheduleSchema } from './fee-schedule.ts';
 import { tradeMetricFields } from './trade-metrics.ts';
 
 const price = (what: string) => z.number().describe(what);
@@ -99,6 +100,7 @@ export const symbolStateSchema = z
         daily_pnl: z.number().describe('P&L of the current session, USD'),
       })
       .describe('Position and P&L (USD).'),
+    fee_schedule: feeScheduleSchema,
     stats: z
       .object({
         fills: z.int().describe('fills'),

@@ -7,6 +7,7 @@
 // - figures carry full float64 precision: only tables for people round.
 
 import type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
+import type { FeeScheduleView } from '../api/fee-schedule.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
@@ -17,7 +18,7 @@ import type { ResolvedRequest } from './request.ts';
 
 export type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 
-export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]): BacktestResult {
+export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], feeSchedule: FeeScheduleView): BacktestResult {
   const spec = contractForRoot(req.root);
   const ordered = [...sessions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const trades = emptyTradeStats();
@@ -126,6 +127,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
     zero_ahead_fills: zeroAhead,
     volume,
     fees_paid: fees,
+    fee_schedule: feeSchedule,
     realized_pnl: realized,
     unrealized_pnl: unrealized,
     final_position: finalPosition,

@@ -158,7 +158,7 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },
     quote: { ...quoteParams(c), spreadMultiplier: req.spreadMultiplier, skewFactor: req.skewFactor, inventoryLimit: req.inventoryLimit, useML: req.useML },
     flattenMinutes: c.strategy.flatten_minutes,
-    execution: executionParams(c),
+    execution: executionParams(c, req.root),
     collectFills,
     model: req.useML ? model : null,
   }));

@@ -6,6 +6,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { EngineConfig } from '../config/schema.ts';
 import { workerPath } from '../core/paths.ts';
+import { feeScheduleView } from '../exchange/fees.ts';
 import { type AccountSession, runAccount, type SessionRunner } from './account.ts';
 import { mergeSessions, type BacktestResult } from './merge.ts';
 import { requestModel, sessionSpecs, type ResolvedRequest } from './request.ts';
@@ -73,5 +74,5 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
   }
   const sessions = await runAccount(specs, runner, pool != null && !opts.sequential);
   for (const s of sessions) if (s.result === null) report(index.get(s.date)!, 1);
-  return { result: mergeSessions(req, sessions), sessions };
+  return { result: mergeSessions(req, sessions, feeScheduleView(specs[0].execution.fees)), sessions };
 }

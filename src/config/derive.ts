@@ -1,12 +1,12 @@
 // The engine's parameter objects derived from the config, in one place for every driver:
 // the backtest (with a request's overrides on top) and the live simulation.
 
-import type { FeeParams } from '../exchange/fees.ts';
+import type { RootFeeParams } from '../exchange/fees.ts';
 import type { LatencyParams } from '../exchange/latency.ts';
 import type { ExecutionParams } from '../exchange/venue.ts';
 import type { RiskLimits } from '../risk/risk-manager.ts';
 import type { QuoteParams } from '../strategy/market-maker.ts';
-import type { EngineConfig } from './schema.ts';
+import type { EngineConfig, FeeTable } from './schema.ts';
 
 export function riskLimits(c: EngineConfig): RiskLimits {
   return {
@@ -40,10 +40,14 @@ export function latencyParams(c: EngineConfig): LatencyParams {
   };
 }
 
-export function feeParams(c: EngineConfig): FeeParams {
-  return { makerFee: c.fees.maker_fee, takerFee: c.fees.taker_fee, exchangeFee: c.fees.exchange_fee };
+/** The fee schedule of `root`: its [fees.<ROOT>] section, else the flat [fees] table. */
+export function feeParams(c: EngineConfig, root: string): RootFeeParams {
+  const own = Object.prototype.hasOwnProperty.call(c.fees, root) ? (c.fees[root] as FeeTable | undefined) : undefined;
+  const t: FeeTable = own ?? c.fees;
+  return { root, source: own ? `fees.${root}` : 'fees', makerFee: t.maker_fee, takerFee: t.taker_fee, exchangeFee: t.exchange_fee };
 }
 
-export function executionParams(c: EngineConfig): ExecutionParams {
-  return { latency: latencyParams(c), fees: feeParams(c), queueModel: c.execution.queue_model, queuePower: c.execution.queue_power };
+/** How the venue executes orders in `root` (the fee schedule is per root). */
+export function executionParams(c: EngineConfig, root: string): ExecutionParams {
+  return { latency: latencyParams(c), fees: feeParams(c, root), queueModel: c.execution.queue_model, queuePower: c.execution.queue_power };
 }

@@ -84,7 +84,7 @@ function unknownKeyExpected(tablePath: readonly PropertyKey[], key: string): str
   let best: string | undefined;
   let bestD = Infinity;
   for (const k of known) {
-    const d = editDistance(key.toLowerCase(), k);
+    const d = editDistance(key.toLowerCase(), k.toLowerCase());
     if (d < bestD) {
       bestD = d;
       best = k;

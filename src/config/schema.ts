@@ -8,7 +8,7 @@
 import { QUEUE_MODELS } from '../exchange/queue-model.ts';
 import { z } from 'zod';
 import { parseClock, parseDate } from '../market/calendar.ts';
-import { parseSymbol, SymbolError } from '../market/instruments.ts';
+import { CONTRACTS, parseSymbol, SymbolError } from '../market/instruments.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -120,11 +120,31 @@ const riskShape = {
   enable_kill_switch: bool().default(true),
 };
 
+const table = <T extends z.core.$ZodLooseShape>(name: string, shape: T) => z.strictObject(shape, `a table [${name}]`);
+
 const feesShape = {
   maker_fee: fee().default(0.25),
   taker_fee: fee().default(0.85),
   exchange_fee: fee().default(1.18),
 };
+
+// A root's own schedule, [fees.MES]: the same three keys, all required. A section is a whole
+// schedule, never a patch on the flat table, so a forgotten key is an error rather than an E-mini
+// figure silently charged on a micro. A root without a section pays the flat [fees] table.
+const rootFeesShape = { maker_fee: fee(), taker_fee: fee(), exchange_fee: fee() };
+const FEE_ROOTS = Object.keys(CONTRACTS);
+const rootFeesSections = Object.fromEntries(FEE_ROOTS.map((root) => [root, table(`fees.${root}`, rootFeesShape).optional()]));
+
+/** A fee schedule as written in the config: [fees] or a root's [fees.<ROOT>] (USD per contract per fill). */
+export interface FeeTable {
+  maker_fee: number;
+  taker_fee: number;
+  exchange_fee: number;
+}
+/** [fees]: the flat table, plus a section per root that has its own (keyed by root, e.g. MES). */
+export type FeesConfig = FeeTable & { readonly [root: string]: FeeTable | number | undefined };
+// The roots come from the contract table at run time, so zod cannot infer the keyed sections.
+const feesSection = table('fees', { ...feesShape, ...rootFeesSections }) as unknown as z.ZodType<FeesConfig, unknown>;
 
 const simulationShape = {
   seed: intField(0).default(42),
@@ -185,7 +205,8 @@ export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Objec
   trading: Object.keys(tradingShape),
   latency: Object.keys(latencyShape),
   risk: Object.keys(riskShape),
-  fees: Object.keys(feesShape),
+  fees: [...Object.keys(feesShape), ...FEE_ROOTS],
+  ...Object.fromEntries(FEE_ROOTS.map((root) => [`fees.${root}`, Object.keys(rootFeesShape)])),
   simulation: Object.keys(simulationShape),
   execution: Object.keys(executionShape),
   strategy: Object.keys(strategyShape),
@@ -193,8 +214,6 @@ export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Objec
   backtest: Object.keys(backtestShape),
   http: Object.keys(httpShape),
 });
-
-const table = <T extends z.core.$ZodLooseShape>(name: string, shape: T) => z.strictObject(shape, `a table [${name}]`);
 
 const latencySection = table('latency', latencyShape).transform((l) => ({
   order_latency_ns: l.order_latency_ns,
@@ -222,7 +241,7 @@ export const EngineConfigSchema = z
       trading: table('trading', tradingShape).prefault({}),
       latency: latencySection.prefault({}),
       risk: table('risk', riskShape).prefault({}),
-      fees: table('fees', feesShape).prefault({}),
+      fees: feesSection.prefault({}),
       simulation: simulationSection.prefault({}),
       execution: table('execution', executionShape).prefault({}),
       strategy: table('strategy', strategyShape).prefault({}),

@@ -2,12 +2,19 @@
 // maker_fee + exchange_fee; an aggressive (taker) fill pays taker_fee + exchange_fee. A negative
 // result is a rebate. The single place fees are computed: backtest and simulation both use it.
 
+import type { FeeScheduleView } from '../api/fee-schedule.ts';
 import { LIQ_MAKER, LIQ_TAKER } from '../core/events.ts';
 
 export interface FeeParams {
   makerFee: number;
   takerFee: number;
   exchangeFee: number;
+}
+
+/** A product's schedule and where it came from: its config table, `fees.MES` or the flat `fees`. */
+export interface RootFeeParams extends FeeParams {
+  root: string;
+  source: string;
 }
 
 /**
@@ -56,4 +63,18 @@ export class FeeSchedule implements FeeModel {
   feeInto(out: Float64Array, i: number, liquidity: number, qty: number): void {
     out[i] = liquidity === LIQ_MAKER ? qty * this.makerPerContract : qty * this.takerPerContract;
   }
+}
+
+/** The schedule as backtest results and /api/state show it: enough to recompute every fill's fee. */
+export function feeScheduleView(p: RootFeeParams): FeeScheduleView {
+  const s = new FeeSchedule(p);
+  return {
+    root: p.root,
+    source: p.source,
+    maker_fee: s.makerFee,
+    taker_fee: s.takerFee,
+    exchange_fee: s.exchangeFee,
+    maker_per_contract: s.makerPerContract,
+    taker_per_contract: s.takerPerContract,
+  };
 }

@@ -4,7 +4,7 @@
 
 import type { RecordRing } from '../core/ring.ts';
 import { Rng } from '../core/rng.ts';
-import { type FeeParams, FeeSchedule } from './fees.ts';
+import { FeeSchedule, type RootFeeParams } from './fees.ts';
 import { type Latency, LatencyModel, type LatencyParams } from './latency.ts';
 import { queueModelFromName } from './queue-model.ts';
 import { SimExchange } from './sim-exchange.ts';
@@ -12,7 +12,7 @@ import { SimExchange } from './sim-exchange.ts';
 /** How the venue executes: plain data, so it crosses into pool workers and job queues. */
 export interface ExecutionParams {
   latency: LatencyParams;
-  fees: FeeParams;
+  fees: RootFeeParams;
   queueModel: string;
   queuePower: number;
 }

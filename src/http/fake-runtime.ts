@@ -2,6 +2,9 @@
 // Everything is a deterministic function of the elapsed time (no randomness): the mid follows a
 // sum of sines on the tick grid, counters grow with time, fills can be injected with emitFill().
 
+import { feeParams } from '../config/derive.ts';
+import { defaultConfig } from '../config/schema.ts';
+import { feeScheduleView } from '../exchange/fees.ts';
 import type { Alert } from '../risk/alerts.ts';
 import type { FillView, HealthView, LatencyStage, MetricsSnapshot, RuntimeEvent, RuntimeView, SymbolState, WorkerHealth } from '../runtime/view.ts';
 
@@ -10,6 +13,9 @@ const TICK: Record<string, { tick: number; base: number; pointValue: number }> =
   NQ: { tick: 0.25, base: 18000, pointValue: 20 },
   CL: { tick: 0.01, base: 75, pointValue: 1000 },
 };
+
+/** The fees of an empty config: the flat [fees] table for every root. */
+const DEFAULTS = defaultConfig();
 
 function rootOf(symbol: string): string {
   const m = /^([A-Z]+?)[FGHJKMNQUVXZ]\d{1,2}$/.exec(symbol);
@@ -115,6 +121,7 @@ export class FakeRuntime implements RuntimeView {
         drawdown_pct: 0.1,
         daily_pnl: equity - 1_000_000,
       },
+      fee_schedule: feeScheduleView(feeParams(DEFAULTS, root)),
       stats: { fills: this.fillCount, volume: this.fillCount, total_trades: Math.floor(this.fillCount / 2), win_rate: 0.5, profit_factor: null, sharpe_ratio: 1.2, max_drawdown_pct: 0.3 },
       recent_trades: recent,
       latency: { tick_to_trade: lat(12), book_update: lat(0.2), inference: lat(35) },

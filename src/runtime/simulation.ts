@@ -46,7 +46,8 @@ import {
 } from './layout.ts';
 import { readSnapshot, S } from './snapshot.ts';
 import type { FillView, HealthView, LatencyStage, LatencySummary, MetricsSnapshot, RuntimeEvent, RuntimeView, SymbolState, WorkerStateName } from './view.ts';
-import { riskLimits } from '../config/derive.ts';
+import { feeParams, riskLimits } from '../config/derive.ts';
+import { feeScheduleView } from '../exchange/fees.ts';
 import { simClock, type WorkerInit } from './worker-config.ts';
 
 const STALL_MS = 3000; // a worker whose heartbeat has not moved for this long is stalled
@@ -357,6 +358,7 @@ export class SimulationRuntime implements RuntimeView {
         drawdown_pct: s.drawdown * 100,
         daily_pnl: valid ? -s.dailyLoss : 0,
       },
+      fee_schedule: feeScheduleView(feeParams(this.cfg, p.root)),
       stats: {
         fills: s.fills,
         volume: s.volume,

@@ -1,0 +1,67 @@
+// Fees per product in the live simulation: the market-data worker's exchange charges each symbol
+// its root's schedule, and /api/state shows that schedule per symbol (built workers in dist/:
+// `npm test` builds first).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import pino from 'pino';
+import type { FillView } from '../src/api/live-state.ts';
+import { parseConfig } from '../src/config/load.ts';
+import { SimulationRuntime } from '../src/runtime/simulation.ts';
+
+const config = parseConfig(
+  [
+    '[trading]',
+    'symbols = ["MESH24", "ESH24"]',
+    '[simulation]',
+    'speed = 4', // four simulated seconds per second: fills sooner, same behaviour
+    '[fees.MES]',
+    'maker_fee = 0.10',
+    'taker_fee = 0.25',
+    'exchange_fee = 0.35',
+  ].join('\n'),
+  'fees-live.toml',
+);
+const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
+const fills: FillView[] = [];
+rt.subscribe((ev) => {
+  if (ev.type === 'fill') fills.push(ev.fill);
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+test.before(() => rt.start());
+test.after(() => rt.stop());
+
+test('/api/state shows each symbol its schedule: MES its own section, ES the flat table', () => {
+  assert.equal(rt.state('MESH24')!.fee_schedule, {
+    root: 'MES',
+    source: 'fees.MES',
+    maker_fee: 0.1,
+    taker_fee: 0.25,
+    exchange_fee: 0.35,
+    maker_per_contract: 0.1 + 0.35,
+    taker_per_contract: 0.25 + 0.35,
+  });
+  const es = rt.state('ESH24')!.fee_schedule;
+  assert.is(es.source, 'fees');
+  assert.is(es.maker_per_contract, 0.25 + 1.18);
+});
+
+test('live fills pay the schedule of their symbol', async () => {
+  await until('fills in both symbols', () => ['MESH24', 'ESH24'].every((s) => fills.some((f) => f.symbol === s)));
+  for (const f of fills) {
+    const s = rt.state(f.symbol)!.fee_schedule;
+    const perContract = f.liquidity === 'maker' ? s.maker_per_contract : s.taker_per_contract;
+    // Full precision: the fee is quantity x the schedule's per-contract cost, as the exchange computed it.
+    assert.is(f.fee, f.qty * perContract, `${f.symbol} ${f.liquidity} x${f.qty}: ${f.fee}`);
+  }
+});
+
+test.run();
