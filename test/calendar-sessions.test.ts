@@ -36,7 +36,7 @@ test('a range with only holidays or weekends is a 400 naming the field', () => {
   for (const [startDate, endDate] of [['2024-07-04', '2024-07-04'], ['2024-12-25', '2024-12-25'], ['2024-03-29', '2024-03-31']]) {
     const errors = refused({ symbol: 'ES', startDate, endDate });
     assert.equal(errors.map((e) => e.field), ['endDate'], JSON.stringify(errors));
-    assert.match(errors[0].message, /no CME trading day/);
+    assert.match(errors[0].message, /no CME session/);
   }
 });
 
@@ -49,6 +49,16 @@ test('early closes end the session at 13:00 ET; other days at the configured clo
     assert.is(spec.sessionEndNs, at(13), date);
     assert.is(spec.sessionStartNs, at(9, 30), date);
   }
+});
+
+test('an afternoon session has no session on an early-close day', () => {
+  const afternoon = parseConfig('[simulation]\nsession_start = "13:30"\nsession_end = "16:00"\n', 'afternoon.toml');
+  const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-11-27', endDate: '2024-12-02' }, afternoon);
+  assert.equal(v.ok && v.request.dates, ['2024-11-27', '2024-12-02']);
+  const only = validateBacktestRequest({ symbol: 'ES', startDate: '2024-11-29' }, afternoon);
+  assert.match(only.ok ? 'accepted' : `${only.errors[0].field}: ${only.errors[0].message}`, /^endDate: .*2024-11-29 close early at 13:00 ET/);
+  const clock = new SimClock('2024-11-27', at(13, 30), at(16), 1, 0);
+  assert.equal([0, 1].map((k) => clock.date(k)), ['2024-11-27', '2024-12-02']);
 });
 
 test('ESH24 after its last session is a 400 naming the field and the last trading day', () => {
@@ -91,6 +101,22 @@ test('the live clock skips holidays and shortens early closes', () => {
   assert.equal([0, 1].map((k) => july.date(k)), ['2024-07-03', '2024-07-05']);
 });
 
+test('the live simulation refuses a configured contract that has expired by its start date, naming the key', () => {
+  const issue = (toml: string, key: string) => {
+    try {
+      parseConfig(toml, 'live.toml');
+    } catch (e) {
+      return (e as Error).message.split('\n').find((l) => l.startsWith(`live.toml: ${key} = `)) ?? (e as Error).message;
+    }
+    return 'accepted';
+  };
+  assert.match(issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-06-03"\nend_date = "2024-06-03"\n', 'trading.symbols[0]'), /ESH24.*2024-03-15.*last session is 2024-03-14/);
+  // Its last session: Friday 2024-03-15 is the last trading day, but ESH24 stops at 09:30 ET.
+  assert.match(issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-03-15"\nend_date = "2024-03-15"\n', 'trading.symbols[0]'), /last session is 2024-03-14/);
+  assert.is(issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-03-14"\nend_date = "2024-03-14"\n', 'trading.symbols[0]'), 'accepted');
+  assert.match(issue('[simulation]\nstart_date = "2040-01-03"\nend_date = "2040-01-03"\n', 'simulation.start_date'), /2015-2035/);
+});
+
 test('CLI: a month-coded symbol past its last session exits 2 naming --start/--end', () => {
   const cfg = writeConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n');
   let r = runCli(['--backtest', '--config', cfg, '--symbol', 'ESH24', '--start', '2024-06-03']);
@@ -98,7 +124,7 @@ test('CLI: a month-coded symbol past its last session exits 2 naming --start/--e
   assert.match(r.stderr, /--start.*ESH24.*2024-03-15/);
   r = runCli(['--backtest', '--config', cfg, '--symbol', 'ES', '--start', '2024-12-25']);
   assert.is(r.code, 2, r.stderr);
-  assert.match(r.stderr, /--end.*no CME trading day/);
+  assert.match(r.stderr, /--end.*no CME session.*2024-12-25 Christmas Day/);
 });
 
 test.run();

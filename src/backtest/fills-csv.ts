@@ -5,7 +5,8 @@ import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { BID, LIQ_MAKER } from '../core/events.ts';
 import type { AccountSession } from './account.ts';
-import { sessionContracts, type ResolvedRequest } from './request.ts';
+import type { ResolvedRequest } from './request.ts';
+import { sessionContracts } from './session-dates.ts';
 
 export const FILLS_CSV_HEADER = 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id';
 

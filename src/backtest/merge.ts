@@ -13,7 +13,8 @@ import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
 import type { AccountSession } from './account.ts';
-import { sessionContracts, type ResolvedRequest } from './request.ts';
+import type { ResolvedRequest } from './request.ts';
+import { sessionContracts } from './session-dates.ts';
 
 export type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 

@@ -9,9 +9,9 @@ import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
-import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, parseClock, parseDate, sessionCloseNs, tradingDays } from '../market/calendar.ts';
-import { contractSymbol, contractWindowEnd, expiryMessage, frontMonth } from '../market/contract-calendar.ts';
-import { CONTRACTS, parseSymbol, type Instrument } from '../market/instruments.ts';
+import { parseDate } from '../market/calendar.ts';
+import { CONTRACTS, parseSymbol } from '../market/instruments.ts';
+import { parseRequestSymbol, resolveSessions, sessionBounds } from './session-dates.ts';
 import type { SessionSpec } from './session.ts';
 
 export { backtestRequestSchema, type BacktestRequest, type ResolvedRequest } from '../api/backtest-request.ts';
@@ -58,77 +58,6 @@ export function requestModel(req: ResolvedRequest, config: EngineConfig): ModelF
 }
 
 export type Validation = { ok: true; request: ResolvedRequest } | { ok: false; errors: FieldError[] };
-
-/** A root ("ES": the front month of each date) or one month-coded contract ("ESH24"), or null. */
-function parseRequestSymbol(symbol: string, referenceYear: number): { root: string; contract: Instrument | null } | null {
-  if (Object.prototype.hasOwnProperty.call(CONTRACTS, symbol)) return { root: symbol, contract: null };
-  try {
-    const c = parseSymbol(symbol, referenceYear);
-    return { root: c.root, contract: c };
-  } catch {
-    return null;
-  }
-}
-
-/** The session window of `date` for one contract: the configured hours, cut by an early close and by the contract's termination. */
-function sessionWindow(contract: Instrument, date: string, config: EngineConfig): { startNs: number; endNs: number | null } {
-  const startNs = parseClock(config.simulation.session_start)!;
-  const endNs = sessionCloseNs(date, parseClock(config.simulation.session_end)!);
-  return { startNs, endNs: contractWindowEnd(contract, date, startNs, endNs) };
-}
-
-const inCalendar = (d: string) => {
-  const y = Number(d.slice(0, 4));
-  return y >= CALENDAR_FIRST_YEAR && y <= CALENDAR_LAST_YEAR;
-};
-
-/**
- * The trading days of startDate..endDate and the contract traded on each, or the field errors:
- * dates outside the calendar's years, no trading day at all, too many, or (a month-coded
- * symbol) a date where that contract no longer trades.
- */
-function resolveSessions(
-  startDate: string,
-  endDate: string,
-  sym: { root: string; contract: Instrument | null },
-  config: EngineConfig,
-): { dates: string[]; contracts: string[]; errors: FieldError[] } {
-  const none = { dates: [], contracts: [] };
-  const maxDays = config.backtest.max_days;
-  for (const [field, d] of [['startDate', startDate], ['endDate', endDate]] as const) {
-    if (!inCalendar(d)) return { ...none, errors: [{ field, message: `${d} is outside the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` }] };
-  }
-  if (endDate < startDate) return { ...none, errors: [{ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` }] };
-  // Coarse guard before listing the days one by one: a range this long in calendar days always
-  // holds more than max_days trading days.
-  const calendarDays = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
-  if (calendarDays > maxDays * 2 + 14) {
-    return { ...none, errors: [{ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${maxDays} trading days` }] };
-  }
-  const dates = tradingDays(startDate, endDate);
-  if (dates.length === 0) {
-    return { ...none, errors: [{ field: 'endDate', message: `no CME trading day between ${startDate} and ${endDate} (weekends and CME holidays have no session)` }] };
-  }
-  if (dates.length > maxDays) {
-    return { ...none, errors: [{ field: 'endDate', message: `range covers ${dates.length} trading days; the configured maximum is ${maxDays}` }] };
-  }
-  const contracts: string[] = [];
-  for (const date of dates) {
-    const field = date === dates[0] ? 'startDate' : 'endDate';
-    let c: Instrument;
-    try {
-      c = sym.contract ?? frontMonth(sym.root, date);
-      if (sessionWindow(c, date, config).endNs === null) {
-        return { ...none, errors: [{ field, message: `${expiryMessage(c)}; it has no session on ${date} (${field} ${field === 'startDate' ? startDate : endDate})` }] };
-      }
-    } catch (e) {
-      // A contract whose expiry falls outside the calendar's years (CLF15 expires in 2014).
-      return { ...none, errors: [{ field, message: `no ${sym.contract ? contractSymbol(sym.contract) : `${sym.root} front-month`} session on ${date}: ${(e as Error).message}` }] };
-    }
-    contracts.push(contractSymbol(c));
-  }
-  return { dates, contracts, errors: [] };
-}
 
 export function validateBacktestRequest(body: unknown, config: EngineConfig): Validation {
   const parsed = backtestRequestSchema.safeParse(body);
@@ -187,16 +116,6 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   return { ok: true, request };
 }
 
-/** The contract a request trades on each of its dates (request.ts resolved them). */
-export function sessionContracts(req: Pick<ResolvedRequest, 'dates' | 'contracts'>): (date: string) => string {
-  const byDate = new Map(req.dates.map((d, i) => [d, req.contracts[i]]));
-  return (date) => {
-    const c = byDate.get(date);
-    if (c === undefined) throw new Error(`no contract resolved for session ${date}`);
-    return c;
-  };
-}
-
 /** One SessionSpec per trading day of a resolved request; `model` goes to every session with useML. */
 export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collectFills: boolean, model: ModelFile | null = null): SessionSpec[] {
   const c = config;
@@ -214,10 +133,4 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     collectFills,
     model: req.useML ? model : null,
   }));
-}
-
-function sessionBounds(contract: Instrument, date: string, config: EngineConfig): { sessionStartNs: number; sessionEndNs: number } {
-  const w = sessionWindow(contract, date, config);
-  if (w.endNs === null) throw new Error(`${contractSymbol(contract)} has no session on ${date}`);
-  return { sessionStartNs: w.startNs, sessionEndNs: w.endNs };
 }

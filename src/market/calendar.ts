@@ -5,7 +5,7 @@
 
 import { cmeHoliday, earlyCloseNs } from './cme-holidays.ts';
 
-export { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, cmeHoliday, EARLY_CLOSE_NS, earlyCloseNs } from './cme-holidays.ts';
+export { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, cmeHoliday, EARLY_CLOSE_NS, earlyCloseNs, holidaysBetween, inCalendarYears } from './cme-holidays.ts';
 
 export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -29,15 +29,27 @@ export function isTradingDay(date: string): boolean {
   return wd !== 0 && wd !== 6 && cmeHoliday(date) === null;
 }
 
-/** Trading days from start to end inclusive, as YYYY-MM-DD strings. */
-export function tradingDays(start: string, end: string): string[] {
+/** A trading day whose session, opening at `sessionStartNs`, is not cut to nothing by an early close. */
+export function hasSession(date: string, sessionStartNs: number): boolean {
+  return isTradingDay(date) && (earlyCloseNs(date) ?? Infinity) > sessionStartNs;
+}
+
+/** The first date on or after `date` with a session opening at `sessionStartNs`. */
+export function firstSessionDate(date: string, sessionStartNs: number): string {
+  let d = date;
+  while (!hasSession(d, sessionStartNs)) d = addTradingDays(d, 1);
+  return d;
+}
+
+/** The dates from start to end inclusive with a session opening at `sessionStartNs` (default: any trading day), as YYYY-MM-DD strings. */
+export function tradingDays(start: string, end: string, sessionStartNs = 0): string[] {
   const s = parseDate(start);
   const e = parseDate(end);
   if (!s || !e) throw new Error(`bad date range ${start}..${end}`);
   const out: string[] = [];
   for (let t = s.getTime(); t <= e.getTime(); t += DAY_MS) {
     const d = formatDate(new Date(t));
-    if (isTradingDay(d)) out.push(d);
+    if (hasSession(d, sessionStartNs)) out.push(d);
   }
   return out;
 }

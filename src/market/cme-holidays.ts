@@ -58,12 +58,19 @@ function observed(t: number): number {
   return wd === 6 ? t - DAY_MS : wd === 0 ? t + DAY_MS : t;
 }
 
+/** Whether the calendar covers the year of `date` (YYYY-MM-DD). */
+export function inCalendarYears(date: string): boolean {
+  return yearCovered(Number(date.slice(0, 4)));
+}
+
+const yearCovered = (y: number) => Number.isInteger(y) && y >= CALENDAR_FIRST_YEAR && y <= CALENDAR_LAST_YEAR;
+
 const yearCache = new Map<number, { holidays: Map<string, string>; earlyCloses: Set<string> }>();
 
 function year(y: number) {
   let c = yearCache.get(y);
   if (c) return c;
-  if (!Number.isInteger(y) || y < CALENDAR_FIRST_YEAR || y > CALENDAR_LAST_YEAR) {
+  if (!yearCovered(y)) {
     throw new RangeError(`the CME calendar covers ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}; ${y} is outside it`);
   }
   const holidays = new Map<string, string>();
@@ -103,6 +110,13 @@ export function earlyCloseNs(date: string): number | null {
 /** Every holiday of a year, in date order (for documentation and tests). */
 export function cmeHolidays(y: number): { date: string; name: string }[] {
   return [...year(y).holidays].map(([date, name]) => ({ date, name })).sort((a, b) => (a.date < b.date ? -1 : 1));
+}
+
+/** The holidays from start to end inclusive (YYYY-MM-DD), in date order. */
+export function holidaysBetween(start: string, end: string): { date: string; name: string }[] {
+  const out: { date: string; name: string }[] = [];
+  for (let y = Number(start.slice(0, 4)); y <= Number(end.slice(0, 4)); y++) out.push(...cmeHolidays(y).filter((h) => h.date >= start && h.date <= end));
+  return out;
 }
 
 /** Every early-close date of a year, in date order. */

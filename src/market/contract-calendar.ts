@@ -15,7 +15,7 @@
 // - GC: on the first notice day, the last business day of the month before the contract month
 //   (no one trades a deliverable gold contract into the notice period).
 
-import { addTradingDays, formatDate, isTradingDay } from './calendar.ts';
+import { addTradingDays, formatDate, hasSession, isTradingDay, sessionCloseNs } from './calendar.ts';
 import { contractForRoot, MONTH_CODES, parseSymbol, type Instrument } from './instruments.ts';
 
 type Family = 'equity' | 'crude' | 'gold';
@@ -84,6 +84,13 @@ export function contractWindowEnd(c: Pick<Instrument, 'root' | 'month' | 'year'>
   if (date > ltd) return null;
   const end = date === ltd ? Math.min(endNs, TERMINATION_NS[familyOf(c.root)]) : endNs;
   return end > startNs ? end : null;
+}
+
+/** The last date the contract has a session in the configured hours (on or before its last trading day). */
+export function lastSessionDate(c: Pick<Instrument, 'root' | 'month' | 'year'>, sessionStartNs: number, sessionEndNs: number): string {
+  let d = lastTradingDay(c);
+  while (!hasSession(d, sessionStartNs) || contractWindowEnd(c, d, sessionStartNs, sessionCloseNs(d, sessionEndNs)) === null) d = addTradingDays(d, -1);
+  return d;
 }
 
 /** Why a contract has no session on a date past its last session (for a request error). */

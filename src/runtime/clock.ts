@@ -5,7 +5,7 @@
 // day's early close. Engine timestamps are continuous ns since midnight New York time of the
 // start date, so a later day's times are offset by whole days.
 
-import { formatDate, isTradingDay, parseDate, sessionCloseNs } from '../market/calendar.ts';
+import { formatDate, hasSession, parseDate, sessionCloseNs } from '../market/calendar.ts';
 
 export const NS_PER_DAY = 86_400e9;
 
@@ -97,10 +97,10 @@ export class SimClock {
     let t = this.dates.length ? parseDate(this.dates[this.dates.length - 1])!.getTime() + 86_400_000 : start;
     while (this.dates.length <= k) {
       const date = formatDate(new Date(t));
-      if (isTradingDay(date)) {
+      if (hasSession(date, this.sessionStartNs)) {
         this.dates.push(date);
         this.offsets.push(Math.round((t - start) / 86_400_000) * NS_PER_DAY);
-        this.opens.push(this.opens[this.opens.length - 1] + Math.max(0, this.closeNs(date) - this.sessionStartNs));
+        this.opens.push(this.opens[this.opens.length - 1] + this.closeNs(date) - this.sessionStartNs);
       }
       t += 86_400_000;
     }
