@@ -6,7 +6,7 @@ import type { FieldError } from '../api/error.ts';
 import type { ResolvedRequest } from '../api/backtest-request.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, holidaysBetween, inCalendarYears, parseClock, sessionCloseNs, tradingDays } from '../market/calendar.ts';
-import { contractSymbol, contractWindowEnd, expiryMessage, frontMonth } from '../market/contract-calendar.ts';
+import { contractSymbol, contractWindowEnd, expiryMessage, frontMonth, lastSessionDate } from '../market/contract-calendar.ts';
 import { CONTRACTS, parseSymbol, type Instrument } from '../market/instruments.ts';
 
 /** A root ("ES": the front month of each date) or one month-coded contract ("ESH24"), or null. */
@@ -44,13 +44,18 @@ export function resolveSessions(
     if (!inCalendarYears(d)) return { ...none, errors: [{ field, message: `${d} is outside the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` }] };
   }
   if (endDate < startDate) return { ...none, errors: [{ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` }] };
+  const startNs = parseClock(config.simulation.session_start)!;
+  if (sym.contract) {
+    const err = contractError(sym.contract, startDate, endDate, startNs, parseClock(config.simulation.session_end)!);
+    if (err) return { ...none, errors: [err] };
+  }
   // Coarse guard before listing the days one by one: a range this long in calendar days always
   // holds more than max_days trading days.
   const calendarDays = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
   if (calendarDays > maxDays * 2 + 14) {
     return { ...none, errors: [{ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${maxDays} trading days` }] };
   }
-  const dates = tradingDays(startDate, endDate, parseClock(config.simulation.session_start)!);
+  const dates = tradingDays(startDate, endDate, startNs);
   if (dates.length === 0) {
     const early = tradingDays(startDate, endDate);
     const named = holidaysBetween(startDate, endDate).map((h) => `${h.date} ${h.name}`);
@@ -64,22 +69,26 @@ export function resolveSessions(
   if (dates.length > maxDays) {
     return { ...none, errors: [{ field: 'endDate', message: `range covers ${dates.length} trading days; the configured maximum is ${maxDays}` }] };
   }
-  const contracts: string[] = [];
-  for (const date of dates) {
-    const field = date === dates[0] ? 'startDate' : 'endDate';
-    let c: Instrument;
-    try {
-      c = sym.contract ?? frontMonth(sym.root, date);
-      if (sessionWindow(c, date, config).endNs === null) {
-        return { ...none, errors: [{ field, message: `${expiryMessage(c)}; it has no session on ${date} (${field} ${field === 'startDate' ? startDate : endDate})` }] };
-      }
-    } catch (e) {
-      // A contract whose expiry falls outside the calendar's years (CLF15 expires in 2014).
-      return { ...none, errors: [{ field, message: `no ${sym.contract ? contractSymbol(sym.contract) : `${sym.root} front-month`} session on ${date}: ${(e as Error).message}` }] };
-    }
-    contracts.push(contractSymbol(c));
+  // A month-coded contract trades on all of them (checked above); a root, the front month of each.
+  try {
+    return { dates, contracts: dates.map((date) => contractSymbol(sym.contract ?? frontMonth(sym.root, date))), errors: [] };
+  } catch (e) {
+    // The front month's roll date falls outside the calendar's years (late 2035).
+    return { ...none, errors: [{ field: 'endDate', message: `no ${sym.root} front month for ${startDate}..${endDate}: ${(e as Error).message}` }] };
   }
-  return { dates, contracts, errors: [] };
+}
+
+/** The field error when a month-coded contract has no session on startDate or endDate. */
+function contractError(c: Instrument, startDate: string, endDate: string, startNs: number, endNs: number): FieldError | null {
+  let last: string;
+  try {
+    last = lastSessionDate(c, startNs, endNs);
+  } catch (e) {
+    // Its expiry falls outside the calendar's years (CLF15 expires in 2014).
+    return { field: 'startDate', message: `cannot place ${contractSymbol(c)} on the calendar: ${(e as Error).message}` };
+  }
+  const field = startDate > last ? 'startDate' : endDate > last ? 'endDate' : null;
+  return field && { field, message: `${expiryMessage(c, startNs, endNs)}, so it has no session on ${field === 'startDate' ? startDate : endDate}` };
 }
 
 /** The contract a request trades on each of its dates (as resolveSessions listed them). */

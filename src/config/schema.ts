@@ -265,9 +265,8 @@ export const EngineConfigSchema = z
     c.trading.symbols.forEach((sym, i) => {
       try {
         const ins = parseSymbol(sym);
-        const last = lastSessionDate(ins, startNs, endNs);
-        if (firstSessionDate(sim.start_date, startNs) > last) {
-          const message = `a contract that trades at simulation.start_date (${JSON.stringify(sim.start_date)}): ${expiryMessage(ins)}, its last session is ${last}`;
+        if (firstSessionDate(sim.start_date, startNs) > lastSessionDate(ins, startNs, endNs)) {
+          const message = `a contract that trades at simulation.start_date (${JSON.stringify(sim.start_date)}): ${expiryMessage(ins, startNs, endNs)}`;
           ctx.addIssue({ code: 'custom', path: ['trading', 'symbols', i], input: sym, message });
         }
       } catch {

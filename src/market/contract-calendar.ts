@@ -93,10 +93,11 @@ export function lastSessionDate(c: Pick<Instrument, 'root' | 'month' | 'year'>, 
   return d;
 }
 
-/** Why a contract has no session on a date past its last session (for a request error). */
-export function expiryMessage(c: Pick<Instrument, 'root' | 'month' | 'year'>): string {
+/** Until when a contract trades, for an error about a date past its last session. */
+export function expiryMessage(c: Pick<Instrument, 'root' | 'month' | 'year'>, sessionStartNs: number, sessionEndNs: number): string {
   const f = familyOf(c.root);
-  return `${contractSymbol(c)} trades until its last trading day ${lastTradingDay(c)}, where trading terminates at ${TERMINATION_LABEL[f]}`;
+  const last = lastSessionDate(c, sessionStartNs, sessionEndNs);
+  return `${contractSymbol(c)} trades until its last trading day ${lastTradingDay(c)} (trading terminates at ${TERMINATION_LABEL[f]}; its last session is ${last})`;
 }
 
 /** The front-month contract of a root on a session date (see the roll rule above). */
