@@ -47,10 +47,7 @@ test('last trading days of expired contracts (CME)', () => {
 });
 
 test('front month: equity index rolls on the Thursday 8 days before expiry, CL on its last day, GC at first notice', () => {
-  const front = (root: string, d: string) => {
-    const c = frontMonth(root, d);
-    return `${c.root}${c.monthCode}${c.year % 100}`;
-  };
+  const front = (root: string, d: string) => frontMonth(root, d).symbol;
   assert.is(front('ES', '2024-06-12'), 'ESM24');
   assert.is(front('ES', '2024-06-13'), 'ESU24');
   assert.is(front('MNQ', '2024-12-11'), 'MNQZ24');
