@@ -75,9 +75,9 @@ export function rollDate(c: Pick<Instrument, 'root' | 'month' | 'year'>): string
 }
 
 /**
- * The session window the contract trades on `date` within the day's window [startNs, endNs):
- * on its last trading day the end is the termination time. Null when the contract does not
- * trade in the window: after its last trading day, or when trading terminates before startNs.
+ * Where the contract's session on `date` ends, within the day's window [startNs, endNs): on its
+ * last trading day at the termination time. Null when the contract does not trade in the
+ * window: after its last trading day, or when trading terminates at or before startNs.
  */
 export function contractWindowEnd(c: Pick<Instrument, 'root' | 'month' | 'year'>, date: string, startNs: number, endNs: number): number | null {
   const ltd = lastTradingDay(c);
