@@ -110,7 +110,7 @@ test('CLI: --use-ml with a missing model prints the field error and exits 2', ()
     timeout: 60_000,
   });
   assert.is(r.status, 2, `exit ${r.status}: ${r.stderr}`);
-  assert.ok(/error: useML: .*file not found/.test(r.stderr), r.stderr);
+  assert.ok(/error: --use-ml: .*file not found/.test(r.stderr), r.stderr);
   assert.is(r.stdout, '', 'no result printed');
 });
 

@@ -16,9 +16,9 @@ export const backtestRequestSchema = z
   .strictObject({
     symbol: z
       .string('a contract root such as "ES" (or a month-coded symbol such as "ESH24")')
-      .meta({ description: 'contract root such as "ES" (or a month-coded symbol such as "ESH24"); default: the root of the first [trading] symbols entry', examples: ['ES'] }),
+      .meta({ description: 'contract root such as "ES" (the front month of each date) or a month-coded symbol such as "ESH24" (that contract only, up to its last trading day); default: the root of the first [trading] symbols entry', examples: ['ES'] }),
     startDate: date('first session date (default [simulation] start_date)'),
-    endDate: date('last session date (default startDate, or [simulation] end_date without startDate); at most [backtest] max_days business days'),
+    endDate: date('last session date (default startDate, or [simulation] end_date without startDate); at most [backtest] max_days trading days'),
     initialCapital: z.number('a number > 0 (USD)').gt(0, 'a number > 0 (USD)').meta({ description: 'USD (default [trading] initial_capital)', examples: [100000] }),
     spreadMultiplier: z.number('a number > 0').gt(0, 'a number > 0').max(100, 'a number <= 100').describe('scales the quoted half-spread (default [strategy] spread_multiplier)'),
     inventoryLimit: contracts('stop quoting the side that would grow inventory past it (default [strategy] inventory_limit)'),
@@ -36,7 +36,10 @@ export const resolvedRequestSchema = backtestRequestSchema
   .required()
   .extend({
     root: z.string().describe('contract root'),
-    dates: z.array(z.iso.date()).describe('business days (one session each)'),
+    dates: z.array(z.iso.date()).describe('CME trading days (one session each; weekends and CME holidays skipped)'),
+    contracts: z
+      .array(z.string())
+      .describe('contract traded on each date (same order as dates): the symbol itself, or for a root the front month (see README "Calendar and contracts")'),
     model: z
       .object({ version: z.string().describe('model version'), path: z.string().describe('model file') })
       .nullable()

@@ -34,6 +34,7 @@ export const backtestResultSchema = z
   .object({
     symbol: z.string().describe('symbol as requested'),
     root: z.string().describe('contract root'),
+    contracts: z.array(z.string()).describe('contracts traded, in date order, each once (a root rolls from one to the next)'),
     start_date: z.iso.date().describe('first date'),
     end_date: z.iso.date().describe('last date'),
     sessions: z.int().describe('sessions run'),
@@ -76,6 +77,7 @@ export const backtestResultSchema = z
         z
           .object({
             date: z.iso.date().describe('session date'),
+            contract: z.string().describe('contract traded that day, e.g. ESM24'),
             traded: z.boolean().describe('false when the kill switch had tripped in an earlier session'),
             pnl: usd('session P&L'),
             fills: z.int().describe('fills'),

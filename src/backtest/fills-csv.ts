@@ -5,15 +5,20 @@ import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { BID, LIQ_MAKER } from '../core/events.ts';
 import type { AccountSession } from './account.ts';
+import type { ResolvedRequest } from './request.ts';
+import { sessionContracts } from './session-dates.ts';
 
 export const FILLS_CSV_HEADER = 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id';
 
-export function fillsCsv(root: string, symbol: string, sessions: AccountSession[]): string {
-  const spec = contractForRoot(root);
+/** `symbol` is the contract traded in each session (ESM24), not the root or symbol requested. */
+export function fillsCsv(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contracts'>, sessions: AccountSession[]): string {
+  const spec = contractForRoot(req.root);
+  const contractOn = sessionContracts(req);
   const lines = [FILLS_CSV_HEADER];
   for (const { result: s } of sessions) {
     const c = s?.fillColumns;
     if (!s || !c) continue;
+    const symbol = contractOn(s.date);
     for (let i = 0; i < c.exchTs.length; i++) {
       const t = new Date(sessionNsToEpochMs(s.date, c.exchTs[i])).toISOString();
       lines.push(

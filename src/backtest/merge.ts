@@ -15,6 +15,7 @@ import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
 import type { AccountSession } from './account.ts';
 import type { ResolvedRequest } from './request.ts';
+import { sessionContracts } from './session-dates.ts';
 
 export type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 
@@ -33,10 +34,12 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   let zeroAhead = 0;
   let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, predictions = 0, maxAbs = 0;
   const perSession: BacktestResult['session_results'] = [];
+  const contractOn = sessionContracts(req);
   for (const { date, carry, result: s } of ordered) {
+    const contract = contractOn(date);
     if (s === null) {
       kill.sessions_not_traded.push(date);
-      perSession.push({ date, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true });
+      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true });
       continue;
     }
     events += s.eventsProcessed;
@@ -79,6 +82,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     finalPosition = s.finalPosition;
     perSession.push({
       date,
+      contract,
       traded: true,
       pnl,
       fills: s.fills,
@@ -100,6 +104,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   return {
     symbol: req.symbol,
     root: req.root,
+    contracts: [...new Set(perSession.map((p) => p.contract))],
     start_date: req.startDate,
     end_date: req.endDate,
     sessions: ordered.length,

@@ -1,5 +1,6 @@
 // The backtest request (CLI and POST /api/backtest share it): validation with field-named
-// errors, defaults from the config, and the expansion into one SessionSpec per business day.
+// errors, defaults from the config, and the expansion into one SessionSpec per CME trading day:
+// a root trades the front month of each date, a month-coded symbol that contract only.
 
 import { isAbsolute, join } from 'node:path';
 import { backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
@@ -8,8 +9,9 @@ import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
-import { businessDays, parseClock, parseDate } from '../market/calendar.ts';
+import { parseDate } from '../market/calendar.ts';
 import { CONTRACTS, parseSymbol } from '../market/instruments.ts';
+import { parseRequestSymbol, resolveSessions, sessionBounds } from './session-dates.ts';
 import type { SessionSpec } from './session.ts';
 
 export { backtestRequestSchema, type BacktestRequest, type ResolvedRequest } from '../api/backtest-request.ts';
@@ -57,21 +59,10 @@ export function requestModel(req: ResolvedRequest, config: EngineConfig): ModelF
 
 export type Validation = { ok: true; request: ResolvedRequest } | { ok: false; errors: FieldError[] };
 
-/** Resolves a root ("ES") or a month-coded symbol ("ESH24") to its root. */
-function rootOf(symbol: string): string | null {
-  if (Object.prototype.hasOwnProperty.call(CONTRACTS, symbol)) return symbol;
-  try {
-    return parseSymbol(symbol).root;
-  } catch {
-    return null;
-  }
-}
-
-/** The symbol error of a request whose symbol is a string naming no known contract, or null. */
-function symbolError(symbol: unknown): FieldError | null {
-  if (typeof symbol !== 'string' || rootOf(symbol.trim().toUpperCase()) !== null) return null;
-  return { field: 'symbol', message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)` };
-}
+const unknownContract = (symbol: string): FieldError => ({
+  field: 'symbol',
+  message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)`,
+});
 
 export function validateBacktestRequest(body: unknown, config: EngineConfig): Validation {
   const parsed = backtestRequestSchema.safeParse(body);
@@ -82,54 +73,43 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
       return { field, message };
     });
     // One answer names every bad field: the contract check too, though it runs after the schema.
-    const sym = symbolError((body as { symbol?: unknown } | null)?.symbol);
-    if (sym && !errors.some((e) => e.field === 'symbol')) errors.unshift(sym);
+    const raw = (body as { symbol?: unknown } | null)?.symbol;
+    if (typeof raw === 'string' && !errors.some((e) => e.field === 'symbol') && !parseRequestSymbol(raw.trim().toUpperCase(), 2024)) errors.unshift(unknownContract(raw));
     return { ok: false, errors };
   }
   const r = parsed.data;
   const errors: FieldError[] = [];
   // Omitted: the root of the config's first symbol (the config schema checked it parses).
-  const symbol = r.symbol ?? parseSymbol(config.trading.symbols[0]).root;
-  const root = rootOf(symbol.trim().toUpperCase());
-  const sym = symbolError(symbol);
-  if (sym) errors.push(sym);
+  const symbol = (r.symbol ?? parseSymbol(config.trading.symbols[0]).root).trim().toUpperCase();
   const sim = config.simulation;
   const startDate = r.startDate ?? sim.start_date;
   const endDate = r.endDate ?? (r.startDate ?? sim.end_date);
+  const sym = parseRequestSymbol(symbol, Number(startDate.slice(0, 4)) || 2024);
+  if (!sym) errors.push(unknownContract(symbol));
   if (!parseDate(startDate)) errors.push({ field: 'startDate', message: `'${startDate}' is not ${DATE}` });
   if (!parseDate(endDate)) errors.push({ field: 'endDate', message: `'${endDate}' is not ${DATE}` });
   let dates: string[] = [];
-  if (!errors.some((e) => e.field === 'startDate' || e.field === 'endDate')) {
-    if (endDate < startDate) errors.push({ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` });
-    else {
-      const calendarDays = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
-      // Coarse guard before listing the days one by one: a range this long in calendar days always
-      // holds more than max_days business days, so a 1900..2100 request is refused without a loop.
-      if (calendarDays > config.backtest.max_days * 2 + 7) {
-        errors.push({ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${config.backtest.max_days} business days` });
-      } else {
-        dates = businessDays(startDate, endDate);
-        if (dates.length === 0) errors.push({ field: 'endDate', message: `no business day between ${startDate} and ${endDate} (weekends have no session)` });
-        else if (dates.length > config.backtest.max_days) {
-          errors.push({ field: 'endDate', message: `range covers ${dates.length} business days; the configured maximum is ${config.backtest.max_days}` });
-        }
-      }
-    }
+  let contracts: string[] = [];
+  if (!errors.length) {
+    const s = resolveSessions(startDate, endDate, sym!, config);
+    ({ dates, contracts } = s);
+    errors.push(...s.errors);
   }
   if (errors.length) return { ok: false, errors };
   const useML = r.useML ?? config.strategy.use_ml;
   let model: { model: ModelFile; path: string } | null = null;
   if (useML) {
-    const m = modelForRequest(root!, config);
+    const m = modelForRequest(sym!.root, config);
     if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: m.error }] };
     model = m;
   }
   const request: ResolvedRequest = {
-    root: root!,
+    root: sym!.root,
     symbol,
     startDate,
     endDate,
     dates,
+    contracts,
     initialCapital: r.initialCapital ?? config.trading.initial_capital,
     spreadMultiplier: r.spreadMultiplier ?? config.strategy.spread_multiplier,
     inventoryLimit: r.inventoryLimit ?? config.strategy.inventory_limit,
@@ -144,15 +124,14 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   return { ok: true, request };
 }
 
-/** One SessionSpec per business day of a resolved request; `model` goes to every session with useML. */
+/** One SessionSpec per trading day of a resolved request; `model` goes to every session with useML. */
 export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collectFills: boolean, model: ModelFile | null = null): SessionSpec[] {
   const c = config;
-  return req.dates.map((date) => ({
+  return req.dates.map((date, i) => ({
     root: req.root,
     date,
     seed: req.seed,
-    sessionStartNs: parseClock(c.simulation.session_start)!,
-    sessionEndNs: parseClock(c.simulation.session_end)!,
+    ...sessionBounds(parseSymbol(req.contracts[i]), date, c),
     activity: c.simulation.activity,
     carry: { capital: req.initialCapital, peak: null },
     limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },

@@ -9,7 +9,6 @@ import { fillsCsv } from '../backtest/fills-csv.ts';
 import { validateBacktestRequest } from '../backtest/request.ts';
 import { createBacktestPool, runBacktest } from '../backtest/run.ts';
 import type { BacktestResult } from '../backtest/merge.ts';
-import { parseSymbol } from '../market/instruments.ts';
 import type { CliOptions } from './args.ts';
 import { availableParallelism } from 'node:os';
 
@@ -50,6 +49,9 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
   return `tripped at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
 }
 
+/** The flag that sets each request field, so a usage error names what the user typed. */
+const FLAG_OF_FIELD: Record<string, string> = { symbol: '--symbol', startDate: '--start', endDate: '--end', seed: '--seed', useML: '--use-ml' };
+
 export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
   const symbol = opts.symbol ?? config.trading.symbols[0];
   const body: Record<string, unknown> = { symbol };
@@ -59,24 +61,17 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
   if (opts.useMl) body.useML = true;
   const v = validateBacktestRequest(body, config);
   if (!v.ok) {
-    for (const e of v.errors) process.stderr.write(`error: ${e.field}: ${e.message}\n`);
+    for (const e of v.errors) process.stderr.write(`error: ${FLAG_OF_FIELD[e.field] ?? e.field}: ${e.message}\n`);
     return 2;
   }
   const req = v.request;
-  let displaySymbol = req.root;
-  try {
-    displaySymbol = parseSymbol(symbol).symbol;
-  } catch {
-    displaySymbol = config.trading.symbols.find((s) => parseSymbol(s).root === req.root) ?? req.root;
-  }
-  req.symbol = displaySymbol;
   const poolSize = config.backtest.pool_size || availableParallelism();
   const pool = createBacktestPool(Math.min(poolSize, req.dates.length));
   const tty = process.stderr.isTTY;
   const t0 = process.hrtime.bigint();
   let lastDraw = 0;
   try {
-    log.info({ symbol: displaySymbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
+    log.info({ symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
     const run = await runBacktest(req, config, {
       pool,
       collectFills: Boolean(opts.fills),
@@ -91,7 +86,7 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
     if (tty) process.stderr.write('\r               \r');
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const r = run.result;
-    if (opts.fills) writeFileSync(opts.fills, fillsCsv(req.root, displaySymbol, run.sessions));
+    if (opts.fills) writeFileSync(opts.fills, fillsCsv(req, run.sessions));
     process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
     const eps = r.events_processed / (wallMs / 1000);
     process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s over ${Math.min(poolSize, req.dates.length)} worker(s)\n`);

@@ -7,7 +7,8 @@
 
 import { QUEUE_MODELS } from '../exchange/queue-model.ts';
 import { z } from 'zod';
-import { parseClock, parseDate } from '../market/calendar.ts';
+import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, firstSessionDate, inCalendarYears, parseClock, parseDate } from '../market/calendar.ts';
+import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
 import { CONTRACTS, parseSymbol, SymbolError } from '../market/instruments.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
@@ -227,6 +228,11 @@ const simulationSection = table('simulation', simulationShape).superRefine((s, c
   if (parseDate(s.start_date) !== null && parseDate(s.end_date) !== null && s.end_date < s.start_date) {
     ctx.addIssue({ code: 'custom', path: ['end_date'], input: s.end_date, message: `a date on or after simulation.start_date (${JSON.stringify(s.start_date)})` });
   }
+  for (const key of ['start_date', 'end_date'] as const) {
+    if (parseDate(s[key]) !== null && !inCalendarYears(s[key])) {
+      ctx.addIssue({ code: 'custom', path: [key], input: s[key], message: `a date in the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` });
+    }
+  }
   const start = parseClock(s.session_start);
   const end = parseClock(s.session_end);
   if (start !== null && end !== null && end <= start) {
@@ -270,6 +276,22 @@ export const EngineConfigSchema = z
         message: `an integer <= trading.max_order_size (${c.trading.max_order_size})`,
       });
     }
+    // The live simulation trades each configured contract from its first session on.
+    const sim = c.simulation;
+    const startNs = typeof sim === 'object' ? parseClock(sim.session_start) : null;
+    const endNs = typeof sim === 'object' ? parseClock(sim.session_end) : null;
+    if (!Array.isArray(c.trading.symbols) || startNs === null || endNs === null) return;
+    c.trading.symbols.forEach((sym, i) => {
+      try {
+        const ins = parseSymbol(sym);
+        if (firstSessionDate(sim.start_date, startNs) > lastSessionDate(ins, startNs, endNs)) {
+          const message = `a contract that trades at simulation.start_date (${JSON.stringify(sim.start_date)}): ${expiryMessage(ins, startNs, endNs)}`;
+          ctx.addIssue({ code: 'custom', path: ['trading', 'symbols', i], input: sym, message });
+        }
+      } catch {
+        // An invalid symbol or date: its own check reports it.
+      }
+    });
   });
 
 /** The validated configuration with every default filled in; keys as in config.toml. */

@@ -1,6 +1,11 @@
-// Trading calendar: business days and the America/New_York session clock. Engine timestamps
-// are nanoseconds since midnight New York time of the session date; this module converts
-// them to UTC epoch time at the edges (API, CSV).
+// Trading calendar: CME trading days (weekdays that are not CME holidays, cme-holidays.ts), the
+// session window of a date (early closes), and the America/New_York session clock. Engine
+// timestamps are nanoseconds since midnight New York time of the session date; this module
+// converts them to UTC epoch time at the edges (API, CSV).
+
+import { cmeHoliday, earlyCloseNs } from './cme-holidays.ts';
+
+export { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, cmeHoliday, EARLY_CLOSE_NS, earlyCloseNs, holidaysBetween, inCalendarYears } from './cme-holidays.ts';
 
 export const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -16,22 +21,54 @@ export function formatDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }
 
-export function isBusinessDay(d: Date): boolean {
-  const wd = d.getUTCDay();
-  return wd !== 0 && wd !== 6;
+const DAY_MS = 86_400_000;
+
+/** A weekday that is not a CME holiday: the date has a regular session. Throws outside the calendar's years. */
+export function isTradingDay(date: string): boolean {
+  const wd = new Date(`${date}T00:00:00Z`).getUTCDay();
+  return wd !== 0 && wd !== 6 && cmeHoliday(date) === null;
 }
 
-/** Business days from start to end inclusive, as YYYY-MM-DD strings. */
-export function businessDays(start: string, end: string): string[] {
+/** A trading day whose session, opening at `sessionStartNs`, is not cut to nothing by an early close. */
+export function hasSession(date: string, sessionStartNs: number): boolean {
+  return isTradingDay(date) && (earlyCloseNs(date) ?? Infinity) > sessionStartNs;
+}
+
+/** The first date on or after `date` with a session opening at `sessionStartNs`. */
+export function firstSessionDate(date: string, sessionStartNs: number): string {
+  let d = date;
+  while (!hasSession(d, sessionStartNs)) d = addTradingDays(d, 1);
+  return d;
+}
+
+/** The dates from start to end inclusive with a session opening at `sessionStartNs` (default: any trading day), as YYYY-MM-DD strings. */
+export function tradingDays(start: string, end: string, sessionStartNs = 0): string[] {
   const s = parseDate(start);
   const e = parseDate(end);
   if (!s || !e) throw new Error(`bad date range ${start}..${end}`);
   const out: string[] = [];
-  for (let t = s.getTime(); t <= e.getTime(); t += 86_400_000) {
-    const d = new Date(t);
-    if (isBusinessDay(d)) out.push(formatDate(d));
+  for (let t = s.getTime(); t <= e.getTime(); t += DAY_MS) {
+    const d = formatDate(new Date(t));
+    if (hasSession(d, sessionStartNs)) out.push(d);
   }
   return out;
+}
+
+/** The trading day `n` trading days after `date` (n < 0: before; n = 0: `date` itself, which need not trade). */
+export function addTradingDays(date: string, n: number): string {
+  let t = Date.parse(`${date}T00:00:00Z`);
+  const step = n < 0 ? -DAY_MS : DAY_MS;
+  for (let left = Math.abs(n); left > 0; ) {
+    t += step;
+    if (isTradingDay(formatDate(new Date(t)))) left--;
+  }
+  return formatDate(new Date(t));
+}
+
+/** The close of `date`'s session: the configured close, or the early close when earlier. */
+export function sessionCloseNs(date: string, configuredCloseNs: number): number {
+  const early = earlyCloseNs(date);
+  return early !== null && early < configuredCloseNs ? early : configuredCloseNs;
 }
 
 /** Parses HH:MM into nanoseconds after midnight. */

@@ -1,10 +1,11 @@
 // The simulated clock of simulation mode, shared by every worker as a pure function of wall
-// time: session k is the k-th business day from the start date; sessions follow each other back
-// to back (the overnight is skipped), each lasting (session_end - session_start) / speed of wall
-// time. Engine timestamps are continuous ns since midnight New York time of the start date, so a
-// later day's times are offset by whole days.
+// time: session k is the k-th CME trading day from the start date (weekends and CME holidays
+// skipped, calendar.ts); sessions follow each other back to back (the overnight is skipped), each
+// lasting (its close - session_start) / speed of wall time, where the close is session_end or the
+// day's early close. Engine timestamps are continuous ns since midnight New York time of the
+// start date, so a later day's times are offset by whole days.
 
-import { isBusinessDay, parseDate, formatDate } from '../market/calendar.ts';
+import { formatDate, hasSession, parseDate, sessionCloseNs } from '../market/calendar.ts';
 
 export const NS_PER_DAY = 86_400e9;
 
@@ -15,9 +16,10 @@ export class SimClock {
   readonly speed: number;
   /** Wall-clock origin in ms (performance.timeOrigin + performance.now() of the main thread). */
   readonly originMs: number;
-  private readonly sessionLenNs: number;
   private readonly dates: string[] = [];
   private readonly offsets: number[] = [];
+  /** Simulated ns of trading before session k opens (the sum of the earlier sessions' lengths). */
+  private readonly opens: number[] = [0];
 
   constructor(startDate: string, sessionStartNs: number, sessionEndNs: number, speed: number, originMs: number) {
     this.startDate = startDate;
@@ -25,7 +27,6 @@ export class SimClock {
     this.sessionEndNs = sessionEndNs;
     this.speed = speed;
     this.originMs = originMs;
-    this.sessionLenNs = sessionEndNs - sessionStartNs;
   }
 
   /** Wall-clock ms on the shared time base (same in every thread of the process). */
@@ -40,20 +41,20 @@ export class SimClock {
   }
 
   sessionIndex(wallMs: number): number {
-    return Math.floor(this.elapsedNs(wallMs) / this.sessionLenNs);
+    return this.sessionAt(this.elapsedNs(wallMs));
   }
 
   /** Continuous engine time at wall time `wallMs`. */
   nowNs(wallMs: number): number {
     const e = this.elapsedNs(wallMs);
-    const k = Math.floor(e / this.sessionLenNs);
-    return this.dayOffsetNs(k) + this.sessionStartNs + (e - k * this.sessionLenNs);
+    const k = this.sessionAt(e);
+    return this.dayOffsetNs(k) + this.sessionStartNs + (e - this.opens[k]);
   }
 
   /** Wall-clock ms at which the engine clock reads `ns` during session k (inverse of nowNs). */
   wallMsAt(ns: number, k: number): number {
     const intoSession = ns - this.dayOffsetNs(k) - this.sessionStartNs;
-    return this.originMs + (k * this.sessionLenNs + intoSession) / (1e6 * this.speed);
+    return this.originMs + (this.opens[k] + intoSession) / (1e6 * this.speed);
   }
 
   /** YYYY-MM-DD of session k. */
@@ -70,7 +71,24 @@ export class SimClock {
 
   sessionBounds(k: number): { startNs: number; endNs: number } {
     const off = this.dayOffsetNs(k);
-    return { startNs: off + this.sessionStartNs, endNs: off + this.sessionEndNs };
+    return { startNs: off + this.sessionStartNs, endNs: off + this.closeNs(this.dates[k]) };
+  }
+
+  private closeNs(date: string): number {
+    return sessionCloseNs(date, this.sessionEndNs);
+  }
+
+  /** The session k with opens[k] <= e < opens[k + 1] (binary search; sessions are added as needed). */
+  private sessionAt(e: number): number {
+    while (this.opens[this.opens.length - 1] <= e) this.extend(this.dates.length);
+    let lo = 0;
+    let hi = this.dates.length - 1; // opens[hi + 1] > e
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.opens[mid] <= e) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   private extend(k: number): void {
@@ -78,10 +96,11 @@ export class SimClock {
     const start = parseDate(this.startDate)!.getTime();
     let t = this.dates.length ? parseDate(this.dates[this.dates.length - 1])!.getTime() + 86_400_000 : start;
     while (this.dates.length <= k) {
-      const d = new Date(t);
-      if (isBusinessDay(d)) {
-        this.dates.push(formatDate(d));
+      const date = formatDate(new Date(t));
+      if (hasSession(date, this.sessionStartNs)) {
+        this.dates.push(date);
         this.offsets.push(Math.round((t - start) / 86_400_000) * NS_PER_DAY);
+        this.opens.push(this.opens[this.opens.length - 1] + this.closeNs(date) - this.sessionStartNs);
       }
       t += 86_400_000;
     }

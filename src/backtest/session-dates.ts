@@ -1,0 +1,109 @@
+// The sessions of a backtest request: which dates have a session (CME trading days, early
+// closes), which contract trades on each (a root: the front month; a month-coded symbol: that
+// contract only, up to its last session) and each session's window.
+
+import type { FieldError } from '../api/error.ts';
+import type { ResolvedRequest } from '../api/backtest-request.ts';
+import type { EngineConfig } from '../config/schema.ts';
+import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, holidaysBetween, inCalendarYears, parseClock, sessionCloseNs, tradingDays } from '../market/calendar.ts';
+import { contractSymbol, contractWindowEnd, expiryMessage, frontMonth, lastSessionDate } from '../market/contract-calendar.ts';
+import { CONTRACTS, parseSymbol, type Instrument } from '../market/instruments.ts';
+
+/** A root ("ES": the front month of each date) or one month-coded contract ("ESH24"), or null. */
+export function parseRequestSymbol(symbol: string, referenceYear: number): { root: string; contract: Instrument | null } | null {
+  if (Object.prototype.hasOwnProperty.call(CONTRACTS, symbol)) return { root: symbol, contract: null };
+  try {
+    const c = parseSymbol(symbol, referenceYear);
+    return { root: c.root, contract: c };
+  } catch {
+    return null;
+  }
+}
+
+/** The session window of `date` for one contract: the configured hours, cut by an early close and by the contract's termination. */
+function sessionWindow(contract: Instrument, date: string, config: EngineConfig): { startNs: number; endNs: number | null } {
+  const startNs = parseClock(config.simulation.session_start)!;
+  const endNs = sessionCloseNs(date, parseClock(config.simulation.session_end)!);
+  return { startNs, endNs: contractWindowEnd(contract, date, startNs, endNs) };
+}
+
+/**
+ * The trading days of startDate..endDate and the contract traded on each, or the field errors:
+ * dates outside the calendar's years, no trading day at all, too many, or (a month-coded
+ * symbol) a date where that contract no longer trades.
+ */
+export function resolveSessions(
+  startDate: string,
+  endDate: string,
+  sym: { root: string; contract: Instrument | null },
+  config: EngineConfig,
+): { dates: string[]; contracts: string[]; errors: FieldError[] } {
+  const none = { dates: [], contracts: [] };
+  const maxDays = config.backtest.max_days;
+  for (const [field, d] of [['startDate', startDate], ['endDate', endDate]] as const) {
+    if (!inCalendarYears(d)) return { ...none, errors: [{ field, message: `${d} is outside the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` }] };
+  }
+  if (endDate < startDate) return { ...none, errors: [{ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` }] };
+  const startNs = parseClock(config.simulation.session_start)!;
+  if (sym.contract) {
+    const err = contractError(sym.contract, startDate, endDate, startNs, parseClock(config.simulation.session_end)!);
+    if (err) return { ...none, errors: [err] };
+  }
+  // Coarse guard before listing the days one by one: a range this long in calendar days always
+  // holds more than max_days trading days.
+  const calendarDays = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
+  if (calendarDays > maxDays * 2 + 14) {
+    return { ...none, errors: [{ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${maxDays} trading days` }] };
+  }
+  const dates = tradingDays(startDate, endDate, startNs);
+  if (dates.length === 0) {
+    const early = tradingDays(startDate, endDate);
+    const named = holidaysBetween(startDate, endDate).map((h) => `${h.date} ${h.name}`);
+    const why = early.length
+      ? `${early.join(', ')} close early at 13:00 ET, not after session_start ${config.simulation.session_start}`
+      : named.length
+        ? `weekends and CME holidays have no session: ${named.join(', ')}`
+        : 'weekends have no session';
+    return { ...none, errors: [{ field: 'endDate', message: `no CME session between ${startDate} and ${endDate} (${why})` }] };
+  }
+  if (dates.length > maxDays) {
+    return { ...none, errors: [{ field: 'endDate', message: `range covers ${dates.length} trading days; the configured maximum is ${maxDays}` }] };
+  }
+  // A month-coded contract trades on all of them (checked above); a root, the front month of each.
+  try {
+    return { dates, contracts: dates.map((date) => contractSymbol(sym.contract ?? frontMonth(sym.root, date))), errors: [] };
+  } catch (e) {
+    // The front month's roll date falls outside the calendar's years (late 2035).
+    return { ...none, errors: [{ field: 'endDate', message: `no ${sym.root} front month for ${startDate}..${endDate}: ${(e as Error).message}` }] };
+  }
+}
+
+/** The field error when a month-coded contract has no session on startDate or endDate. */
+function contractError(c: Instrument, startDate: string, endDate: string, startNs: number, endNs: number): FieldError | null {
+  let last: string;
+  try {
+    last = lastSessionDate(c, startNs, endNs);
+  } catch (e) {
+    // Its expiry falls outside the calendar's years (CLF15 expires in 2014).
+    return { field: 'startDate', message: `cannot place ${contractSymbol(c)} on the calendar: ${(e as Error).message}` };
+  }
+  const field = startDate > last ? 'startDate' : endDate > last ? 'endDate' : null;
+  return field && { field, message: `${expiryMessage(c, startNs, endNs)}, so it has no session on ${field === 'startDate' ? startDate : endDate}` };
+}
+
+/** The contract a request trades on each of its dates (as resolveSessions listed them). */
+export function sessionContracts(req: Pick<ResolvedRequest, 'dates' | 'contracts'>): (date: string) => string {
+  const byDate = new Map(req.dates.map((d, i) => [d, req.contracts[i]]));
+  return (date) => {
+    const c = byDate.get(date);
+    if (c === undefined) throw new Error(`no contract resolved for session ${date}`);
+    return c;
+  };
+}
+
+/** SessionSpec bounds of a resolved date (its window is never empty: resolveSessions checked it). */
+export function sessionBounds(contract: Instrument, date: string, config: EngineConfig): { sessionStartNs: number; sessionEndNs: number } {
+  const w = sessionWindow(contract, date, config);
+  if (w.endNs === null) throw new Error(`${contractSymbol(contract)} has no session on ${date}`);
+  return { sessionStartNs: w.startNs, sessionEndNs: w.endNs };
+}
