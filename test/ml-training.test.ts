@@ -47,7 +47,7 @@ function reducedConfig(): TrainConfig {
 // node_modules/uvu/bin.js test ml-training
 const PINNED = {
   trainData: 'b543369fbac820d56f91050f5223f82209f1a2e01397153874d77e110bd48eb4',
-  modelFile: 'c200155416d210935eae3b9f5582838a88538abf96684c5c4fcce7012e65564d',
+  modelFile: 'd4725436d559ba0ee81268d2ebd8e173e70bfa75b16641fa18f3c663a6a67dce',
 };
 
 test('a short training run writes the pinned bytes (data first, then the model)', () => {
@@ -153,10 +153,17 @@ test('a signal baseline: z-score, clamp at +-2, least-squares scale on the train
   assert.is(at(-100), -2 * (8 / 6));
   assert.is(at(NaN), 0, 'a missing value is the mean');
   assert.is(p.horizonNs, 1e9);
+  // the issue's raw clamp(ofi_norm, +-2) in ticks: nothing fitted
+  const raw = new SignalPredictor('ofi-clamp', fitSignalBaseline('ofi-clamp', train, norm), 1e9);
+  x[F_OFI] = 1.25;
+  assert.is(raw.predict(x), 1.25);
+  x[F_OFI] = -7;
+  assert.is(raw.predict(x), -2);
 });
 
 test('the shipped model records every baseline; a broken record is an error naming the key', () => {
   const m = shipped();
+  assert.equal({ ...signalBaselineOf(m.training, 'ofi-clamp') }, { feature: 'ofi_norm', mean: 0, std: 1, clip: 2, scale: 1 }, "the issue's raw predictor");
   for (const name of ['ofi', 'imbalance', 'microprice'] as const) {
     const b = signalBaselineOf(m.training, name);
     assert.ok(b.scale > 0, `${name}: a positive scale (the signal points the right way), got ${b.scale}`);

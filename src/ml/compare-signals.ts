@@ -73,7 +73,7 @@ function pooledMarkout(runs: BacktestResult[], label: string): string {
       s += m.avg_ticks * m.fills_qty;
     }
   }
-  return q > 0 ? (s / q).toFixed(2) : 'n/a';
+  return q > 0 ? (s / q).toFixed(2).replace('-', '−') : 'n/a';
 }
 
 /** README-ready markdown: one row per signal, P&L per seed and in total, fills, fees, markouts. */

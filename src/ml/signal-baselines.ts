@@ -5,16 +5,25 @@
 // signal over the TRAINING samples only (sum(s*y) / sum(s^2)). So a baseline's prediction is an
 // expected move in ticks like the MLP's, with one fitted number and no view of held-out data.
 // The scale does not change a baseline's sign, so its directional accuracy is the raw signal's.
+//
+// "ofi-clamp" is the issue's predictor as it was measured: clamp(ofi_norm, +-2) read directly as
+// ticks, nothing fitted. Its scale is far from the least-squares one (a worse MSE), yet the size
+// of the shift matters to the strategy's P&L, so it is kept to compare backtests honestly.
 
 import { F_IMB_L1, F_MICRO_OFFSET, F_OFI, FEATURE_NAMES } from '../book/features.ts';
 import { predictDataset, type Dataset } from './dataset.ts';
 import type { Normalization } from './normalization.ts';
 import type { Predictor } from './predictor.ts';
 
-/** Baseline name -> the feature it reads. */
-export const SIGNAL_FEATURES = { ofi: F_OFI, imbalance: F_IMB_L1, microprice: F_MICRO_OFFSET } as const;
-export type SignalName = keyof typeof SIGNAL_FEATURES;
-export const SIGNAL_NAMES = Object.keys(SIGNAL_FEATURES) as SignalName[];
+/** Baseline name -> the feature it reads, and whether it is z-scored and scaled (else raw). */
+export const SIGNALS = {
+  ofi: { feature: F_OFI, fitted: true },
+  imbalance: { feature: F_IMB_L1, fitted: true },
+  microprice: { feature: F_MICRO_OFFSET, fitted: true },
+  'ofi-clamp': { feature: F_OFI, fitted: false },
+} as const;
+export type SignalName = keyof typeof SIGNALS;
+export const SIGNAL_NAMES = Object.keys(SIGNALS) as SignalName[];
 /** Clamp of the z-scored feature, in training standard deviations. */
 export const SIGNAL_CLIP = 2;
 
@@ -30,7 +39,8 @@ export interface SignalBaseline {
 
 /** Fits the baseline `name` on the training set `train` normalised by `norm`. */
 export function fitSignalBaseline(name: SignalName, train: Dataset, norm: Normalization): SignalBaseline {
-  const f = SIGNAL_FEATURES[name];
+  const { feature: f, fitted } = SIGNALS[name];
+  if (!fitted) return { feature: FEATURE_NAMES[f], mean: 0, std: 1, clip: SIGNAL_CLIP, scale: 1 };
   const unit: SignalBaseline = { feature: FEATURE_NAMES[f], mean: norm.mean[f], std: norm.std[f], clip: SIGNAL_CLIP, scale: 1 };
   const s = predictDataset(new SignalPredictor(name, unit, 0), train); // the clamped z-scores
   let sy = 0, ss = 0;
@@ -56,8 +66,9 @@ export function signalBaselineOf(training: Record<string, unknown>, name: Signal
     if (typeof b[k] !== 'number' || !Number.isFinite(b[k])) throw new Error(`training.signalBaselines.${name}.${k} must be a finite number, got ${JSON.stringify(b[k])}`);
   }
   if (b.std! <= 0 || b.clip! <= 0) throw new Error(`training.signalBaselines.${name}: std and clip must be > 0`);
-  if (b.feature !== FEATURE_NAMES[SIGNAL_FEATURES[name]]) {
-    throw new Error(`training.signalBaselines.${name}.feature is ${JSON.stringify(b.feature)}, expected "${FEATURE_NAMES[SIGNAL_FEATURES[name]]}"`);
+  const want = FEATURE_NAMES[SIGNALS[name].feature];
+  if (b.feature !== want) {
+    throw new Error(`training.signalBaselines.${name}.feature is ${JSON.stringify(b.feature)}, expected "${want}"`);
   }
   return b as SignalBaseline;
 }

@@ -30,6 +30,7 @@ const ROWS: [string, string | null][] = [
   ['OFI signal', 'ofi'],
   ['imbalance sig.', 'imbalance'],
   ['microprice sig', 'microprice'],
+  ['OFI clamp +-2', 'ofi-clamp'],
   ['train mean', 'trainMean'],
   ['zero', 'zero'],
 ];
@@ -76,7 +77,7 @@ export function formatTrainReport(
     desc('test', cfg.test, sets.test),
     table('held-out test sessions:', metrics.test),
     table('validation sessions:', metrics.validation),
-    `  (signals: one feature, z-scored with the training mean/std, clamped to +-2, times a least-squares scale fitted on the training sessions only)`,
+    `  (signals: one feature, z-scored with the training mean/std, clamped to +-2, times a least-squares scale fitted on the training sessions only; OFI clamp: clamp(ofi_norm, +-2) as ticks, nothing fitted)`,
     `  (dir.acc: sign agreement where the move and the prediction are non-zero; top10%: the same over the 10% largest |prediction|; top10%mv: mean move in the predicted direction there, ticks)`,
     `time: data ${(t.dataMs / 1000).toFixed(1)} s, training ${(t.trainMs / 1000).toFixed(1)} s, evaluation ${(t.evalMs / 1000).toFixed(1)} s`,
   ].join('\n');
