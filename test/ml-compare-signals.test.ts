@@ -31,8 +31,8 @@ test('none, mlp and ofi on one short session: the MLP row is the useML backtest;
   assert.is(mlp.total_pnl, direct.total_pnl);
   assert.is(mlp.total_fills, direct.total_fills);
 
-  const table = signalsTable(rows, opts).split('\n');
-  assert.ok(table[0].startsWith('ES 2024-01-03..2024-01-03, seeds 7'), table[0]);
+  const table = signalsTable(rows, opts, 'test config').split('\n');
+  assert.is(table[0], 'ES 2024-01-03..2024-01-03, seeds 7, config test config');
   assert.ok(table[2].startsWith('| signal | P&L seed 7 | total P&L | fills | fees | markouts'), table[2]);
   assert.is(table.filter((l) => l.startsWith('| ')).length, 4, 'header + 3 signals');
   assert.ok(table.some((l) => l.startsWith('| ofi | ')), table.join('\n'));

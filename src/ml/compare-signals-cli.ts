@@ -5,8 +5,10 @@
 // Progress goes to stderr, the table to stdout (or --out FILE).
 
 import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
+import { packageRoot } from '../core/paths.ts';
 import { COMPARED_SIGNALS, compareSignals, signalsTable, type ComparedSignal } from './compare-signals.ts';
 
 const USAGE = 'usage: npm run compare-signals [-- --symbol ES --start YYYY-MM-DD --end YYYY-MM-DD --seeds 42,7,1 --signals ' + COMPARED_SIGNALS.join(',') + ' --config FILE --out FILE]';
@@ -29,10 +31,11 @@ function main(): number {
     process.stderr.write(`${USAGE}\n${(e as Error).message}\n`);
     return 2;
   }
-  const seeds = a.seeds.split(',').map((s) => Number(s.trim()));
-  const badSeed = seeds.findIndex((s) => !Number.isSafeInteger(s) || s < 0);
+  const seedTexts = a.seeds.split(',').map((s) => s.trim());
+  const seeds = seedTexts.map(Number);
+  const badSeed = seeds.findIndex((s, i) => seedTexts[i] === '' || !Number.isSafeInteger(s) || s < 0);
   if (badSeed >= 0) {
-    process.stderr.write(`${USAGE}\n--seeds: '${a.seeds.split(',')[badSeed]}' is not a non-negative integer\n`);
+    process.stderr.write(`${USAGE}\n--seeds: '${seedTexts[badSeed]}' is not a non-negative integer\n`);
     return 2;
   }
   const signals = a.signals.split(',').map((s) => s.trim());
@@ -41,9 +44,10 @@ function main(): number {
     process.stderr.write(`${USAGE}\n--signals: unknown signal '${badSignal}' (known: ${COMPARED_SIGNALS.join(', ')})\n`);
     return 2;
   }
-  const { config } = loadConfig({ path: a.config });
+  const { config, path } = loadConfig({ path: a.config });
   const opts = { symbol: a.symbol, startDate: a.start, endDate: a.end, seeds, config, signals: signals as ComparedSignal[] };
-  const table = signalsTable(compareSignals({ ...opts, log: (l) => process.stderr.write(l + '\n') }), opts);
+  const shown = relative(packageRoot(), path); // config/config.toml for the shipped one
+  const table = signalsTable(compareSignals({ ...opts, log: (l) => process.stderr.write(l + '\n') }), opts, shown.startsWith('..') ? path : shown);
   if (a.out) writeFileSync(a.out, table);
   else process.stdout.write(table);
   return 0;

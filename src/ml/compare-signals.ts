@@ -76,11 +76,12 @@ function pooledMarkout(runs: BacktestResult[], label: string): string {
   return q > 0 ? (s / q).toFixed(2).replace('-', '−') : 'n/a';
 }
 
-/** README-ready markdown: one row per signal, P&L per seed and in total, fills, fees, markouts. */
-export function signalsTable(rows: SignalRow[], o: Pick<CompareOptions, 'symbol' | 'startDate' | 'endDate' | 'seeds'>): string {
+/** README-ready markdown: one row per signal, P&L per seed and in total, fills, fees, markouts.
+ *  `configName` names the config the runs used (its path). */
+export function signalsTable(rows: SignalRow[], o: Pick<CompareOptions, 'symbol' | 'startDate' | 'endDate' | 'seeds'>, configName: string): string {
   const labels = Object.keys(rows[0]?.runs[0]?.markouts ?? {});
   const head = ['signal', ...o.seeds.map((s) => `P&L seed ${s}`), 'total P&L', 'fills', 'fees', `markouts ${labels.join(' / ')} (ticks)`];
-  const lines = [`${o.symbol} ${o.startDate}..${o.endDate}, seeds ${o.seeds.join(', ')}; shipped config otherwise`, '', `| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
+  const lines = [`${o.symbol} ${o.startDate}..${o.endDate}, seeds ${o.seeds.join(', ')}, config ${configName}`, '', `| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
   for (const r of rows) {
     const total = r.runs.reduce((a, x) => a + x.total_pnl, 0);
     const fills = r.runs.reduce((a, x) => a + x.total_fills, 0);
