@@ -153,7 +153,7 @@ test('a signal baseline: z-score, clamp at +-2, least-squares scale on the train
   assert.is(at(-100), -2 * (8 / 6));
   assert.is(at(NaN), 0, 'a missing value is the mean');
   assert.is(p.horizonNs, 1e9);
-  // the issue's raw clamp(ofi_norm, +-2) in ticks: nothing fitted
+  // the raw clamp(ofi_norm, +-2) in ticks: nothing fitted
   const raw = new SignalPredictor('ofi-clamp', fitSignalBaseline('ofi-clamp', train, norm), 1e9);
   x[F_OFI] = 1.25;
   assert.is(raw.predict(x), 1.25);
@@ -163,7 +163,7 @@ test('a signal baseline: z-score, clamp at +-2, least-squares scale on the train
 
 test('the shipped model records every baseline; a broken record is an error naming the key', () => {
   const m = shipped();
-  assert.equal({ ...signalBaselineOf(m.training, 'ofi-clamp') }, { feature: 'ofi_norm', mean: 0, std: 1, clip: 2, scale: 1 }, "the issue's raw predictor");
+  assert.equal({ ...signalBaselineOf(m.training, 'ofi-clamp') }, { feature: 'ofi_norm', mean: 0, std: 1, clip: 2, scale: 1 }, 'the raw clamp: nothing fitted');
   for (const name of ['ofi', 'imbalance', 'microprice'] as const) {
     const b = signalBaselineOf(m.training, name);
     assert.ok(b.scale > 0, `${name}: a positive scale (the signal points the right way), got ${b.scale}`);

@@ -1,13 +1,13 @@
 // Untrained signal baselines: one raw microstructure feature each, from the same feature vector
 // the model sees, turned into ticks the simplest honest way. The feature is z-scored with the
-// training normalisation and clamped to +-2 (the "clamp(normalised OFI, +-2)"), then
+// training normalisation and clamped to +-2, then
 // multiplied by one scale: the least-squares slope through the origin of the label on that
 // signal over the TRAINING samples only (sum(s*y) / sum(s^2)). So a baseline's prediction is an
 // expected move in ticks like the MLP's, with one fitted number and no view of held-out data.
 // The scale does not change a baseline's sign, so its directional accuracy is the raw signal's.
 //
-// "ofi-clamp" is the predictor as it was measured: clamp(ofi_norm, +-2) read directly as
-// ticks, nothing fitted. Its scale is far from the least-squares one (a worse MSE), yet the size
+// "ofi-clamp" is the first baseline ever measured against the model, as it was measured:
+// clamp(ofi_norm, +-2) read directly as ticks, nothing fitted. Its scale is far from the least-squares one (a worse MSE), yet the size
 // of the shift matters to the strategy's P&L, so it is kept to compare backtests honestly.
 
 import { F_IMB_L1, F_MICRO_OFFSET, F_OFI, FEATURE_NAMES } from '../book/features.ts';
