@@ -10,12 +10,14 @@
 // leave their initial values. Exchange time is used, not the engine's receive time: the 50 us
 // market-data latency is negligible against a 1 s horizon.
 
+import { createHash } from 'node:crypto';
 import { FEATURE_COUNT, FeatureExtractor } from '../book/features.ts';
 import { DenseBook } from '../book/dense-book.ts';
 import * as ev from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { contractForRoot } from '../market/instruments.ts';
+import type { Predictor } from './predictor.ts';
 
 export interface SessionRef {
   root: string;
@@ -117,4 +119,20 @@ export function buildDataset(refs: SessionRef[], o: SampleOptions, onSession?: (
     at += p.n;
   }
   return { n, x, y, perSession: parts.flatMap((p) => p.perSession) };
+}
+
+/** The predictions of `p` for every sample of `d`, through the Predictor interface the engine uses. */
+export function predictDataset(p: Predictor, d: Dataset): Float64Array {
+  const out = new Float64Array(d.n);
+  const row = new Float64Array(FEATURE_COUNT);
+  for (let i = 0; i < d.n; i++) {
+    for (let f = 0; f < FEATURE_COUNT; f++) row[f] = d.x[i * FEATURE_COUNT + f];
+    out[i] = p.predict(row);
+  }
+  return out;
+}
+
+/** SHA-256 of the samples (features and labels, as stored float64 bytes): the data's identity. */
+export function datasetDigest(d: Dataset): string {
+  return createHash('sha256').update(new Uint8Array(d.x.buffer, d.x.byteOffset, d.x.byteLength)).update(new Uint8Array(d.y.buffer, d.y.byteOffset, d.y.byteLength)).digest('hex');
 }

@@ -17,7 +17,10 @@
 //                   row-major (weights[o * inputs + i]), bias[outputs] }; layer k's inputs =
 //                   layer k-1's outputs; the last layer has one output
 //   output          { scale, offset }: prediction (ticks) = scale * net(x') + offset
-//   training        seeds, sessions, sample counts, hyper-parameters (free-form, recorded only)
+//   training        seeds, sessions, sample counts, hyper-parameters (free-form). Two entries are
+//                   read back: signalBaselines (the untrained baselines' parameters, for
+//                   compare-signals) and dataCheck (a hash of a slice of the training data, which
+//                   test/ml-training.test.ts rebuilds to catch a model trained on other data)
 //   metrics         held-out evaluation against baselines (free-form, recorded only)
 //
 // Inference is plain loops over Float64Arrays preallocated at construction: predict()

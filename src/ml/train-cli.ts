@@ -6,7 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { packageRoot } from '../core/paths.ts';
 import { MODEL_FILE, parseModel, serializeModel } from './model.ts';
-import { defaultTrainConfig, trainModel } from './train.ts';
+import { trainModel } from './train.ts';
+import { defaultTrainConfig } from './train-recipe.ts';
 
 function main(argv: string[]): number {
   let outDir = join(packageRoot(), 'models');
