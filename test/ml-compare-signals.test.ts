@@ -15,7 +15,7 @@ config.simulation.session_end = '09:50';
 const opts = { symbol: 'ES', startDate: '2024-01-03', endDate: '2024-01-03', seeds: [7], config };
 
 test('none, mlp and ofi on one short session: the MLP row is the useML backtest; the signals move the quotes', async () => {
-  const rows = compareSignals({ ...opts, signals: ['none', 'mlp', 'ofi'] });
+  const rows = await compareSignals({ ...opts, signals: ['none', 'mlp', 'ofi'] });
   assert.equal(rows.map((r) => r.signal), ['none', 'mlp', 'ofi']);
   const [none, mlp, ofi] = rows.map((r) => r.runs[0]);
   assert.is(none.predictions, 0);
@@ -38,9 +38,19 @@ test('none, mlp and ofi on one short session: the MLP row is the useML backtest;
   assert.ok(table.some((l) => l.startsWith('| ofi | ')), table.join('\n'));
 });
 
-test('a bad request fails naming the field', () => {
-  assert.throws(() => compareSignals({ ...opts, symbol: 'XX', signals: ['none'] }), /symbol: unknown contract 'XX'/);
-  assert.throws(() => compareSignals({ ...opts, endDate: '2024-01-01', signals: ['none'] }), /endDate: endDate 2024-01-01 is before startDate/);
+async function rejects(p: Promise<unknown>, re: RegExp): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    assert.match(String(e), re);
+    return;
+  }
+  assert.unreachable('expected a rejection');
+}
+
+test('a bad request fails naming the field', async () => {
+  await rejects(compareSignals({ ...opts, symbol: 'XX', signals: ['none'] }), /symbol: unknown contract 'XX'/);
+  await rejects(compareSignals({ ...opts, endDate: '2024-01-01', signals: ['none'] }), /endDate: endDate 2024-01-01 is before startDate/);
 });
 
 test.run();

@@ -10,6 +10,7 @@ import { feeScheduleView } from '../exchange/fees.ts';
 import { type AccountSession, runAccount, type SessionRunner } from './account.ts';
 import { mergeSessions, type BacktestResult } from './merge.ts';
 import { requestModel, sessionSpecs, type ResolvedRequest } from './request.ts';
+import type { Predictor } from '../ml/predictor.ts';
 import { runSession, type SessionResult, type SessionSpec } from './session.ts';
 
 export interface BacktestTask {
@@ -25,6 +26,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Run the sessions strictly one after another on the pool (the reference for the parallel run). */
   sequential?: boolean;
+  /** Inline runs only: this predictor instead of the request's model (signal comparisons). */
+  predictor?: Predictor | null;
 }
 
 export interface BacktestRun {
@@ -67,7 +70,7 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
   } else {
     runner = async (spec) => {
       const i = index.get(spec.date)!;
-      const r = runSession(spec, { onProgress: (f) => report(i, f) });
+      const r = runSession(spec, { onProgress: (f) => report(i, f), predictor: opts.predictor });
       report(i, 1);
       return r;
     };

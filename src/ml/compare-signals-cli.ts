@@ -13,7 +13,7 @@ import { COMPARED_SIGNALS, compareSignals, signalsTable, type ComparedSignal } f
 
 const USAGE = 'usage: npm run compare-signals [-- --symbol ES --start YYYY-MM-DD --end YYYY-MM-DD --seeds 42,7,1 --signals ' + COMPARED_SIGNALS.join(',') + ' --config FILE --out FILE]';
 
-function main(): number {
+async function main(): Promise<number> {
   let a;
   try {
     a = parseArgs({
@@ -47,14 +47,14 @@ function main(): number {
   const { config, path } = loadConfig({ path: a.config });
   const opts = { symbol: a.symbol, startDate: a.start, endDate: a.end, seeds, config, signals: signals as ComparedSignal[] };
   const shown = relative(packageRoot(), path); // config/config.toml for the shipped one
-  const table = signalsTable(compareSignals({ ...opts, log: (l) => process.stderr.write(l + '\n') }), opts, shown.startsWith('..') ? path : shown);
+  const table = signalsTable(await compareSignals({ ...opts, log: (l) => process.stderr.write(l + '\n') }), opts, shown.startsWith('..') ? path : shown);
   if (a.out) writeFileSync(a.out, table);
   else process.stdout.write(table);
   return 0;
 }
 
 try {
-  process.exitCode = main();
+  process.exitCode = await main();
 } catch (e) {
   process.stderr.write(`error: ${(e as Error).message}\n`);
   process.exitCode = 1;

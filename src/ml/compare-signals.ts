@@ -4,9 +4,9 @@
 // baseline predictor is an object the backtest pool's workers cannot receive; a signal's
 // P&L over several seeds is the sum of independent runs on identical markets.
 
-import { requestModel, sessionSpecs, validateBacktestRequest } from '../backtest/request.ts';
-import { mergeSessions, type BacktestResult } from '../backtest/merge.ts';
-import { runSession } from '../backtest/session.ts';
+import type { BacktestResult } from '../backtest/merge.ts';
+import { requestModel, validateBacktestRequest } from '../backtest/request.ts';
+import { runBacktest } from '../backtest/run.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { MlpPredictor, type ModelFile } from './model.ts';
 import type { Predictor } from './predictor.ts';
@@ -39,7 +39,7 @@ export function predictorFor(signal: ComparedSignal, model: ModelFile): Predicto
   return new SignalPredictor(signal, signalBaselineOf(model.training, signal as SignalName), model.horizonNs);
 }
 
-export function compareSignals(o: CompareOptions): SignalRow[] {
+export async function compareSignals(o: CompareOptions): Promise<SignalRow[]> {
   const rows: SignalRow[] = [];
   for (const signal of o.signals ?? COMPARED_SIGNALS) {
     const runs: BacktestResult[] = [];
@@ -51,8 +51,8 @@ export function compareSignals(o: CompareOptions): SignalRow[] {
       const model = requestModel(v.request, o.config);
       const predictor = model ? predictorFor(signal, model) : null;
       const t0 = performance.now();
-      const sessions = sessionSpecs(v.request, o.config, false, model).map((spec) => runSession(spec, { predictor }));
-      const r = mergeSessions(v.request, sessions);
+      // No pool: sessions run inline, one after another, each with this predictor.
+      const r = (await runBacktest(v.request, o.config, { predictor })).result;
       o.log?.(`${signal.padEnd(10)} seed ${seed}: P&L ${r.total_pnl.toFixed(2)} over ${r.sessions} session(s), ${r.total_fills} fills (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
       runs.push(r);
     }
