@@ -128,7 +128,8 @@ class Trader {
     if (this.firstEngine && init.generation > 0) {
       const now = clock.nowNs(performance.timeOrigin + performance.now());
       e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange`, init.restarts, 3);
-      if (init.restarts >= 3) e.kill('ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
+      // At the restart's simulated time; trips once (the state is shared): later restarts do not repeat it.
+      if (init.restarts >= 3) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
     }
     this.firstEngine = false;
     this.engine = e;

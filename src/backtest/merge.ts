@@ -29,7 +29,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
   const kill: BacktestResult['kill_switch'] = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
   let finalEquity = req.initialCapital;
   let finalPosition = 0;
-  let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, predictions = 0, maxAbs = 0;
+  let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, blockedRequotes = 0, selfMatch = 0, predictions = 0, maxAbs = 0;
   const perSession: BacktestResult['session_results'] = [];
   for (const { date, carry, result: s } of ordered) {
     if (s === null) {
@@ -47,6 +47,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
     cancels += s.cancelsSent;
     rejects += s.rejects;
     riskRejects += s.riskRejects;
+    blockedRequotes += s.blockedRequotes;
+    selfMatch += s.selfMatchPrevented;
     predictions += s.predictions;
     if (s.maxAbsPosition > maxAbs) maxAbs = s.maxAbsPosition;
     trades.count += s.trades.count;
@@ -133,6 +135,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[]):
     cancels_sent: cancels,
     rejects,
     risk_rejects: riskRejects,
+    blocked_requotes: blockedRequotes,
+    self_match_prevented: selfMatch,
     predictions,
     markouts,
     kill_switch: kill,

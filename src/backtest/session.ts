@@ -62,7 +62,11 @@ export interface SessionResult {
   cancelsSent: number;
   rejects: number;
   cancelRejects: number;
+  /** Orders the risk checks refused (one per refused quote), and every refused requote. */
   riskRejects: number;
+  blockedRequotes: number;
+  /** Our resting orders the exchange cancelled by self-match prevention. */
+  selfMatchPrevented: number;
   fills: number;
   volume: number;
   feesPaid: number;
@@ -204,10 +208,10 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
     }
   }
   engine.finish(spec.sessionEndNs);
-  return sessionResult(spec, engine, path);
+  return sessionResult(spec, engine, path, exchange.selfMatchPrevented);
 }
 
-function sessionResult(spec: SessionSpec, e: Engine, path: DrawdownPath): SessionResult {
+function sessionResult(spec: SessionSpec, e: Engine, path: DrawdownPath, selfMatchPrevented: number): SessionResult {
   const p = e.portfolio;
   const mid = e.book.mid();
   return {
@@ -219,6 +223,8 @@ function sessionResult(spec: SessionSpec, e: Engine, path: DrawdownPath): Sessio
     rejects: e.rejects,
     cancelRejects: e.cancelRejects,
     riskRejects: e.risk.rejected,
+    blockedRequotes: e.risk.blockedRequotes,
+    selfMatchPrevented,
     fills: p.fills,
     volume: p.volume,
     feesPaid: p.feesPaid,

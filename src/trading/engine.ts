@@ -10,6 +10,7 @@ import { FeatureExtractor } from '../book/features.ts';
 import {
   ASK,
   BID,
+  CANCEL_SELF_MATCH,
   ER_CANCELED,
   ER_EXCH_TS,
   ER_FEE,
@@ -19,6 +20,7 @@ import {
   ER_LIQ,
   ER_PRICE,
   ER_QTY,
+  ER_REASON,
   ER_REJECT,
   ER_SENT,
   ER_SIDE,
@@ -106,6 +108,8 @@ export class Engine {
   cancelsSent = 0;
   rejects = 0;
   cancelRejects = 0;
+  /** Our resting orders the exchange cancelled by self-match prevention (CANCEL_SELF_MATCH). */
+  selfMatchCancels = 0;
   outboundDrops = 0;
 
   /** Latest model output: expected mid move (ticks), its market time, and how many were made. */
@@ -159,6 +163,7 @@ export class Engine {
     this.predictor = o.predictor ?? null;
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     this.nextSampleTs = o.sessionStartNs + NS_PER_MIN;
+    this.now = o.sessionStartNs; // until the first input: never a time before the session
     const opening = this.portfolio.equity(o.openingMarkTicks ?? 0);
     this.equity.push(o.sessionStartNs, opening);
     this.risk.startDay(opening, o.day ?? 0);
@@ -225,6 +230,7 @@ export class Engine {
       else this.openSellQty -= o.leaves[slot];
       o.leaves[slot] = 0;
       if (type === ER_REJECT) this.rejects++;
+      else if (d[off + ER_REASON] === CANCEL_SELF_MATCH) this.selfMatchCancels++;
       this.done(slot);
     } else {
       this.cancelRejects++; // the order finished before our cancel arrived
@@ -281,8 +287,14 @@ export class Engine {
     this.sendNew(side, price, size);
   }
 
-  private sendNew(side: number, price: number, qty: number): void {
-    if (this.risk.checkOrder(side, qty, this.portfolio.position, this.openBuyQty, this.openSellQty) !== RISK_OK) return;
+  private sendNew(side: number, price: number, size: number): void {
+    const pos = this.portfolio.position;
+    // Orders whose cancel is still in flight may fill too: the new one gets only what they leave
+    // of the inventory limit (none: wait for their confirmations).
+    const room = this.mm.room(side, pos, side === BID ? this.openBuyQty : this.openSellQty);
+    if (room <= 0) return;
+    const qty = room < size ? room : size;
+    if (this.risk.checkOrder(side, price, qty, pos, this.openBuyQty, this.openSellQty) !== RISK_OK) return;
     const slot = this.orders.allocate(side, price, qty, this.now);
     if (slot < 0) return;
     if (!this.send(OM_NEW, slot, FLAG_POST_ONLY)) {
@@ -359,9 +371,12 @@ export class Engine {
     return this.risk.alerts.total;
   }
 
-  /** Trips the kill switch from outside the engine (e.g. a supervisor). */
-  kill(code: string, message: string): void {
-    if (this.risk.trip(this.now, code, message, 0, 0)) this.cancelAll();
+  /**
+   * Trips the kill switch from outside the engine (e.g. a supervisor) at engine time `ts`: the
+   * time of the supervisor's event (the engine's own clock has not started before its first input).
+   */
+  kill(ts: number, code: string, message: string): void {
+    if (this.risk.trip(ts, code, message, 0, 0)) this.cancelAll();
   }
 
   /** Mid in ticks of the local book (NaN when a side is empty). */
