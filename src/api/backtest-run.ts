@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema } from './backtest-request.ts';
-import { tradeMetricFields } from './trade-metrics.ts';
+import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
 
 const usd = (what: string) => z.number().describe(`${what}, USD`);
 
@@ -59,9 +59,7 @@ export const backtestResultSchema = z
     orders_sent: z.int().describe('orders sent'),
     cancels_sent: z.int().describe('cancels sent'),
     rejects: z.int().describe('rejected orders'),
-    risk_rejects: z.int().describe('orders the risk checks refused: a quote refused again on every requote counts once, until it changes'),
-    blocked_requotes: z.int().describe('requotes the risk checks blocked: every refusal, repeats included'),
-    self_match_prevented: z.int().describe('our resting orders the exchange cancelled by self-match prevention (CME default: cancel resting)'),
+    ...executionCounterFields,
     predictions: z.int().describe('model predictions'),
     markouts: z.record(z.string(), markoutSchema).describe('horizon label (100ms, 1s, 10s) -> markout'),
     kill_switch: killSwitchOutcomeSchema,

@@ -1,7 +1,7 @@
 // What GET /api/state and the stream's `state` event carry: the live state of each symbol.
 
 import { z } from 'zod';
-import { tradeMetricFields } from './trade-metrics.ts';
+import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
 
 const price = (what: string) => z.number().describe(what);
 const nullablePrice = (what: string) => z.number().nullable().describe(what);
@@ -149,6 +149,7 @@ export const symbolStateSchema = z
         orders: z.int().describe('orders sent'),
         cancels: z.int().describe('cancels sent'),
         rejects: z.int().describe('rejected orders'),
+        ...executionCounterFields,
         ring_drops: z.int().describe('records dropped by full rings'),
         uptime_s: z.number().describe('seconds since the runtime started'),
       })

@@ -41,6 +41,9 @@ export const S = {
   ORDERS: f(),
   CANCELS: f(),
   REJECTS: f(),
+  RISK_REJECTS: f(),
+  BLOCKED_REQUOTES: f(),
+  SELF_MATCH: f(),
   KILLED: f(),
   KILL_REASON: f(),
   KILL_TS: f(),
@@ -70,8 +73,19 @@ export interface FillCounters {
   sellTaker: number;
 }
 
+/** Counters summed over the engine thread's engines (sessions, restarts). */
+export interface EngineTotals {
+  events: number;
+  orders: number;
+  cancels: number;
+  rejects: number;
+  riskRejects: number;
+  blockedRequotes: number;
+  selfMatch: number;
+}
+
 /** Writes the engine's state into `out` (the seqlock payload, between beginWrite/endWrite). */
-export function writeSnapshot(out: Float64Array, e: Engine, session: number, totals: { events: number; orders: number; cancels: number; rejects: number }, fills: FillCounters, scratch: { prices: Float64Array; sizes: Float64Array }): void {
+export function writeSnapshot(out: Float64Array, e: Engine, session: number, totals: EngineTotals, fills: FillCounters, scratch: { prices: Float64Array; sizes: Float64Array }): void {
   const p = e.portfolio;
   const b = e.book;
   const mid = b.mid();
@@ -108,6 +122,9 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, tot
   out[S.ORDERS] = totals.orders;
   out[S.CANCELS] = totals.cancels;
   out[S.REJECTS] = totals.rejects;
+  out[S.RISK_REJECTS] = totals.riskRejects;
+  out[S.BLOCKED_REQUOTES] = totals.blockedRequotes;
+  out[S.SELF_MATCH] = totals.selfMatch;
   out[S.KILLED] = r.killed ? 1 : 0;
   out[S.KILL_REASON] = r.killed ? KILL_REASONS.indexOf(r.killReason as (typeof KILL_REASONS)[number]) : 0;
   out[S.KILL_TS] = r.killTs;
