@@ -272,17 +272,25 @@ export class Engine {
     mm.inputs[IN_SIGMA] = this.features.volatility;
     mm.inputs[IN_SIGNAL] = this.signal;
     mm.decide(bb, ba, pos, this.lastExchTs >= this.reduceOnlyFromNs);
-    this.manageSide(BID, this.mm.bidPrice, this.mm.bidSize);
-    this.manageSide(ASK, this.mm.askPrice, this.mm.askSize);
+    // Both sides' cancels go out before either new order: the order link is FIFO, so a new bid
+    // never reaches the exchange while our ask at its price is still resting there (no self-match).
+    const keepBid = this.keepOrCancel(BID, mm.bidPrice);
+    const keepAsk = this.keepOrCancel(ASK, mm.askPrice);
+    if (!keepBid) this.place(BID, mm.bidPrice, mm.bidSize);
+    if (!keepAsk) this.place(ASK, mm.askPrice, mm.askSize);
   }
 
-  private manageSide(side: number, price: number, size: number): void {
+  /** True when the side's working order stays (its price is the desired one); otherwise cancels it. */
+  private keepOrCancel(side: number, price: number): boolean {
     const w = this.working[side];
-    if (w >= 0) {
-      // Keep our place in the queue while the desired price is unchanged.
-      if (price !== NO_PRICE && this.orders.price[w] === price) return;
-      this.sendCancel(w);
-    }
+    if (w < 0) return false;
+    // Keep our place in the queue while the desired price is unchanged.
+    if (price !== NO_PRICE && this.orders.price[w] === price) return true;
+    this.sendCancel(w);
+    return false;
+  }
+
+  private place(side: number, price: number, size: number): void {
     if (price === NO_PRICE || size <= 0 || this.openCount[side] >= MAX_ORDERS_PER_SIDE) return;
     this.sendNew(side, price, size);
   }
