@@ -60,8 +60,8 @@ test('it quotes and trades: fills arrive as events and the position is their sum
   await until('fills', () => fills.length >= 3, 20000);
   const s = rt.state('ESH24')!;
   assert.ok(s.counters.orders > 0);
-  assert.ok(s.stats.fills >= fills.length);
-  // Snapshot and fill stream are published separately; compare when both have caught up.
+  // Snapshot and fill stream are published separately (the stream can be ahead of the 20/s
+  // snapshot on a busy machine); compare when both have caught up.
   await until('snapshot and fill stream to agree', () => rt.state('ESH24')!.stats.fills === fills.length);
   const now = rt.state('ESH24')!;
   assert.is(now.position.contracts, signedFills());
