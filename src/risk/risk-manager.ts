@@ -56,7 +56,7 @@ export class RiskManager {
    * until the desired quote (price or size) changes or an order on that side passes.
    */
   rejected = 0;
-  /** Every refusal, each requote counted (what `rejected` counted before it counted orders). */
+  /** Every refusal: a quote refused on each of n requotes counts n times. */
   blockedRequotes = 0;
   /** Price and size of the last refused order per side (NaN: none since the last accepted one). */
   private readonly lastRefused = new Float64Array([NaN, NaN, NaN, NaN]);

@@ -380,8 +380,9 @@ export class Engine {
   }
 
   /**
-   * Trips the kill switch from outside the engine (e.g. a supervisor) at engine time `ts`: the
-   * time of the supervisor's event (the engine's own clock has not started before its first input).
+   * Trips the kill switch from outside the engine (e.g. a supervisor) at engine time `ts`, the
+   * time of the supervisor's event: before its first input the engine's own clock still reads
+   * the session open.
    */
   kill(ts: number, code: string, message: string): void {
     if (this.risk.trip(ts, code, message, 0, 0)) this.cancelAll();
