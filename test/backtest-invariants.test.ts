@@ -6,7 +6,8 @@ import { loadConfig } from '../src/config/load.ts';
 import type { EngineConfig } from '../src/config/schema.ts';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
-import { BID, ER_EXCH_TS, ER_FILL, ER_QTY, ER_SIDE, ER_TS, ER_TYPE, EV_RECV, EV_TS, OM_NEW, OM_QTY, OM_SENT, OM_TS, OM_TYPE } from '../src/core/events.ts';
+import type { Engine } from '../src/trading/engine.ts';
+import { BID, CANCEL_SELF_MATCH, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LEAVES, ER_PRICE, ER_QTY, ER_REASON, ER_SIDE, ER_TS, ER_TYPE, EV_RECV, EV_TS, OM_NEW, OM_QTY, OM_SENT, OM_TS, OM_TYPE } from '../src/core/events.ts';
 
 function config(mut: (c: EngineConfig) => void): EngineConfig {
   const { config: c } = loadConfig({});
@@ -138,6 +139,65 @@ test('the same spec gives a byte-identical session result', () => {
   const c = config(() => {});
   const s = spec(c, { seed: 11 });
   assert.is(JSON.stringify(runSession(s)), JSON.stringify(runSession(s)));
+});
+
+test('inventory_limit holds for orders of several contracts: the position never passes it', () => {
+  const c = config((c) => {
+    c.strategy.order_size = 3;
+    c.strategy.skew_factor = 0; // nothing but the limit holds the position back
+  });
+  for (let seed = 1; seed <= 3; seed++) {
+    const r = runSession(spec(c, { seed, inventoryLimit: 5, positionLimit: 50 }));
+    assert.ok(r.maxAbsPosition <= 5, `seed ${seed}: position reached ${r.maxAbsPosition} with inventory_limit 5`);
+    assert.ok(r.maxAbsPosition >= 4, `seed ${seed}: the limit was approached (${r.maxAbsPosition})`);
+  }
+});
+
+test('our own orders never cross at the exchange: cancels go out before new orders, so self-match prevention never has to act', () => {
+  const c = config((c) => {
+    c.simulation.session_end = '10:30';
+  });
+  // The exchange's view, replayed from its reports (they reach the engine in exchange-time
+  // order); checked once all the reports of one exchange instant are in.
+  const live = new Map<number, { side: number; price: number }>();
+  let crossings = 0, smpReports = 0, instant = -1;
+  const crossed = () => {
+    let maxBuy = -Infinity, minSell = Infinity;
+    for (const o of live.values()) {
+      if (o.side === BID) maxBuy = Math.max(maxBuy, o.price);
+      else minSell = Math.min(minSell, o.price);
+    }
+    return maxBuy >= minSell;
+  };
+  let engine: Engine | null = null;
+  const r = runSession(spec(c, { symbol: 'NQ' }), {
+    taps: {
+      marketDataDone(_d, _off, e) {
+        engine = e;
+      },
+      report(d, off) {
+        if (d[off + ER_EXCH_TS] !== instant && crossed()) crossings++;
+        instant = d[off + ER_EXCH_TS];
+        const type = d[off + ER_TYPE], id = d[off + ER_ID];
+        if (type === ER_ACK) live.set(id, { side: d[off + ER_SIDE], price: d[off + ER_PRICE] });
+        else if (type === ER_CANCELED || (type === ER_FILL && d[off + ER_LEAVES] <= 0)) live.delete(id);
+        if (type === ER_CANCELED && d[off + ER_REASON] === CANCEL_SELF_MATCH) smpReports++;
+      },
+    },
+  });
+  assert.is(crossings, 0, 'a new order rested across one of ours');
+  assert.ok(r.fills > 1000, `a busy session (${r.fills} fills)`);
+  assert.is(r.selfMatchPrevented, smpReports, 'one report per prevented self-match');
+  assert.is(engine!.selfMatchCancels, smpReports, 'the engine booked each one');
+  assert.is(r.selfMatchPrevented, 0, 'the engine never sends an order that would trade with its own');
+});
+
+test('risk rejects count distinct refused orders; every refusal of a requote is a blocked requote', () => {
+  const c = config(() => {});
+  const r = runSession(spec(c, { positionLimit: 1, inventoryLimit: 20 }));
+  assert.ok(r.riskRejects > 0, 'the pre-trade check refused orders');
+  assert.ok(r.blockedRequotes >= r.riskRejects);
+  assert.ok(r.riskRejects * 5 < r.blockedRequotes, `the same quote refused again is not a new order (${r.riskRejects} vs ${r.blockedRequotes})`);
 });
 
 test.run();

@@ -329,7 +329,7 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
       kill_switch: { active: false, reason: null, time: null },
       alerts: [],
     },
-    counters: { events: 1, events_per_sec: 1, orders: 0, cancels: 0, rejects: 0, ring_drops: 0, uptime_s: 1 },
+    counters: { events: 1, events_per_sec: 1, orders: 0, cancels: 0, rejects: 0, risk_rejects: 0, blocked_requotes: 0, self_match_prevented: 0, ring_drops: 0, uptime_s: 1 },
   };
 }
 

@@ -56,4 +56,40 @@ test('volatility widens the spread; the ML signal shifts the reservation only wi
   assert.is(ml.askPrice, 101);
 });
 
+test('an order never takes the position past inventory_limit: the size is what is left of it', () => {
+  const mm = new MarketMaker({ ...params, orderSize: 3, inventoryLimit: 20 });
+  quote(mm, 100, 101, 0.1, 18, NaN, false);
+  assert.is(mm.bidSize, 2); // 18 + 2 = 20, not 18 + 3 = 21
+  assert.is(mm.askSize, 3);
+  quote(mm, 100, 101, 0.1, 20, NaN, false);
+  assert.is(mm.bidPrice, NO_PRICE);
+  quote(mm, 100, 101, 0.1, -19, NaN, false);
+  assert.is(mm.askSize, 1);
+  assert.is(mm.bidSize, 3);
+});
+
+test('skew acts gradually: a quote leaves the touch once the inventory shift is worth a quarter tick', () => {
+  // sigma = 1 tick/sqrt(s): shift = skew x position ticks; the touch is 100 / 101 (mid 100.5).
+  const firstPositionOffTouch = (skewFactor: number): number => {
+    const mm = new MarketMaker({ ...params, skewFactor, inventoryLimit: 1000 });
+    for (let pos = 1; pos < 1000; pos++) {
+      quote(mm, 100, 101, 1, pos, NaN, false);
+      if (mm.bidPrice !== 100) return pos;
+    }
+    return Infinity;
+  };
+  assert.is(firstPositionOffTouch(0.0011), 228); // 0.25 / 0.0011 = 227.3
+  assert.is(firstPositionOffTouch(0.011), 23);
+  assert.is(firstPositionOffTouch(0.1), 3);
+  assert.is(firstPositionOffTouch(0.5), 1);
+  assert.is(firstPositionOffTouch(0), Infinity);
+  // symmetric for a short position
+  const mm = new MarketMaker({ ...params, skewFactor: 0.1, inventoryLimit: 1000 });
+  quote(mm, 100, 101, 1, -2, NaN, false);
+  assert.is(mm.askPrice, 101);
+  quote(mm, 100, 101, 1, -3, NaN, false);
+  assert.is(mm.askPrice, 102);
+  assert.is(mm.bidPrice, 100);
+});
+
 test.run();

@@ -8,7 +8,7 @@ import {
   ER_PRICE, ER_QTY, ER_REASON, ER_REJECT, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_KIND, EV_PRICE,
   EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, FLAG_IOC, FLAG_POST_ONLY, LIQ_MAKER, LIQ_TAKER, MD_ADD, MD_CANCEL,
   MD_TRADE, OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TS,
-  OM_TYPE, REJECT_BAD_ORDER, REJECT_NONE, REJECT_POST_ONLY_CROSS, REJECT_UNKNOWN_ORDER,
+  OM_TYPE, REJECT_BAD_ORDER, REJECT_NONE, REJECT_POST_ONLY_CROSS, REJECT_UNKNOWN_ORDER, CANCEL_SELF_MATCH,
 } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { Rng } from '../src/core/rng.ts';
@@ -603,6 +603,33 @@ test('our earlier order absorbs part of a trade before it reaches a later one', 
   const r = h.drain().filter((x) => x.type === ER_FILL);
   assert.equal(r.map((x) => [x.id, x.qty]), [[1, 5]]);
   assert.is(h.ex.orderFront(2), 3, '3 market contracts are still ahead of the later order');
+});
+
+test('self-match prevention (CME default, cancel resting): a new order that would trade with our own resting order is acked, cancels that order (FIFO) and rests', () => {
+  const h = new Harness();
+  h.seedBook();
+  h.sell(5_000, 2, 20000, 1, FLAG_POST_ONLY); // behind 30
+  h.sell(5_500, 3, 20000, 2, FLAG_POST_ONLY);
+  h.md(6_000, MD_CANCEL, ASK, 20000, 30); // the market leaves 20000: our sells are the real best offer
+  h.drain();
+  h.buy(7_000, 4, 20000, 1, FLAG_POST_ONLY); // does not cross the market (best ask 20001), would trade with ours
+  let r = h.drain();
+  assert.equal(r.map((x) => [x.type, x.id, x.side, x.price, x.leaves, x.reason, x.exch, x.sent]), [
+    [ER_ACK, 4, BID, 20000, 1, REJECT_NONE, 7_000, 6_000],
+    [ER_CANCELED, 2, ASK, 20000, 1, CANCEL_SELF_MATCH, 7_000, 6_000], // only the order the 1-lot would have traded with
+  ]);
+  assert.is(h.ex.selfMatchPrevented, 1);
+  assert.is(h.ex.orderLeaves(3), 2);
+  assert.is(h.ex.orderLeaves(4), 1, 'the incoming order rests');
+  h.buy(8_000, 5, 20001, 1, FLAG_POST_ONLY); // crosses the market: post-only reject, no self-match
+  h.buy(9_000, 6, 19999, 1, FLAG_POST_ONLY); // below our sell: nothing to prevent
+  r = h.drain();
+  assert.equal(r.map((x) => [x.type, x.id, x.reason]), [[ER_REJECT, 5, REJECT_POST_ONLY_CROSS], [ER_ACK, 6, REJECT_NONE]]);
+  assert.is(h.ex.selfMatchPrevented, 1);
+  h.sell(10_000, 7, 20000, 1, FLAG_POST_ONLY); // our bid 4 rests at 20000 now: the sell would trade with it
+  r = h.drain();
+  assert.equal(r.map((x) => [x.type, x.id, x.reason]), [[ER_ACK, 7, REJECT_NONE], [ER_CANCELED, 4, CANCEL_SELF_MATCH]]);
+  assert.is(h.ex.selfMatchPrevented, 2);
 });
 
 test.run();

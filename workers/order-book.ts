@@ -45,7 +45,7 @@ import {
   type SymbolMemory,
 } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
-import { writeSnapshot, type FillCounters } from '../src/runtime/snapshot.ts';
+import { writeSnapshot, type EngineTotals, type FillCounters } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { Engine } from '../src/trading/engine.ts';
@@ -73,8 +73,8 @@ class Trader {
   engine: Engine | null = null;
   private session = -1;
   private sessionStartNs = 0;
-  private readonly base = { events: 0, orders: 0, cancels: 0, rejects: 0 };
-  private readonly totals = { events: 0, orders: 0, cancels: 0, rejects: 0 };
+  private readonly base: EngineTotals = { events: 0, orders: 0, cancels: 0, rejects: 0, riskRejects: 0, blockedRequotes: 0, selfMatch: 0 };
+  private readonly totals: EngineTotals = { ...this.base };
   private readonly fillCounts: FillCounters = { buyMaker: 0, buyTaker: 0, sellMaker: 0, sellTaker: 0 };
   private fillsPublished = 0;
   private alertsPublished = 0;
@@ -128,7 +128,8 @@ class Trader {
     if (this.firstEngine && init.generation > 0) {
       const now = clock.nowNs(performance.timeOrigin + performance.now());
       e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange`, init.restarts, 3);
-      if (init.restarts >= 3) e.kill('ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
+      // At the restart's simulated time; trips once (the state is shared): later restarts do not repeat it.
+      if (init.restarts >= 3) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
     }
     this.firstEngine = false;
     this.engine = e;
@@ -144,6 +145,9 @@ class Trader {
     this.base.orders += e.ordersSent;
     this.base.cancels += e.cancelsSent;
     this.base.rejects += e.rejects;
+    this.base.riskRejects += e.risk.rejected;
+    this.base.blockedRequotes += e.risk.blockedRequotes;
+    this.base.selfMatch += e.selfMatchCancels;
   }
 
   /** Processes every input due by `now` in time order; returns how many. */
@@ -272,6 +276,9 @@ class Trader {
     t.orders = this.base.orders + e.ordersSent;
     t.cancels = this.base.cancels + e.cancelsSent;
     t.rejects = this.base.rejects + e.rejects;
+    t.riskRejects = this.base.riskRejects + e.risk.rejected;
+    t.blockedRequotes = this.base.blockedRequotes + e.risk.blockedRequotes;
+    t.selfMatch = this.base.selfMatch + e.selfMatchCancels;
     const s = this.snapshot;
     s.beginWrite();
     writeSnapshot(s.data, e, this.session, t, this.fillCounts, this.scratch);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { feeScheduleSchema } from './fee-schedule.ts';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema } from './backtest-request.ts';
-import { tradeMetricFields } from './trade-metrics.ts';
+import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
 
 const usd = (what: string) => z.number().describe(`${what}, USD`);
 
@@ -65,7 +65,7 @@ export const backtestResultSchema = z
     orders_sent: z.int().describe('orders sent'),
     cancels_sent: z.int().describe('cancels sent'),
     rejects: z.int().describe('rejected orders'),
-    risk_rejects: z.int().describe('orders stopped by the risk checks'),
+    ...executionCounterFields,
     predictions: z.int().describe('model predictions'),
     markouts: z.record(z.string(), markoutSchema).describe('horizon label (100ms, 1s, 10s) -> markout'),
     kill_switch: killSwitchOutcomeSchema,

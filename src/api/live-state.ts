@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { feeScheduleSchema } from './fee-schedule.ts';
-import { tradeMetricFields } from './trade-metrics.ts';
+import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
 
 const price = (what: string) => z.number().describe(what);
 const nullablePrice = (what: string) => z.number().nullable().describe(what);
@@ -159,6 +159,7 @@ export const symbolStateSchema = z
         orders: z.int().describe('orders sent'),
         cancels: z.int().describe('cancels sent'),
         rejects: z.int().describe('rejected orders'),
+        ...executionCounterFields,
         ring_drops: z.int().describe('records dropped by full rings'),
         uptime_s: z.number().describe('seconds since the runtime started'),
       })

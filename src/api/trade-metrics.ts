@@ -10,3 +10,10 @@ export const tradeMetricFields = {
   sharpe_ratio: z.number().describe('mean / sample std (n-1) of per-minute equity returns x sqrt(252 x 390); 0 with fewer than two returns'),
   max_drawdown_pct: z.number().describe('maximum over the equity samples of (running peak - equity) / running peak, percent (5.2 = 5.2%)'),
 };
+
+/** Execution counters that the live state (`counters`) and a backtest result share. */
+export const executionCounterFields = {
+  risk_rejects: z.int().describe('orders the risk checks refused: a quote refused again on every requote counts once, until it changes'),
+  blocked_requotes: z.int().describe('requotes the risk checks blocked: every refusal, repeats included'),
+  self_match_prevented: z.int().describe('our resting orders the exchange cancelled by self-match prevention (CME default: cancel resting)'),
+};

@@ -32,7 +32,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   let finalEquity = req.initialCapital;
   let finalPosition = 0;
   let zeroAhead = 0;
-  let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, predictions = 0, maxAbs = 0;
+  let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, blockedRequotes = 0, selfMatch = 0, predictions = 0, maxAbs = 0;
   const perSession: BacktestResult['session_results'] = [];
   const contractOn = sessionContracts(req);
   for (const { date, carry, result: s } of ordered) {
@@ -53,6 +53,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     cancels += s.cancelsSent;
     rejects += s.rejects;
     riskRejects += s.riskRejects;
+    blockedRequotes += s.blockedRequotes;
+    selfMatch += s.selfMatchPrevented;
     predictions += s.predictions;
     if (s.maxAbsPosition > maxAbs) maxAbs = s.maxAbsPosition;
     trades.count += s.trades.count;
@@ -143,6 +145,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     cancels_sent: cancels,
     rejects,
     risk_rejects: riskRejects,
+    blocked_requotes: blockedRequotes,
+    self_match_prevented: selfMatch,
     predictions,
     markouts,
     kill_switch: kill,

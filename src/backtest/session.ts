@@ -63,7 +63,11 @@ export interface SessionResult {
   cancelsSent: number;
   rejects: number;
   cancelRejects: number;
+  /** Orders the risk checks refused (one per refused quote), and every refused requote. */
   riskRejects: number;
+  blockedRequotes: number;
+  /** Our resting orders the exchange cancelled by self-match prevention. */
+  selfMatchPrevented: number;
   fills: number;
   /** Maker fills of orders that joined an empty level (a queue-realism diagnostic). */
   zeroAheadFills: number;
@@ -222,6 +226,8 @@ function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: Drawd
     rejects: e.rejects,
     cancelRejects: e.cancelRejects,
     riskRejects: e.risk.rejected,
+    blockedRequotes: e.risk.blockedRequotes,
+    selfMatchPrevented: x.selfMatchPrevented,
     fills: p.fills,
     zeroAheadFills: x.zeroAheadFills,
     volume: p.volume,

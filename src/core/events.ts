@@ -64,6 +64,8 @@ export const REJECT_NONE = 0;
 export const REJECT_POST_ONLY_CROSS = 1;
 export const REJECT_UNKNOWN_ORDER = 2;
 export const REJECT_BAD_ORDER = 4;
+/** ER_CANCELED by the exchange's self-match prevention (our new order would have traded with it). */
+export const CANCEL_SELF_MATCH = 5;
 
 export const NS_PER_MS = 1_000_000;
 export const NS_PER_S = 1_000_000_000;

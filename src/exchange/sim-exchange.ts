@@ -19,6 +19,15 @@
 //             level's price, up to its displayed size; the book is not modified), then the IOC
 //             remainder is ER_CANCELED, a limit remainder rests (queue.onNewOrder: for the L2
 //             models, at the back of its level: quantity ahead = displayed size on arrival).
+//          A NEW that would trade with our own resting orders triggers self-match prevention
+//          first, as CME Globex applies it without an SMP instruction (tag 8000 absent: "cancel
+//          resting"; the alternative, "cancel aggressing", needs tag 8000 on the new order): after
+//          its ER_ACK, each resting order of ours on the other side at or through its limit that
+//          it would have traded with, in price-time priority up to its quantity (CME: in FIFO
+//          markets SMP cancels the orders that would have executed), is ER_CANCELED with
+//          ER_REASON = CANCEL_SELF_MATCH and counted in selfMatchPrevented; the new order then goes
+//          on. Only our orders are ranked: the engine's quotes are post-only, so the displayed
+//          market never stands between them.
 //   CANCEL -> ER_CANCELED (ER_LEAVES = unfilled qty) if live, else ER_CANCEL_REJECT
 //             (REJECT_UNKNOWN_ORDER). Cancel/replace is cancel + new: it loses queue priority.
 // While resting (maker fills, at the order's price):
@@ -46,6 +55,7 @@
 import {
   ASK,
   BID,
+  CANCEL_SELF_MATCH,
   ER_ACK,
   ER_CANCEL_REJECT,
   ER_CANCELED,
@@ -124,6 +134,8 @@ export class SimExchange {
   reportOverflows = 0;
   /** NEW messages rejected because all maxOrders slots were in use. */
   capacityRejects = 0;
+  /** Our resting orders cancelled by self-match prevention. */
+  selfMatchPrevented = 0;
   /** Counters for metrics. */
   makerFills = 0;
   takerFills = 0;
@@ -429,6 +441,7 @@ export class SimExchange {
     this.stageMsg(ER_ACK, data, off, REJECT_NONE);
     this.rec[ER_LEAVES] = qty;
     this.flush();
+    if (side === BID ? price >= this.minSell : price <= this.maxBuy) this.preventSelfMatch(data, off, side, price, qty);
     let rem = qty;
     if (crosses) rem = this.take(data, off, side, price, qty);
     if (rem <= 0) return;
@@ -439,6 +452,45 @@ export class SimExchange {
       return;
     }
     this.rest(data, off, side, price, rem);
+  }
+
+  /**
+   * Self-match prevention, cancel resting (CME's default): cancels our resting orders on the
+   * other side that a new order (side, limit, qty) would trade with, best price then oldest
+   * first, until they cover its quantity.
+   */
+  private preventSelfMatch(data: Float64Array, off: number, side: number, limit: number, qty: number): void {
+    const other = side === BID ? ASK : BID;
+    const at = this.atLevel;
+    const seq = this.oSeq;
+    const px = this.oPrice;
+    let n = 0;
+    for (let i = 0; i < this.nLive; i++) {
+      const s = this.live[i];
+      if (this.oSide[s] !== other || (side === BID ? px[s] > limit : px[s] < limit)) continue;
+      // insertion sort by priority: a handful of our orders at most
+      let j = n++;
+      while (j > 0) {
+        const t = at[j - 1];
+        const better = other === ASK ? px[s] < px[t] : px[s] > px[t];
+        if (!better && !(px[s] === px[t] && seq[s] < seq[t])) break;
+        at[j] = t;
+        j--;
+      }
+      at[j] = s;
+    }
+    let rem = qty;
+    for (let k = 0; k < n && rem > 0; k++) {
+      const s = at[k];
+      rem -= this.oLeaves[s];
+      this.stageSlot(ER_CANCELED, s);
+      const r = this.rec;
+      r[ER_REASON] = CANCEL_SELF_MATCH;
+      r[ER_SENT] = data[off + OM_SENT]; // caused by the new order's message
+      this.flush();
+      this.removeSlot(s);
+      this.selfMatchPrevented++;
+    }
   }
 
   /**

@@ -133,7 +133,7 @@ export class FakeRuntime implements RuntimeView {
         kill_switch: { active: false, reason: null, time: null },
         alerts,
       },
-      counters: { events: Math.floor(t * 5000), events_per_sec: 5000, orders: Math.floor(t * 40), cancels: Math.floor(t * 35), rejects: 0, ring_drops: 0, uptime_s: Math.floor(t) },
+      counters: { events: Math.floor(t * 5000), events_per_sec: 5000, orders: Math.floor(t * 40), cancels: Math.floor(t * 35), rejects: 0, risk_rejects: 0, blocked_requotes: 0, self_match_prevented: 0, ring_drops: 0, uptime_s: Math.floor(t) },
     };
   }
 

@@ -51,7 +51,15 @@ export class RiskManager {
   private readonly now = new Float64Array(3);
   /** Levels of drawdown and daily loss at which the next warning or trip is due. */
   private readonly next = new Float64Array(2);
+  /**
+   * Orders the checks refused: a quote refused again on every requote is one refused order
+   * until the desired quote (price or size) changes or an order on that side passes.
+   */
   rejected = 0;
+  /** Every refusal: a quote refused on each of n requotes counts n times. */
+  blockedRequotes = 0;
+  /** Price and size of the last refused order per side (NaN: none since the last accepted one). */
+  private readonly lastRefused = new Float64Array([NaN, NaN, NaN, NaN]);
   private ddWarned = false;
   private lossWarned = false;
   private posWarned = false;
@@ -113,13 +121,24 @@ export class RiskManager {
     return this.st[ST_BASE] + this.st[ST_DAY_START];
   }
 
-  /** Pre-trade check of a new order against position + open orders on that side. */
-  checkOrder(side: number, qty: number, position: number, openBuy: number, openSell: number): number {
+  /** Pre-trade check of a new order (price in ticks) against position + open orders on that side. */
+  checkOrder(side: number, price: number, qty: number, position: number, openBuy: number, openSell: number): number {
     let r = RISK_OK;
     if (this.killed) r = RISK_KILLED;
     else if (qty > this.limits.maxOrderSize || qty <= 0) r = RISK_ORDER_TOO_LARGE;
     else if (side === BID ? position + openBuy + qty > this.limits.positionLimit : position - openSell - qty < -this.limits.positionLimit) r = RISK_POSITION_LIMIT;
-    if (r !== RISK_OK) this.rejected++;
+    const last = this.lastRefused;
+    const k = side === BID ? 0 : 2;
+    if (r === RISK_OK) {
+      last[k] = NaN;
+      return r;
+    }
+    this.blockedRequotes++;
+    if (last[k] !== price || last[k + 1] !== qty) {
+      this.rejected++;
+      last[k] = price;
+      last[k + 1] = qty;
+    }
     return r;
   }
 
@@ -201,8 +220,12 @@ export class RiskManager {
     }
   }
 
-  /** Trips the kill switch (also used for external causes, e.g. a worker restart). */
+  /**
+   * Trips the kill switch (also used for external causes, e.g. a worker restart) at `ts`; false
+   * when it was already tripped: it trips, and is announced, once.
+   */
   trip(ts: number, code: string, message: string, value: number, limit: number): boolean {
+    if (this.killed) return false;
     if (!this.limits.killSwitchEnabled) {
       this.alerts.add(ts, 'critical', code, `${message} (kill switch disabled: still quoting)`, value, limit);
       return false;

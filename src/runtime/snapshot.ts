@@ -44,6 +44,9 @@ export const S = {
   ORDERS: f(),
   CANCELS: f(),
   REJECTS: f(),
+  RISK_REJECTS: f(),
+  BLOCKED_REQUOTES: f(),
+  SELF_MATCH: f(),
   KILLED: f(),
   KILL_REASON: f(),
   KILL_TS: f(),
@@ -73,8 +76,19 @@ export interface FillCounters {
   sellTaker: number;
 }
 
+/** Counters summed over the engine thread's engines (sessions, restarts). */
+export interface EngineTotals {
+  events: number;
+  orders: number;
+  cancels: number;
+  rejects: number;
+  riskRejects: number;
+  blockedRequotes: number;
+  selfMatch: number;
+}
+
 /** Writes the engine's state into `out` (the seqlock payload, between beginWrite/endWrite). */
-export function writeSnapshot(out: Float64Array, e: Engine, session: number, totals: { events: number; orders: number; cancels: number; rejects: number }, fills: FillCounters, scratch: { prices: Float64Array; sizes: Float64Array }): void {
+export function writeSnapshot(out: Float64Array, e: Engine, session: number, totals: EngineTotals, fills: FillCounters, scratch: { prices: Float64Array; sizes: Float64Array }): void {
   const p = e.portfolio;
   const b = e.book;
   const mid = b.mid();
@@ -112,6 +126,9 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, tot
   out[S.ORDERS] = totals.orders;
   out[S.CANCELS] = totals.cancels;
   out[S.REJECTS] = totals.rejects;
+  out[S.RISK_REJECTS] = totals.riskRejects;
+  out[S.BLOCKED_REQUOTES] = totals.blockedRequotes;
+  out[S.SELF_MATCH] = totals.selfMatch;
   out[S.KILLED] = r.killed ? 1 : 0;
   out[S.KILL_REASON] = r.killed ? KILL_REASONS.indexOf(r.killReason as (typeof KILL_REASONS)[number]) : 0;
   out[S.KILL_TS] = r.killTs;
@@ -172,6 +189,9 @@ export interface EngineSnapshot {
   orders: number;
   cancels: number;
   rejects: number;
+  riskRejects: number;
+  blockedRequotes: number;
+  selfMatchPrevented: number;
   killed: boolean;
   killReason: string | null;
   killTs: number;
@@ -224,6 +244,9 @@ export function readSnapshot(s: Float64Array): EngineSnapshot {
     orders: s[S.ORDERS],
     cancels: s[S.CANCELS],
     rejects: s[S.REJECTS],
+    riskRejects: s[S.RISK_REJECTS],
+    blockedRequotes: s[S.BLOCKED_REQUOTES],
+    selfMatchPrevented: s[S.SELF_MATCH],
     killed,
     killReason: killed ? (KILL_REASONS[s[S.KILL_REASON]] ?? 'OTHER') : null,
     killTs: s[S.KILL_TS],

@@ -1,13 +1,19 @@
 // Market maker in the Avellaneda-Stoikov spirit, on an integer tick grid:
-//   reservation r = mid + mlWeight x signal - skewFactor x position x sigma^2 x H
+//   reservation r = mid + mlWeight x signal - half(skewFactor x position x sigma^2 x H)
 //   half spread d = spreadMultiplier x max(0.5 tick, volSpreadFactor x sigma x sqrt(H))
 //   bid = floor(r - d), ask = ceil(r + d), never crossing the opposite best (quotes are post-only)
-// sigma is the mid's short-horizon volatility in ticks per sqrt(second), H = 1 s. With no
-// inventory, no signal and calm markets the quotes sit at the touch. A side is not quoted when
-// the position is already at the inventory limit in that direction; near the session end only
-// the side that reduces the position is quoted.
+// sigma is the mid's short-horizon volatility in ticks per sqrt(second), H = 1 s. half() rounds
+// the inventory shift to the nearest half tick (halves away from zero), the grid the mid lives
+// on: unrounded, floor/ceil moved a quote at the touch a whole tick for any shift above zero, so
+// every skew_factor > 0 acted alike (position 1 already pulled the quote). Rounded, a quote
+// leaves the touch once the shift is worth a quarter tick, at |position| >= 0.25 / (skew x
+// sigma^2): later for a smaller skew_factor. With no inventory, no signal and calm markets the
+// quotes sit at the touch. An order is never larger than what is left to the inventory limit
+// (the position the order would create stays within it); near the session end only the side
+// that reduces the position is quoted.
 
 import { NO_PRICE } from '../book/dense-book.ts';
+import { ASK, BID } from '../core/events.ts';
 
 export interface QuoteParams {
   orderSize: number;
@@ -65,7 +71,9 @@ export class MarketMaker {
     // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`: bundled, MIN_SIGMA is a module
     // variable holding a heap number, and that ternary would box sigma on every call.
     const s = Math.max(sigma, MIN_SIGMA);
-    let r = mid - p.skewFactor * position * s * s * HORIZON_S;
+    const shift = p.skewFactor * position * s * s * HORIZON_S;
+    // Nearest half tick, halves away from zero (symmetric for long and short).
+    let r = shift >= 0 ? mid - Math.round(shift * 2) * 0.5 : mid + Math.round(-shift * 2) * 0.5;
     if (p.useML && signalTicks === signalTicks) r += p.mlWeight * signalTicks;
     const volHalf = p.volSpreadFactor * s * Math.sqrt(HORIZON_S);
     const d = p.spreadMultiplier * Math.max(volHalf, 0.5);
@@ -75,10 +83,8 @@ export class MarketMaker {
     if (bid >= bestAsk) bid = bestAsk - 1;
     if (ask <= bestBid) ask = bestBid + 1;
 
-    let bidSize = p.orderSize;
-    let askSize = p.orderSize;
-    if (position >= p.inventoryLimit) bidSize = 0;
-    if (position <= -p.inventoryLimit) askSize = 0;
+    let bidSize = this.room(BID, position, 0);
+    let askSize = this.room(ASK, position, 0);
     if (reduceOnly) {
       bidSize = position < 0 ? Math.min(bidSize, -position) : 0;
       askSize = position > 0 ? Math.min(askSize, position) : 0;
@@ -90,5 +96,15 @@ export class MarketMaker {
     if (askSize > 0) out[1] = ask;
     out[2] = bidSize;
     out[3] = askSize;
+  }
+
+  /**
+   * Largest order on `side` (up to orderSize) that keeps the position within the inventory limit
+   * even if it and every other open order on that side (`open`, contracts; e.g. orders whose
+   * cancel is in flight) are filled; 0 when there is no room.
+   */
+  room(side: number, position: number, open: number): number {
+    const left = side === BID ? this.p.inventoryLimit - position - open : this.p.inventoryLimit + position - open;
+    return left <= 0 ? 0 : left < this.p.orderSize ? left : this.p.orderSize;
   }
 }

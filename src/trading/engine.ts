@@ -10,6 +10,7 @@ import { FeatureExtractor } from '../book/features.ts';
 import {
   ASK,
   BID,
+  CANCEL_SELF_MATCH,
   ER_CANCELED,
   ER_EXCH_TS,
   ER_FEE,
@@ -19,6 +20,7 @@ import {
   ER_LIQ,
   ER_PRICE,
   ER_QTY,
+  ER_REASON,
   ER_REJECT,
   ER_SENT,
   ER_SIDE,
@@ -106,6 +108,8 @@ export class Engine {
   cancelsSent = 0;
   rejects = 0;
   cancelRejects = 0;
+  /** Our resting orders the exchange cancelled by self-match prevention (CANCEL_SELF_MATCH). */
+  selfMatchCancels = 0;
   outboundDrops = 0;
 
   /** Latest model output: expected mid move (ticks), its market time, and how many were made. */
@@ -159,6 +163,7 @@ export class Engine {
     this.predictor = o.predictor ?? null;
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     this.nextSampleTs = o.sessionStartNs + NS_PER_MIN;
+    this.now = o.sessionStartNs; // until the first input: never a time before the session
     const opening = this.portfolio.equity(o.openingMarkTicks ?? 0);
     this.equity.push(o.sessionStartNs, opening);
     this.risk.startDay(opening, o.day ?? 0);
@@ -225,6 +230,7 @@ export class Engine {
       else this.openSellQty -= o.leaves[slot];
       o.leaves[slot] = 0;
       if (type === ER_REJECT) this.rejects++;
+      else if (d[off + ER_REASON] === CANCEL_SELF_MATCH) this.selfMatchCancels++;
       this.done(slot);
     } else {
       this.cancelRejects++; // the order finished before our cancel arrived
@@ -266,23 +272,37 @@ export class Engine {
     mm.inputs[IN_SIGMA] = this.features.volatility;
     mm.inputs[IN_SIGNAL] = this.signal;
     mm.decide(bb, ba, pos, this.lastExchTs >= this.reduceOnlyFromNs);
-    this.manageSide(BID, this.mm.bidPrice, this.mm.bidSize);
-    this.manageSide(ASK, this.mm.askPrice, this.mm.askSize);
+    // Both sides' cancels go out before either new order: the order link is FIFO, so a new bid
+    // never reaches the exchange while our ask at its price is still resting there (no self-match).
+    const keepBid = this.keepOrCancel(BID, mm.bidPrice);
+    const keepAsk = this.keepOrCancel(ASK, mm.askPrice);
+    if (!keepBid) this.place(BID, mm.bidPrice, mm.bidSize);
+    if (!keepAsk) this.place(ASK, mm.askPrice, mm.askSize);
   }
 
-  private manageSide(side: number, price: number, size: number): void {
+  /** True when the side's working order stays (its price is the desired one); otherwise cancels it. */
+  private keepOrCancel(side: number, price: number): boolean {
     const w = this.working[side];
-    if (w >= 0) {
-      // Keep our place in the queue while the desired price is unchanged.
-      if (price !== NO_PRICE && this.orders.price[w] === price) return;
-      this.sendCancel(w);
-    }
+    if (w < 0) return false;
+    // Keep our place in the queue while the desired price is unchanged.
+    if (price !== NO_PRICE && this.orders.price[w] === price) return true;
+    this.sendCancel(w);
+    return false;
+  }
+
+  private place(side: number, price: number, size: number): void {
     if (price === NO_PRICE || size <= 0 || this.openCount[side] >= MAX_ORDERS_PER_SIDE) return;
     this.sendNew(side, price, size);
   }
 
-  private sendNew(side: number, price: number, qty: number): void {
-    if (this.risk.checkOrder(side, qty, this.portfolio.position, this.openBuyQty, this.openSellQty) !== RISK_OK) return;
+  private sendNew(side: number, price: number, size: number): void {
+    const pos = this.portfolio.position;
+    // Orders whose cancel is still in flight may fill too: the new one gets only what they leave
+    // of the inventory limit (none: wait for their confirmations).
+    const room = this.mm.room(side, pos, side === BID ? this.openBuyQty : this.openSellQty);
+    if (room <= 0) return;
+    const qty = room < size ? room : size;
+    if (this.risk.checkOrder(side, price, qty, pos, this.openBuyQty, this.openSellQty) !== RISK_OK) return;
     const slot = this.orders.allocate(side, price, qty, this.now);
     if (slot < 0) return;
     if (!this.send(OM_NEW, slot, FLAG_POST_ONLY)) {
@@ -359,9 +379,13 @@ export class Engine {
     return this.risk.alerts.total;
   }
 
-  /** Trips the kill switch from outside the engine (e.g. a supervisor). */
-  kill(code: string, message: string): void {
-    if (this.risk.trip(this.now, code, message, 0, 0)) this.cancelAll();
+  /**
+   * Trips the kill switch from outside the engine (e.g. a supervisor) at engine time `ts`, the
+   * time of the supervisor's event: before its first input the engine's own clock still reads
+   * the session open.
+   */
+  kill(ts: number, code: string, message: string): void {
+    if (this.risk.trip(ts, code, message, 0, 0)) this.cancelAll();
   }
 
   /** Mid in ticks of the local book (NaN when a side is empty). */
