@@ -86,7 +86,9 @@ export function signalsTable(rows: SignalRow[], o: Pick<CompareOptions, 'symbol'
     const total = r.runs.reduce((a, x) => a + x.total_pnl, 0);
     const fills = r.runs.reduce((a, x) => a + x.total_fills, 0);
     const fees = r.runs.reduce((a, x) => a + x.fees_paid, 0);
-    const cells = [r.signal, ...r.runs.map((x) => usd(x.total_pnl)), usd(total), fills.toLocaleString('en-US'), `$${Math.round(fees).toLocaleString('en-US')}`, labels.map((l) => pooledMarkout(r.runs, l)).join(' / ')];
+    // A P&L the account's kill switch cut short is marked: it is not what the signal would have earned.
+    const pnl = (x: BacktestResult) => `${usd(x.total_pnl)}${x.kill_switch.tripped ? ` (stopped ${x.kill_switch.session_date!.slice(5)})` : ''}`;
+    const cells = [r.signal, ...r.runs.map(pnl), usd(total), fills.toLocaleString('en-US'), `$${Math.round(fees).toLocaleString('en-US')}`, labels.map((l) => pooledMarkout(r.runs, l)).join(' / ')];
     lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n') + '\n';
