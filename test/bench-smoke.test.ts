@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { beforeAll } from './helpers/hooks.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -20,7 +21,7 @@ let r: Quick;
 
 const positive = (x: unknown, what: string) => assert.ok(typeof x === 'number' && Number.isFinite(x) && x > 0, `${what} = ${x}`);
 
-test.before(() => {
+beforeAll(test, () => {
   const build = spawnSync(process.execPath, [join(ROOT, 'bench', 'build.mjs')], { encoding: 'utf8' });
   assert.is(build.status, 0, build.stderr);
   const t0 = Date.now();

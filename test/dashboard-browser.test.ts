@@ -12,14 +12,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import type { StatePayload } from '../src/dashboard/shared/api.ts';
+import { beforeAll } from './helpers/hooks.ts';
+import { freePort } from './helpers/net.ts';
+import { until, untilOk, WAIT_MS } from './helpers/wait.ts';
 
 let T0 = Date.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ARTIFACTS = resolve('test-artifacts');
 const SCREENSHOT = join(ARTIFACTS, 'dashboard.png');
 const SYMBOL = 'ESH24'; // ES: tick 0.25
@@ -46,30 +47,6 @@ process.on('exit', () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, every = 100): Promise<T> {
-  const t0 = Date.now();
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== null && v !== undefined && v !== false) return v as T;
-    } catch (e) {
-      if (e instanceof assert.Assertion) throw e; // a probe's own verdict ends the wait
-      last = e;
-    }
-    if (Date.now() - t0 > ms) assert.unreachable(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : String(last)})` : ''}`);
-    await sleep(every);
-  }
-}
-
 function track(name: string, c: ChildProcess): ChildProcess {
   children.add(c);
   const keep = (chunk: Buffer) => {
@@ -93,12 +70,8 @@ async function stop(c: ChildProcess | null, signal: NodeJS.Signals = 'SIGTERM'):
 
 async function startEngine(): Promise<ChildProcess> {
   const c = track('engine', spawn(process.execPath, ['dist/engine.js', '--config', configPath], { env: { ...process.env, PORT: String(enginePort), RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] }));
-  await until('the engine to answer /health', 20_000, async () => {
-    if (c.exitCode !== null) assert.unreachable(`the engine exited with ${c.exitCode}:\n${output.slice(-20).join('\n')}`);
-    const r = await fetch(`${engineUrl}/health`);
-    await r.arrayBuffer();
-    return r.status === 200;
-  });
+  const r = await untilOk(`${engineUrl}/health`, { child: c, context: () => output.slice(-20).join('\n') });
+  await r.arrayBuffer();
   return c;
 }
 
@@ -148,9 +121,8 @@ function canvasDrawn(p: Page, selector: string): Promise<number> {
   })()`);
 }
 
-// Setup is a test, not a before() hook: uvu swallows an exception thrown by a hook (the suite
-// would report 0 of N run as a pass), while a failing test fails the run.
-test('setup: the engine and the dashboard start; chromium opens', async () => {
+// The engine and the dashboard start; chromium opens.
+beforeAll(test, async () => {
   T0 = Date.now();
   if (!existsSync('dist/engine.js') || !existsSync('dist/dashboard.js') || !existsSync('dist/dashboard/app.js')) assert.unreachable('dist/ is not built: run npm run build first');
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -173,7 +145,7 @@ pool_size = 2
   );
   engine = await startEngine();
   dashboard = track('dashboard', spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const port = await until('the dashboard to listen', 10_000, () => {
+  const port = await until('the dashboard to listen', () => {
     const line = output.find((l) => l.startsWith('[dashboard]') && l.includes('dashboard listening'));
     return line ? (JSON.parse(line.slice('[dashboard] '.length)) as { port: number }).port : null;
   });
@@ -198,11 +170,11 @@ test.after(async () => {
 test('the page loads, goes live, and logs no console error', async () => {
   const t0 = Date.now();
   await page.goto(dashUrl);
-  await page.waitForSelector('html[data-conn="live"]', { timeout: 10_000 });
+  await page.waitForSelector('html[data-conn="live"]', { timeout: WAIT_MS });
   assert.is(await page.textContent('#conn-label'), 'live');
   assert.is(await page.inputValue('#symbol'), SYMBOL);
   // Everything rendered once: the ladder has prices, the stats have figures.
-  await until('the ladder to fill', 5000, async () => (await readLadder(page)).bids[0]?.price !== '');
+  await until('the ladder to fill', async () => (await readLadder(page)).bids[0]?.price !== '');
   await page.waitForTimeout(500);
   assert.equal(consoleErrors, [], 'console errors during load');
   console.log(`  live in ${Date.now() - t0} ms`);
@@ -224,7 +196,7 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
 
   // The numbers move.
   const before = JSON.stringify(a);
-  await until('the ladder to change', 5000, async () => JSON.stringify(await readLadder(page)) !== before);
+  await until('the ladder to change', async () => JSON.stringify(await readLadder(page)) !== before);
 
   // Best bid/ask and their sizes equal the engine's /api/state fetched at about the same time
   // (the stream updates every 100 ms and the book moves faster, so retry until a pair agrees).
@@ -232,7 +204,6 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
   let last = '';
   await until(
     'the ladder to match /api/state',
-    15_000,
     async () => {
       tries++;
       const [shown, api] = await Promise.all([readLadder(page), apiState()]);
@@ -242,7 +213,7 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
       last = `page ${JSON.stringify(got)} vs api ${JSON.stringify(want)}`;
       return JSON.stringify(got) === JSON.stringify(want);
     },
-    30,
+    { everyMs: 30 },
   ).catch((e) => assert.unreachable(`${e instanceof Error ? e.message : e}; last: ${last}`));
   console.log(`  ladder matched /api/state after ${tries} tries`);
 });
@@ -250,7 +221,7 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
 test('charts draw: price, P&L and latency canvases are not blank', async () => {
   for (const sel of ['#price-chart', '#pnl-chart', '#latency-chart']) {
     assert.ok((await page.locator(`${sel} canvas`).count()) > 0, `${sel} has a canvas`);
-    const colours = await until(`${sel} to draw`, 8000, async () => {
+    const colours = await until(`${sel} to draw`, async () => {
       const n = await canvasDrawn(page, sel);
       return n > 3 ? n : null;
     });
@@ -259,7 +230,7 @@ test('charts draw: price, P&L and latency canvases are not blank', async () => {
 });
 
 test('a fill shows up in the trade history, as the API reports it', async () => {
-  await page.waitForSelector('#trades tbody tr:not([hidden])', { timeout: 20_000 });
+  await page.waitForSelector('#trades tbody tr:not([hidden])', { timeout: WAIT_MS });
   const row = await page.evaluate<{ side: string; qty: string; price: string; pos: string }>(`(() => {
     const tr = document.querySelector('#trades tbody tr:not([hidden])');
     const cells = [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '');
@@ -284,18 +255,17 @@ test('symbol selector: switching to the second symbol shows its book, on its own
   let last = '';
   await until(
     `the ladder to show ${SYMBOL2} as /api/state does`,
-    15_000,
     async () => {
       const [shown, api] = await Promise.all([readLadder(page), apiState()]);
       const b = api.states[SYMBOL2].book;
       last = `page ${shown.bids[0].price}/${shown.asks[0].price} vs api ${b.bids[0].price}/${b.asks[0].price}`;
       return shown.bids[0].price === b.bids[0].price.toFixed(2) && shown.asks[0].price === b.asks[0].price.toFixed(2);
     },
-    30,
+    { everyMs: 30 },
   ).catch((e) => assert.unreachable(`${e instanceof Error ? e.message : e}; last: ${last}`));
   assert.match((await page.textContent('#instrument'))!, /Crude oil · tick 0\.01/);
   await page.selectOption('#symbol', SYMBOL);
-  await until('the ES ladder back', 5000, async () => (await page.textContent('#instrument'))?.includes('E-mini S&P 500'));
+  await until('the ES ladder back', async () => (await page.textContent('#instrument'))?.includes('E-mini S&P 500'));
 });
 
 test('backtest form: the engine\'s field error next to the field, then a result with statistics and a curve', async () => {
@@ -303,7 +273,7 @@ test('backtest form: the engine\'s field error next to the field, then a result 
   await page.fill('#bt-spreadMultiplier', '-1');
   await page.click('#backtest button[type="submit"]');
   const err = page.locator('.field-error[data-field="spreadMultiplier"]');
-  await until('the field error', 10_000, async () => ((await err.textContent()) ?? '').length > 0);
+  await until('the field error', async () => ((await err.textContent()) ?? '').length > 0);
   assert.match((await err.textContent())!, /> 0/);
   assert.is(await page.getAttribute('#bt-spreadMultiplier', 'aria-invalid'), 'true');
 
@@ -311,7 +281,7 @@ test('backtest form: the engine\'s field error next to the field, then a result 
   await page.fill('#bt-spreadMultiplier', '1');
   assert.is(await err.textContent(), '', 'editing the field clears its error');
   await page.click('#backtest button[type="submit"]');
-  await page.waitForSelector('.bt-message.ok', { timeout: 45_000 });
+  await page.waitForSelector('.bt-message.ok', { timeout: 3 * WAIT_MS });
   console.log(`  backtest completed in the page after ${Date.now() - t0} ms`);
   const title = (await page.textContent('.bt-result-title'))!;
   const id = /bt_[0-9A-Za-z_]+/.exec(title)?.[0];
@@ -322,8 +292,8 @@ test('backtest form: the engine\'s field error next to the field, then a result 
   assert.is(pnl, run.total_pnl.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: 'exceptZero' }));
   assert.is((await page.textContent('.bt-stats dd[data-key="fills"]'))!.replace(/,/g, ''), String(run.total_fills));
   assert.ok(run.equity_curve.length > 2);
-  await until('the equity curve to draw', 5000, async () => ((await canvasDrawn(page, '#bt-chart')) > 3 ? true : null));
-  await until('the run in the recent runs list', 5000, async () => (await page.locator(`#backtest tr[data-id="${id}"]`).count()) === 1);
+  await until('the equity curve to draw', async () => ((await canvasDrawn(page, '#bt-chart')) > 3 ? true : null));
+  await until('the run in the recent runs list', async () => (await page.locator(`#backtest tr[data-id="${id}"]`).count()) === 1);
   phase = 'load';
 
   await page.evaluate('window.scrollTo(0, 0)');
@@ -336,21 +306,21 @@ test('engine restart: the page shows the outage and reconnects by itself', async
   phase = 'restart';
   const before = await page.textContent('#engine-uptime');
   await stop(engine, 'SIGKILL');
-  await until('the page to notice the engine is gone', 10_000, async () => {
+  await until('the page to notice the engine is gone', async () => {
     const s = await page.getAttribute('html', 'data-conn');
     return s !== 'live' ? s : null;
   });
   const t0 = Date.now();
   engine = await startEngine();
-  await page.waitForSelector('html[data-conn="live"]', { timeout: 20_000 });
+  await page.waitForSelector('html[data-conn="live"]', { timeout: WAIT_MS });
   console.log(`  reconnected ${Date.now() - t0} ms after the engine was started again`);
   // Fresh data from the new process: uptime restarted, the ladder moves again.
-  await until('the new engine\'s uptime', 5000, async () => {
+  await until('the new engine\'s uptime', async () => {
     const up = await page.textContent('#engine-uptime');
     return up !== before && /^up 00:00:/.test(up ?? '') ? up : null;
   });
   const a = JSON.stringify(await readLadder(page));
-  await until('the ladder to move after the restart', 5000, async () => JSON.stringify(await readLadder(page)) !== a);
+  await until('the ladder to move after the restart', async () => JSON.stringify(await readLadder(page)) !== a);
   const unexpected = consoleErrors.filter((e) => !(e.phase === 'bad-backtest' && /400/.test(e.text) && e.url.includes('/api/backtest')) && !(e.phase === 'restart' && (/502|EventSource|ERR_|net::/.test(e.text) || e.url.includes('/api/'))));
   assert.equal(unexpected, [], 'unexpected console errors');
 });
