@@ -18,7 +18,7 @@ import type { Alert } from '../risk/alerts.ts';
 import { KILL_REASONS } from '../risk/risk-manager.ts';
 import { Seqlock } from '../shm/seqlock.ts';
 import { ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW } from '../trading/order-table.ts';
-import { SimClock } from './clock.ts';
+import type { SimClock } from './clock.ts';
 import {
   allocateLayout,
   C_FAULT_STALL,
