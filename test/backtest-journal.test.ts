@@ -14,6 +14,7 @@ import type { BacktestResult } from '../src/backtest/merge.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { createLogger } from '../src/log.ts';
 import { FakeRuntime } from './helpers/fake-runtime.ts';
+import { until } from './helpers/wait.ts';
 import { startHttpServer } from '../src/http/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bt-journal-'));
@@ -133,9 +134,8 @@ test('ids are unique and time-ordered; every status change is journaled; cancel 
   assert.equal(ids, [...ids].sort(), 'ids sort in submission order');
   assert.is(svc.submit(REFERENCE).kind, 'busy');
   assert.is(svc.submit({ symbol: 'ES', initialCapital: -1 }).kind, 'invalid');
-  await new Promise((r) => setTimeout(r, 50));
-  const running = JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.json`), 'utf8'));
-  assert.is(running.status, 'running', 'journaled as running before it ends');
+  // Journaled as running before it ends (the runner waits for release()).
+  await until('the first run journaled as running', () => JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.json`), 'utf8')).status === 'running');
   assert.ok(svc.cancel(ids[1]));
   assert.not.ok(svc.cancel('bt_nope'));
   release();
