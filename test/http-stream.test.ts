@@ -36,7 +36,9 @@ const metricValue = async (base: string, series: string) => {
 test('state on connect, state events at ~stream_hz, fill/alert events, keep-alive, disconnect frees everything', async () => {
   const runtime = new FakeRuntime();
   const backtests = await BacktestService.open({ config: cfg(20, 2), logger, dataDir: join(dir, 'a') });
-  const server = await startHttpServer({ runtime, config: cfg(20, 2), logger, backtests }, { port: 0, host: '127.0.0.1', keepAliveMs: 300, latencyDrainMs: 0 });
+  // No state cache: a late tick less than 50 ms after the previous one would reuse its body, and
+  // every frame is to carry the state of its own moment.
+  const server = await startHttpServer({ runtime, config: cfg(20, 2), logger, backtests }, { port: 0, host: '127.0.0.1', keepAliveMs: 300, latencyDrainMs: 0, stateMaxAgeMs: 0 });
   const base = `http://127.0.0.1:${server.port}`;
   try {
     const t0 = Date.now();
