@@ -4,9 +4,15 @@ import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-// A real gc() without --expose-gc on the command line (test files share one process).
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
+/** A real gc() without --expose-gc on the command line, made only when a test asks for one. */
+let gc: (() => void) | null = null;
+function fullGc(): void {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as () => void;
+  }
+  gc();
+}
 
 export interface Allocation {
   /** Garbage collections of any kind that started during the loop. */
@@ -20,16 +26,17 @@ export interface Allocation {
 const newSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
 
 /**
- * Runs `fn` once and reports what it allocated. A full collection first finishes any GC work left
- * by earlier tests, so what is counted is what `fn` caused, however slowly a busy machine runs it.
+ * Runs `fn` once and reports what it allocated. `fullGcFirst` finishes any GC work left by earlier
+ * tests first; it is an option because a full GC may also drop type feedback, and the code that
+ * is then re-optimised during `fn` shows as heap growth.
  */
-export async function measureAllocation(fn: () => void): Promise<Allocation> {
+export async function measureAllocation(fn: () => void, opts: { fullGcFirst?: boolean } = {}): Promise<Allocation> {
   const entries: { start: number; kind: number | undefined }[] = [];
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) entries.push({ start: e.startTime, kind: (e as unknown as { detail?: { kind?: number } }).detail?.kind });
   });
   obs.observe({ entryTypes: ['gc'] });
-  gc();
+  if (opts.fullGcFirst) fullGc();
   const ns0 = newSpaceUsed();
   const h0 = process.memoryUsage().heapUsed;
   const t0 = performance.now();
