@@ -7,7 +7,7 @@ import { RecordRing } from '../src/core/ring.ts';
 import { parseClock } from '../src/market/calendar.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
-import { MarketStats } from '../src/market/market-stats.ts';
+import { MarketStats } from '../test/helpers/market-stats.ts';
 
 const DATE = '2024-03-15';
 const OPEN = parseClock('09:30')!;
@@ -47,7 +47,7 @@ function facts(seed: number): Facts {
     queue: s.meanBestQueue,
     range: s.rangeFraction * 100,
     vol: s.annualisedVol * 100,
-    acf: s.absReturnAcf.reduce((a, b) => a + b, 0) / s.absReturnAcf.length,
+    acf: s.absReturnAcf.reduce((a: number, b: number) => a + b, 0) / s.absReturnAcf.length,
     open: s.openActivityRatio,
     ofi: s.ofiNextCorr,
     events: s.events / 1e6,

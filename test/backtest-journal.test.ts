@@ -5,6 +5,7 @@
 import { ensureBuilt } from './helpers/build.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { beforeAll } from './helpers/hooks.ts';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,8 @@ import { BacktestService, downsampleCurve, type BacktestRecord, type Runner } fr
 import type { BacktestResult } from '../src/backtest/merge.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { createLogger } from '../src/log.ts';
-import { FakeRuntime } from '../src/http/fake-runtime.ts';
+import { FakeRuntime } from './helpers/fake-runtime.ts';
+import { until } from './helpers/wait.ts';
 import { startHttpServer } from '../src/http/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bt-journal-'));
@@ -20,7 +22,7 @@ const logger = createLogger({ env: {}, configLevel: 'error' });
 const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 2\n`, 'journal.toml');
 const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
 
-test.before(() => ensureBuilt());
+beforeAll(test, () => ensureBuilt());
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function finish(svc: BacktestService, body: unknown): Promise<BacktestRecord> {
@@ -132,9 +134,8 @@ test('ids are unique and time-ordered; every status change is journaled; cancel 
   assert.equal(ids, [...ids].sort(), 'ids sort in submission order');
   assert.is(svc.submit(REFERENCE).kind, 'busy');
   assert.is(svc.submit({ symbol: 'ES', initialCapital: -1 }).kind, 'invalid');
-  await new Promise((r) => setTimeout(r, 50));
-  const running = JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.json`), 'utf8'));
-  assert.is(running.status, 'running', 'journaled as running before it ends');
+  // Journaled as running before it ends (the runner waits for release()).
+  await until('the first run journaled as running', () => JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.json`), 'utf8')).status === 'running');
   assert.ok(svc.cancel(ids[1]));
   assert.not.ok(svc.cancel('bt_nope'));
   release();

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { beforeAll } from './helpers/hooks.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -20,11 +21,11 @@ let r: Quick;
 
 const positive = (x: unknown, what: string) => assert.ok(typeof x === 'number' && Number.isFinite(x) && x > 0, `${what} = ${x}`);
 
-test.before(() => {
+beforeAll(test, () => {
   const build = spawnSync(process.execPath, [join(ROOT, 'bench', 'build.mjs')], { encoding: 'utf8' });
   assert.is(build.status, 0, build.stderr);
   const t0 = Date.now();
-  const run = spawnSync(process.execPath, ['--expose-gc', join(ROOT, 'dist', 'bench', 'run.js'), '--quick', '--json'], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20 });
+  const run = spawnSync(process.execPath, ['--expose-gc', join(ROOT, 'dist', 'bench', 'run.js'), '--quick', '--json'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20 });
   assert.is(run.status, 0, `bench exited ${run.status} after ${Date.now() - t0} ms:\n${run.stderr.slice(-4000)}`);
   r = JSON.parse(run.stdout) as Quick;
 });

@@ -18,15 +18,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import type { StatePayload } from '../src/dashboard/shared/api.ts';
 import { TIME_AXIS } from '../src/dashboard/web/time-axis.ts';
+import { beforeAll } from './helpers/hooks.ts';
+import { freePort } from './helpers/net.ts';
+import { sleep, until, untilOk, WAIT_MS } from './helpers/wait.ts';
 
 let T0 = Date.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ARTIFACTS = resolve('test-artifacts');
 const SCREENSHOT = join(ARTIFACTS, 'dashboard.png');
 const SYMBOL = 'ESH24'; // ES: tick 0.25
@@ -53,30 +54,6 @@ process.on('exit', () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, every = 100): Promise<T> {
-  const t0 = Date.now();
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== null && v !== undefined && v !== false) return v as T;
-    } catch (e) {
-      if (e instanceof assert.Assertion) throw e; // a probe's own verdict ends the wait
-      last = e;
-    }
-    if (Date.now() - t0 > ms) assert.unreachable(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : String(last)})` : ''}`);
-    await sleep(every);
-  }
-}
-
 function track(name: string, c: ChildProcess): ChildProcess {
   children.add(c);
   const keep = (chunk: Buffer) => {
@@ -100,12 +77,8 @@ async function stop(c: ChildProcess | null, signal: NodeJS.Signals = 'SIGTERM'):
 
 async function startEngine(): Promise<ChildProcess> {
   const c = track('engine', spawn(process.execPath, ['dist/engine.js', '--config', configPath], { env: { ...process.env, PORT: String(enginePort), RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] }));
-  await until('the engine to answer /health', 20_000, async () => {
-    if (c.exitCode !== null) assert.unreachable(`the engine exited with ${c.exitCode}:\n${output.slice(-20).join('\n')}`);
-    const r = await fetch(`${engineUrl}/health`);
-    await r.arrayBuffer();
-    return r.status === 200;
-  });
+  const r = await untilOk(`${engineUrl}/health`, { child: c, context: () => output.slice(-20).join('\n') });
+  await r.arrayBuffer();
   return c;
 }
 
@@ -155,9 +128,8 @@ function canvasDrawn(p: Page, selector: string): Promise<number> {
   })()`);
 }
 
-// Setup is a test, not a before() hook: uvu swallows an exception thrown by a hook (the suite
-// would report 0 of N run as a pass), while a failing test fails the run.
-test('setup: the engine and the dashboard start; chromium opens', async () => {
+// The engine and the dashboard start; chromium opens.
+beforeAll(test, async () => {
   T0 = Date.now();
   if (!existsSync('dist/engine.js') || !existsSync('dist/dashboard.js') || !existsSync('dist/dashboard/app.js')) assert.unreachable('dist/ is not built: run npm run build first');
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -180,7 +152,7 @@ pool_size = 2
   );
   engine = await startEngine();
   dashboard = track('dashboard', spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }));
-  const port = await until('the dashboard to listen', 10_000, () => {
+  const port = await until('the dashboard to listen', () => {
     const line = output.find((l) => l.startsWith('[dashboard]') && l.includes('dashboard listening'));
     return line ? (JSON.parse(line.slice('[dashboard] '.length)) as { port: number }).port : null;
   });
@@ -205,11 +177,11 @@ test.after(async () => {
 test('the page loads, goes live, and logs no console error', async () => {
   const t0 = Date.now();
   await page.goto(dashUrl);
-  await page.waitForSelector('html[data-conn="live"]', { timeout: 10_000 });
+  await page.waitForSelector('html[data-conn="live"]', { timeout: WAIT_MS });
   assert.is(await page.textContent('#conn-label'), 'live');
   assert.is(await page.inputValue('#symbol'), SYMBOL);
   // Everything rendered once: the ladder has prices, the stats have figures.
-  await until('the ladder to fill', 5000, async () => (await readLadder(page)).bids[0]?.price !== '');
+  await until('the ladder to fill', async () => (await readLadder(page)).bids[0]?.price !== '');
   await page.waitForTimeout(500);
   assert.equal(consoleErrors, [], 'console errors during load');
   // Market time is still inside the session's first two minutes: fewer than two per-minute
@@ -238,7 +210,7 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
 
   // The numbers move.
   const before = JSON.stringify(a);
-  await until('the ladder to change', 5000, async () => JSON.stringify(await readLadder(page)) !== before);
+  await until('the ladder to change', async () => JSON.stringify(await readLadder(page)) !== before);
 
   // Best bid/ask and their sizes equal the engine's /api/state fetched at about the same time
   // (the stream updates every 100 ms and the book moves faster, so retry until a pair agrees).
@@ -246,7 +218,6 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
   let last = '';
   await until(
     'the ladder to match /api/state',
-    15_000,
     async () => {
       tries++;
       const [shown, api] = await Promise.all([readLadder(page), apiState()]);
@@ -256,7 +227,7 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
       last = `page ${JSON.stringify(got)} vs api ${JSON.stringify(want)}`;
       return JSON.stringify(got) === JSON.stringify(want);
     },
-    30,
+    { everyMs: 30 },
   ).catch((e) => assert.unreachable(`${e instanceof Error ? e.message : e}; last: ${last}`));
   console.log(`  ladder matched /api/state after ${tries} tries`);
 });
@@ -264,7 +235,7 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
 test('charts draw: price, P&L and latency canvases are not blank', async () => {
   for (const sel of ['#price-chart', '#pnl-chart', '#latency-chart']) {
     assert.ok((await page.locator(`${sel} canvas`).count()) > 0, `${sel} has a canvas`);
-    const colours = await until(`${sel} to draw`, 8000, async () => {
+    const colours = await until(`${sel} to draw`, async () => {
       const n = await canvasDrawn(page, sel);
       return n > 3 ? n : null;
     });
@@ -273,7 +244,7 @@ test('charts draw: price, P&L and latency canvases are not blank', async () => {
 });
 
 test('a fill shows up in the trade history, as the API reports it', async () => {
-  await page.waitForSelector('#trades tbody tr:not([hidden])', { timeout: 20_000 });
+  await page.waitForSelector('#trades tbody tr:not([hidden])', { timeout: WAIT_MS });
   const row = await page.evaluate<{ side: string; qty: string; price: string; pos: string }>(`(() => {
     const tr = document.querySelector('#trades tbody tr:not([hidden])');
     const cells = [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '');
@@ -351,18 +322,17 @@ test('symbol selector: switching to the second symbol shows its book, on its own
   let last = '';
   await until(
     `the ladder to show ${SYMBOL2} as /api/state does`,
-    15_000,
     async () => {
       const [shown, api] = await Promise.all([readLadder(page), apiState()]);
       const b = api.states[SYMBOL2].book;
       last = `page ${shown.bids[0].price}/${shown.asks[0].price} vs api ${b.bids[0].price}/${b.asks[0].price}`;
       return shown.bids[0].price === b.bids[0].price.toFixed(2) && shown.asks[0].price === b.asks[0].price.toFixed(2);
     },
-    30,
+    { everyMs: 30 },
   ).catch((e) => assert.unreachable(`${e instanceof Error ? e.message : e}; last: ${last}`));
   assert.match((await page.textContent('#instrument'))!, /Crude oil · tick 0\.01/);
   await page.selectOption('#symbol', SYMBOL);
-  await until('the ES ladder back', 5000, async () => (await page.textContent('#instrument'))?.includes('E-mini S&P 500'));
+  await until('the ES ladder back', async () => (await page.textContent('#instrument'))?.includes('E-mini S&P 500'));
 });
 
 /** Field name -> error text, of every field error the form shows. */
@@ -377,7 +347,7 @@ test('backtest form: every field error at once, then a result with statistics an
   await page.fill('#bt-maxDrawdown', '6');
   await page.fill('#bt-spreadMultiplier', '-1');
   await page.click('#backtest button[type="submit"]');
-  const errors = await until('the field errors', 10_000, async () => {
+  const errors = await until('the field errors', async () => {
     const e = await page.evaluate<Record<string, string>>(FIELD_ERRORS);
     return Object.keys(e).length > 0 ? e : null;
   });
@@ -395,7 +365,7 @@ test('backtest form: every field error at once, then a result with statistics an
   assert.is(await err.textContent(), '', 'editing the field clears its error');
   for (const [name, value] of Object.entries(good)) await page.fill(`#bt-${name}`, value);
   await page.click('#backtest button[type="submit"]');
-  await page.waitForSelector('.bt-message.ok', { timeout: 45_000 });
+  await page.waitForSelector('.bt-message.ok', { timeout: 3 * WAIT_MS });
   console.log(`  backtest completed in the page after ${Date.now() - t0} ms`);
   const title = (await page.textContent('.bt-result-title'))!;
   const id = /bt_[0-9A-Za-z_]+/.exec(title)?.[0];
@@ -406,9 +376,9 @@ test('backtest form: every field error at once, then a result with statistics an
   assert.is(pnl, run.total_pnl.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2, signDisplay: 'exceptZero' }));
   assert.is((await page.textContent('.bt-stats dd[data-key="fills"]'))!.replace(/,/g, ''), String(run.total_fills));
   assert.ok(run.equity_curve.length > 2);
-  await until('the equity curve to draw', 5000, async () => ((await canvasDrawn(page, '#bt-chart')) > 3 ? true : null));
+  await until('the equity curve to draw', async () => ((await canvasDrawn(page, '#bt-chart')) > 3 ? true : null));
   assert.ok(await page.isHidden('#bt-chart .chart-empty'));
-  await until('the run in the recent runs list', 5000, async () => (await page.locator(`#backtest tr[data-id="${id}"]`).count()) === 1);
+  await until('the run in the recent runs list', async () => (await page.locator(`#backtest tr[data-id="${id}"]`).count()) === 1);
   phase = 'load';
 
   await page.evaluate('window.scrollTo(0, 0)');
@@ -422,7 +392,7 @@ test('backtest form: a failed submit clears the previous result', async () => {
   assert.ok((await page.textContent('.bt-result-title'))!.includes('bt_'), 'a result is shown');
   await page.fill('#bt-initialCapital', '-5');
   await page.click('#backtest button[type="submit"]');
-  await until('the field error', 10_000, async () => ((await page.textContent('.field-error[data-field="initialCapital"]')) ?? '').length > 0);
+  await until('the field error', async () => ((await page.textContent('.field-error[data-field="initialCapital"]')) ?? '').length > 0);
   assert.not.match((await page.textContent('.bt-result-title'))!, /bt_/);
   assert.is(await page.textContent('.bt-stats dd[data-key="total_pnl"]'), '—');
   assert.ok(await page.isVisible('#bt-chart .chart-empty'), 'the equity chart is empty again');
@@ -437,7 +407,7 @@ test('backtest form: a run its kill switch stopped is shown as stopped, with whe
   await page.fill('#bt-initialCapital', '2000');
   await page.fill('#bt-maxDrawdown', '0.01');
   await page.click('#backtest button[type="submit"]');
-  await page.waitForSelector('.bt-message.warn, .bt-message.ok, .bt-message.error', { timeout: 45_000 });
+  await page.waitForSelector('.bt-message.warn, .bt-message.ok, .bt-message.error', { timeout: 3 * WAIT_MS });
   const msg = (await page.textContent('.bt-message'))!;
   assert.ok(await page.isVisible('.bt-message.warn'), `not shown as a warning: ${msg}`);
   assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\dT[\d:.]+Z \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
@@ -473,9 +443,9 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
   const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
   try {
     await phone.goto(dashUrl);
-    await phone.waitForSelector('html[data-conn="live"]', { timeout: 10_000 });
-    await phone.waitForSelector('#trades tbody tr:not([hidden])', { timeout: 20_000 });
-    await until('the recent runs to load', 5000, async () => (await phone.locator('#backtest tr.run').count()) > 0);
+    await phone.waitForSelector('html[data-conn="live"]', { timeout: WAIT_MS });
+    await phone.waitForSelector('#trades tbody tr:not([hidden])', { timeout: WAIT_MS });
+    await until('the recent runs to load', async () => (await phone.locator('#backtest tr.run').count()) > 0);
     await phone.waitForTimeout(300);
     assert.equal(await phone.evaluate<string[]>(CLIPPED), []);
     // Tables wider than the phone scroll inside their own box to their last column.
@@ -496,11 +466,11 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
 });
 
 test('live Sharpe: a number once the engine has two per-minute returns, as the API reports it', async () => {
-  const shown = await until('a Sharpe ratio', 90_000, async () => {
+  const shown = await until('a Sharpe ratio', async () => {
     const api = (await apiState()).states[SYMBOL];
     const text = await page.textContent('#stats dd[data-key="sharpe"]');
     return api.stats.sharpe_ratio !== null && text !== '—' ? text : null;
-  }, 500);
+  }, { timeoutMs: 3 * WAIT_MS, everyMs: 500 });
   assert.match(shown, /^-?[\d,]+\.\d\d$/);
 });
 
@@ -508,21 +478,21 @@ test('engine restart: the page shows the outage and reconnects by itself', async
   phase = 'restart';
   const before = await page.textContent('#engine-uptime');
   await stop(engine, 'SIGKILL');
-  await until('the page to notice the engine is gone', 10_000, async () => {
+  await until('the page to notice the engine is gone', async () => {
     const s = await page.getAttribute('html', 'data-conn');
     return s !== 'live' ? s : null;
   });
   const t0 = Date.now();
   engine = await startEngine();
-  await page.waitForSelector('html[data-conn="live"]', { timeout: 20_000 });
+  await page.waitForSelector('html[data-conn="live"]', { timeout: WAIT_MS });
   console.log(`  reconnected ${Date.now() - t0} ms after the engine was started again`);
   // Fresh data from the new process: uptime restarted, the ladder moves again.
-  await until('the new engine\'s uptime', 5000, async () => {
+  await until('the new engine\'s uptime', async () => {
     const up = await page.textContent('#engine-uptime');
     return up !== before && /^up 00:00:/.test(up ?? '') ? up : null;
   });
   const a = JSON.stringify(await readLadder(page));
-  await until('the ladder to move after the restart', 5000, async () => JSON.stringify(await readLadder(page)) !== a);
+  await until('the ladder to move after the restart', async () => JSON.stringify(await readLadder(page)) !== a);
   const unexpected = consoleErrors.filter((e) => !(e.phase === 'bad-backtest' && /400/.test(e.text) && e.url.includes('/api/backtest')) && !(e.phase === 'restart' && (/502|EventSource|ERR_|net::/.test(e.text) || e.url.includes('/api/'))));
   assert.equal(unexpected, [], 'unexpected console errors');
 });

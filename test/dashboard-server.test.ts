@@ -3,9 +3,13 @@
 // or dies mid-stream, and the entry process (env, logs, SIGTERM with a stream open).
 // Runs against a small fake engine (node:http) on 127.0.0.1 with ephemeral ports.
 
-import { capturingLogger } from './helpers/log.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { beforeAll } from './helpers/hooks.ts';
+import { capturingLogger } from './helpers/log.ts';
+import { freePort } from './helpers/net.ts';
+import { readSse } from './helpers/sse-client.ts';
+import { until, WAIT_MS, within } from './helpers/wait.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -20,7 +24,6 @@ import { FillStore } from '../src/dashboard/shared/fill-store.ts';
 import { BinnedSeries } from '../src/dashboard/shared/series-buffer.ts';
 import { CAPS, Store, type HistorySnapshot } from '../src/dashboard/shared/store.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(join(tmpdir(), 'dashboard-server-'));
 writeFileSync(join(dir, 'index.html'), '<!doctype html><title>dash</title><script type="module" src="app.js"></script>');
 writeFileSync(join(dir, 'app.js'), 'console.log("app");');
@@ -40,8 +43,11 @@ interface Seen {
 const seen: Seen[] = [];
 const streams = new Set<ServerResponse>();
 let streamClosed = 0;
-/** Resolvers for "the fake engine has written SSE event n". */
-const sseSent: { n: number; at: number }[] = [];
+/** What the fake engine has written on its streams, in order. */
+const sseSent: { n: number }[] = [];
+/** Streams opened with ?hold=1 wait here for their second event until the test releases them. */
+const held: (() => void)[] = [];
+const releaseHeld = () => held.splice(0).forEach((write) => write());
 
 function fakeEngine(): Server {
   return createServer((req, res) => {
@@ -66,7 +72,8 @@ function fakeEngine(): Server {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ path: url.pathname }));
       } else if (url.pathname === '/api/stream') {
-        // One event at once, a second one 400 ms later, then held open (like the engine).
+        // One event at once, a second one 400 ms later (or when released, with ?hold=1), then held
+        // open (like the engine).
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
         streams.add(res);
         res.on('close', () => {
@@ -74,14 +81,19 @@ function fakeEngine(): Server {
           streamClosed++;
         });
         res.write('retry: 2000\nevent: state\ndata: {"n":1}\n\n');
-        sseSent.push({ n: 1, at: Date.now() });
-        const t = setTimeout(() => {
+        sseSent.push({ n: 1 });
+        const second = () => {
           if (res.writableEnded || res.destroyed) return;
           res.write('event: fill\ndata: {"n":2}\n\n');
-          sseSent.push({ n: 2, at: Date.now() });
+          sseSent.push({ n: 2 });
           if (url.searchParams.get('die') === '1') setTimeout(() => res.socket?.destroy(), 50);
-        }, 400);
-        res.on('close', () => clearTimeout(t));
+        };
+        if (url.searchParams.get('hold') === '1') {
+          held.push(second);
+        } else {
+          const t = setTimeout(second, 400);
+          res.on('close', () => clearTimeout(t));
+        }
       } else {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { code: 'not_found', message: `no route ${req.method} ${url.pathname}` } }));
@@ -100,55 +112,6 @@ async function close(server: Server): Promise<void> {
   await new Promise<void>((r) => server.close(() => r()));
 }
 
-/** A free port nobody listens on (for "engine down"). */
-async function deadPort(): Promise<number> {
-  const s = createServer();
-  const port = await listen(s);
-  await close(s);
-  return port;
-}
-
-/** Reads SSE events from a fetch response, with their arrival times. */
-function readEvents(res: Response) {
-  const events: { event: string; data: string; at: number }[] = [];
-  const done = (async () => {
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = '';
-    try {
-      for (;;) {
-        const { done: eof, value } = await reader.read();
-        if (eof) break;
-        buf += dec.decode(value, { stream: true });
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          let event = 'message';
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data += line.slice(6);
-          }
-          if (data) events.push({ event, data, at: Date.now() });
-        }
-      }
-      return 'ended' as const;
-    } catch {
-      return 'errored' as const;
-    }
-  })();
-  return { events, done };
-}
-
-async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) assert.unreachable(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 // ------------------------------------------------------------------------------------------------
 // In-process dashboard against the fake engine
 
@@ -160,14 +123,14 @@ let deadDash: Server | undefined;
 let deadBase = '';
 let proxyInFlight: () => number = () => 0;
 
-// Setup is a test, not a before() hook: uvu swallows an exception thrown by a hook.
-test('setup: the fake engine and two dashboards listen', async () => {
+// The fake engine and two dashboards (one whose engine is down).
+beforeAll(test, async () => {
   enginePort = await listen(engine);
   const a = createDashboardApp({ engineUrl: `http://127.0.0.1:${enginePort}`, staticDir: dir, logger });
   proxyInFlight = () => a.proxy.inFlight;
   dash = createAdaptorServer({ fetch: a.app.fetch }) as Server;
   base = `http://127.0.0.1:${await listen(dash)}`;
-  const b = createDashboardApp({ engineUrl: `http://127.0.0.1:${await deadPort()}`, staticDir: dir, logger });
+  const b = createDashboardApp({ engineUrl: `http://127.0.0.1:${await freePort()}`, staticDir: dir, logger });
   deadDash = createAdaptorServer({ fetch: b.app.fetch }) as Server;
   deadBase = `http://127.0.0.1:${await listen(deadDash)}`;
 });
@@ -244,34 +207,30 @@ test('proxy: the event stream is passed through unbuffered; a client disconnect 
   const sentBefore = sseSent.length;
   const closedBefore = streamClosed;
   const ac = new AbortController();
-  const t0 = Date.now();
-  const r = await fetch(`${base}/api/stream`, { signal: ac.signal, headers: { accept: 'text/event-stream' } });
+  const r = await fetch(`${base}/api/stream?hold=1`, { signal: ac.signal, headers: { accept: 'text/event-stream' } });
   assert.is(r.status, 200);
   assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
   assert.is(r.headers.get('x-accel-buffering'), 'no');
-  const s = readEvents(r);
-  await until(() => s.events.length >= 1, 2000, 'the first event');
-  // The first event reached us before the engine even wrote the second one (400 ms later).
+  const s = readSse(r);
+  await until('the first event', () => s.events.length >= 1);
+  // The first event reached us while the engine held back the second one: nothing buffered it.
   assert.is(sseSent.length, sentBefore + 1, 'first event arrived only after the second was sent: buffered');
-  assert.ok(s.events[0].at - t0 < 350, `first event took ${s.events[0].at - t0} ms`);
   assert.equal(JSON.parse(s.events[0].data), { n: 1 });
-  await until(() => s.events.length >= 2, 2000, 'the second event');
-  const sent2 = sseSent[sseSent.length - 1];
-  assert.is(sent2.n, 2);
-  assert.ok(s.events[1].at - sent2.at < 150, `second event delayed ${s.events[1].at - sent2.at} ms`);
+  releaseHeld();
+  await until('the second event', () => s.events.length >= 2);
+  assert.is(sseSent[sseSent.length - 1].n, 2);
   assert.is(s.events[1].event, 'fill');
   ac.abort();
   await s.done;
-  await until(() => streamClosed > closedBefore, 2000, 'the engine to see the client go');
-  await until(() => proxyInFlight() === 0, 2000, 'the proxy to forget the stream');
+  await until('the engine to see the client go', () => streamClosed > closedBefore);
+  await until('the proxy to forget the stream', () => proxyInFlight() === 0);
 });
 
 test('proxy: engine dying mid-stream ends the browser stream cleanly; the server keeps serving', async () => {
   const r = await fetch(`${base}/api/stream?die=1`);
   assert.is(r.status, 200);
-  const s = readEvents(r);
-  const outcome = await Promise.race([s.done, sleep(3000).then(() => 'timeout' as const)]);
-  assert.is(outcome, 'ended');
+  const s = readSse(r);
+  assert.is(await within('the stream to end', s.done), 'ended');
   assert.is(s.events.length, 2);
   const again = await fetch(`${base}/api/state`);
   assert.is(again.status, 200);
@@ -402,7 +361,7 @@ test('history recorder: records the engine stream, serves /dashboard/history, re
     const empty = await fetch(`${url}/dashboard/history`);
     assert.is(empty.status, 204, 'nothing recorded yet');
     recorder.start();
-    await until(() => recorder.frames >= 20, 3000, 'the recorder to read run 1');
+    await until('the recorder to read run 1', () => recorder.frames >= 20);
     const res = await fetch(`${url}/dashboard/history`, { headers: { 'accept-encoding': 'gzip' } });
     assert.is(res.status, 200);
     const snap = (await res.json()) as HistorySnapshot;
@@ -428,7 +387,7 @@ test('history recorder: records the engine stream, serves /dashboard/history, re
     // The engine restarts: the stream drops, the recorder reconnects and starts over.
     run = 2;
     for (const c of conns) c.destroy();
-    await until(() => recorder.frames >= 40, 5000, 'the recorder to read run 2');
+    await until('the recorder to read run 2', () => recorder.frames >= 40);
     const after = (await (await fetch(`${url}/dashboard/history`)).json()) as HistorySnapshot;
     assert.is(after.symbols.ESH24.fills.length, 0, 'the old run\'s fills are gone');
     assert.ok(after.uptime_s < 5);
@@ -475,7 +434,7 @@ test('node dist/dashboard.js: DASHBOARD_PORT=0, ENGINE_URL, bad env, SIGTERM wit
 
   const child = spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: `http://127.0.0.1:${enginePort}`, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const line = await waitForLog(child, /dashboard listening/, 5000);
+    const line = await waitForLog(child, /dashboard listening/, WAIT_MS);
     const port = (JSON.parse(line) as { port: number }).port;
     assert.ok(port > 0);
     const url = `http://127.0.0.1:${port}`;
@@ -485,14 +444,12 @@ test('node dist/dashboard.js: DASHBOARD_PORT=0, ENGINE_URL, bad env, SIGTERM wit
     const health = await fetch(`${url}/dashboard/health`);
     assert.is(((await health.json()) as { status: string }).status, 'ok');
     const r = await fetch(`${url}/api/stream`);
-    const s = readEvents(r);
-    await until(() => s.events.length >= 1, 3000, 'an event through the entry process');
-    const t0 = Date.now();
+    const s = readSse(r);
+    await until('an event through the entry process', () => s.events.length >= 1);
     child.kill('SIGTERM');
-    const code = await Promise.race([new Promise<number | null>((res) => child.once('exit', res)), sleep(4000).then(() => 'timeout' as const)]);
+    const code = await within('the dashboard to exit', new Promise<number | null>((res) => child.once('exit', res)));
     assert.is(code, 0, 'exit code after SIGTERM');
-    assert.ok(Date.now() - t0 < 3000, `shutdown took ${Date.now() - t0} ms`);
-    await Promise.race([s.done, sleep(1000)]);
+    await s.done;
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }

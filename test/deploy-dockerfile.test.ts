@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,8 @@ import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import dockerfilelint from 'dockerfilelint';
 import { parse as parseYaml } from 'yaml';
+import { freePort } from './helpers/net.ts';
+import { untilOk } from './helpers/wait.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -304,17 +306,6 @@ test('package-lock.json matches package.json (npm ci refuses an out-of-sync lock
 // ---------------------------------------------------------------------------------------------
 // Health-check command semantics (it is the same Node one-liner compose runs for the engine).
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => res(port));
-    });
-  });
-}
-
 /** Runs a `node -e` health-check one-liner as Docker would (10 s timeout); resolves its exit code. */
 function runHealthcheck(js: string, env: Record<string, string>): Promise<number | null> {
   return new Promise((res) => {
@@ -542,24 +533,6 @@ function startIn(img: Image, cmd: string[], env: Record<string, string>): { chil
   return { child, output: () => out };
 }
 
-/** Polls `url` until it answers 200 (a 503 while workers start is what Docker's start period absorbs). */
-async function waitForHttp(url: string, child: ChildProcess, output: () => string, timeoutMs = 20_000): Promise<Response> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`process exited with code ${child.exitCode} before ${url} answered:\n${output()}`);
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (r.status === 200) return r;
-      last = `HTTP ${r.status}: ${(await r.text()).slice(0, 500)}`;
-    } catch (e) {
-      last = String(e);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms (${last}):\n${output()}`);
-}
-
 /** A Compose duration such as 15s or 1m30s, in ms. */
 function parseDuration(d: string): number {
   let ms = 0;
@@ -586,7 +559,7 @@ test('emulated container: CMD starts the engine, the HEALTHCHECK passes, JSON lo
   // As compose runs it: the image ENV, plus LOG_DIR; PORT and the config paths moved for the host.
   const engine = startIn(img, img.cmd, { PORT: String(port), ENGINE_CONFIG: emulatedConfig(img), LOG_DIR: logs });
   try {
-    const r = await waitForHttp(`http://127.0.0.1:${port}/health`, engine.child, engine.output);
+    const r = await untilOk(`http://127.0.0.1:${port}/health`, { child: engine.child, context: engine.output });
     const body = (await r.json()) as { status?: string; version?: string };
     assert.is(body.version, `v${pkg.version}`);
     const hc = await runHealthcheck(ENGINE_HEALTH_JS, { ...img.env, PORT: String(port) });
@@ -619,7 +592,7 @@ test('emulated container: the same image runs the dashboard with its own command
   const port = await freePort();
   const dash = startIn(img, cmd, { DASHBOARD_PORT: String(port), DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: `http://127.0.0.1:${await freePort()}` });
   try {
-    await waitForHttp(`http://127.0.0.1:${port}/dashboard/health`, dash.child, dash.output);
+    await untilOk(`http://127.0.0.1:${port}/dashboard/health`, { child: dash.child, context: dash.output });
     const page = await fetch(`http://127.0.0.1:${port}/`);
     assert.is(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);

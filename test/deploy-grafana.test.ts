@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { ENGINE, writeConfig } from './helpers/cli.ts';
 import { startEngine, type EngineProcess } from './helpers/engine-process.ts';
+import { until } from './helpers/wait.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/dashboards/engine.json'), 'utf8'));
@@ -177,22 +178,17 @@ async function liveMetricsText(): Promise<string> {
   assert.ok(existsSync(ENGINE), `${ENGINE} not found: run npm run build (npm test does)`);
   const e = await startEngine(writeConfig(''), { RUST_LOG: 'info' });
   engine = e;
-  const deadline = Date.now() + 20_000;
-  let last = '';
-  while (Date.now() < deadline) {
-    if (e.proc.exitCode !== null || e.proc.signalCode !== null) throw new Error(`engine exited (${e.proc.exitCode ?? e.proc.signalCode}):\n${e.logs.join('\n')}`);
-    try {
-      const r = await fetch(`${e.url}/metrics`, { signal: AbortSignal.timeout(2000) });
+  // Wait until the runtime has produced events, so label-bearing series exist.
+  return until(
+    'engine_events_total > 0 on /metrics',
+    async () => {
+      const r = await fetch(`${e.url}/metrics`, { signal: AbortSignal.timeout(5000) });
       const text = await r.text();
-      // Wait until the runtime has produced events, so label-bearing series exist.
-      if (r.ok && /^engine_events_total\{[^}]*\} [1-9]/m.test(text)) return text;
-      last = r.ok ? 'no events yet' : `HTTP ${r.status}`;
-    } catch (err) {
-      last = String(err);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`engine /metrics not ready within 20 s (${last}):\n${e.logs.join('\n')}`);
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      return /^engine_events_total\{[^}]*\} [1-9]/m.test(text) && text;
+    },
+    { everyMs: 250, child: e.proc, context: () => e.logs.join('\n') },
+  );
 }
 
 /** Series names a Prometheus exposition exports: samples, plus the series each TYPE implies. */

@@ -7,13 +7,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { ENGINE, writeConfig } from './helpers/cli.ts';
 import { startEngine } from './helpers/engine-process.ts';
+import { freePort } from './helpers/net.ts';
+import { until } from './helpers/wait.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const promConfigPath = join(root, 'deploy/prometheus/prometheus.yml');
@@ -47,17 +48,6 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => res(port));
-    });
-  });
-}
-
 function start(cmd: string, args: string[], opts: { cwd: string; env: Record<string, string> }): { child: ChildProcess; output: () => string } {
   let out = '';
   const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -77,22 +67,6 @@ async function stop(c: ChildProcess): Promise<void> {
     clearTimeout(t);
   }
   children.delete(c);
-}
-
-async function waitFor<T>(what: string, timeoutMs: number, child: ChildProcess, output: () => string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`process exited (${child.exitCode ?? child.signalCode}) while waiting for ${what}:\n${output()}`);
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = String(e);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${last})` : ''}:\n${output()}`);
 }
 
 /** `node dist/engine.js` with the shipped settings (temporary data_dir), on an ephemeral port. */
@@ -174,14 +148,15 @@ test('a real Prometheus scrapes a running engine: engine_events_total > 0 throug
       env: { PATH: process.env.PATH ?? '', HOME: dir },
     });
     const p = prom;
-    await waitFor('Prometheus to be ready', 30_000, p.child, p.output, async () => ((await fetch(`${base}/-/ready`, { signal: AbortSignal.timeout(2000) })).ok ? true : undefined));
+    await until('Prometheus to be ready', async () => (await fetch(`${base}/-/ready`, { signal: AbortSignal.timeout(2000) })).ok, { everyMs: 250, child: p.child, context: p.output });
 
-    const events = await waitFor('engine_events_total > 0 in Prometheus', 30_000, p.child, () => `${p.output()}\n--- engine ---\n${engine.output()}`, async () => {
+    const both = () => `${p.output()}\n--- engine ---\n${engine.output()}`;
+    const events = await until('engine_events_total > 0 in Prometheus', async () => {
       const r = await query(base, 'engine_events_total');
       if (r.status !== 'success') throw new Error(JSON.stringify(r));
       const values = r.data!.result.map((s) => Number(s.value[1]));
       return values.length > 0 && values.some((v) => v > 0) ? r.data!.result : undefined;
-    });
+    }, { everyMs: 250, child: p.child, context: both });
     assert.ok(events.length > 0);
     for (const s of events) assert.is(s.metric.job, 'engine');
 
@@ -190,7 +165,8 @@ test('a real Prometheus scrapes a running engine: engine_events_total > 0 throug
     assert.equal(up.data!.result.map((s) => s.value[1]), ['1'], 'the engine target is up');
 
     // Each dashboard query parses and evaluates (Grafana's $__rate_interval and $symbol filled in).
-    await new Promise((r) => setTimeout(r, 3000)); // a few more scrapes, so rate() has two samples
+    // A few more scrapes, so rate() has two samples.
+    await until('five scrapes of the engine', async () => Number((await query(base, 'count_over_time(up{job="engine"}[10m])')).data?.result[0]?.value[1]) >= 5, { everyMs: 250, child: p.child, context: both });
     const failures: string[] = [];
     let empty = 0;
     for (const q of dashboardQueries()) {

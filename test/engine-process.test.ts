@@ -39,7 +39,7 @@ test('starts, logs v0.1.0, serves /health and /api/state, and exits 0 on SIGTERM
 test('a bad PORT is a clear error', async () => {
   let err = '';
   try {
-    await startEngine(CONFIG, { PORT: 'http' }, 8000);
+    await startEngine(CONFIG, { PORT: 'http' });
   } catch (e) {
     err = String(e);
   }

@@ -3,8 +3,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PerformanceObserver, performance } from 'node:perf_hooks';
-import v8 from 'node:v8';
+import { measureAllocation } from './helpers/allocation.ts';
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_CANCEL, MD_TRADE, NS_PER_S } from '../src/core/events.ts';
 import { Rng } from '../src/core/rng.ts';
 import { DenseBook, NO_PRICE } from '../src/book/dense-book.ts';
@@ -522,26 +521,6 @@ test('reset() returns to the initial state; a replay gives the same vectors', ()
   const second = runInto(fx);
   assert.equal(second, first);
 });
-
-/** GCs (from the perf_hooks gc entries) and new-space growth while `fn` runs. */
-async function measureAllocation(fn: () => void): Promise<{ gcs: number; newSpaceGrowth: number; heapGrowth: number }> {
-  const entries: { start: number }[] = [];
-  const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) entries.push({ start: e.startTime });
-  });
-  obs.observe({ entryTypes: ['gc'] });
-  const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
-  const ns0 = newSpace();
-  const h0 = process.memoryUsage().heapUsed;
-  const t0 = performance.now();
-  fn();
-  const t1 = performance.now();
-  const ns1 = newSpace();
-  const h1 = process.memoryUsage().heapUsed;
-  await new Promise((r) => setTimeout(r, 50)); // let the observer deliver
-  obs.disconnect();
-  return { gcs: entries.filter((e) => e.start >= t0 && e.start <= t1).length, newSpaceGrowth: ns1 - ns0, heapGrowth: h1 - h0 };
-}
 
 let sink: unknown = null;
 

@@ -6,13 +6,14 @@ import { capturingLogger } from './helpers/log.ts';
 import { assertDocumented, schemaErrors } from './helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { beforeAll } from './helpers/hooks.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BacktestService } from '../src/backtest/service.ts';
 import { parseConfig } from '../src/config/load.ts';
-import { FakeRuntime } from '../src/http/fake-runtime.ts';
+import { FakeRuntime } from './helpers/fake-runtime.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
 import { startHttpServer, type HttpServer } from '../src/http/server.ts';
 import { VERSION } from '../src/version.ts';
@@ -57,7 +58,7 @@ function assertError(body: Record<string, any>, code: string) {
   assertDocumented('Error', body);
 }
 
-test.before(async () => {
+beforeAll(test, async () => {
   const backtests = await BacktestService.open({ config, logger, poolSize: 1 });
   server = await startHttpServer({ runtime, config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
   base = `http://127.0.0.1:${server.port}`;

@@ -2,16 +2,16 @@
 // outside on its event stream with MarketStats (own DenseBook), plus stream invariants,
 // determinism, consumer-book equality and the allocation-free hot path.
 
-import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { measureAllocation } from './helpers/allocation.ts';
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_TRADE } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { DenseBook } from '../src/book/dense-book.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { parseClock } from '../src/market/calendar.ts';
 import { MAX_DEPTH, MarketGenerator } from '../src/market/generator.ts';
-import { MarketStats, type MarketStatsSummary } from '../src/market/market-stats.ts';
+import { MarketStats, type MarketStatsSummary } from './helpers/market-stats.ts';
 
 const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;
@@ -131,23 +131,14 @@ test('a million events allocate nothing: no scavenge, flat heap', async () => {
   await new Promise((r) => setTimeout(r, 20));
   // Scavenges (minor GCs) are what allocation in the loop would cause; a major GC finishing
   // work started by earlier tests (other files share the process) is not counted.
-  let scavenges = 0;
-  const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) {
-      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
-      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) scavenges++;
-    }
+  let done = 0;
+  const { scavenges, heapGrowth } = await measureAllocation(() => {
+    done = pump(1_000_000);
   });
-  obs.observe({ entryTypes: ['gc'] });
-  const heap0 = process.memoryUsage().heapUsed;
-  const done = pump(1_000_000);
-  const heap1 = process.memoryUsage().heapUsed;
-  await new Promise((r) => setTimeout(r, 20));
-  obs.disconnect();
   assert.ok(done >= 1_000_000);
   assert.ok(!gen.done, 'the session must still be running');
   assert.is(scavenges, 0, `scavenges during 1M events: ${scavenges}`);
-  assert.ok(heap1 - heap0 < 256 * 1024, `heap grew by ${heap1 - heap0} bytes over 1M events`);
+  assert.ok(heapGrowth < 256 * 1024, `heap grew by ${heapGrowth} bytes over 1M events`);
 });
 
 // ---- one full ES session, shared by the stylized-fact tests ----

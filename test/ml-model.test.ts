@@ -4,11 +4,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { measureAllocation } from './helpers/allocation.ts';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PerformanceObserver, performance } from 'node:perf_hooks';
-import v8 from 'node:v8';
 import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../src/book/features.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { Rng } from '../src/core/rng.ts';
@@ -240,7 +239,11 @@ test('wrong weight shapes and bad numbers', () => {
   has(errorOf(mutated((m) => m.layers[0].bias.push(0))), 'layers[0].bias has 3 values, expected 2');
   has(errorOf(mutated((m) => (m.layers[1].inputs = 3))), 'layers[1].inputs is 3, expected 2');
   has(errorOf(mutated((m) => (m.layers[0].inputs = 8))), 'layers[0].inputs is 8', 'number of features');
-  has(errorOf(mutated((m) => ((m.layers[1].outputs = 2), m.layers[1].weights.push(0, 0), m.layers[1].bias.push(0)))), 'output layer and must have 1 output');
+  has(errorOf(mutated((m) => {
+        m.layers[1].outputs = 2;
+        m.layers[1].weights.push(0, 0);
+        m.layers[1].bias.push(0);
+      })), 'output layer and must have 1 output');
   has(errorOf(mutated((m) => (m.layers[0].weights[3] = null as never))), 'layers[0].weights[3] is not a finite number');
   has(errorOf(mutated((m) => (m.layers[0].activation = 'tanh' as never))), 'layers[0].activation', 'tanh');
   has(errorOf(mutated((m) => (m.layers = []))), '"layers" must be a non-empty array');
@@ -254,25 +257,6 @@ test('wrong weight shapes and bad numbers', () => {
 });
 
 // ---- no allocation ----
-
-async function measureAllocation(fn: () => void): Promise<{ gcs: number; newSpaceGrowth: number; heapGrowth: number }> {
-  const entries: number[] = [];
-  const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) entries.push(e.startTime);
-  });
-  obs.observe({ entryTypes: ['gc'] });
-  const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
-  const ns0 = newSpace();
-  const h0 = process.memoryUsage().heapUsed;
-  const t0 = performance.now();
-  fn();
-  const t1 = performance.now();
-  const ns1 = newSpace();
-  const h1 = process.memoryUsage().heapUsed;
-  await new Promise((r) => setTimeout(r, 50));
-  obs.disconnect();
-  return { gcs: entries.filter((t) => t >= t0 && t <= t1).length, newSpaceGrowth: ns1 - ns0, heapGrowth: h1 - h0 };
-}
 
 let sink: unknown = null;
 

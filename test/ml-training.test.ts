@@ -148,7 +148,10 @@ test('a signal baseline: z-score, clamp at +-2, least-squares scale on the train
   assert.equal({ ...b }, { feature: 'ofi_norm', mean: 1, std: 2, clip: 2, scale: 8 / 6 });
   const p = new SignalPredictor('ofi', b, 1e9);
   const x = new Float64Array(FEATURE_COUNT);
-  const at = (v: number) => ((x[F_OFI] = v), p.predict(x));
+  const at = (v: number) => {
+    x[F_OFI] = v;
+    return p.predict(x);
+  };
   assert.is(at(3), 8 / 6);
   assert.is(at(-100), -2 * (8 / 6));
   assert.is(at(NaN), 0, 'a missing value is the mean');

@@ -1,8 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PerformanceObserver, performance } from 'node:perf_hooks';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { measureAllocation } from './helpers/allocation.ts';
 import {
   ASK, BID, ER_ACK, ER_CANCEL_REJECT, ER_CANCELED, ER_EXCH_TS, ER_FEE, ER_FILL, ER_ID, ER_LEAVES, ER_LIQ,
   ER_PRICE, ER_QTY, ER_REASON, ER_REJECT, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_KIND, EV_PRICE,
@@ -468,10 +466,6 @@ test('a full reports ring counts overflows instead of throwing', () => {
   assert.equal(h.drain().map((x) => [x.type, x.id]), [[ER_CANCELED, 1]]);
 });
 
-// A real gc() for the allocation test without --expose-gc on the command line.
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
 test('no allocation: 1M market events with a few live orders do not grow the heap or trigger GC', async () => {
   const P = 20000;
   const WARM = 500_000;
@@ -549,20 +543,9 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
   await new Promise((r) => setTimeout(r, 100));
   const fills0 = stats[1], requotes0 = stats[3];
 
-  let gcs = 0;
-  let t0 = Infinity, t1 = Infinity;
-  const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (e.startTime >= t0 && e.startTime <= t1) gcs++;
-  });
-  obs.observe({ entryTypes: ['gc'] });
-  gc();
-  const heap0 = process.memoryUsage().heapUsed;
-  t0 = performance.now();
-  for (let k = WARM; k < N; k += CHUNK) run(k, k + CHUNK);
-  t1 = performance.now();
-  const heap1 = process.memoryUsage().heapUsed;
-  await new Promise((r) => setTimeout(r, 20)); // let the gc entries be delivered
-  obs.disconnect();
+  const { gcs, heapGrowth } = await measureAllocation(() => {
+    for (let k = WARM; k < N; k += CHUNK) run(k, k + CHUNK);
+  }, { fullGcFirst: true });
 
   const fills = stats[1] - fills0;
   assert.is(ex.liveOrders(), 4);
@@ -570,9 +553,9 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
   assert.ok(fills > 10_000, `the loop should exercise fills, got ${fills}`);
   assert.ok(stats[3] - requotes0 > 5_000, 'the loop should exercise new orders');
   assert.is(ex.reportOverflows, 0);
-  assert.ok(heap1 - heap0 < 1 << 20, `heap grew by ${heap1 - heap0} bytes over 1M events`);
+  assert.ok(heapGrowth < 1 << 20, `heap grew by ${heapGrowth} bytes over 1M events`);
   assert.is(gcs, 0, `${gcs} garbage collections during 1M events`);
-  console.log(`  1M events: ${(t1 - t0).toFixed(0)} ms, heap ${heap1 - heap0} B, ${gcs} GCs, ${fills} fills, ${stats[3] - requotes0} re-quotes`);
+  console.log(`  1M events: heap ${heapGrowth} B, ${gcs} GCs, ${fills} fills, ${stats[3] - requotes0} re-quotes`);
 });
 
 

@@ -2,12 +2,13 @@
 // memory (built workers in dist/: `npm test` builds first).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { beforeAll } from './helpers/hooks.ts';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import type { SymbolState } from '../src/runtime/view.ts';
+import { sleep, until } from './helpers/wait.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const { config } = loadConfig({});
 config.simulation.speed = 4; // four simulated seconds per second: more events, same behaviour
 const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
@@ -16,19 +17,11 @@ rt.subscribe((ev) => {
   if (ev.type === 'fill') fills.push(ev.fill);
 });
 
-async function until(what: string, ok: () => boolean, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 function signedFills(): number {
   return fills.reduce((a, f) => a + (f.side === 'buy' ? f.qty : -f.qty), 0);
 }
 
-test.before(() => rt.start());
+beforeAll(test, () => rt.start());
 test.after(() => rt.stop());
 
 test('the engine thread keeps a live 15-level book that matches the market', async () => {
@@ -47,23 +40,25 @@ test('the engine thread keeps a live 15-level book that matches the market', asy
     assert.ok(Math.abs((s.book.bids[0].price / 0.25) % 1) < 1e-9, 'on the ES tick grid');
   };
   check(a);
-  await sleep(1500);
-  const b = rt.state('ESH24')!;
+  // Market data keeps flowing and the simulated clock advances.
+  const b = await until('later market data', () => {
+    const s = rt.state('ESH24')!;
+    return s.counters.events > a.counters.events && s.sim_time > a.sim_time && s;
+  });
   check(b);
-  assert.ok(b.counters.events > a.counters.events, 'market data keeps flowing');
-  assert.ok(b.sim_time > a.sim_time, 'the simulated clock advances');
   assert.is(b.prediction, null, 'no model: no prediction, honestly');
   assert.is(b.model.loaded, false);
 });
 
 test('it quotes and trades: fills arrive as events and the position is their sum', async () => {
-  await until('fills', () => fills.length >= 3, 20000);
-  const s = rt.state('ESH24')!;
-  assert.ok(s.counters.orders > 0);
-  // Snapshot and fill stream are published separately (the stream can be ahead of the 20/s
-  // snapshot on a busy machine); compare when both have caught up.
-  await until('snapshot and fill stream to agree', () => rt.state('ESH24')!.stats.fills === fills.length);
-  const now = rt.state('ESH24')!;
+  await until('fills', () => fills.length >= 3);
+  // Snapshot and fill stream are published separately; compare one snapshot taken when both have
+  // caught up (fill events only arrive between macrotasks, so `fills` cannot move meanwhile).
+  const now = await until('snapshot and fill stream to agree', () => {
+    const s = rt.state('ESH24')!;
+    return s.stats.fills === fills.length && s;
+  });
+  assert.ok(now.counters.orders > 0);
   assert.is(now.position.contracts, signedFills());
   const lat = now.latency.book_update;
   assert.ok(lat.count > 0 && lat.p50_us! > 0, 'book-update latency is measured');
@@ -83,16 +78,18 @@ test('a killed engine thread is reported, restarted, and keeps position and P&L'
   const after = rt.state('ESH24')!;
   assert.ok(after.stats.fills >= before.stats.fills, 'fills are not forgotten');
   assert.ok(after.position.fees_paid >= before.position.fees_paid, 'fees are not forgotten');
-  await until('snapshot and fill stream to agree', () => rt.state('ESH24')!.stats.fills === fills.length);
-  const s = rt.state('ESH24')!;
+  await until('the new engine to get a book snapshot (15 levels)', () => rt.state('ESH24')!.book.bids.length === 15);
+  const s = await until('snapshot and fill stream to agree', () => {
+    const st = rt.state('ESH24')!;
+    return st.stats.fills === fills.length && st;
+  });
   assert.is(s.position.contracts, signedFills(), 'position = sum of every fill, across the restart');
-  assert.is(s.book.bids.length, 15, 'the new engine got a book snapshot');
 });
 
 test('a stalled worker is detected by its heartbeat and replaced', async () => {
   rt.injectFault('inference', 'stall');
-  await until('the stall to be seen', () => rt.health().workers.find((w) => w.name === 'inference')!.state !== 'running', 6000);
-  await until('recovery', () => rt.health().healthy, 8000);
+  await until('the stall to be seen', () => rt.health().workers.find((w) => w.name === 'inference')!.state !== 'running');
+  await until('recovery', () => rt.health().healthy);
   const w = rt.health().workers.find((x) => x.name === 'inference')!;
   assert.is(w.restarts, 1);
   assert.match(w.lastError ?? '', /heartbeat/);
@@ -107,14 +104,14 @@ test('alerts carry the simulated time they happened, once: each restart at its o
     const n = restartsOf();
     simBefore.push(rt.state('ESH24')!.sim_time);
     rt.injectFault('order-book', 'kill');
-    await until(`restart ${n + 1}`, () => restartsOf() === n + 1 && rt.health().healthy, 15000);
-    await until(`its ENGINE_RESTART alert`, () => alertsOf('ENGINE_RESTART').length === n + 1, 15000);
+    await until(`restart ${n + 1}`, () => restartsOf() === n + 1 && rt.health().healthy);
+    await until(`its ENGINE_RESTART alert`, () => alertsOf('ENGINE_RESTART').length === n + 1);
   }
   const restarts = alertsOf('ENGINE_RESTART').slice(-3); // restarts 2, 3 and 4 (this test's)
   restarts.forEach((a, i) => {
     assert.ok(a.time >= simBefore[simBefore.length - 3 + i], `restart alert at ${a.time}, before the restart (${simBefore[simBefore.length - 3 + i]})`);
   });
-  await until('the simulated clock to pass the last restart', () => rt.state('ESH24')!.sim_time > restarts[2].time, 15000);
+  await until('the simulated clock to pass the last restart', () => rt.state('ESH24')!.sim_time > restarts[2].time);
   const kills = alertsOf('KILL_SWITCH');
   assert.is(kills[0].time, restarts[1].time, 'tripped by the third restart, at its simulated time');
   assert.is(kills[0].ts, restarts[1].ts);

@@ -79,10 +79,9 @@ export class EngineMetrics {
     opts: EngineMetricsOptions = {},
   ) {
     const reg = [this.engine];
-    const self = this;
     const snap = () => {
-      self.refresh();
-      return self.snapshot;
+      this.refresh();
+      return this.snapshot;
     };
 
     new Gauge({ name: 'engine_info', help: 'Engine build information (always 1).', labelNames: ['version'], registers: reg }).set({ version: VERSION }, 1);
@@ -157,8 +156,8 @@ export class EngineMetrics {
 
     // Worker health.
     const workers = () => {
-      self.refresh();
-      return self.workers;
+      this.refresh();
+      return this.workers;
     };
     new Gauge({
       name: 'engine_worker_up',
@@ -195,7 +194,7 @@ export class EngineMetrics {
     // The first histogram drains the runtime at scrape time, before any histogram is rendered
     // (the registry starts every metric's get() in registration order; collect() runs first).
     const hist = (name: string, help: string, drain = false) =>
-      new Histogram({ name, help, labelNames: ['symbol'], buckets: LATENCY_BUCKETS, registers: reg, ...(drain ? { collect: () => self.drainLatency() } : {}) });
+      new Histogram({ name, help, labelNames: ['symbol'], buckets: LATENCY_BUCKETS, registers: reg, ...(drain ? { collect: () => this.drainLatency() } : {}) });
     this.latency = {
       tick_to_trade: hist('engine_tick_to_trade_seconds', 'Tick-to-trade latency: market data received to order sent, in seconds.', true),
       book_update: hist('engine_book_update_seconds', 'Time to apply one market-data update to the local book, in seconds.'),

@@ -110,7 +110,10 @@ export function frontMonth(root: string, date: string): Instrument {
       const c = { root, month: m, year: y };
       if (date < rollDate(c)) return parseSymbol(contractSymbol(c));
     }
-    if (++m > 12) (m = 1), y++;
+    if (++m > 12) {
+      m = 1;
+      y++;
+    }
   }
   throw new Error(`no ${root} contract found after ${date}`);
 }

@@ -16,7 +16,7 @@ import type { ModelFile } from '../ml/model.ts';
 import { profitFactor, winRate } from '../portfolio/metrics.ts';
 import type { Alert } from '../risk/alerts.ts';
 import { Seqlock } from '../shm/seqlock.ts';
-import { SimClock } from './clock.ts';
+import type { SimClock } from './clock.ts';
 import {
   allocateLayout,
   C_FAULT_STALL,

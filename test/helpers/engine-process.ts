@@ -1,6 +1,7 @@
 // Starts the real engine (node dist/engine.js) on an ephemeral port and finds the port in its log.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ENGINE } from './cli.ts';
+import { untilOk, WAIT_MS } from './wait.ts';
 
 export interface EngineProcess {
   proc: ChildProcess;
@@ -13,7 +14,7 @@ export interface EngineProcess {
   waitHealthy(timeoutMs?: number): Promise<void>;
 }
 
-export async function startEngine(configPath: string, env: Record<string, string> = {}, timeoutMs = 15000): Promise<EngineProcess> {
+export async function startEngine(configPath: string, env: Record<string, string> = {}, timeoutMs = WAIT_MS): Promise<EngineProcess> {
   const proc = spawn(process.execPath, [ENGINE, '--config', configPath], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
@@ -36,7 +37,10 @@ export async function startEngine(configPath: string, env: Record<string, string
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', (c: Buffer) => logs.push(c.toString()));
-    void exited.then((code) => reject(new Error(`engine exited with ${code}: ${logs.join('\n')}`)));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`engine exited with ${code}: ${logs.join('\n')}`));
+    });
   });
   return {
     proc,
@@ -44,14 +48,8 @@ export async function startEngine(configPath: string, env: Record<string, string
     url: `http://127.0.0.1:${port}`,
     logs,
     exited,
-    async waitHealthy(timeoutMs = 10000) {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const r = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
-        if (r?.status === 200) return;
-        if (Date.now() > end) throw new Error(`engine not healthy after ${timeoutMs} ms: ${r?.status}`);
-        await new Promise((res) => setTimeout(res, 100));
-      }
+    async waitHealthy(timeoutMs = WAIT_MS) {
+      await untilOk(`http://127.0.0.1:${port}/health`, { timeoutMs, child: proc, context: () => logs.join('\n') });
     },
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null) proc.kill(signal);

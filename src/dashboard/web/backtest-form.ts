@@ -6,7 +6,7 @@
 
 import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
 import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
-import { COLORS, emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
+import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
 

@@ -46,7 +46,9 @@ export function registerBacktests(app: App, ctx: ApiContext): void {
   const svc = ctx.backtests;
   const limit = bodyLimit({
     maxSize: ctx.maxBodyBytes,
-    onError: (c) => apiError(c, 413, 'payload_too_large', `the request body is larger than ${ctx.maxBodyBytes} bytes`),
+    // The rest of the body is never read, so the connection cannot carry another request: say so,
+    // or a keep-alive client reuses it and its next request fails with "other side closed".
+    onError: (c) => apiError(c, 413, 'payload_too_large', `the request body is larger than ${ctx.maxBodyBytes} bytes`, undefined, { Connection: 'close' }),
   });
 
   app.post('/api/backtest', requireJson(), limit, async (c) => {

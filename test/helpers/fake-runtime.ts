@@ -1,25 +1,24 @@
-// A synthetic RuntimeView for tests and for developing the dashboard without the worker runtime.
+// A synthetic RuntimeView for the HTTP tests: no worker runtime behind it.
 // Everything is a deterministic function of the elapsed time (no randomness): the mid follows a
 // sum of sines on the tick grid, counters grow with time, fills can be injected with emitFill().
 
-import { feeParams } from '../config/derive.ts';
-import { defaultConfig } from '../config/schema.ts';
-import { feeScheduleView } from '../exchange/fees.ts';
-import type { Alert } from '../risk/alerts.ts';
-import type { FillView, HealthView, LatencyStage, MetricsSnapshot, RuntimeEvent, RuntimeView, SymbolState, WorkerHealth } from '../runtime/view.ts';
-
-const TICK: Record<string, { tick: number; base: number; pointValue: number }> = {
-  ES: { tick: 0.25, base: 5000, pointValue: 50 },
-  NQ: { tick: 0.25, base: 18000, pointValue: 20 },
-  CL: { tick: 0.01, base: 75, pointValue: 1000 },
-};
+import { feeParams } from '../../src/config/derive.ts';
+import { defaultConfig } from '../../src/config/schema.ts';
+import { feeScheduleView } from '../../src/exchange/fees.ts';
+import { CONTRACTS, type ContractSpec, parseSymbol } from '../../src/market/instruments.ts';
+import type { Alert } from '../../src/risk/alerts.ts';
+import type { FillView, HealthView, LatencyStage, MetricsSnapshot, RuntimeEvent, RuntimeView, SymbolState, WorkerHealth } from '../../src/runtime/view.ts';
 
 /** The fees of an empty config: the flat [fees] table for every root. */
 const DEFAULTS = defaultConfig();
 
-function rootOf(symbol: string): string {
-  const m = /^([A-Z]+?)[FGHJKMNQUVXZ]\d{1,2}$/.exec(symbol);
-  return m ? m[1] : symbol;
+/** The contract of a month-coded symbol (ESH24); ES for a symbol it cannot parse. */
+function contractOf(symbol: string): ContractSpec {
+  try {
+    return parseSymbol(symbol);
+  } catch {
+    return CONTRACTS.ES;
+  }
 }
 
 export interface FakeRuntimeOptions {
@@ -66,27 +65,27 @@ export class FakeRuntime implements RuntimeView {
   }
 
   private mid(symbol: string): number {
-    const spec = TICK[rootOf(symbol)] ?? TICK.ES;
+    const { tickSize: tick, typicalLow: base } = contractOf(symbol);
     const t = this.elapsedS();
-    const raw = spec.base + 20 * spec.tick * Math.sin(t / 7) + 6 * spec.tick * Math.sin(t * 1.3);
-    return Math.round(raw / spec.tick) * spec.tick;
+    const raw = base + 20 * tick * Math.sin(t / 7) + 6 * tick * Math.sin(t * 1.3);
+    return Math.round(raw / tick) * tick;
   }
 
   state(symbol: string): SymbolState | null {
     if (!this.symbols.includes(symbol)) return null;
     this.calls.state++;
-    const root = rootOf(symbol);
-    const spec = TICK[root] ?? TICK.ES;
+    const spec = contractOf(symbol);
+    const root = spec.root;
     const t = this.elapsedS();
     const bid = this.mid(symbol);
-    const ask = bid + spec.tick;
-    const level = (i: number, p: number) => ({ price: Math.round(p / spec.tick) * spec.tick, size: 200 + ((i * 37 + Math.floor(t * 10)) % 150) });
-    const bids = Array.from({ length: 15 }, (_, i) => level(i, bid - i * spec.tick));
-    const asks = Array.from({ length: 15 }, (_, i) => level(i + 3, ask + i * spec.tick));
+    const ask = bid + spec.tickSize;
+    const level = (i: number, p: number) => ({ price: Math.round(p / spec.tickSize) * spec.tickSize, size: 200 + ((i * 37 + Math.floor(t * 10)) % 150) });
+    const bids = Array.from({ length: 15 }, (_, i) => level(i, bid - i * spec.tickSize));
+    const asks = Array.from({ length: 15 }, (_, i) => level(i + 3, ask + i * spec.tickSize));
     const position = this.position.get(symbol) ?? 0;
     const realized = Math.round(t * 12.5 * 100) / 100;
     const fees = Math.round(this.fillCount * 1.43 * 100) / 100;
-    const unrealized = position * 0.25 * spec.pointValue;
+    const unrealized = position * spec.tickValue;
     const equity = 1_000_000 + realized + unrealized - fees;
     const recent = [...(this.fills.get(symbol) ?? [])];
     for (let i = 0; i < this.recentTrades; i++) recent.push(this.makeFill(symbol, i % 2 === 0 ? 'buy' : 'sell', bid, i));
@@ -102,9 +101,9 @@ export class FakeRuntime implements RuntimeView {
         asks,
         best_bid: bid,
         best_ask: ask,
-        spread: spec.tick,
-        mid: bid + spec.tick / 2,
-        microprice: bid + spec.tick * 0.4,
+        spread: spec.tickSize,
+        mid: bid + spec.tickSize / 2,
+        microprice: bid + spec.tickSize * 0.4,
         our_orders: [
           { id: 1, side: 'buy', price: bid, qty: 1, leaves: 1, state: 'live' },
           { id: 2, side: 'sell', price: ask, qty: 1, leaves: 1, state: 'pending_new' },

@@ -2,8 +2,8 @@
 // market"): built only from the events, with its own DenseBook, so it checks the generator
 // from the outside. Used by the generator's tests and handy for calibrating profiles.
 
-import * as ev from '../core/events.ts';
-import { DenseBook } from '../book/dense-book.ts';
+import * as ev from '../../src/core/events.ts';
+import { DenseBook } from '../../src/book/dense-book.ts';
 
 // Local copies: a transpiler may turn imported bindings into getter calls (tsx does).
 const BID = ev.BID;

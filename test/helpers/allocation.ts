@@ -1,0 +1,56 @@
+// The allocation meter of the no-allocation tests: garbage collections (from perf_hooks' gc
+// entries) and heap growth while a loop runs. It never looks at how long the loop took.
+import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+/** A real gc() without --expose-gc on the command line, made only when a test asks for one. */
+let gc: (() => void) | null = null;
+function fullGc(): void {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as () => void;
+  }
+  gc();
+}
+
+export interface Allocation {
+  /** Garbage collections of any kind that started during the loop. */
+  gcs: number;
+  /** Of those, scavenges (minor GCs): what allocating in the loop causes first. */
+  scavenges: number;
+  newSpaceGrowth: number;
+  heapGrowth: number;
+}
+
+const newSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
+
+/**
+ * Runs `fn` once and reports what it allocated. `fullGcFirst` finishes any GC work left by earlier
+ * tests first; it is an option because a full GC may also drop type feedback, and the code that
+ * is then re-optimised during `fn` shows as heap growth.
+ */
+export async function measureAllocation(fn: () => void, opts: { fullGcFirst?: boolean } = {}): Promise<Allocation> {
+  const entries: { start: number; kind: number | undefined }[] = [];
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) entries.push({ start: e.startTime, kind: (e as unknown as { detail?: { kind?: number } }).detail?.kind });
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  if (opts.fullGcFirst) fullGc();
+  const ns0 = newSpaceUsed();
+  const h0 = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  fn();
+  const t1 = performance.now();
+  const ns1 = newSpaceUsed();
+  const h1 = process.memoryUsage().heapUsed;
+  await new Promise((r) => setTimeout(r, 50)); // let the observer deliver the gc entries
+  obs.disconnect();
+  const during = entries.filter((e) => e.start >= t0 && e.start <= t1);
+  return {
+    gcs: during.length,
+    scavenges: during.filter((e) => e.kind === constants.NODE_PERFORMANCE_GC_MINOR).length,
+    newSpaceGrowth: ns1 - ns0,
+    heapGrowth: h1 - h0,
+  };
+}
