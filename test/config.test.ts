@@ -7,6 +7,7 @@ import { ConfigError, defaultConfigPath, loadConfig, parseConfig } from '../src/
 import { defaultConfig, type EngineConfig } from '../src/config/schema.ts';
 import { createLogger } from '../src/log.ts';
 import { VERSION } from '../src/version.ts';
+import { configError } from './helpers/config-error.ts';
 
 const REFERENCE: EngineConfig = {
   name: 'futures-mm-engine',
@@ -51,18 +52,6 @@ const SHIPPED: EngineConfig = {
     GC: { ...EMINI, exchange_fee: 1.6 },
   },
 };
-
-/** Parses `text` and returns the ConfigError it must throw. */
-function configError(text: string): ConfigError {
-  try {
-    parseConfig(text, 'config.toml');
-  } catch (e) {
-    assert.instance(e, ConfigError);
-    return e as ConfigError;
-  }
-  assert.unreachable(`expected a ConfigError for:\n${text}`);
-  throw new Error('unreachable');
-}
 
 /** Asserts one issue for `key` whose message line names key, value and expectation. */
 function expectIssue(text: string, key: string, value: string, expected: RegExp): ConfigError {

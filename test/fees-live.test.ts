@@ -7,6 +7,7 @@ import pino from 'pino';
 import type { FillView } from '../src/api/live-state.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
+import { until, WAIT_MS } from './helpers/wait.ts';
 
 const config = parseConfig(
   [
@@ -27,15 +28,6 @@ rt.subscribe((ev) => {
   if (ev.type === 'fill') fills.push(ev.fill);
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 test.before(() => rt.start());
 test.after(() => rt.stop());
 
@@ -55,7 +47,7 @@ test('/api/state shows each symbol its schedule: MES its own section, ES the fla
 });
 
 test('live fills pay the schedule of their symbol', async () => {
-  await until('fills in both symbols', () => ['MESH24', 'ESH24'].every((s) => fills.some((f) => f.symbol === s)));
+  await until('fills in both symbols', () => ['MESH24', 'ESH24'].every((s) => fills.some((f) => f.symbol === s)), { timeoutMs: 2 * WAIT_MS });
   for (const f of fills) {
     const s = rt.state(f.symbol)!.fee_schedule;
     const perContract = f.liquidity === 'maker' ? s.maker_per_contract : s.taker_per_contract;

@@ -4,26 +4,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { ConfigError, defaultConfigPath, loadConfig, parseConfig } from '../src/config/load.ts';
+import { defaultConfigPath, loadConfig, parseConfig } from '../src/config/load.ts';
 import { feeParams } from '../src/config/derive.ts';
 import type { EngineConfig } from '../src/config/schema.ts';
 import { validateBacktestRequest } from '../src/backtest/request.ts';
 import { runBacktest } from '../src/backtest/run.ts';
 import { LIQ_MAKER } from '../src/core/events.ts';
 import { CONTRACTS } from '../src/market/instruments.ts';
+import { configError } from './helpers/config-error.ts';
 
 const MES_SECTION = '[fees.MES]\nmaker_fee = 0.10\ntaker_fee = 0.25\nexchange_fee = 0.35\n';
-
-function configError(text: string): ConfigError {
-  try {
-    parseConfig(text, 'config.toml');
-  } catch (e) {
-    assert.instance(e, ConfigError);
-    return e as ConfigError;
-  }
-  assert.unreachable(`expected a ConfigError for:\n${text}`);
-  throw new Error('unreachable');
-}
 
 /** The shipped config, traded over 10 minutes (enough fills of both kinds, a short run). */
 function shortSession(fees?: string): EngineConfig {
