@@ -407,7 +407,7 @@ export class SimulationRuntime implements RuntimeView {
         rejects: s.rejects,
         risk_rejects: s.riskRejects,
         blocked_requotes: s.blockedRequotes,
-        self_match_prevented: s.selfMatchPrevented,
+        self_match_prevented: s.selfMatch,
         ring_drops: this.ringDrops(p),
         uptime_s: (Date.now() - this.startedAtMs) / 1000,
       },

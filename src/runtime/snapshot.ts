@@ -165,7 +165,7 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, tot
 }
 
 /** A snapshot decoded: prices in ticks (NaN when absent), money in USD, times in engine ns. */
-export interface EngineSnapshot {
+export interface EngineSnapshot extends EngineTotals {
   valid: boolean; // false until an engine has written
   now: number;
   session: number;
@@ -185,13 +185,6 @@ export interface EngineSnapshot {
   trades: ClosedTradeStats;
   sharpe: number; // NaN until two per-minute returns
   maxDrawdownPct: number;
-  events: number;
-  orders: number;
-  cancels: number;
-  rejects: number;
-  riskRejects: number;
-  blockedRequotes: number;
-  selfMatchPrevented: number;
   killed: boolean;
   killReason: string | null;
   killTs: number;
@@ -246,7 +239,7 @@ export function readSnapshot(s: Float64Array): EngineSnapshot {
     rejects: s[S.REJECTS],
     riskRejects: s[S.RISK_REJECTS],
     blockedRequotes: s[S.BLOCKED_REQUOTES],
-    selfMatchPrevented: s[S.SELF_MATCH],
+    selfMatch: s[S.SELF_MATCH],
     killed,
     killReason: killed ? (KILL_REASONS[s[S.KILL_REASON]] ?? 'OTHER') : null,
     killTs: s[S.KILL_TS],
