@@ -255,7 +255,7 @@ export class BacktestService {
           const now = Date.now();
           if (now - lastEmit >= interval || f >= 1) {
             lastEmit = now;
-            this.emit({ type: 'progress', id: rec.id, symbol: rec.resolved.symbol, progress: Math.round(rec.progress * 1e4) / 1e4 });
+            this.emit({ type: 'progress', id: rec.id, symbol: rec.resolved.symbol, progress: rec.progress });
           }
         },
       });
