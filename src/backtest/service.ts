@@ -10,8 +10,9 @@
 // `maxConcurrentRuns` runs (default: pool size + pool size queued); beyond that submit() answers
 // `busy` with a retry hint, so a burst of requests cannot pile up unbounded work.
 
+import { ensureWritableDir } from '../core/writable-dir.ts';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Piscina } from 'piscina';
@@ -165,7 +166,7 @@ export class BacktestService {
   async load(): Promise<void> {
     if (this.opened) return;
     this.opened = true;
-    await mkdir(this.journalDir, { recursive: true });
+    await ensureWritableDir(this.journalDir);
     const files = (await readdir(this.journalDir)).filter((f) => f.endsWith('.json'));
     const loaded: BacktestRecord[] = [];
     for (const f of files) {

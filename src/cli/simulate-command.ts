@@ -39,9 +39,17 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     log.error(port);
     return 1;
   }
+  // Storage first: a data_dir that cannot be used is one clear error and exit 1 before any worker
+  // thread exists (a started worker would keep the process alive with nothing listening).
+  let backtests: BacktestService;
+  try {
+    backtests = await BacktestService.open({ config, logger: log });
+  } catch (e) {
+    log.error(`cannot start: data_dir = ${JSON.stringify(config.data_dir)}: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
   const runtime = new SimulationRuntime({ config, logger: log, model: modelStatus(config, log) });
   runtime.start();
-  const backtests = await BacktestService.open({ config, logger: log });
   let http;
   try {
     // HOST: the interface to bind (default all; tests bind loopback only).
