@@ -8,6 +8,7 @@ import type { FillView } from '../src/api/live-state.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { until, WAIT_MS } from './helpers/wait.ts';
+import { MES_SCHEDULE, MES_SECTION } from './helpers/mes-fees.ts';
 
 const config = parseConfig(
   [
@@ -15,11 +16,7 @@ const config = parseConfig(
     'symbols = ["MESH24", "ESH24"]',
     '[simulation]',
     'speed = 4', // four simulated seconds per second: fills sooner, same behaviour
-    '[fees.MES]',
-    'maker_fee = 0.10',
-    'taker_fee = 0.25',
-    'exchange_fee = 0.35',
-  ].join('\n'),
+  ].join('\n') + `\n${MES_SECTION}`,
   'fees-live.toml',
 );
 const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
@@ -32,15 +29,7 @@ test.before(() => rt.start());
 test.after(() => rt.stop());
 
 test('/api/state shows each symbol its schedule: MES its own section, ES the flat table', () => {
-  assert.equal(rt.state('MESH24')!.fee_schedule, {
-    root: 'MES',
-    source: 'fees.MES',
-    maker_fee: 0.1,
-    taker_fee: 0.25,
-    exchange_fee: 0.35,
-    maker_per_contract: 0.1 + 0.35,
-    taker_per_contract: 0.25 + 0.35,
-  });
+  assert.equal(rt.state('MESH24')!.fee_schedule, MES_SCHEDULE);
   const es = rt.state('ESH24')!.fee_schedule;
   assert.is(es.source, 'fees');
   assert.is(es.maker_per_contract, 0.25 + 1.18);

@@ -12,8 +12,8 @@ import { runBacktest } from '../src/backtest/run.ts';
 import { LIQ_MAKER } from '../src/core/events.ts';
 import { CONTRACTS } from '../src/market/instruments.ts';
 import { configError } from './helpers/config-error.ts';
+import { MES_SCHEDULE, MES_SECTION } from './helpers/mes-fees.ts';
 
-const MES_SECTION = '[fees.MES]\nmaker_fee = 0.10\ntaker_fee = 0.25\nexchange_fee = 0.35\n';
 
 /** The shipped config, traded over 10 minutes (enough fills of both kinds, a short run). */
 function shortSession(fees?: string): EngineConfig {
@@ -90,15 +90,7 @@ test('an MES backtest charges every fill the MES schedule and the result names i
   }
   assert.ok(makers > 0, 'no maker fill');
   assert.is(result.fees_paid, sum);
-  assert.equal(result.fee_schedule, {
-    root: 'MES',
-    source: 'fees.MES',
-    maker_fee: 0.1,
-    taker_fee: 0.25,
-    exchange_fee: 0.35,
-    maker_per_contract: 0.1 + 0.35,
-    taker_per_contract: 0.25 + 0.35,
-  });
+  assert.equal(result.fee_schedule, MES_SCHEDULE);
 });
 
 test('a root without a section pays the flat [fees] table, and the result says so', async () => {
