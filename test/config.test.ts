@@ -32,7 +32,16 @@ const REFERENCE: EngineConfig = {
   },
   model: { dir: 'models', enabled: true },
   backtest: { max_days: 31, pool_size: 0 },
-  http: { cors_origins: ['http://localhost:3000', 'http://127.0.0.1:3000'], stream_hz: 10, max_sse_clients: 100 },
+  http: {
+    cors_origins: ['http://localhost:3000', 'http://127.0.0.1:3000'],
+    host: '127.0.0.1',
+    allowed_hosts: [],
+    require_auth_for_reads: false,
+    rate_limit_requests: 300,
+    rate_limit_window_s: 60,
+    stream_hz: 10,
+    max_sse_clients: 100,
+  },
 };
 
 const EMINI = { maker_fee: 0.25, taker_fee: 0.85 };
@@ -154,9 +163,9 @@ test('wrong types name key, value and expectation', () => {
 test('out of range values name key, value and range', () => {
   expectIssue('metrics_port = 70000', 'metrics_port', '70000', /1\.\.65535/);
   expectIssue('[trading]\nmax_position = 0', 'trading.max_position', '0', /an integer >= 1/);
-  expectIssue('[trading]\ninitial_capital = -5.0', 'trading.initial_capital', '-5', /a number > 0/);
+  expectIssue('[trading]\ninitial_capital = -5.0', 'trading.initial_capital', '-5', /a number >= 1 \(USD\), at most 10000000000/);
   expectIssue('[latency]\njitter_ns = -1', 'latency.jitter_ns', '-1', /an integer >= 0/);
-  expectIssue('[risk]\nmax_daily_loss = 0', 'risk.max_daily_loss', '0', /a number > 0/);
+  expectIssue('[risk]\nmax_daily_loss = 0', 'risk.max_daily_loss', '0', /a number >= 1 \(USD\), at most /);
   expectIssue('[simulation]\nseed = -3', 'simulation.seed', '-3', /an integer >= 0/);
   expectIssue('[simulation]\nspeed = 0', 'simulation.speed', '0', /a number > 0/);
   expectIssue('[strategy]\nskew_factor = -0.1', 'strategy.skew_factor', '-0.1', /a number >= 0/);

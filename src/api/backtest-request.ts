@@ -3,30 +3,38 @@
 // that need the config or the calendar (symbol, dates, model) are in src/backtest/request.ts.
 
 import { z } from 'zod';
+import { CAPITAL_USD, CONTRACT_COUNT, SEED, SPREAD_MULTIPLIER, WEIGHT } from '../config/bounds.ts';
 
 export const DATE_EXPECTED = 'a calendar date "YYYY-MM-DD"';
 const FRACTION = 'a fraction in (0, 1], e.g. 0.06 for 6%';
-const CONTRACTS = 'an integer >= 1 (contracts)';
+const CONTRACTS = `an integer in ${CONTRACT_COUNT.min}..${CONTRACT_COUNT.max} (contracts)`;
+const CAPITAL = `a number in [${CAPITAL_USD.min}, ${CAPITAL_USD.max}] (USD)`;
+const SYMBOL = 'a contract root such as "ES" (or a month-coded symbol such as "ESH24")';
+/** Longest symbol accepted, surrounding spaces included ("ESH2024" is 7). */
+const SYMBOL_MAX_CHARS = 16;
 
-const date = (description: string) => z.string(DATE_EXPECTED).meta({ description, format: 'date', examples: ['2024-01-02'] });
+/** A "YYYY-MM-DD" string; the calendar checks (real date, CME calendar years) are in src/backtest/request.ts. */
+const date = (description: string) =>
+  z.string(DATE_EXPECTED).regex(/^\d{4}-\d{2}-\d{2}$/, DATE_EXPECTED).meta({ description, format: 'date', examples: ['2024-01-02'] });
 const contracts = (description: string) =>
-  z.number(CONTRACTS).int(CONTRACTS).min(1, CONTRACTS).max(100_000, 'an integer <= 100000').describe(`contracts: ${description}`);
+  z.number(CONTRACTS).int(CONTRACTS).min(CONTRACT_COUNT.min, CONTRACTS).max(CONTRACT_COUNT.max, CONTRACTS).describe(`contracts: ${description}`);
 
 export const backtestRequestSchema = z
   .strictObject({
     symbol: z
-      .string('a contract root such as "ES" (or a month-coded symbol such as "ESH24")')
+      .string(SYMBOL)
+      .max(SYMBOL_MAX_CHARS, `${SYMBOL}, at most ${SYMBOL_MAX_CHARS} characters`)
       .meta({ description: 'contract root such as "ES" (the front month of each date) or a month-coded symbol such as "ESH24" (that contract only, up to its last trading day); default: the root of the first [trading] symbols entry', examples: ['ES'] }),
     startDate: date('first session date (default [simulation] start_date)'),
     endDate: date('last session date (default startDate, or [simulation] end_date without startDate); at most [backtest] max_days trading days'),
-    initialCapital: z.number('a number > 0 (USD)').gt(0, 'a number > 0 (USD)').meta({ description: 'USD (default [trading] initial_capital)', examples: [100000] }),
-    spreadMultiplier: z.number('a number > 0').gt(0, 'a number > 0').max(100, 'a number <= 100').describe('scales the quoted half-spread (default [strategy] spread_multiplier)'),
+    initialCapital: z.number(CAPITAL).min(CAPITAL_USD.min, CAPITAL).max(CAPITAL_USD.max, CAPITAL).meta({ description: 'USD (default [trading] initial_capital)', examples: [100000] }),
+    spreadMultiplier: z.number('a number > 0').gt(0, 'a number > 0').max(SPREAD_MULTIPLIER.max, `a number <= ${SPREAD_MULTIPLIER.max}`).describe('scales the quoted half-spread (default [strategy] spread_multiplier)'),
     inventoryLimit: contracts('stop quoting the side that would grow inventory past it (default [strategy] inventory_limit)'),
-    skewFactor: z.number('a number >= 0').min(0, 'a number >= 0').max(1000, 'a number <= 1000').describe('inventory skew of the reservation price (default [strategy] skew_factor)'),
+    skewFactor: z.number('a number >= 0').min(0, 'a number >= 0').max(WEIGHT.max, `a number <= ${WEIGHT.max}`).describe('inventory skew of the reservation price (default [strategy] skew_factor)'),
     useML: z.boolean('true or false').describe('shift quotes by the model prediction (default [strategy] use_ml)'),
     maxDrawdown: z.number(FRACTION).gt(0, FRACTION).max(1, FRACTION).describe(`kill-switch drawdown as ${FRACTION} of peak equity (default [risk] max_drawdown_pct)`),
     positionLimit: contracts('hard position limit (default: the smaller of [trading] max_position and [risk] max_position)'),
-    seed: z.number('an integer >= 0').int('an integer >= 0').min(0, 'an integer >= 0').max(2 ** 32 - 1, 'an integer < 2^32').describe('seed of the synthetic market (default [simulation] seed)'),
+    seed: z.number('an integer >= 0').int('an integer >= 0').min(0, 'an integer >= 0').max(SEED.max, 'an integer < 2^32').describe('seed of the synthetic market (default [simulation] seed)'),
   })
   .partial()
   .describe('A backtest request. Every field is optional: an omitted field takes its default from the config file.');

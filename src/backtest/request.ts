@@ -6,6 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import { backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
 import type { FieldError } from '../api/error.ts';
 import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
+import { formatValue } from '../config/load.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
@@ -65,11 +66,13 @@ const unknownContract = (symbol: string): FieldError => ({
 });
 
 export function validateBacktestRequest(body: unknown, config: EngineConfig): Validation {
-  const parsed = backtestRequestSchema.safeParse(body);
+  const parsed = backtestRequestSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) {
     const errors = parsed.error.issues.map((i) => {
       const field = i.path.length ? i.path.join('.') : i.code === 'unrecognized_keys' ? (i as { keys?: string[] }).keys?.join(', ') ?? '(body)' : '(body)';
-      const message = i.code === 'unrecognized_keys' ? `unknown field (known: ${Object.keys(backtestRequestSchema.shape).join(', ')})` : `expected ${i.message}`;
+      // The value as sent, so a bound's message says what it refused (formatValue shortens long ones).
+      const got = i.path.length && i.input !== undefined ? `, got ${formatValue(i.input)}` : '';
+      const message = i.code === 'unrecognized_keys' ? `unknown field (known: ${Object.keys(backtestRequestSchema.shape).join(', ')})` : `expected ${i.message}${got}`;
       return { field, message };
     });
     // One answer names every bad field: the contract check too, though it runs after the schema.

@@ -5,11 +5,13 @@
 // Every check carries an "expected ..." text; load.ts turns zod issues into messages such as
 //   config.toml: risk.max_drawdown_pct = 6: expected a fraction in (0, 1], e.g. 0.06 for 6%
 
+import { isIP } from 'node:net';
 import { QUEUE_MODELS } from '../exchange/queue-model.ts';
 import { z } from 'zod';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, firstSessionDate, inCalendarYears, parseClock, parseDate } from '../market/calendar.ts';
 import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
 import { CONTRACTS, parseSymbol, SymbolError } from '../market/instruments.ts';
+import * as B from './bounds.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -19,30 +21,31 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 // Field builders: one "expected" text per field, used for the type check and every range check.
 
 function intField(min: number, max?: number, what = ''): z.ZodNumber {
-  const range = max === undefined ? `>= ${min}` : `in ${min}..${max}`;
-  const expected = `an integer ${range}${what}`;
+  const expected = `an integer >= ${min}${what}${max === undefined ? '' : `, at most ${max}`}`;
   let s = z.number(expected).int(expected).min(min, expected);
   if (max !== undefined) s = s.max(max, expected);
   return s;
 }
 
-function positive(what = ''): z.ZodNumber {
-  const expected = `a number > 0${what}`;
-  return z.number(expected).gt(0, expected);
+/** A number > 0 (or, with `min`, >= min) and <= max. */
+function positive(max: number, what = '', min?: number): z.ZodNumber {
+  const expected = `a number ${min === undefined ? '> 0' : `>= ${min}`}${what}, at most ${max}`;
+  const s = z.number(expected).max(max, expected);
+  return min === undefined ? s.gt(0, expected) : s.min(min, expected);
 }
 
-function nonNegative(what = ''): z.ZodNumber {
-  const expected = `a number >= 0${what}`;
-  return z.number(expected).min(0, expected);
+function nonNegative(max: number, what = ''): z.ZodNumber {
+  const expected = `a number >= 0${what}, at most ${max}`;
+  return z.number(expected).min(0, expected).max(max, expected);
 }
 
 function bool(): z.ZodBoolean {
   return z.boolean('true or false (a TOML boolean, without quotes)');
 }
 
-function nonEmptyString(what: string): z.ZodString {
-  const expected = `a non-empty string (${what})`;
-  return z.string(expected).min(1, expected);
+function nonEmptyString(what: string, maxChars = B.PATH_CHARS): z.ZodString {
+  const expected = `a non-empty string of at most ${maxChars} characters (${what})`;
+  return z.string(expected).min(1, expected).max(maxChars, expected);
 }
 
 function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
@@ -59,10 +62,13 @@ function clockField() {
   return z.string(CLOCK_EXPECTED).refine((s) => parseClock(s) !== null, CLOCK_EXPECTED);
 }
 
+const contracts = (what: string) => intField(B.CONTRACT_COUNT.min, B.CONTRACT_COUNT.max, what);
+const nanos = () => intField(0, B.LATENCY_NS.max, ' (nanoseconds)');
+
 const FEE = ' (USD per contract per fill; negative = rebate)';
 function fee() {
-  const expected = `a number${FEE}`;
-  return z.number(expected);
+  const expected = `a number${FEE} in [${B.FEE_USD.min}, ${B.FEE_USD.max}]`;
+  return z.number(expected).min(B.FEE_USD.min, expected).max(B.FEE_USD.max, expected);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -100,24 +106,24 @@ const tradingShape = {
         } else seen.set(canonical, i);
       });
     }),
-  initial_capital: positive(' (USD)').default(1_000_000),
-  max_position: intField(1, undefined, ' (contracts, absolute net position)').default(50),
-  max_order_size: intField(1, undefined, ' (contracts per order)').default(10),
+  initial_capital: positive(B.CAPITAL_USD.max, ' (USD)', B.CAPITAL_USD.min).default(1_000_000),
+  max_position: contracts(' (contracts, absolute net position)').default(50),
+  max_order_size: contracts(' (contracts per order)').default(10),
 };
 
 const latencyShape = {
-  order_latency_ns: intField(0, undefined, ' (nanoseconds)').default(100_000),
-  market_data_latency_ns: intField(0, undefined, ' (nanoseconds)').default(50_000),
-  jitter_ns: intField(0, undefined, ' (nanoseconds)').default(10_000),
+  order_latency_ns: nanos().default(100_000),
+  market_data_latency_ns: nanos().default(50_000),
+  jitter_ns: nanos().default(10_000),
   // Default: equal to order_latency_ns (filled in by the section transform below).
-  response_latency_ns: intField(0, undefined, ' (nanoseconds)').optional(),
+  response_latency_ns: nanos().optional(),
 };
 
 const DRAWDOWN_EXPECTED = 'a fraction in (0, 1], e.g. 0.06 for 6%';
 const riskShape = {
-  max_position: intField(1, undefined, ' (contracts)').default(50),
+  max_position: contracts(' (contracts)').default(50),
   max_drawdown_pct: z.number(DRAWDOWN_EXPECTED).gt(0, DRAWDOWN_EXPECTED).max(1, DRAWDOWN_EXPECTED).default(0.06),
-  max_daily_loss: positive(' (USD)').default(100_000),
+  max_daily_loss: positive(B.CAPITAL_USD.max, ' (USD)', B.CAPITAL_USD.min).default(100_000),
   enable_kill_switch: bool().default(true),
 };
 
@@ -148,29 +154,29 @@ export type FeesConfig = FeeTable & { readonly [root: string]: FeeTable | number
 const feesSection = table('fees', { ...feesShape, ...rootFeesSections }) as unknown as z.ZodType<FeesConfig, unknown>;
 
 const simulationShape = {
-  seed: intField(0).default(42),
+  seed: intField(0, B.SEED.max).default(42),
   start_date: dateField().default('2024-01-02'),
   end_date: dateField().default('2024-01-02'),
   session_start: clockField().default('09:30'),
   session_end: clockField().default('16:00'),
-  speed: positive(' (simulated seconds per wall-clock second)').default(1.0),
-  activity: positive(' (market event intensity multiplier)').default(1.0),
+  speed: positive(B.SPEED.max, ' (simulated seconds per wall-clock second)').default(1.0),
+  activity: positive(B.ACTIVITY.max, ' (market event intensity multiplier)').default(1.0),
 };
 
 const executionShape = {
   queue_model: oneOf(QUEUE_MODELS).default('power'),
-  queue_power: positive(' (exponent n of the queue model f(x) = x^n)').default(2),
+  queue_power: positive(B.ACTIVITY.max, ' (exponent n of the queue model f(x) = x^n)').default(2),
 };
 
 const strategyShape = {
-  order_size: intField(1, undefined, ' (contracts per quote)').default(1),
-  spread_multiplier: positive().default(1.0),
-  skew_factor: nonNegative().default(0.5),
-  inventory_limit: intField(1, undefined, ' (contracts)').default(20),
-  ml_weight: nonNegative().default(1.0),
+  order_size: contracts(' (contracts per quote)').default(1),
+  spread_multiplier: positive(B.SPREAD_MULTIPLIER.max).default(1.0),
+  skew_factor: nonNegative(B.WEIGHT.max).default(0.5),
+  inventory_limit: contracts(' (contracts)').default(20),
+  ml_weight: nonNegative(B.WEIGHT.max).default(1.0),
   use_ml: bool().default(false),
-  flatten_minutes: nonNegative(' (minutes before the session end)').default(5),
-  vol_spread_factor: nonNegative().default(0.5),
+  flatten_minutes: nonNegative(B.FLATTEN_MINUTES.max, ' (minutes before the session end)').default(5),
+  vol_spread_factor: nonNegative(B.WEIGHT.max).default(0.5),
 };
 
 const modelShape = {
@@ -179,24 +185,56 @@ const modelShape = {
 };
 
 const backtestShape = {
-  max_days: intField(1, undefined, ' (business days, i.e. sessions, a backtest request may cover)').default(31),
-  pool_size: intField(0, undefined, ' (worker threads; 0 = number of CPUs)').default(0),
+  max_days: intField(1, B.MAX_DAYS.max, ' (business days, i.e. sessions, a backtest request may cover)').default(31),
+  pool_size: intField(0, B.POOL_SIZE.max, ' (worker threads; 0 = number of CPUs)').default(0),
 };
 
-const CORS_EXPECTED = 'an array of origin strings, e.g. ["http://localhost:3000"]';
+const CORS_EXPECTED = 'an array of origins, e.g. ["http://localhost:3000"], or ["*"] for any origin';
+const ORIGIN_EXPECTED = 'an origin scheme://host[:port] such as "http://localhost:3000" (no path, no trailing slash), or "*" alone for any origin';
 const STREAM_HZ_EXPECTED = 'a number in (0, 100] (updates per second)';
+const BIND_EXPECTED = 'an IP address to listen on, e.g. "127.0.0.1" (loopback only), "0.0.0.0" or "::" (every interface), or "localhost"';
+const HOST_NAME_EXPECTED = 'a host name or IP address without a port, e.g. "engine", "mm.example.com" or "[::1]", or "*" for any Host';
+const MAX_LIST = 100;
+
+/** "http://host[:port]" exactly as URL parsing would normalise it (so a browser's Origin header matches it). */
+function isOrigin(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s;
+  } catch {
+    return false;
+  }
+}
+
+const hostName = z
+  .string(HOST_NAME_EXPECTED)
+  .max(253, HOST_NAME_EXPECTED)
+  .refine((s) => s === '*' || /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(s) || /^\[[0-9A-Fa-f:.]+\]$/.test(s), HOST_NAME_EXPECTED);
+
 const httpShape = {
   cors_origins: z
-    .array(nonEmptyString('an origin such as "http://localhost:3000"'), CORS_EXPECTED)
+    .array(z.string(ORIGIN_EXPECTED).refine((s) => s === '*' || isOrigin(s), ORIGIN_EXPECTED), CORS_EXPECTED)
+    .max(MAX_LIST, `${CORS_EXPECTED}, at most ${MAX_LIST} entries`)
+    .refine((a) => !a.includes('*') || a.length === 1, `${CORS_EXPECTED}: "*" must be the only entry`)
     .default(() => ['http://localhost:3000', 'http://127.0.0.1:3000']),
+  // Loopback by default: exposing the API is a deliberate act (HOST overrides, the image sets 0.0.0.0).
+  host: z.string(BIND_EXPECTED).refine((s) => s === 'localhost' || isIP(s) !== 0, BIND_EXPECTED).default('127.0.0.1'),
+  // Host headers accepted besides localhost, 127.0.0.1 and [::1] (any port): defends against DNS rebinding.
+  allowed_hosts: z.array(hostName, `an array of host names, e.g. ["engine"]`).max(MAX_LIST, `at most ${MAX_LIST} host names`).default(() => []),
+  // The bearer token, in a file (first line); ENGINE_API_TOKEN takes precedence. Unset: no authentication.
+  api_token_file: nonEmptyString('path of a file holding the API token').optional(),
+  require_auth_for_reads: bool().default(false),
+  rate_limit_requests: intField(0, 1_000_000, ' (POST and DELETE requests per client per window; 0 = no limit)').default(300),
+  rate_limit_window_s: intField(1, 86_400, ' (seconds)').default(60),
   stream_hz: z.number(STREAM_HZ_EXPECTED).gt(0, STREAM_HZ_EXPECTED).max(100, STREAM_HZ_EXPECTED).default(10),
-  max_sse_clients: intField(1).default(100),
+  max_sse_clients: intField(1, B.SSE_CLIENTS.max).default(100),
 };
 
+const PORT_EXPECTED = 'an integer in 1..65535 (TCP port)';
 const rootShape = {
-  name: nonEmptyString('engine name').default('futures-mm-engine'),
+  name: nonEmptyString('engine name', 200).default('futures-mm-engine'),
   log_level: oneOf(LOG_LEVELS).default('info'),
-  metrics_port: intField(1, 65535, ' (TCP port)').default(9090),
+  metrics_port: z.number(PORT_EXPECTED).int(PORT_EXPECTED).min(1, PORT_EXPECTED).max(65535, PORT_EXPECTED).default(9090),
   data_dir: nonEmptyString('directory for journals and results').default('data'),
 };
 
