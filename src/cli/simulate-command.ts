@@ -7,6 +7,7 @@ import type pino from 'pino';
 import type { EngineConfig } from '../config/schema.ts';
 import { modelDir } from '../backtest/request.ts';
 import { BacktestService } from '../backtest/service.ts';
+import { resolveApiToken } from '../http/auth.ts';
 import { startHttpServer } from '../http/server.ts';
 import { loadModel } from '../ml/model.ts';
 import { SimulationRuntime, type ModelStatus } from '../runtime/simulation.ts';
@@ -39,6 +40,13 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     log.error(port);
     return 1;
   }
+  let apiToken: string | null;
+  try {
+    apiToken = resolveApiToken(process.env, config);
+  } catch (e) {
+    log.error(`cannot start: ${(e as Error).message}`);
+    return 1;
+  }
   // Storage first: a data_dir that cannot be used is one clear error and exit 1 before any worker
   // thread exists (a started worker would keep the process alive with nothing listening).
   let backtests: BacktestService;
@@ -50,12 +58,14 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   }
   const runtime = new SimulationRuntime({ config, logger: log, model: modelStatus(config, log) });
   runtime.start();
+  const host = process.env.HOST?.trim() || config.http.host;
+  log.info({ auth: apiToken === null ? 'none' : config.http.require_auth_for_reads ? 'all routes but /health, /metrics, /openapi.json' : 'POST and DELETE' }, apiToken === null ? 'no API token: POST and DELETE are open to whoever reaches the port' : 'API token required');
   let http;
   try {
-    // HOST: the interface to bind (default all; tests bind loopback only).
-    http = await startHttpServer({ runtime, config, logger: log, backtests }, { port, host: process.env.HOST || '0.0.0.0' });
+    // HOST: the interface to bind (default [http] host, loopback; the container image sets 0.0.0.0).
+    http = await startHttpServer({ runtime, config, logger: log, backtests }, { port, host, apiToken });
   } catch (e) {
-    log.error({ err: e, port }, `cannot listen on port ${port}`);
+    log.error({ err: e, port, host }, `cannot start: cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     await backtests.close();
     await runtime.stop();
     return 1;

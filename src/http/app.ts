@@ -1,5 +1,5 @@
-// The Hono application: middleware (request metrics, CORS, 405 handling, JSON errors) and the
-// routes. Route modules live in routes/; shared objects (metrics registry, SSE hub) are created
+// The Hono application: middleware (request metrics, security headers, Host allow-list, CORS,
+// bearer token, rate limit, 405 handling, JSON errors) and the routes. Route modules live in routes/; shared objects (metrics registry, SSE hub) are created
 // here and closed by close().
 
 import { Hono } from 'hono';
@@ -10,7 +10,9 @@ import { matchedRoutes } from 'hono/route';
 import type { BacktestEvent } from '../backtest/service.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ApiContext, App, AppEnv, HttpDeps } from './context.ts';
+import { bearerAuth, bearerMatches, digest } from './auth.ts';
 import { ApiError, apiError, respondApiError } from './errors.ts';
+import { hostCheck } from './host-check.ts';
 import { EngineMetrics } from './metrics.ts';
 import { registerBacktests } from './routes/backtests.ts';
 import { registerHealth } from './routes/health.ts';
@@ -18,6 +20,8 @@ import { registerMetrics } from './routes/metrics.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerState, StateCache } from './routes/state.ts';
 import { registerStream } from './routes/stream.ts';
+import { mutatingRateLimit } from './rate-limit.ts';
+import { securityHeaders } from './security-headers.ts';
 import { SseHub } from './sse.ts';
 
 export type { HttpDeps } from './context.ts';
@@ -37,6 +41,8 @@ export interface HttpOptions {
   defaultMetrics?: boolean;
   /** Longest a built /api/state body is reused (default 50 ms, the snapshot interval). */
   stateMaxAgeMs?: number;
+  /** The API token (auth.ts resolveApiToken); null or omitted: no authentication. */
+  apiToken?: string | null;
 }
 
 export interface HttpApp {
@@ -120,16 +126,29 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     if (status >= 500) log.warn({ method: c.req.method, path: c.req.path, status }, 'request failed');
     else log.debug({ method: c.req.method, path: c.req.path, status }, 'request');
   });
+  app.use('*', securityHeaders());
+  const hosts = hostCheck(config.http.allowed_hosts);
+  if (hosts) app.use('*', hosts);
+  const origins = config.http.cors_origins;
   const corsHeaders = cors({
-    origin: config.http.cors_origins,
+    origin: origins.includes('*') ? '*' : origins,
     allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'Prefer', 'Last-Event-ID', 'Cache-Control'],
-    exposeHeaders: ['Retry-After', 'Location', 'Allow'],
+    allowHeaders: ['Content-Type', 'Prefer', 'Last-Event-ID', 'Cache-Control', 'Authorization'],
+    exposeHeaders: ['Retry-After', 'Location', 'Allow', 'WWW-Authenticate'],
     maxAge: 600,
   });
   // CORS only concerns browsers, which always send Origin on cross-origin requests. Skipping it
   // otherwise keeps Hono's fast response path (setting headers on c.res copies the response).
   app.use('*', (c, next) => (c.req.header('origin') === undefined ? next() : corsHeaders(c, next)));
+  const token = opts.apiToken ?? null;
+  if (token !== null) app.use('*', bearerAuth({ token, reads: config.http.require_auth_for_reads }));
+  const tokenDigest = token === null ? null : digest(token);
+  const limiter = mutatingRateLimit({
+    limit: config.http.rate_limit_requests,
+    windowS: config.http.rate_limit_window_s,
+    authenticated: (header) => tokenDigest !== null && bearerMatches(header, tokenDigest),
+  });
+  if (limiter) app.use('*', limiter);
   app.use(
     '*',
     methodNotAllowed({

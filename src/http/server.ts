@@ -13,7 +13,7 @@ import { createHttpApp, type HttpApp, type HttpDeps, type HttpOptions } from './
 
 export interface StartOptions extends HttpOptions {
   port: number;
-  /** Interface to bind (default 0.0.0.0). */
+  /** Interface to bind (default 127.0.0.1: loopback only). */
   host?: string;
   /** Time given to in-flight requests on close before connections are cut (default 3000 ms). */
   graceMs?: number;
@@ -32,7 +32,7 @@ export async function startHttpServer(deps: HttpDeps, opts: StartOptions): Promi
   const http = createHttpApp(deps, opts);
   const log = deps.logger.child({ component: 'http' });
   const server = createAdaptorServer({ fetch: http.app.fetch }) as Server;
-  const host = opts.host ?? '0.0.0.0';
+  const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error) => {
       server.off('listening', onListening);

@@ -1,0 +1,33 @@
+// Per-client rate limit of mutating requests (POST, DELETE): at most [http] rate_limit_requests in
+// each window of rate_limit_window_s seconds, then 429 with Retry-After (seconds until the window
+// resets). A client is its API token when it sent the right one, else its IP address.
+// hono-rate-limiter (fixed window, in-memory store) rather than a hand-written counter: it keeps
+// the store bounded (expired keys are swept) and sets Retry-After and the RateLimit-* headers.
+
+import type { MiddlewareHandler } from 'hono';
+import { rateLimiter } from 'hono-rate-limiter';
+import type { AppEnv } from './context.ts';
+import { apiError } from './errors.ts';
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface RateLimitOptions {
+  /** Requests per window per client (0 = no limit: returns null). */
+  limit: number;
+  windowS: number;
+  /** True when the request carries the valid API token (its key is then the token, not the address). */
+  authenticated: (authorization: string | undefined) => boolean;
+}
+
+export function mutatingRateLimit(o: RateLimitOptions): MiddlewareHandler<AppEnv> | null {
+  if (o.limit === 0) return null;
+  return rateLimiter<AppEnv>({
+    windowMs: o.windowS * 1000,
+    limit: o.limit,
+    standardHeaders: 'draft-6',
+    skip: (c) => !MUTATING.has(c.req.method),
+    keyGenerator: (c) => (o.authenticated(c.req.header('authorization')) ? 'token' : `ip:${c.env?.incoming?.socket.remoteAddress ?? 'unknown'}`),
+    handler: (c) =>
+      apiError(c, 429, 'rate_limited', `more than ${o.limit} POST/DELETE requests from this client within ${o.windowS} s ([http] rate_limit_requests); retry after the seconds in Retry-After`),
+  });
+}
