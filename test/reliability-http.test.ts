@@ -43,6 +43,8 @@ test.after(async () => {
 });
 
 const json = { 'content-type': 'application/json' };
+type ErrorJson = { error: { code: string; message: string; fields: { field: string; message: string }[] } };
+const errorOf = async (r: Response): Promise<ErrorJson> => (await r.json()) as ErrorJson;
 const TWO_MB = Buffer.alloc(2 * 1024 * 1024, 0x20);
 
 /** A 2 MB POST that the server answers before reading it, then a GET on the same agent. */
@@ -90,7 +92,7 @@ test('every answer carries X-Content-Type-Options: nosniff; API JSON is Cache-Co
 test('with a token: POST and DELETE need it (401 JSON + WWW-Authenticate: Bearer), reads stay open', async () => {
   const base = await serve('', TOKEN);
   const none = await fetch(`${base}/api/backtest`, { method: 'POST', headers: json, body: '{}' });
-  const noneBody = await none.json();
+  const noneBody = await errorOf(none);
   assert.is(none.status, 401);
   assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer realm="futures-mm-engine"$/);
   assert.is(noneBody.error.code, 'unauthorized');
@@ -103,9 +105,9 @@ test('with a token: POST and DELETE need it (401 JSON + WWW-Authenticate: Bearer
 
   // The right token passes authentication: the handler answers (an invalid body here, 400).
   const ok = await fetch(`${base}/api/backtest`, { method: 'POST', headers: { ...json, authorization: `Bearer ${TOKEN}` }, body: '{"initialCapital": 1e308}' });
-  const okBody = await ok.json();
+  const okBody = await errorOf(ok);
   assert.is(ok.status, 400);
-  assert.equal(okBody.error.fields.map((f: { field: string }) => f.field), ['initialCapital']);
+  assert.equal(okBody.error.fields.map((f) => f.field), ['initialCapital']);
   assert.match(okBody.error.fields[0].message, /got 1e\+308/);
   const lower = await fetch(`${base}/api/backtests/x`, { method: 'DELETE', headers: { authorization: `bearer ${TOKEN}` } });
   assert.is(lower.status, 404, 'the scheme name is case-insensitive');
@@ -145,7 +147,7 @@ test('rate limit: POST/DELETE beyond rate_limit_requests per window answer 429 J
     await r.arrayBuffer();
   }
   const limited = await post();
-  const body = await limited.json();
+  const body = await errorOf(limited);
   assert.is(limited.status, 429);
   assert.is(body.error.code, 'rate_limited');
   const retry = Number(limited.headers.get('retry-after'));
@@ -199,10 +201,10 @@ test('dashboard proxy: adds no credentials, passes the caller\'s Authorization t
   const anonymous = await post({});
   assert.is(anonymous.status, 401, 'the proxy does not authenticate on the browser\'s behalf');
   assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer /);
-  assert.is((await anonymous.json()).error.code, 'unauthorized');
+  assert.is((await errorOf(anonymous)).error.code, 'unauthorized');
   const withToken = await post({ authorization: `Bearer ${TOKEN}` });
   assert.is(withToken.status, 400, 'the token reached the engine, which validated the body');
-  assert.equal((await withToken.json()).error.fields.map((f: { field: string }) => f.field), ['seed']);
+  assert.equal((await errorOf(withToken)).error.fields.map((f) => f.field), ['seed']);
 });
 
 /** The engine process's first log lines up to "listening", or its exit. */

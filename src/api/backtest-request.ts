@@ -3,7 +3,7 @@
 // that need the config or the calendar (symbol, dates, model) are in src/backtest/request.ts.
 
 import { z } from 'zod';
-import { CAPITAL_USD, CONTRACT_COUNT, SEED, SPREAD_MULTIPLIER, WEIGHT } from '../config/bounds.ts';
+import { CAPITAL_USD, CONTRACT_COUNT, SEED, SPREAD_MULTIPLIER, WEIGHT } from './bounds.ts';
 
 export const DATE_EXPECTED = 'a calendar date "YYYY-MM-DD"';
 const FRACTION = 'a fraction in (0, 1], e.g. 0.06 for 6%';

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, firstSessionDate, inCalendarYears, parseClock, parseDate } from '../market/calendar.ts';
 import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
 import { CONTRACTS, parseSymbol, SymbolError } from '../market/instruments.ts';
-import * as B from './bounds.ts';
+import * as B from '../api/bounds.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -12,6 +12,7 @@ import { healthSchema, workerHealthSchema } from '../api/health.ts';
 import { bookLevelSchema, fillSchema, latencySummarySchema, ourOrderSchema, stateAlertSchema, statePayloadSchema, symbolStateSchema } from '../api/live-state.ts';
 import { alertEventSchema, shutdownEventSchema, streamEventSchema } from '../api/stream-events.ts';
 import { VERSION } from '../version.ts';
+import { OPEN_PATHS } from './auth.ts';
 
 /** Component name -> shape. A shape used inside another becomes a $ref to its component. */
 const COMPONENTS = {
@@ -65,6 +66,37 @@ const allow = { Allow: { description: 'methods the path supports, e.g. GET, HEAD
 const common = { '405': err('Method not allowed (method_not_allowed; see Allow)', allow), '500': err('Unexpected server error (internal_error); logged, details not sent') };
 const runId = { name: 'id', in: 'path', required: true, description: 'run id', schema: { type: 'string' } };
 
+type Operation = { responses: Record<string, unknown>; security?: unknown[] };
+const HOST_400 = 'a Host header outside the allow-list (invalid_host: localhost, 127.0.0.1, [::1] and [http] allowed_hosts)';
+const wwwAuthenticate = { 'WWW-Authenticate': { description: 'Bearer challenge; error="invalid_token" when a token was sent but is wrong', schema: { type: 'string' } } };
+
+/**
+ * What the middleware in app.ts adds to every operation: 400 for a Host outside the allow-list;
+ * where the API token may be required (all but the open paths, see auth.ts), the bearer scheme as
+ * optional security (required only when the engine has a token) and 401; 429 on POST and DELETE.
+ */
+function withGuards<T extends Record<string, Record<string, Operation>>>(paths: T): T {
+  for (const [path, ops] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const r = op.responses;
+      const bad = r['400'] as { description: string } | undefined;
+      r['400'] = bad ? { ...bad, description: `${bad.description}; or ${HOST_400}` } : err(`Bad request: ${HOST_400}`);
+      if (OPEN_PATHS.has(path)) {
+        op.security = [];
+        continue;
+      }
+      op.security = [{ bearerAuth: [] }, {}];
+      const mutating = method === 'post' || method === 'delete';
+      r['401'] = err(
+        mutating ? 'The engine has an API token and the request lacks it or carries another (unauthorized)' : 'The engine requires the API token for reads ([http] require_auth_for_reads) and the request lacks it (unauthorized)',
+        wwwAuthenticate,
+      );
+      if (mutating) r['429'] = err('Too many POST/DELETE requests from this client in the window ([http] rate_limit_requests per rate_limit_window_s; rate_limited)', retryAfter);
+    }
+  }
+  return paths;
+}
+
 function buildDocument() {
   return {
     openapi: '3.1.0' as const,
@@ -82,7 +114,7 @@ function buildDocument() {
       { name: 'live', description: 'Live simulation state and stream' },
       { name: 'backtest', description: 'Backtest runs (Piscina pool, journaled under data_dir)' },
     ],
-    paths: {
+    paths: withGuards({
       '/health': {
         get: {
           operationId: 'getHealth',
@@ -184,8 +216,19 @@ function buildDocument() {
           responses: { ...common, '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', description: 'OpenAPI document' } } } } },
         },
       },
+    }),
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The API token (ENGINE_API_TOKEN or [http] api_token_file). Optional: without a token configured the engine asks for none. With one, POST and DELETE ' +
+            'require it, and with [http] require_auth_for_reads every route but /health, /metrics and /openapi.json.',
+        },
+      },
     },
-    components: { schemas: componentSchemas() },
     /** Stream event name -> payload schema. */
     'x-sse-events': Object.fromEntries(streamEventSchema.options.map((o) => [o.shape.event.value, ref(componentOf(o.shape.data))])),
   };

@@ -1,4 +1,4 @@
-// Lower and upper bounds shared by the config file (schema.ts) and the backtest request
+// Lower and upper bounds shared by the config file (config/schema.ts) and the backtest request
 // (api/backtest-request.ts), so a value means the same thing and is accepted in the same range in
 // both. The bounds keep the arithmetic exact: money stays below 1e10 USD, so sums of cents and
 // fees over millions of fills stay far inside the 2^53 integer range of a double (cent precision
