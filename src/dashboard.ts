@@ -3,7 +3,7 @@
 // Serves the built front-end (dist/dashboard/) and proxies the engine's API to it on one origin.
 // Environment:
 //   DASHBOARD_PORT  TCP port (default 3000; 0 = any free port, logged at start)
-//   DASHBOARD_HOST  interface to bind (default 0.0.0.0)
+//   DASHBOARD_HOST  interface to bind (default 127.0.0.1, this machine only; the image sets 0.0.0.0)
 //   ENGINE_URL      the engine's HTTP API (default http://127.0.0.1:9090)
 //   RUST_LOG        log level (JSON lines on stdout, like the engine)
 // Exit codes: 0 after SIGINT/SIGTERM, 1 when it cannot start, 2 on a bad environment value.
@@ -48,7 +48,7 @@ function readEngineUrl(raw: string | undefined): string {
 
 async function main(): Promise<void> {
   const port = readPort(process.env.DASHBOARD_PORT);
-  const host = process.env.DASHBOARD_HOST?.trim() || '0.0.0.0';
+  const host = process.env.DASHBOARD_HOST?.trim() || '127.0.0.1';
   const engineUrl = readEngineUrl(process.env.ENGINE_URL);
   const root = createLogger({ env: process.env });
   const log = root.child({ component: 'dashboard' });

@@ -8,6 +8,9 @@
 //   ({ error: { code, message } }), never a crash or an HTML page.
 // - When the engine dies in the middle of a stream, the browser's response is ended cleanly (the
 //   EventSource then reconnects); when the browser goes away, the upstream request is aborted.
+// - Credentials: the proxy adds none (it must not widen access to the engine). The browser's own
+//   Authorization header (the API token the backtest form asks for when the engine answers 401)
+//   is passed through unchanged, like every other end-to-end header.
 // - Every upstream request in flight is tracked, so shutdown can end open streams at once
 //   (server.close() would otherwise wait for them forever), and a silent engine times out.
 

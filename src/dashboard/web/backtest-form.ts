@@ -2,11 +2,13 @@
 // backtest_progress events for its id), and the result: statistics and the equity curve. Bad
 // values come back from the engine as 400 { error: { fields: [{ field, message }] } } and each
 // message is shown under its field. Empty fields are left out, so the engine's config applies.
-// Recent runs (GET /api/backtests) can be reopened.
+// Recent runs (GET /api/backtests) can be reopened. When the engine answers 401 (it has an API
+// token), the form shows a token field; the token is kept in sessionStorage (api-token.ts).
 
 import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
 import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
 import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
+import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
 
@@ -65,6 +67,8 @@ export class BacktestPanel {
   private readonly inputs = {} as Record<FieldName, HTMLInputElement>;
   private readonly errors = {} as Record<FieldName, HTMLElement>;
   private readonly submit: HTMLButtonElement;
+  private readonly tokenRow: HTMLElement;
+  private readonly tokenInput: HTMLInputElement;
   private readonly message: HTMLElement;
   private readonly progressBar: HTMLElement;
   private readonly progressText: HTMLElement;
@@ -111,6 +115,16 @@ export class BacktestPanel {
       this.inputs[f.name] = input;
       this.errors[f.name] = err;
     }
+    // Hidden until the engine asks for its token (or one is stored for this tab).
+    this.tokenRow = el('label', 'field f-token');
+    this.tokenInput = el('input');
+    this.tokenInput.type = 'password';
+    this.tokenInput.id = 'bt-token';
+    this.tokenInput.autocomplete = 'off';
+    this.tokenInput.placeholder = 'kept in this tab only';
+    this.tokenRow.append(el('span', 'field-label', 'Engine API token'), this.tokenInput);
+    this.tokenRow.hidden = apiToken() === null;
+    this.form.append(this.tokenRow);
     const actions = el('div', 'bt-actions');
     this.submit = el('button', 'primary', 'Run backtest');
     this.submit.type = 'submit';
@@ -218,21 +232,35 @@ export class BacktestPanel {
     this.clearErrors();
     this.clearResult(); // a result left beside a rejected request would read as its outcome
     const body = this.body();
+    const typed = this.tokenInput.value.trim();
+    if (typed !== '') saveApiToken(typed);
     this.submit.disabled = true;
     this.setMessage('submitting…');
     this.setProgress(0);
     let res: Response;
     try {
-      res = await fetch('/api/backtest', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', prefer: 'respond-async' },
-        body: JSON.stringify(body),
-      });
+      res = await fetch(
+        '/api/backtest',
+        withApiToken({
+          method: 'POST',
+          headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+          body: JSON.stringify(body),
+        }),
+      );
     } catch (e) {
       this.finishWithError(`request failed: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
     const data = await readJson(res);
+    if (res.status === 401) {
+      const refused = apiToken() !== null;
+      forgetApiToken();
+      this.tokenInput.value = '';
+      this.tokenRow.hidden = false;
+      this.tokenInput.focus();
+      this.finishWithError(refused ? 'the engine refused this API token: enter the right one and run again' : 'the engine requires its API token: enter it and run again');
+      return;
+    }
     if (res.status === 202 || res.status === 200) {
       const run = data as BacktestRun;
       if (run.status === 'completed') {
@@ -280,7 +308,7 @@ export class BacktestPanel {
       const id = this.runId;
       if (!id || Date.now() - this.lastProgressAt < 3000) return;
       try {
-        const res = await fetch(`/api/backtests/${encodeURIComponent(id)}`);
+        const res = await fetch(`/api/backtests/${encodeURIComponent(id)}`, withApiToken());
         if (!res.ok) return;
         const run = (await res.json()) as BacktestRun;
         if (run.id === this.runId && run.status !== 'running') this.onComplete(run);
@@ -311,7 +339,7 @@ export class BacktestPanel {
 
   private async showRun(id: string): Promise<void> {
     try {
-      const res = await fetch(`/api/backtests/${encodeURIComponent(id)}`);
+      const res = await fetch(`/api/backtests/${encodeURIComponent(id)}`, withApiToken());
       const data = await readJson(res);
       if (!res.ok) {
         this.setMessage(isApiError(data) ? data.error.message : `HTTP ${res.status}`, 'error');
@@ -381,7 +409,7 @@ export class BacktestPanel {
   async loadRuns(): Promise<void> {
     let list: BacktestList;
     try {
-      const res = await fetch('/api/backtests?limit=20');
+      const res = await fetch('/api/backtests?limit=20', withApiToken());
       if (!res.ok) return;
       list = (await res.json()) as BacktestList;
     } catch {
