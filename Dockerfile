@@ -2,7 +2,7 @@
 # `node dist/dashboard.js` as its command, the dashboard. See docs/deployment.md.
 #
 #   docker build -t futures-mm-engine:0.1.0 .
-#   docker run --rm -p 9090:9090 futures-mm-engine:0.1.0
+#   docker run --rm -p 127.0.0.1:9090:9090 futures-mm-engine:0.1.0
 #
 # Two stages: `build` installs every dependency (dev ones included: TypeScript, esbuild) and runs
 # `npm run build`; the runtime stage holds only production dependencies, the bundles in dist/,
@@ -37,7 +37,9 @@ COPY --from=build /src/models ./models
 # compose mounts there start as copies of these directories, owned by engine.
 RUN mkdir -p /app/data /app/logs && chown engine:engine /app/data /app/logs
 USER engine
-ENV RUST_LOG=info RUST_BACKTRACE=1 PORT=9090 ENGINE_CONFIG=/app/config.toml
+# HOST and DASHBOARD_HOST: every interface of the container (both default to 127.0.0.1 outside
+# one, which here would be unreachable); `docker run -p 127.0.0.1:9090:9090` limits the host side.
+ENV RUST_LOG=info RUST_BACKTRACE=1 PORT=9090 ENGINE_CONFIG=/app/config.toml HOST=0.0.0.0 DASHBOARD_HOST=0.0.0.0
 EXPOSE 9090
 # Node is the only tool the slim image is sure to have: no curl or wget.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=5s --retries=3 \

@@ -12,7 +12,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DCLinter } from 'dclint';
 import { parse as parseYaml } from 'yaml';
+import { Hono } from 'hono';
 import { parseConfig } from '../src/config/load.ts';
+import { hostCheck } from '../src/http/host-check.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -105,13 +107,41 @@ test('services, pinned images and the engine/dashboard build', () => {
   }
 });
 
-test('ports: engine 9090, dashboard 3000, Prometheus 9091->9090, Grafana 3001->3000, no clashes', () => {
-  assert.equal(svc('engine').ports, ['9090:9090']);
-  assert.equal(svc('dashboard').ports, ['3000:3000']);
-  assert.equal(svc('prometheus').ports, ['9091:9090']);
-  assert.equal(svc('grafana').ports, ['3001:3000']);
-  const host = Object.values<Obj>(compose.services).flatMap((s) => (s.ports ?? []).map((p: string) => p.split(':')[0]));
+const BIND = '${BIND_ADDRESS:-127.0.0.1}';
+
+test('ports: engine 9090, dashboard 3000, Prometheus 9091->9090, Grafana 3001->3000, all on ${BIND_ADDRESS:-127.0.0.1}, no clashes', () => {
+  assert.equal(svc('engine').ports, [`${BIND}:9090:9090`]);
+  assert.equal(svc('dashboard').ports, [`${BIND}:3000:3000`]);
+  assert.equal(svc('prometheus').ports, [`${BIND}:9091:9090`]);
+  assert.equal(svc('grafana').ports, [`${BIND}:3001:3000`]);
+  const published = Object.values<Obj>(compose.services).flatMap((s) => (s.ports ?? []).map((p: string) => interpolate(p, {})));
+  for (const p of published) assert.match(p, /^127\.0\.0\.1:\d+:\d+$/, `${p}: published on loopback unless BIND_ADDRESS is set`);
+  const host = published.map((p) => p.split(':')[1]);
   assert.is(new Set(host).size, host.length, `host ports clash: ${host.join(', ')}`);
+  // One variable opens them all.
+  for (const s of Object.values<Obj>(compose.services)) for (const p of s.ports ?? []) assert.match(interpolate(p, { BIND_ADDRESS: '0.0.0.0' }), /^0\.0\.0\.0:/);
+});
+
+test('inside the containers the engine and dashboard listen on 0.0.0.0; the engine accepts Host "engine", which Prometheus and the dashboard use', async () => {
+  assert.is(env(svc('engine')).HOST, '0.0.0.0');
+  assert.is(env(svc('dashboard')).DASHBOARD_HOST, '0.0.0.0');
+  const container = parseConfig(readFileSync(join(root, 'config/container.toml'), 'utf8'), 'config/container.toml');
+  const prom: Obj = parseYaml(readFileSync(join(root, 'deploy/prometheus/prometheus.yml'), 'utf8'));
+  const target: string = prom.scrape_configs.find((j: Obj) => j.job_name === 'engine').static_configs[0].targets[0];
+  const dashboardHost = new URL(env(svc('dashboard')).ENGINE_URL).host;
+  // The engine's own Host check (src/http/host-check.ts), configured as in the container.
+  const check = hostCheck(container.http.allowed_hosts)!;
+  const app = new Hono().use(check).get('*', (c) => c.text('ok'));
+  for (const host of [target, dashboardHost, '127.0.0.1:9090']) {
+    const r = await app.request('http://x/metrics', { headers: { host } });
+    assert.is(r.status, 200, `Host: ${host}`);
+  }
+  assert.is((await app.request('http://x/metrics', { headers: { host: 'rebind.example:9090' } })).status, 400);
+});
+
+test('docs/deployment.md: BIND_ADDRESS, ENGINE_API_TOKEN and the Grafana password before publishing', () => {
+  const docs = readFileSync(join(root, 'docs/deployment.md'), 'utf8');
+  for (const s of ['BIND_ADDRESS', 'ENGINE_API_TOKEN', 'GRAFANA_ADMIN_PASSWORD', 'allowed_hosts']) assert.ok(docs.includes(s), `docs/deployment.md does not mention ${s}`);
 });
 
 test('every service is on the bridge network engine-network', () => {
@@ -244,8 +274,9 @@ test('config/container.toml: the shipped config with the container paths', () =>
   assert.is(container.data_dir, mountAt(svc('engine'), '/app/data').target);
   assert.is(container.model.dir, mountAt(svc('engine'), '/app/models').target);
   // Everything else equals config/config.toml: a change there reaches the container too.
-  const strip = (c: typeof shipped) => JSON.parse(JSON.stringify({ ...c, data_dir: null, model: { ...c.model, dir: null } }));
-  assert.equal(strip(container), strip(shipped), 'config/container.toml must differ from config/config.toml only in data_dir and [model] dir');
+  assert.equal(container.http.allowed_hosts, ['engine'], 'the compose service name');
+  const strip = (c: typeof shipped) => JSON.parse(JSON.stringify({ ...c, data_dir: null, model: { ...c.model, dir: null }, http: { ...c.http, allowed_hosts: null } }));
+  assert.equal(strip(container), strip(shipped), 'config/container.toml must differ from config/config.toml only in data_dir, [model] dir and [http] allowed_hosts');
   assert.is(container.metrics_port, 9090);
 });
 

@@ -207,6 +207,9 @@ test('ENV, EXPOSE, HEALTHCHECK and exec-form CMD', () => {
   assert.is(env.RUST_BACKTRACE, '1');
   assert.is(env.PORT, '9090');
   assert.is(env.ENGINE_CONFIG, '/app/config.toml');
+  // Outside a container both default to 127.0.0.1, which inside one nobody could reach.
+  assert.is(env.HOST, '0.0.0.0');
+  assert.is(env.DASHBOARD_HOST, '0.0.0.0');
   assert.is(one(runtime, 'EXPOSE').args, '9090');
   const hc = HEALTHCHECK_RE.exec(one(runtime, 'HEALTHCHECK').args);
   assert.ok(hc, 'HEALTHCHECK [options] CMD ["exec", "form"]');

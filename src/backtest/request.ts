@@ -70,8 +70,9 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
   if (!parsed.success) {
     const errors = parsed.error.issues.map((i) => {
       const field = i.path.length ? i.path.join('.') : i.code === 'unrecognized_keys' ? (i as { keys?: string[] }).keys?.join(', ') ?? '(body)' : '(body)';
-      // The value as sent, so a bound's message says what it refused (formatValue shortens long ones).
-      const got = i.path.length && i.input !== undefined ? `, got ${formatValue(i.input)}` : '';
+      // The value as sent, so a bound's message says what it refused (at most 80 characters of it).
+      const shown = i.path.length && i.input !== undefined ? formatValue(i.input) : '';
+      const got = shown === '' ? '' : `, got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}`;
       const message = i.code === 'unrecognized_keys' ? `unknown field (known: ${Object.keys(backtestRequestSchema.shape).join(', ')})` : `expected ${i.message}${got}`;
       return { field, message };
     });
