@@ -59,7 +59,10 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   const runtime = new SimulationRuntime({ config, logger: log, model: modelStatus(config, log) });
   runtime.start();
   const host = process.env.HOST?.trim() || config.http.host;
-  log.info({ auth: apiToken === null ? 'none' : config.http.require_auth_for_reads ? 'all routes but /health, /metrics, /openapi.json' : 'POST and DELETE' }, apiToken === null ? 'no API token: POST and DELETE are open to whoever reaches the port' : 'API token required');
+  const auth = apiToken === null ? 'none' : config.http.require_auth_for_reads ? 'all routes but /health, /metrics, /openapi.json' : 'POST and DELETE';
+  if (apiToken !== null) log.info({ auth }, 'API token required');
+  else if (host === '127.0.0.1' || host === '::1' || host === 'localhost') log.info({ auth }, 'no API token: POST and DELETE are open to local clients');
+  else log.warn({ auth, host }, `no API token and listening on ${host}: POST and DELETE are open to whoever reaches the port (set ENGINE_API_TOKEN)`);
   let http;
   try {
     // HOST: the interface to bind (default [http] host, loopback; the container image sets 0.0.0.0).
