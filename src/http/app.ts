@@ -100,11 +100,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   });
   metrics.sseClients.set(0);
 
-  backtests.observer = {
-    onFinished: (status, seconds) => metrics.observeBacktest(status, seconds),
-    onRejected: (reason) => metrics.observeBacktest(reason === 'busy' ? 'rejected_busy' : 'rejected_invalid'),
-    onRunning: (n) => metrics.backtestsRunning.set(n),
-  };
+  backtests.observer = metrics.backtestObserver();
   metrics.backtestsRunning.set(backtests.running);
 
   const ctx: ApiContext = { ...deps, metrics, hub, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024 };
@@ -123,7 +119,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   const corsHeaders = cors({
     origin: config.http.cors_origins,
     allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'Prefer', 'Last-Event-ID', 'Cache-Control'],
+    allowHeaders: ['Content-Type', 'Prefer', 'Idempotency-Key', 'Last-Event-ID', 'Cache-Control'],
     exposeHeaders: ['Retry-After', 'Location', 'Allow'],
     maxAge: 600,
   });
