@@ -292,9 +292,12 @@ export class BacktestService {
     } catch (e) {
       stored = false;
       this.fail(rec, e);
+      this.j.remember(rec);
     }
     if (stored) {
       try {
+        // Cancelled before it started (e.g. while its first journal write was pending).
+        if (a.abort.signal.aborted) throw a.abort.signal.reason;
         const pool = this.ensurePool();
         const { result } = await run(rec.resolved, this.o.config, {
           pool,
@@ -334,6 +337,7 @@ export class BacktestService {
         this.fail(rec, e);
         // A record too large for the journal still fits once its result is dropped.
         if (e instanceof RecordTooLargeError) await this.j.save(rec).catch(() => {});
+        else this.j.remember(rec);
       }
     }
     this.active.delete(rec.id);

@@ -99,6 +99,12 @@ export class Journal {
     return next;
   }
 
+  /** Updates a run's index entry in memory only (its state after a failed write), keeping the record whole. */
+  remember(rec: BacktestRecord): void {
+    this.index.put(indexEntry(rec, this.index.get(rec.id)?.bytes ?? 0));
+    this.keepUnsaved(rec);
+  }
+
   /** The whole record of a run, from disk (or memory when its last write failed); null when unknown. */
   async read(id: string): Promise<BacktestRecord | null> {
     const kept = this.unsaved.get(id);
@@ -153,13 +159,17 @@ export class Journal {
       this.o.logger.error({ id: rec.id, err: e }, 'could not write the backtest journal');
       // The file (if any) still has the previous state, hence the previous size.
       this.index.put(indexEntry(rec, before?.bytes ?? 0));
-      this.unsaved.delete(rec.id);
-      this.unsaved.set(rec.id, rec);
-      if (this.unsaved.size > MAX_UNSAVED) this.unsaved.delete(this.unsaved.keys().next().value!);
+      this.keepUnsaved(rec);
       throw e;
     }
     this.keys.add(this.index.get(rec.id)!);
     await this.applyRetention();
+  }
+
+  private keepUnsaved(rec: BacktestRecord): void {
+    this.unsaved.delete(rec.id);
+    this.unsaved.set(rec.id, { ...rec });
+    if (this.unsaved.size > MAX_UNSAVED) this.unsaved.delete(this.unsaved.keys().next().value!);
   }
 
   private async applyRetention(): Promise<void> {
