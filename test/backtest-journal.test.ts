@@ -122,6 +122,41 @@ test('a run left "running" by a dead process is marked interrupted at start; cor
   }
 });
 
+test('a journal of the previous format (<id>.json with the raw body) is rewritten once as <id>.jsonl without the body', async () => {
+  const data = join(dir, 'legacy');
+  const jdir = join(data, 'backtests');
+  mkdirSync(jdir, { recursive: true });
+  const v = validateBacktestRequest(REFERENCE, config);
+  if (!v.ok) throw new Error('reference request invalid');
+  const id = 'bt_20260101T000000000Z_0001_a1b2c3';
+  const old = {
+    id,
+    status: 'completed',
+    request: { ...REFERENCE, symbol: `ES${' '.repeat(1000)}` },
+    resolved: v.request,
+    started_at: new Date().toISOString(),
+    finished_at: new Date().toISOString(),
+    duration_ms: 12,
+    progress: 1,
+    error: null,
+    result: { total_pnl: 5, sharpe_ratio: 1, max_drawdown_pct: 0.1, equity_curve: [] },
+  };
+  writeFileSync(join(jdir, `${id}.json`), JSON.stringify(old));
+  writeFileSync(join(jdir, 'bt_20260101T000000000Z_0002_a1b2c3.json'), JSON.stringify({ ...old, id: 'bt_20260101T000000000Z_0002_a1b2c3', resolved: null }));
+  const svc = await BacktestService.open({ config, logger, dataDir: data });
+  try {
+    assert.equal(readdirSync(jdir).filter((f) => f.startsWith('bt_')), [`${id}.jsonl`]);
+    assert.equal(readdirSync(join(jdir, 'quarantine')), ['bt_20260101T000000000Z_0002_a1b2c3.json'], 'not a run record: quarantined');
+    const back = (await svc.read(id))!;
+    assert.not.ok('request' in back);
+    assert.is(back.status, 'completed');
+    assert.is(back.result!.total_pnl, 5);
+    assert.is(svc.list(10).entries[0].total_pnl, 5);
+  } finally {
+    await svc.close();
+  }
+});
+
 test('ids are unique and time-ordered; every status change is journaled; cancel and close', async () => {
   const data = join(dir, 'ids');
   let release: () => void = () => {};

@@ -6,7 +6,8 @@ import type pino from 'pino';
 import { ensureWritableDir } from '../../core/writable-dir.ts';
 import { IdempotencyKeys } from './idempotency.ts';
 import { quarantine } from './quarantine.ts';
-import { boundedError, indexEntry, type BacktestIndexEntry, type BacktestRecord } from './record.ts';
+import { readLegacy, removeLegacy } from './legacy.ts';
+import { boundedError, indexEntry, RECORD_EXT, type BacktestIndexEntry, type BacktestRecord } from './record.ts';
 import { retentionVictims, type RetentionLimits } from './retention.ts';
 import { decodeCursor, RunIndex, type Page } from './run-index.ts';
 import { JournalStore } from './store.ts';
@@ -66,6 +67,7 @@ export class Journal {
     if (scan.tempRemoved) o.logger.warn({ files: scan.tempRemoved }, 'removed leftover temp files of interrupted journal writes');
     for (const f of scan.corrupt) await j.quarantine(f);
     for (const e of scan.entries) j.index.put(e);
+    for (const f of scan.legacy) await j.migrate(f);
     for (const e of [...j.index.oldestFirst()].filter((x) => x.status === 'running')) await j.interrupt(e.id);
     for (const e of j.index.oldestFirst()) j.keys.add(e);
     await j.applyRetention();
@@ -187,11 +189,24 @@ export class Journal {
     }
   }
 
+  /** Rewrites a file of the previous format in today's (or quarantines it). */
+  private async migrate(file: string): Promise<void> {
+    const rec = await readLegacy(this.o.dir, file).catch(() => null);
+    if (!rec) return this.quarantine(file);
+    try {
+      this.index.put(await this.store.write(rec));
+      await removeLegacy(this.o.dir, file);
+      this.o.logger.info({ file }, 'rewrote a backtest journal record of the previous format');
+    } catch (e) {
+      this.o.logger.error({ file, err: e }, 'could not rewrite a backtest journal record of the previous format');
+    }
+  }
+
   private async interrupt(id: string): Promise<void> {
     const rec = await this.store.read(id);
     if (!rec) {
       this.index.delete(id);
-      await this.quarantine(this.store.fileOf(id).slice(this.o.dir.length + 1));
+      await this.quarantine(`${id}${RECORD_EXT}`);
       return;
     }
     rec.status = 'interrupted';

@@ -3,7 +3,7 @@
 // after every existing one; a page cursor is "older than this id", which a concurrent insert
 // cannot shift.
 
-import type { BacktestIndexEntry } from './record.ts';
+import { ID_RE, type BacktestIndexEntry } from './record.ts';
 
 export interface Page {
   entries: BacktestIndexEntry[];
@@ -18,7 +18,7 @@ export function encodeCursor(id: string): string {
 
 export function decodeCursor(cursor: string): string | null {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  return /^bt_[0-9A-Za-z_]{1,64}$/.test(id) && encodeCursor(id) === cursor ? id : null;
+  return ID_RE.test(id) && encodeCursor(id) === cursor ? id : null;
 }
 
 export class RunIndex {

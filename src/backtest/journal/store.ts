@@ -3,6 +3,7 @@
 
 import { open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LEGACY_EXT } from './legacy.ts';
 import { ID_RE, MAX_HEADER_BYTES, parseIndexLine, parseRecordLine, RECORD_EXT, serializeRecord, type BacktestIndexEntry, type BacktestRecord } from './record.ts';
 
 const TMP_EXT = '.tmp';
@@ -19,6 +20,8 @@ export interface ScanResult {
   corrupt: string[];
   /** Leftover temp files of interrupted writes (removed). */
   tempRemoved: number;
+  /** Files of the previous format (`<id>.json`), for migration. */
+  legacy: string[];
 }
 
 export class JournalStore {
@@ -71,7 +74,7 @@ export class JournalStore {
   /** Reads the index line of every record, removes leftover temp files, lists the corrupt files. */
   async scan(concurrency = 32): Promise<ScanResult> {
     const names = await readdir(this.dir, { withFileTypes: true });
-    const out: ScanResult = { entries: [], corrupt: [], tempRemoved: 0 };
+    const out: ScanResult = { entries: [], corrupt: [], tempRemoved: 0, legacy: [] };
     const records: string[] = [];
     for (const d of names) {
       if (!d.isFile()) continue; // quarantine/ and anything a human put here
@@ -79,6 +82,7 @@ export class JournalStore {
         await unlink(join(this.dir, d.name)).catch(() => {});
         out.tempRemoved++;
       } else if (d.name.endsWith(RECORD_EXT)) records.push(d.name);
+      else if (d.name.endsWith(LEGACY_EXT)) out.legacy.push(d.name);
     }
     let next = 0;
     const worker = async () => {
