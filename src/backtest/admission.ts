@@ -25,7 +25,7 @@ export class Admission {
     return s.length ? s.reduce((a, b) => a + b, 0) / s.length : this.o.defaultSessionSeconds;
   }
 
-  /** Whether `sessions` more fit next to `queued` (a run alone is always admitted if it fits the bound). */
+  /** Whether `sessions` more fit next to `queued` (the config keeps max_queued_sessions >= max_days, so any valid request fits an empty queue). */
   admits(queued: number, sessions: number): boolean {
     return queued + sessions <= this.o.maxSessions;
   }

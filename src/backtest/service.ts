@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { Piscina } from 'piscina';
 import type pino from 'pino';
-import type { BacktestResult, BacktestRun, BacktestStatus } from '../api/backtest-run.ts';
+import type { BacktestResult, BacktestRun } from '../api/backtest-run.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { Admission } from './admission.ts';
 import { requestHash, replayable } from './journal/idempotency.ts';
@@ -448,4 +448,3 @@ export class BacktestService {
   }
 }
 
-export type { BacktestStatus };
