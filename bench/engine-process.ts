@@ -19,9 +19,13 @@ export interface EngineProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts dist/engine.js with the shipped config (and `nodeArgs`, e.g. --cpu-prof) and waits for its port. */
-export async function startEngineProcess(nodeArgs: string[] = [], timeoutMs = 30_000): Promise<EngineProcess> {
+/**
+ * Starts dist/engine.js with the shipped config (and `nodeArgs`, e.g. --cpu-prof) and waits for its
+ * port. `prepareDataDir` may fill the data_dir first (a journal to load at start).
+ */
+export async function startEngineProcess(nodeArgs: string[] = [], timeoutMs = 30_000, prepareDataDir?: (dataDir: string) => void): Promise<EngineProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'mm-bench-'));
+  prepareDataDir?.(join(dir, 'data'));
   const cfgPath = join(dir, 'config.toml');
   // The shipped file with only data_dir replaced.
   const shipped = readFileSync(defaultConfigPath(), 'utf8').replace(/^data_dir\s*=.*$/m, `data_dir = ${JSON.stringify(join(dir, 'data'))}`);

@@ -2,7 +2,7 @@
 //
 //   --quick        everything shorter (smaller streams, shorter runs): the smoke run of npm test
 //   --only NAMES   comma-separated sections: book, components, tick-to-trade, allocation,
-//                  throughput, cross-thread, http, memory
+//                  throughput, cross-thread, http, memory, journal
 //   --json         the results as JSON on stdout (the table goes to stderr)
 //   --markdown     print the table as Markdown (for docs/performance.md)
 //   --out FILE     where to write the results (default: bench/results.json for a full run of
@@ -24,6 +24,7 @@ import { benchComponents } from './components.ts';
 import { benchCrossThread } from './cross-thread.ts';
 import { startEngineProcess, type EngineProcess } from './engine-process.ts';
 import { benchHttp } from './http.ts';
+import { benchJournal } from './journal.ts';
 import { benchMemory, RssSampler } from './memory.ts';
 import { markdownTable, renderTable, tableRows, type Results, type Sections } from './report.ts';
 import { benchRequest, recordBookStream, recordSession, shippedConfig, type BookStream, type Recording } from './stream.ts';
@@ -31,7 +32,7 @@ import { benchThroughput } from './throughput.ts';
 import { benchTickToTrade } from './tick-to-trade.ts';
 import { loadavg, machine, note, tidy } from './util.ts';
 
-export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'cross-thread', 'http', 'memory'] as const;
+export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'cross-thread', 'http', 'memory', 'journal'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 interface Options {
@@ -186,6 +187,7 @@ export async function runSuite(o: Options): Promise<Results> {
     }
     await section('http', () => benchHttp(engine!, { durationS: p.httpDuration, rounds: p.httpRounds, connections: 10, sseClients: 50, sseWindowS: p.sseWindow, profile: true }));
     await section('memory', () => benchMemory(engine!, sampler!, { ageS: p.memoryAgeS, servedHttp: want('http') }));
+    await section('journal', () => benchJournal(o.quick ? { runs: 500, floodS: 2, concurrency: 2 } : { runs: 10_000, floodS: 15, concurrency: 4 }));
   } finally {
     sampler?.stop();
     if (engine) await engine.stop();

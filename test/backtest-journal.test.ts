@@ -1,15 +1,18 @@
 // The backtest journal: runs survive a restart (a new service over the same data_dir lists and
 // returns them, also over HTTP), runs left `running` become `interrupted`, unreadable files are
-// skipped, ids are unique and time-ordered; the equity-curve downsampling keeps the shape.
+// quarantined, ids are unique and time-ordered; the equity-curve downsampling keeps the shape.
+// (Bounds, retention, paging, failed writes, idempotency: reliability-storage.test.ts.)
 
 import { ensureBuilt } from './helpers/build.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { beforeAll } from './helpers/hooks.ts';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BacktestService, downsampleCurve, type BacktestRecord, type Runner } from '../src/backtest/service.ts';
+import { serializeRecord } from '../src/backtest/journal/record.ts';
+import { validateBacktestRequest } from '../src/backtest/request.ts';
 import type { BacktestResult } from '../src/backtest/merge.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { createLogger } from '../src/log.ts';
@@ -41,18 +44,19 @@ test('runs survive a restart: a new service over the same data_dir lists and ret
   assert.is.not(r1.result!.total_pnl, r2.result!.total_pnl, 'different seeds, different runs');
   await a.close();
   const files = readdirSync(join(data, 'backtests')).sort();
-  assert.equal(files, [`${r1.id}.json`, `${r2.id}.json`], 'one journal file per run, no temp file left');
+  assert.equal(files, [`${r1.id}.jsonl`, `${r2.id}.jsonl`], 'one journal file per run, no temp file left');
 
   const b = await BacktestService.open({ config, logger, dataDir: data });
   try {
     assert.equal(
-      b.list().map((r) => r.id),
+      b.list(10).entries.map((r) => r.id),
       [r2.id, r1.id],
       'newest first',
     );
-    const back = b.get(r1.id)!;
+    const back = (await b.read(r1.id))!;
     assert.is(back.status, 'completed');
-    assert.equal(back.request, REFERENCE);
+    assert.not.ok('request' in back, 'the raw body is never journaled');
+    assert.equal(back.resolved, r1.resolved, 'the validated request is');
     assert.equal(back.result, r1.result, 'the whole result, equity curve included, comes back');
     assert.is(back.duration_ms, r1.duration_ms);
 
@@ -77,35 +81,77 @@ test('runs survive a restart: a new service over the same data_dir lists and ret
   }
 });
 
-test('a run left "running" by a dead process is marked interrupted at start; junk files are skipped', async () => {
+test('a run left "running" by a dead process is marked interrupted at start; corrupt files are quarantined', async () => {
   const data = join(dir, 'interrupted');
-  mkdirSync(join(data, 'backtests'), { recursive: true });
+  const jdir = join(data, 'backtests');
+  mkdirSync(jdir, { recursive: true });
   const id = 'bt_20240102T093000123Z_0001_a1b2c3';
-  const rec = {
+  const v = validateBacktestRequest(REFERENCE, config);
+  if (!v.ok) throw new Error('reference request invalid');
+  const rec: BacktestRecord = {
     id,
     status: 'running',
-    request: REFERENCE,
-    resolved: null,
-    started_at: '2024-01-02T09:30:00.123Z',
+    resolved: v.request,
+    started_at: new Date().toISOString(),
     finished_at: null,
     duration_ms: null,
     progress: 0.4,
     error: null,
     result: null,
+    idempotency: null,
   };
-  writeFileSync(join(data, 'backtests', `${id}.json`), JSON.stringify(rec));
-  writeFileSync(join(data, 'backtests', 'broken.json'), '{"id": "bt_');
-  writeFileSync(join(data, 'backtests', 'bt_20240102T093000999Z_0002_ffffff.json'), JSON.stringify({ ...rec, id: 'bt_20240102T093000999Z_0003_eeeeee' }));
-  writeFileSync(join(data, 'backtests', 'notes.txt'), 'not a journal file');
+  writeFileSync(join(jdir, `${id}.jsonl`), serializeRecord(rec).text);
+  writeFileSync(join(jdir, 'bt_20240102T093000999Z_0004_dddddd.jsonl'), '{"id": "bt_');
+  const other = serializeRecord({ ...rec, id: 'bt_20240102T093000999Z_0003_eeeeee' }).text;
+  writeFileSync(join(jdir, 'bt_20240102T093000999Z_0002_ffffff.jsonl'), other);
+  writeFileSync(join(jdir, 'notes.txt'), 'not a journal file');
   const svc = await BacktestService.open({ config, logger, dataDir: data });
   try {
     assert.is(svc.total, 1, 'only the valid record is loaded');
-    const got = svc.get(id)!;
+    const got = (await svc.read(id))!;
     assert.is(got.status, 'interrupted');
     assert.is(got.error!.code, 'interrupted');
-    const onDisk = JSON.parse(readFileSync(join(data, 'backtests', `${id}.json`), 'utf8'));
+    const onDisk = JSON.parse(readFileSync(join(jdir, `${id}.jsonl`), 'utf8').split('\n')[1]);
     assert.is(onDisk.status, 'interrupted', 'the journal is updated');
-    assert.is(svc.get('bt_20240102T093000999Z_0003_eeeeee'), null, 'a file whose name does not match its id is ignored');
+    assert.is(await svc.read('bt_20240102T093000999Z_0003_eeeeee'), null, 'a file whose name does not match its id is not loaded');
+    assert.equal(readdirSync(join(jdir, 'quarantine')).sort(), ['bt_20240102T093000999Z_0002_ffffff.jsonl', 'bt_20240102T093000999Z_0004_dddddd.jsonl']);
+    assert.ok(existsSync(join(jdir, 'notes.txt')), 'a file that is not a record is left alone');
+    assert.is(svc.storageHealth().quarantined, 2);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('a journal of the previous format (<id>.json with the raw body) is rewritten once as <id>.jsonl without the body', async () => {
+  const data = join(dir, 'legacy');
+  const jdir = join(data, 'backtests');
+  mkdirSync(jdir, { recursive: true });
+  const v = validateBacktestRequest(REFERENCE, config);
+  if (!v.ok) throw new Error('reference request invalid');
+  const id = 'bt_20260101T000000000Z_0001_a1b2c3';
+  const old = {
+    id,
+    status: 'completed',
+    request: { ...REFERENCE, symbol: `ES${' '.repeat(1000)}` },
+    resolved: v.request,
+    started_at: new Date().toISOString(),
+    finished_at: new Date().toISOString(),
+    duration_ms: 12,
+    progress: 1,
+    error: null,
+    result: { total_pnl: 5, sharpe_ratio: 1, max_drawdown_pct: 0.1, equity_curve: [] },
+  };
+  writeFileSync(join(jdir, `${id}.json`), JSON.stringify(old));
+  writeFileSync(join(jdir, 'bt_20260101T000000000Z_0002_a1b2c3.json'), JSON.stringify({ ...old, id: 'bt_20260101T000000000Z_0002_a1b2c3', resolved: null }));
+  const svc = await BacktestService.open({ config, logger, dataDir: data });
+  try {
+    assert.equal(readdirSync(jdir).filter((f) => f.startsWith('bt_')), [`${id}.jsonl`]);
+    assert.equal(readdirSync(join(jdir, 'quarantine')), ['bt_20260101T000000000Z_0002_a1b2c3.json'], 'not a run record: quarantined');
+    const back = (await svc.read(id))!;
+    assert.not.ok('request' in back);
+    assert.is(back.status, 'completed');
+    assert.is(back.result!.total_pnl, 5);
+    assert.is(svc.list(10).entries[0].total_pnl, 5);
   } finally {
     await svc.close();
   }
@@ -126,7 +172,7 @@ test('ids are unique and time-ordered; every status change is journaled; cancel 
     const result = { symbol: req.symbol, total_pnl: 12.5, equity_curve: [{ t: 0, equity: 1 }] } as unknown as BacktestResult;
     return { result };
   };
-  const svc = await BacktestService.open({ config, logger, dataDir: data, runner, maxConcurrentRuns: 3 });
+  const svc = await BacktestService.open({ config, logger, dataDir: data, runner, maxQueuedSessions: 3 });
   svc.subscribe((ev) => seen.push(ev.type === 'progress' ? `progress ${ev.id}` : `complete ${ev.run.id} ${ev.run.status}`));
   const outs = [svc.submit(REFERENCE), svc.submit(REFERENCE), svc.submit(REFERENCE)];
   const ids = outs.map((o) => (o.kind === 'accepted' ? o.id : 'x'));
@@ -135,7 +181,7 @@ test('ids are unique and time-ordered; every status change is journaled; cancel 
   assert.is(svc.submit(REFERENCE).kind, 'busy');
   assert.is(svc.submit({ symbol: 'ES', initialCapital: -1 }).kind, 'invalid');
   // Journaled as running before it ends (the runner waits for release()).
-  await until('the first run journaled as running', () => JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.json`), 'utf8')).status === 'running');
+  await until('the first run journaled as running', () => JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.jsonl`), 'utf8').split('\n')[0]).status === 'running');
   assert.ok(svc.cancel(ids[1]));
   assert.not.ok(svc.cancel('bt_nope'));
   release();
@@ -149,11 +195,11 @@ test('ids are unique and time-ordered; every status change is journaled; cancel 
   await svc.close();
   const b = await BacktestService.open({ config, logger, dataDir: data });
   assert.equal(
-    b.list().map((r) => `${r.id} ${r.status}`),
+    b.list(10).entries.map((r) => `${r.id} ${r.status}`),
     [`${ids[2]} completed`, `${ids[1]} cancelled`, `${ids[0]} completed`],
   );
   assert.equal(
-    b.list(1).map((r) => r.id),
+    b.list(1).entries.map((r) => r.id),
     [ids[2]],
   );
   await b.close();

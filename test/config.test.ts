@@ -31,7 +31,8 @@ const REFERENCE: EngineConfig = {
     vol_spread_factor: 0.5,
   },
   model: { dir: 'models', enabled: true },
-  backtest: { max_days: 31, pool_size: 0 },
+  backtest: { max_days: 31, pool_size: 0, max_queued_sessions: 62, session_seconds_estimate: 30 },
+  storage: { max_runs: 10000, max_bytes: 536870912, max_age_days: 90, max_record_bytes: 1048576, idempotency_ttl_hours: 24 },
   http: {
     cors_origins: ['http://localhost:3000', 'http://127.0.0.1:3000'],
     host: '127.0.0.1',

@@ -29,9 +29,9 @@ const longConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\nm
 
 const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
 
-async function start(config = shortConfig, opts: { runner?: Runner; maxConcurrentRuns?: number; poolSize?: number; dataDir?: string } = {}) {
+async function start(config = shortConfig, opts: { runner?: Runner; maxQueuedSessions?: number; poolSize?: number; dataDir?: string } = {}) {
   const runtime = new FakeRuntime();
-  const backtests = await BacktestService.open({ config, logger, dataDir: opts.dataDir ?? join(dir, 'journal'), poolSize: opts.poolSize, maxConcurrentRuns: opts.maxConcurrentRuns, runner: opts.runner });
+  const backtests = await BacktestService.open({ config, logger, dataDir: opts.dataDir ?? join(dir, 'journal'), poolSize: opts.poolSize, maxQueuedSessions: opts.maxQueuedSessions, runner: opts.runner });
   const server = await startHttpServer({ runtime, config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
   return { server, backtests, runtime, base: `http://127.0.0.1:${server.port}` };
 }
@@ -92,7 +92,7 @@ test('GET /api/backtests lists newest first without curves; GET /api/backtests/:
   assert.equal(ids, [...ids].sort().reverse(), 'newest first');
   for (const r of body.runs) {
     assert.is(r.equity_curve, undefined, 'no equity curve in the list');
-    assertDocumented('BacktestRunSummary', r);
+    assertDocumented('BacktestListItem', r);
   }
   const limited = await call(main.base, '/api/backtests?limit=1');
   assert.is(limited.body.runs.length, 1);
@@ -107,9 +107,9 @@ test('GET /api/backtests lists newest first without curves; GET /api/backtests/:
   const missing = await call(main.base, '/api/backtests/bt_20240101T000000000Z_0001_abcdef');
   assert.is(missing.res.status, 404);
   assert.is(missing.body.error.code, 'not_found');
-  const journal = JSON.parse(readFileSync(join(dir, 'journal', 'backtests', `${ids[0]}.json`), 'utf8'));
+  const journal = JSON.parse(readFileSync(join(dir, 'journal', 'backtests', `${ids[0]}.jsonl`), 'utf8').split('\n')[1]);
   assert.is(journal.status, 'completed');
-  assert.equal(journal.request, REFERENCE);
+  assert.is(journal.resolved.initialCapital, REFERENCE.initialCapital, 'the validated request is journaled');
   assert.is(journal.result.total_pnl, one.body.total_pnl);
 });
 
@@ -128,7 +128,7 @@ test('{} runs the config\'s defaults: symbol is the root of the first configured
 });
 
 test('Prefer: respond-async gives 202 + Location; DELETE cancels (409 once finished); pool busy is 503 with Retry-After', async () => {
-  const app = await start(shortConfig, { poolSize: 1, maxConcurrentRuns: 1, dataDir: join(dir, 'busy') });
+  const app = await start(shortConfig, { poolSize: 1, maxQueuedSessions: 9, dataDir: join(dir, 'busy') });
   try {
     const first = await postJson(app.base, { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-12' }, { prefer: 'respond-async' });
     assert.is(first.res.status, 202);
@@ -160,7 +160,7 @@ test('Prefer: respond-async gives 202 + Location; DELETE cancels (409 once finis
     assert.is(polled.status, 'completed');
     assertDocumented('BacktestRun', polled);
     assert.type(polled.total_pnl, 'number');
-    const journal = JSON.parse(readFileSync(join(dir, 'busy', 'backtests', `${first.body.id}.json`), 'utf8'));
+    const journal = JSON.parse(readFileSync(join(dir, 'busy', 'backtests', `${first.body.id}.jsonl`), 'utf8').split('\n')[1]);
     assert.is(journal.status, 'cancelled');
     const m = await (await fetch(app.base + '/metrics')).text();
     assert.match(m, /engine_backtests_total\{outcome="rejected_busy"\} 1/);
@@ -271,7 +271,7 @@ test('shutdown cancels a running backtest (its POST answers 503, journaled cance
   assert.is(body.error.code, 'cancelled');
   const files = readdirSync(join(dir, 'shutdown', 'backtests'));
   assert.is(files.length, 1);
-  const rec = JSON.parse(readFileSync(join(dir, 'shutdown', 'backtests', files[0]), 'utf8'));
+  const rec = JSON.parse(readFileSync(join(dir, 'shutdown', 'backtests', files[0]), 'utf8').split('\n')[1]);
   assert.is(rec.status, 'cancelled');
   assert.match(rec.error.message, /shutting down/);
   assert.type(rec.finished_at, 'string');

@@ -102,14 +102,16 @@ export type BacktestStatus = (typeof BACKTEST_STATUSES)[number];
 const runMetaSchema = z.object({
   id: z.string().meta({ description: 'run id', examples: ['bt_20240102T093000123Z_0001_a1b2c3'] }),
   status: z.enum(BACKTEST_STATUSES).describe('running, completed, failed, cancelled (by request or shutdown) or interrupted (the engine stopped mid-run)'),
-  request: z.unknown().describe('the request body as posted'),
   resolved: resolvedRequestSchema,
   started_at: z.iso.datetime().describe('start time'),
   finished_at: z.iso.datetime().nullable().describe('end time (null while running)'),
   duration_ms: z.int().nullable().describe('wall time (null while running)'),
   progress: z.number().describe('fraction done, 0..1'),
   error: z
-    .object({ code: z.string().describe('cancelled, interrupted or backtest_failed'), message: z.string().describe('message') })
+    .object({
+      code: z.string().describe('cancelled, interrupted, backtest_failed, storage_error (the journal could not be written) or record_too_large'),
+      message: z.string().describe('message (at most 500 characters)'),
+    })
     .nullable()
     .describe('Why the run did not complete.'),
 });
@@ -125,9 +127,35 @@ export const backtestRunSummarySchema = runMetaSchema
   .describe('A backtest run without its equity curve.');
 export type BacktestRunSummary = z.infer<typeof backtestRunSummarySchema>;
 
+export const backtestListItemSchema = z
+  .object({
+    id: runMetaSchema.shape.id,
+    status: runMetaSchema.shape.status,
+    started_at: runMetaSchema.shape.started_at,
+    finished_at: runMetaSchema.shape.finished_at,
+    duration_ms: runMetaSchema.shape.duration_ms,
+    symbol: z.string().describe('symbol as requested (normalised: trimmed, upper case)'),
+    start_date: z.iso.date().describe('first date'),
+    end_date: z.iso.date().describe('last date'),
+    sessions: z.int().describe('sessions (CME trading days) of the range'),
+    seed: z.int().describe('seed'),
+    use_ml: z.boolean().describe('model on'),
+    total_pnl: z.number().nullable().describe('total P&L, USD (null unless completed)'),
+    sharpe_ratio: z.number().nullable().describe('Sharpe ratio (null unless completed)'),
+    max_drawdown_pct: z.number().nullable().describe('maximum drawdown, percent (null unless completed)'),
+    error: runMetaSchema.shape.error,
+    bytes: z.int().describe('size of the run\'s journal file, bytes (0 when it could not be written)'),
+  })
+  .describe('A run as the list serves it: the fields of the in-memory index; GET /api/backtests/{id} has the rest.');
+export type BacktestListItem = z.infer<typeof backtestListItemSchema>;
+
 export const backtestListSchema = z
-  .object({ total: z.int().describe('runs in the journal'), runs: z.array(backtestRunSummarySchema).describe('runs, newest first') })
-  .describe('Runs, newest first.');
+  .object({
+    total: z.int().describe('runs in the journal'),
+    runs: z.array(backtestListItemSchema).describe('one page of runs, newest first'),
+    next_cursor: z.string().nullable().describe('pass as `cursor` for the next (older) page; null on the last page'),
+  })
+  .describe('One page of runs, newest first. Paging by cursor is stable under concurrent inserts: a new run never shifts a later page.');
 export type BacktestList = z.infer<typeof backtestListSchema>;
 
 export const backtestProgressSchema = z

@@ -20,6 +20,8 @@ export const ERROR_CODES = [
   'shutting_down',
   'cancelled',
   'backtest_failed',
+  'storage_error',
+  'idempotency_key_mismatch',
   'internal_error',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -17,13 +17,28 @@ export const workerHealthSchema = z
 
 export const healthSchema = z
   .object({
-    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy, else degraded (HTTP 503)'),
+    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy and the journal writable, else degraded (HTTP 503)'),
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
     workers: z.array(workerHealthSchema).describe('worker threads'),
     backtests: z
-      .object({ running: z.int().describe('runs running or queued'), max_concurrent: z.int().describe('runs admitted at once'), pool_size: z.int().describe('pool threads') })
+      .object({
+        running: z.int().describe('runs running or queued'),
+        queued_sessions: z.int().describe('sessions of those runs (admission counts these)'),
+        max_queued_sessions: z.int().describe('[backtest] max_queued_sessions: admission bound, in sessions'),
+        pool_size: z.int().describe('pool threads'),
+      })
       .describe('Backtest capacity.'),
+    storage: z
+      .object({
+        status: z.enum(['ok', 'degraded']).describe('degraded while the last journal write failed (the engine answers 503)'),
+        last_error: z.string().nullable().describe('the failed write, null when ok'),
+        write_failures: z.int().describe('failed journal writes since start'),
+        runs: z.int().describe('runs in the journal'),
+        bytes: z.int().describe('bytes of the journal files'),
+        quarantined: z.int().describe('corrupt records moved to quarantine/ since start'),
+      })
+      .describe('The backtest journal.'),
     sse_clients: z.int().describe('connected live stream clients'),
   })
   .describe('Engine health.');

@@ -1,43 +1,33 @@
-// Backtest runs for the API: validation, admission (pool capacity), ids, a journal on disk,
-// progress and completion events, cancellation.
+// Backtest runs for the API: validation, admission by cost, ids, the journal, progress and
+// completion events, cancellation, idempotency keys.
 //
-// Every run gets an id and a journal file `<data_dir>/backtests/<id>.json` (written atomically:
-// temp file + rename), first as `running`, then `completed` / `failed` / `cancelled`. The journal
-// is read back when the service opens, so runs survive a restart; a run still marked `running`
-// at that point was cut short by the previous process and becomes `interrupted`.
+// Every run gets an id and is journaled (journal/): first as `running`, then `completed` /
+// `failed` / `cancelled`. Only an index of the runs is kept in memory; a finished run's record is
+// read from disk when asked for. A run whose journal write fails is reported `failed` with
+// error code `storage_error` (never a silent success).
 //
-// Sessions run on the Piscina pool, never on the main thread. Admission: at most
-// `maxConcurrentRuns` runs (default: pool size + pool size queued); beyond that submit() answers
-// `busy` with a retry hint, so a burst of requests cannot pile up unbounded work.
+// Sessions run on the Piscina pool, never on the main thread. Admission counts sessions (trading
+// days): beyond `[backtest] max_queued_sessions` running or queued, submit() answers `busy` with
+// the queue's estimated drain time (admission.ts).
 
-import { ensureWritableDir } from '../core/writable-dir.ts';
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Piscina } from 'piscina';
 import type pino from 'pino';
+import type { BacktestResult, BacktestRun } from '../api/backtest-run.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { BACKTEST_STATUSES, type BacktestResult, type BacktestRun, type BacktestStatus } from '../api/backtest-run.ts';
+import { Admission } from './admission.ts';
+import { requestHash, replayable } from './journal/idempotency.ts';
+import { Journal, type StorageHealth } from './journal/journal.ts';
+import { boundedError, type BacktestIndexEntry, type BacktestRecord } from './journal/record.ts';
+import type { Page } from './journal/run-index.ts';
+import { RecordTooLargeError } from './journal/store.ts';
 import { validateBacktestRequest, type FieldError, type ResolvedRequest } from './request.ts';
 import { createBacktestPool, runBacktest, type RunOptions } from './run.ts';
 
-/** One run as journaled and as served by the API (result fields flattened in by toApi()). */
-export interface BacktestRecord {
-  id: string;
-  status: BacktestStatus;
-  /** The request body as posted. */
-  request: unknown;
-  /** The request with every default filled in. */
-  resolved: ResolvedRequest;
-  started_at: string; // ISO 8601
-  finished_at: string | null;
-  duration_ms: number | null;
-  progress: number; // 0..1
-  error: { code: string; message: string } | null;
-  /** Set when completed; the equity curve is downsampled to at most `maxCurvePoints`. */
-  result: BacktestResult | null;
-}
+export type { BacktestIndexEntry, BacktestRecord } from './journal/record.ts';
+export type { StorageHealth } from './journal/journal.ts';
 
 /** The API shape: run metadata plus every result field at the top level. */
 export type BacktestRunView = BacktestRun;
@@ -50,7 +40,11 @@ export type SubmitOutcome =
   | { kind: 'invalid'; errors: FieldError[] }
   | { kind: 'busy'; retryAfterS: number; message: string }
   | { kind: 'closed' }
-  | { kind: 'accepted'; id: string; done: Promise<BacktestRecord> };
+  /** The Idempotency-Key names a run of another request. */
+  | { kind: 'key_mismatch'; id: string }
+  | { kind: 'accepted'; id: string; done: Promise<BacktestRecord> }
+  /** The Idempotency-Key named this run of the same request: no new run; `done` is null if its file is gone. */
+  | { kind: 'replayed'; id: string; done: Promise<BacktestRecord | null> };
 
 export type Runner = (req: ResolvedRequest, config: EngineConfig, opts: RunOptions) => Promise<{ result: BacktestResult }>;
 
@@ -63,8 +57,8 @@ export interface BacktestServiceOptions {
   poolSize?: number;
   /** A pool to use instead of creating one (the service still destroys it on close). */
   pool?: Piscina;
-  /** Runs admitted at once, running or queued (default 2 x pool size). */
-  maxConcurrentRuns?: number;
+  /** Sessions admitted at once, running or queued (default config.backtest.max_queued_sessions). */
+  maxQueuedSessions?: number;
   /** Equity curve points kept in results (default 500). */
   maxCurvePoints?: number;
   /** Minimum interval between progress events of one run (ms, default 250). */
@@ -76,11 +70,16 @@ export interface BacktestServiceOptions {
 export interface ServiceObserver {
   onFinished?(status: 'completed' | 'failed' | 'cancelled', seconds: number): void;
   onRejected?(reason: 'busy' | 'invalid'): void;
-  onRunning?(n: number): void;
+  onRunning?(n: number, queuedSessions: number): void;
+  onJournalWriteFailed?(): void;
+  /** Corrupt records moved to quarantine (the count found at start is reported when attached). */
+  onQuarantined?(n: number): void;
+  onJournalSize?(runs: number, bytes: number): void;
+  onRetentionDeleted?(n: number): void;
 }
 
 const JOURNAL_DIR = 'backtests';
-const ID_RE = /^bt_[0-9]{8}T[0-9]{9}Z_[0-9a-z]{4}_[0-9a-f]{6}$/;
+const DAY_MS = 86_400_000;
 
 interface Active {
   record: BacktestRecord;
@@ -118,110 +117,151 @@ export function downsampleCurve<T extends { t: number; equity: number }>(curve: 
 
 /** The API view of a record: metadata + flattened result (optionally without the equity curve). */
 export function toApi(r: BacktestRecord, withCurve = true): BacktestRunView {
-  const { result, ...meta } = r;
+  const { result, idempotency: _key, ...meta } = r;
   if (!result) return { ...meta };
   if (withCurve) return { ...meta, ...result };
   const { equity_curve: _curve, ...rest } = result;
   return { ...meta, ...rest };
 }
 
-function isRecord(x: unknown): x is BacktestRecord {
-  if (x === null || typeof x !== 'object') return false;
-  const r = x as Record<string, unknown>;
-  return typeof r.id === 'string' && ID_RE.test(r.id) && typeof r.status === 'string' && (BACKTEST_STATUSES as readonly string[]).includes(r.status) && typeof r.started_at === 'string';
+/** The list view of an index entry (the idempotency key is remembered, not served). */
+export function toListItem(e: BacktestIndexEntry) {
+  const { idempotency: _key, ...item } = e;
+  return item;
 }
 
 export class BacktestService {
   readonly journalDir: string;
   readonly poolSize: number;
-  readonly maxConcurrentRuns: number;
-  private readonly records = new Map<string, BacktestRecord>();
+  readonly admission: Admission;
+  private journal: Journal | null = null;
   private readonly active = new Map<string, Active>();
   private readonly listeners = new Set<(ev: BacktestEvent) => void>();
-  private readonly writes = new Map<string, Promise<void>>();
-  private readonly recentSeconds: number[] = [];
   private readonly log: pino.Logger;
   private pool: Piscina | null;
   private seq = 0;
   private closed = false;
-  private opened = false;
-  observer: ServiceObserver = {};
+  private observerHooks: ServiceObserver = {};
 
   constructor(private readonly o: BacktestServiceOptions) {
     this.log = o.logger.child({ component: 'backtests' });
     this.journalDir = resolve(o.dataDir ?? o.config.data_dir, JOURNAL_DIR);
     this.poolSize = Math.max(1, o.poolSize ?? (o.config.backtest.pool_size || availableParallelism()));
-    this.maxConcurrentRuns = Math.max(1, o.maxConcurrentRuns ?? this.poolSize * 2);
+    this.admission = new Admission({
+      maxSessions: Math.max(1, o.maxQueuedSessions ?? o.config.backtest.max_queued_sessions),
+      poolThreads: this.poolSize,
+      defaultSessionSeconds: o.config.backtest.session_seconds_estimate,
+    });
     this.pool = o.pool ?? null;
   }
 
-  /** Creates the service and loads the journal. */
+  /** Creates the service and opens the journal. */
   static async open(o: BacktestServiceOptions): Promise<BacktestService> {
     const s = new BacktestService(o);
     await s.load();
     return s;
   }
 
-  /** Reads the journal; runs left `running` by a previous process become `interrupted`. */
+  /** Opens the journal (once). */
   async load(): Promise<void> {
-    if (this.opened) return;
-    this.opened = true;
-    await ensureWritableDir(this.journalDir);
-    const files = (await readdir(this.journalDir)).filter((f) => f.endsWith('.json'));
-    const loaded: BacktestRecord[] = [];
-    for (const f of files) {
-      let rec: unknown;
-      try {
-        rec = JSON.parse(await readFile(join(this.journalDir, f), 'utf8'));
-      } catch (e) {
-        this.log.warn({ file: f, err: e }, 'skipping unreadable backtest journal file');
-        continue;
-      }
-      if (!isRecord(rec) || `${rec.id}.json` !== f) {
-        this.log.warn({ file: f }, 'skipping backtest journal file that is not a run record');
-        continue;
-      }
-      if (rec.status === 'running') {
-        rec.status = 'interrupted';
-        rec.error = { code: 'interrupted', message: 'the engine stopped while this run was in progress' };
-        await this.persist(rec);
-        this.log.warn({ id: rec.id }, 'backtest run was interrupted by a restart');
-      }
-      loaded.push(rec);
-    }
-    loaded.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const r of loaded) this.records.set(r.id, r);
-    this.log.info({ runs: loaded.length, dir: this.journalDir }, 'backtest journal loaded');
+    if (this.journal) return;
+    const st = this.o.config.storage;
+    this.journal = await Journal.open({
+      dir: this.journalDir,
+      limits: { maxRuns: st.max_runs, maxBytes: st.max_bytes, maxAgeMs: st.max_age_days * DAY_MS },
+      maxRecordBytes: st.max_record_bytes,
+      idempotencyTtlMs: st.idempotency_ttl_hours * 3_600_000,
+      logger: this.log,
+    });
+    this.observer = this.observerHooks;
+  }
+
+  /** Metric hooks; attaching reports what the journal found at start. */
+  get observer(): ServiceObserver {
+    return this.observerHooks;
+  }
+
+  set observer(o: ServiceObserver) {
+    this.observerHooks = o;
+    const j = this.journal;
+    if (!j) return;
+    j.observer = {
+      onWriteFailed: () => o.onJournalWriteFailed?.(),
+      onQuarantined: () => o.onQuarantined?.(1),
+      onDeleted: (n) => o.onRetentionDeleted?.(n),
+      onSize: (runs, bytes) => o.onJournalSize?.(runs, bytes),
+    };
+    const h = j.health();
+    if (h.quarantined) o.onQuarantined?.(h.quarantined);
+    o.onJournalSize?.(h.runs, h.bytes);
+  }
+
+  private get j(): Journal {
+    if (!this.journal) throw new Error('BacktestService: load() first');
+    return this.journal;
   }
 
   get running(): number {
     return this.active.size;
   }
 
-  /** Validates and admits a run. The returned `done` settles when it finishes (never rejects). */
-  submit(body: unknown): SubmitOutcome {
+  /** Sessions of the admitted runs (running or queued on the pool): what admission bounds. */
+  get queuedSessions(): number {
+    let n = 0;
+    for (const a of this.active.values()) n += a.record.resolved.dates.length;
+    return n;
+  }
+
+  /** Sessions not yet done of the admitted runs (progress counts): what Retry-After drains. */
+  get remainingSessions(): number {
+    let n = 0;
+    for (const a of this.active.values()) n += a.record.resolved.dates.length * (1 - a.record.progress);
+    return n;
+  }
+
+  get maxQueuedSessions(): number {
+    return this.admission.o.maxSessions;
+  }
+
+  /**
+   * Validates and admits a run. The returned `done` settles when it finishes (never rejects).
+   * With an Idempotency-Key that names a run of the same request, that run is returned instead.
+   */
+  submit(body: unknown, idempotencyKey: string | null = null): SubmitOutcome {
     if (this.closed) return { kind: 'closed' };
     const v = validateBacktestRequest(body, this.o.config);
     if (!v.ok) {
       this.observer.onRejected?.('invalid');
       return { kind: 'invalid', errors: v.errors };
     }
-    if (this.active.size >= this.maxConcurrentRuns) {
-      this.observer.onRejected?.('busy');
-      return {
-        kind: 'busy',
-        retryAfterS: this.retryAfterSeconds(),
-        message: `${this.active.size} backtests are running or queued, the maximum for a pool of ${this.poolSize} thread(s); retry later`,
-      };
-    }
     const req = v.request;
     req.symbol = req.symbol.trim().toUpperCase();
+    const hash = requestHash(req);
+    if (idempotencyKey !== null) {
+      const prior = this.j.findKey(idempotencyKey);
+      if (prior && prior.idempotency?.request_hash !== hash) return { kind: 'key_mismatch', id: prior.id };
+      if (prior && replayable(prior)) {
+        return { kind: 'replayed', id: prior.id, done: this.whenDone(prior.id) ?? this.read(prior.id) };
+      }
+    }
+    const sessions = req.dates.length;
+    const queued = this.queuedSessions;
+    if (!this.admission.admits(queued, sessions)) {
+      this.observer.onRejected?.('busy');
+      const retryAfterS = this.admission.retryAfterSeconds(this.remainingSessions);
+      return {
+        kind: 'busy',
+        retryAfterS,
+        message:
+          `this request has ${sessions} session(s) and ${queued} are running or queued: together over [backtest] max_queued_sessions = ${this.maxQueuedSessions} ` +
+          `for a pool of ${this.poolSize} thread(s); the queue drains in about ${retryAfterS} s`,
+      };
+    }
     const now = new Date();
     const id = this.newId(now);
     const record: BacktestRecord = {
       id,
       status: 'running',
-      request: body,
       resolved: req,
       started_at: now.toISOString(),
       finished_at: null,
@@ -229,12 +269,13 @@ export class BacktestService {
       progress: 0,
       error: null,
       result: null,
+      idempotency: idempotencyKey === null ? null : { key: idempotencyKey, request_hash: hash },
     };
-    this.records.set(id, record);
+    this.j.track(record);
     const active: Active = { record, abort: new AbortController(), t0: process.hrtime.bigint() };
     this.active.set(id, active);
-    this.observer.onRunning?.(this.active.size);
-    this.log.info({ id, symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed }, 'backtest started');
+    this.observer.onRunning?.(this.active.size, this.queuedSessions);
+    this.log.info({ id, symbol: req.symbol, start: req.startDate, end: req.endDate, sessions, seed: req.seed }, 'backtest started');
     const done = this.execute(active);
     active.done = done;
     return { kind: 'accepted', id, done };
@@ -242,53 +283,78 @@ export class BacktestService {
 
   private async execute(a: Active): Promise<BacktestRecord> {
     const rec = a.record;
-    await this.persist(rec);
     const interval = this.o.progressIntervalMs ?? 250;
     let lastEmit = 0;
     const run = this.o.runner ?? runBacktest;
+    let stored = true;
     try {
-      const pool = this.ensurePool();
-      const { result } = await run(rec.resolved, this.o.config, {
-        pool,
-        signal: a.abort.signal,
-        onProgress: (f) => {
-          rec.progress = Math.min(1, Math.max(0, f));
-          const now = Date.now();
-          if (now - lastEmit >= interval || f >= 1) {
-            lastEmit = now;
-            this.emit({ type: 'progress', id: rec.id, symbol: rec.resolved.symbol, progress: rec.progress });
-          }
-        },
-      });
-      if (a.abort.signal.aborted) throw a.abort.signal.reason ?? new Error('cancelled');
-      rec.result = { ...result, equity_curve: downsampleCurve(result.equity_curve, this.o.maxCurvePoints ?? 500) };
-      rec.status = 'completed';
-      rec.progress = 1;
+      await this.j.save(rec);
     } catch (e) {
-      if (a.abort.signal.aborted) {
-        rec.status = 'cancelled';
-        const why = a.abort.signal.reason;
-        rec.error = { code: 'cancelled', message: why instanceof Error ? why.message : String(why ?? 'cancelled') };
-      } else {
-        rec.status = 'failed';
-        rec.error = { code: 'backtest_failed', message: e instanceof Error ? e.message : String(e) };
-        this.log.error({ id: rec.id, err: e }, 'backtest failed');
+      stored = false;
+      this.fail(rec, e);
+      this.j.remember(rec);
+    }
+    if (stored) {
+      try {
+        // Cancelled before it started (e.g. while its first journal write was pending).
+        if (a.abort.signal.aborted) throw a.abort.signal.reason;
+        const pool = this.ensurePool();
+        const { result } = await run(rec.resolved, this.o.config, {
+          pool,
+          signal: a.abort.signal,
+          onProgress: (f) => {
+            rec.progress = Math.min(1, Math.max(0, f));
+            const now = Date.now();
+            if (now - lastEmit >= interval || f >= 1) {
+              lastEmit = now;
+              this.emit({ type: 'progress', id: rec.id, symbol: rec.resolved.symbol, progress: rec.progress });
+            }
+          },
+        });
+        if (a.abort.signal.aborted) throw a.abort.signal.reason ?? new Error('cancelled');
+        rec.result = { ...result, equity_curve: downsampleCurve(result.equity_curve, this.o.maxCurvePoints ?? 500) };
+        rec.status = 'completed';
+        rec.progress = 1;
+      } catch (e) {
+        if (a.abort.signal.aborted) {
+          rec.status = 'cancelled';
+          const why = a.abort.signal.reason;
+          rec.error = boundedError('cancelled', why instanceof Error ? why.message : String(why ?? 'cancelled'));
+        } else {
+          rec.status = 'failed';
+          rec.error = boundedError('backtest_failed', e instanceof Error ? e.message : String(e));
+          this.log.error({ id: rec.id, err: e }, 'backtest failed');
+        }
       }
     }
     const ns = Number(process.hrtime.bigint() - a.t0);
     rec.finished_at = new Date().toISOString();
     rec.duration_ms = Math.round(ns / 1e6);
-    this.active.delete(rec.id);
-    this.observer.onRunning?.(this.active.size);
-    if (rec.status === 'completed') {
-      this.recentSeconds.push(ns / 1e9);
-      if (this.recentSeconds.length > 20) this.recentSeconds.shift();
+    if (stored) {
+      try {
+        await this.j.save(rec);
+      } catch (e) {
+        this.fail(rec, e);
+        // A record too large for the journal still fits once its result is dropped.
+        if (e instanceof RecordTooLargeError) await this.j.save(rec).catch(() => {});
+        else this.j.remember(rec);
+      }
     }
+    this.active.delete(rec.id);
+    this.observer.onRunning?.(this.active.size, this.queuedSessions);
+    if (rec.status === 'completed') this.admission.record(ns / 1e9, rec.resolved.dates.length);
     this.observer.onFinished?.(rec.status as 'completed' | 'failed' | 'cancelled', ns / 1e9);
-    await this.persist(rec);
     this.log.info({ id: rec.id, status: rec.status, duration_ms: rec.duration_ms, total_pnl: rec.result?.total_pnl }, 'backtest finished');
     this.emit({ type: 'complete', run: toApi(rec, false) });
     return rec;
+  }
+
+  /** Marks a run failed because the journal could not store it. */
+  private fail(rec: BacktestRecord, e: unknown): void {
+    const tooLarge = e instanceof RecordTooLargeError;
+    rec.status = 'failed';
+    rec.result = null;
+    rec.error = boundedError(tooLarge ? 'record_too_large' : 'storage_error', `the backtest journal could not store the run: ${e instanceof Error ? e.message : String(e)}`);
   }
 
   /** Cancels a running run. Returns false when it is not running. */
@@ -304,20 +370,29 @@ export class BacktestService {
     return this.active.get(id)?.done ?? null;
   }
 
-  get(id: string): BacktestRecord | null {
-    return this.records.get(id) ?? null;
+  /** The index entry of a run, or null. */
+  entry(id: string): BacktestIndexEntry | null {
+    return this.j.index.get(id) ?? null;
   }
 
-  /** Runs, newest first. */
-  list(limit = Infinity): BacktestRecord[] {
-    const out: BacktestRecord[] = [];
-    const all = [...this.records.values()];
-    for (let i = all.length - 1; i >= 0 && out.length < limit; i--) out.push(all[i]);
-    return out;
+  /** A run's whole record: from memory while it runs, else from disk; null when unknown. */
+  async read(id: string): Promise<BacktestRecord | null> {
+    const a = this.active.get(id);
+    if (a) return a.record;
+    return this.j.read(id);
+  }
+
+  /** One page of the index, newest first. Throws a RangeError on a cursor this server did not issue. */
+  list(limit: number, cursor: string | null = null): Page {
+    return this.j.page(limit, cursor);
   }
 
   get total(): number {
-    return this.records.size;
+    return this.j.index.size;
+  }
+
+  storageHealth(): StorageHealth {
+    return this.j.health();
   }
 
   subscribe(listener: (ev: BacktestEvent) => void): () => void {
@@ -348,7 +423,7 @@ export class BacktestService {
     if (pool) await pool.destroy();
     await Promise.race([Promise.all(pending.map((a) => a.done)), grace]);
     clearTimeout(timer);
-    await Promise.all(this.writes.values());
+    await this.journal?.flush();
   }
 
   private ensurePool(): Piscina {
@@ -366,35 +441,10 @@ export class BacktestService {
     }
   }
 
-  private retryAfterSeconds(): number {
-    const r = this.recentSeconds;
-    if (r.length === 0) return 5;
-    const avg = r.reduce((a, b) => a + b, 0) / r.length;
-    return Math.min(300, Math.max(1, Math.ceil(avg)));
-  }
-
   private newId(d: Date): string {
     const stamp = d.toISOString().replace(/[-:.]/g, ''); // 20240102T093000123Z
     this.seq = (this.seq + 1) % 36 ** 4;
     return `bt_${stamp}_${this.seq.toString(36).padStart(4, '0')}_${randomBytes(3).toString('hex')}`;
   }
-
-  /** Writes a record atomically; writes of one record are serialized in call order. */
-  private persist(rec: BacktestRecord): Promise<void> {
-    const file = join(this.journalDir, `${rec.id}.json`);
-    const text = JSON.stringify(rec);
-    const prev = this.writes.get(rec.id) ?? Promise.resolve();
-    const next = prev
-      .then(async () => {
-        const tmp = `${file}.${process.pid}.tmp`;
-        await writeFile(tmp, text);
-        await rename(tmp, file);
-      })
-      .catch((e) => this.log.error({ id: rec.id, err: e }, 'could not write the backtest journal'));
-    this.writes.set(rec.id, next);
-    void next.then(() => {
-      if (this.writes.get(rec.id) === next) this.writes.delete(rec.id);
-    });
-    return next;
-  }
 }
+

@@ -184,9 +184,26 @@ const modelShape = {
   enabled: bool().default(true),
 };
 
+function numberIn(min: number, max: number, what: string): z.ZodNumber {
+  const expected = `a number in ${min}..${max}${what}`;
+  return z.number(expected).min(min, expected).max(max, expected);
+}
+
 const backtestShape = {
   max_days: intField(1, B.MAX_DAYS.max, ' (business days, i.e. sessions, a backtest request may cover)').default(31),
   pool_size: intField(0, B.POOL_SIZE.max, ' (worker threads; 0 = number of CPUs)').default(0),
+  // Admission counts sessions: two requests of max_days fit by default (checked >= max_days below).
+  max_queued_sessions: intField(1, 100_000, ' (sessions running or waiting on the pool)').default(62),
+  session_seconds_estimate: numberIn(0.1, 3600, ' (seconds one session takes, for Retry-After until one is measured)').default(30),
+};
+
+const MIB = 1024 * 1024;
+const storageShape = {
+  max_runs: intField(1, 1_000_000, ' (runs kept in the backtest journal)').default(10_000),
+  max_bytes: intField(MIB, 2 ** 50, ' (bytes the backtest journal may occupy)').default(512 * MIB),
+  max_age_days: intField(1, 36_500, ' (days a finished run is kept)').default(90),
+  max_record_bytes: intField(8192, 64 * MIB, ' (bytes of one journaled run)').default(MIB),
+  idempotency_ttl_hours: intField(1, 8760, ' (hours an Idempotency-Key names its run)').default(24),
 };
 
 const CORS_EXPECTED = 'an array of origins, e.g. ["http://localhost:3000"], or ["*"] for any origin';
@@ -240,7 +257,7 @@ const rootShape = {
 
 /** Known keys of each table ('' = top level), for "unknown key" messages. */
 export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'http'],
+  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'http'],
   trading: Object.keys(tradingShape),
   latency: Object.keys(latencyShape),
   risk: Object.keys(riskShape),
@@ -251,6 +268,7 @@ export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Objec
   strategy: Object.keys(strategyShape),
   model: Object.keys(modelShape),
   backtest: Object.keys(backtestShape),
+  storage: Object.keys(storageShape),
   http: Object.keys(httpShape),
 });
 
@@ -291,6 +309,7 @@ export const EngineConfigSchema = z
       strategy: table('strategy', strategyShape).prefault({}),
       model: table('model', modelShape).prefault({}),
       backtest: table('backtest', backtestShape).prefault({}),
+      storage: table('storage', storageShape).prefault({}),
       http: table('http', httpShape).prefault({}),
     },
     'a TOML document',
@@ -312,6 +331,15 @@ export const EngineConfigSchema = z
         path: ['strategy', 'order_size'],
         input: c.strategy.order_size,
         message: `an integer <= trading.max_order_size (${c.trading.max_order_size})`,
+      });
+    }
+    const bt = c.backtest;
+    if (typeof bt === 'object' && num(bt.max_queued_sessions) && num(bt.max_days) && bt.max_queued_sessions < bt.max_days) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['backtest', 'max_queued_sessions'],
+        input: bt.max_queued_sessions,
+        message: `an integer >= backtest.max_days (${bt.max_days}), or a request of max_days could never be admitted`,
       });
     }
     // The live simulation trades each configured contract from its first session on.

@@ -106,11 +106,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   });
   metrics.sseClients.set(0);
 
-  backtests.observer = {
-    onFinished: (status, seconds) => metrics.observeBacktest(status, seconds),
-    onRejected: (reason) => metrics.observeBacktest(reason === 'busy' ? 'rejected_busy' : 'rejected_invalid'),
-    onRunning: (n) => metrics.backtestsRunning.set(n),
-  };
+  backtests.observer = metrics.backtestObserver();
   metrics.backtestsRunning.set(backtests.running);
 
   const ctx: ApiContext = { ...deps, metrics, hub, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024 };
@@ -133,7 +129,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   const corsHeaders = cors({
     origin: origins.includes('*') ? '*' : origins,
     allowMethods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'Prefer', 'Last-Event-ID', 'Cache-Control', 'Authorization'],
+    allowHeaders: ['Content-Type', 'Prefer', 'Idempotency-Key', 'Last-Event-ID', 'Cache-Control', 'Authorization'],
     exposeHeaders: ['Retry-After', 'Location', 'Allow', 'WWW-Authenticate'],
     maxAge: 600,
   });

@@ -13,6 +13,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LatencyStage, MetricsSnapshot, RuntimeView, WorkerHealth } from '../runtime/view.ts';
 import { VERSION } from '../version.ts';
+import type { ServiceObserver } from '../backtest/service.ts';
 
 /** Latency buckets in seconds: 1 us .. 1 s. */
 export const LATENCY_BUCKETS = [1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 1];
@@ -65,6 +66,12 @@ export class EngineMetrics {
   readonly backtests: Counter<'outcome'>;
   readonly backtestDuration: Histogram<'outcome'>;
   readonly backtestsRunning: Gauge;
+  readonly backtestQueuedSessions: Gauge;
+  readonly journalWriteFailures: Counter;
+  readonly journalQuarantined: Counter;
+  readonly journalDeleted: Counter;
+  readonly journalRuns: Gauge;
+  readonly journalBytes: Gauge;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route'>;
   private readonly latency: Record<LatencyStage, Histogram<'symbol'>>;
@@ -208,6 +215,13 @@ export class EngineMetrics {
     this.backtests = new Counter({ name: 'engine_backtests_total', help: 'Backtest requests by outcome.', labelNames: ['outcome'], registers: reg });
     this.backtestDuration = new Histogram({ name: 'engine_backtest_duration_seconds', help: 'Wall time of finished backtest runs, in seconds.', labelNames: ['outcome'], buckets: BACKTEST_BUCKETS, registers: reg });
     this.backtestsRunning = new Gauge({ name: 'engine_backtests_running', help: 'Backtest runs in progress (running or queued on the pool).', registers: reg });
+    this.backtestQueuedSessions = new Gauge({ name: 'engine_backtest_queued_sessions', help: 'Sessions of the admitted backtest runs, running or queued (admission bounds these).', registers: reg });
+    this.journalWriteFailures = new Counter({ name: 'engine_backtest_journal_write_failures_total', help: 'Backtest journal writes that failed (the run is reported failed).', registers: reg });
+    this.journalQuarantined = new Counter({ name: 'engine_backtest_journal_quarantined_total', help: 'Corrupt backtest journal records moved to the quarantine folder.', registers: reg });
+    this.journalDeleted = new Counter({ name: 'engine_backtest_journal_retention_deleted_total', help: 'Backtest runs deleted by retention ([storage] max_runs, max_bytes, max_age_days).', registers: reg });
+    this.journalRuns = new Gauge({ name: 'engine_backtest_journal_runs', help: 'Runs in the backtest journal.', registers: reg });
+    this.journalBytes = new Gauge({ name: 'engine_backtest_journal_bytes', help: 'Bytes of the backtest journal files.', registers: reg });
+    for (const c of [this.journalWriteFailures, this.journalQuarantined, this.journalDeleted]) c.inc(0);
     this.httpRequests = new Counter({ name: 'engine_http_requests_total', help: 'HTTP requests by method, route and status.', labelNames: ['method', 'route', 'status'], registers: reg });
     this.httpDuration = new Histogram({ name: 'engine_http_request_duration_seconds', help: 'HTTP handler time until the response head, in seconds.', labelNames: ['method', 'route'], buckets: HTTP_BUCKETS, registers: reg });
     for (const o of ['completed', 'failed', 'cancelled', 'rejected_busy', 'rejected_invalid'] as const) this.backtests.inc({ outcome: o }, 0);
@@ -249,6 +263,25 @@ export class EngineMetrics {
   observeBacktest(outcome: BacktestOutcome, seconds?: number): void {
     this.backtests.inc({ outcome });
     if (seconds !== undefined && Number.isFinite(seconds) && seconds >= 0) this.backtestDuration.observe({ outcome }, seconds);
+  }
+
+  /** The backtest service's hooks into these metrics. */
+  backtestObserver(): ServiceObserver {
+    return {
+      onFinished: (status, seconds) => this.observeBacktest(status, seconds),
+      onRejected: (reason) => this.observeBacktest(reason === 'busy' ? 'rejected_busy' : 'rejected_invalid'),
+      onRunning: (n, queuedSessions) => {
+        this.backtestsRunning.set(n);
+        this.backtestQueuedSessions.set(queuedSessions);
+      },
+      onJournalWriteFailed: () => this.journalWriteFailures.inc(),
+      onQuarantined: (n) => this.journalQuarantined.inc(n),
+      onRetentionDeleted: (n) => this.journalDeleted.inc(n),
+      onJournalSize: (runs, bytes) => {
+        this.journalRuns.set(runs);
+        this.journalBytes.set(bytes);
+      },
+    };
   }
 
   get contentType(): string {

@@ -6,7 +6,7 @@
 
 import { z } from 'zod';
 import { backtestRequestSchema, resolvedRequestSchema } from '../api/backtest-request.ts';
-import { backtestListSchema, backtestProgressSchema, backtestRunSchema, backtestRunSummarySchema, markoutSchema } from '../api/backtest-run.ts';
+import { backtestListItemSchema, backtestListSchema, backtestProgressSchema, backtestRunSchema, backtestRunSummarySchema, markoutSchema } from '../api/backtest-run.ts';
 import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
 import { healthSchema, workerHealthSchema } from '../api/health.ts';
 import { bookLevelSchema, fillSchema, latencySummarySchema, ourOrderSchema, stateAlertSchema, statePayloadSchema, symbolStateSchema } from '../api/live-state.ts';
@@ -32,6 +32,7 @@ const COMPONENTS = {
   Markout: markoutSchema,
   BacktestRun: backtestRunSchema,
   BacktestRunSummary: backtestRunSummarySchema,
+  BacktestListItem: backtestListItemSchema,
   BacktestList: backtestListSchema,
   BacktestProgress: backtestProgressSchema,
   AlertEvent: alertEventSchema,
@@ -169,17 +170,36 @@ function buildDocument() {
           description:
             'Runs on the backtest pool (one task per session) and answers when the run ends. With `Prefer: respond-async` it answers 202 at once ' +
             '(poll /api/backtests/{id} or watch the stream). The body must be `application/json`, at most 64 KiB; `{}` runs the config\'s defaults.',
-          parameters: [{ name: 'Prefer', in: 'header', required: false, description: 'containing `respond-async`: answer 202 with the run at once', schema: { type: 'string', examples: ['respond-async'] } }],
+          parameters: [
+            {
+              name: 'Prefer',
+              in: 'header',
+              required: false,
+              description: 'containing `respond-async`: answer 202 with the run at once. Without it, a client that disconnects before the answer cancels the run.',
+              schema: { type: 'string', examples: ['respond-async'] },
+            },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
+                'draft-ietf-httpapi-idempotency-key-header: a retry with the same key and the same request returns the first run (no second run) for ' +
+                '[storage] idempotency_ttl_hours; the same key with a different request is a 422. A run that was cancelled or interrupted, or could not be ' +
+                'journaled, is not replayed: the retry starts a new run under the key.',
+              schema: { type: 'string', minLength: 1, maxLength: 257, examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'] },
+            },
+          ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('BacktestRequest'), example: { symbol: 'ES', initialCapital: 100000, useML: false } } } },
           responses: {
             ...common,
             '200': ok('Completed run', 'BacktestRun'),
             '202': { ...ok('Accepted (Prefer: respond-async)', 'BacktestRun'), headers: { Location: { description: 'URL of the run, /api/backtests/{id}', schema: { type: 'string' } } } },
-            '400': err('Malformed JSON (invalid_json) or invalid fields (invalid_request, with `fields`)'),
+            '400': err('Malformed JSON (invalid_json) or invalid fields or Idempotency-Key (invalid_request, with `fields`)'),
             '413': err('Body over 64 KiB (payload_too_large)'),
             '415': err('Content-Type is not application/json (unsupported_media_type)'),
-            '500': err('The run failed (backtest_failed) or an unexpected error (internal_error)'),
-            '503': err('Pool busy (busy), the server is shutting down (shutting_down), or the run was cancelled (cancelled)', retryAfter),
+            '422': err('The Idempotency-Key was used with a different request (idempotency_key_mismatch, `fields` names the header)'),
+            '500': err('The run failed (backtest_failed), its journal could not be written (storage_error) or an unexpected error (internal_error)'),
+            '503': err('Queue full in sessions ([backtest] max_queued_sessions; busy, Retry-After = estimated drain time), shutting down (shutting_down), or the run was cancelled (cancelled)', retryAfter),
           },
         },
       },
@@ -187,9 +207,12 @@ function buildDocument() {
         get: {
           operationId: 'listBacktests',
           tags: ['backtest'],
-          summary: 'Backtest runs, newest first (without equity curves)',
-          parameters: [{ name: 'limit', in: 'query', required: false, description: 'at most this many runs', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } }],
-          responses: { ...common, '200': ok('Runs', 'BacktestList'), '400': err('Bad limit (invalid_request)') },
+          summary: 'Backtest runs, newest first, one page of index entries',
+          parameters: [
+            { name: 'limit', in: 'query', required: false, description: 'at most this many runs (a larger value is a 400 naming `limit`)', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+            { name: 'cursor', in: 'query', required: false, description: '`next_cursor` of the previous page (opaque)', schema: { type: 'string' } },
+          ],
+          responses: { ...common, '200': ok('Runs', 'BacktestList'), '400': err('Bad limit or cursor (invalid_request)') },
         },
       },
       '/api/backtests/{id}': {
@@ -198,7 +221,7 @@ function buildDocument() {
           tags: ['backtest'],
           summary: 'One backtest run',
           parameters: [runId],
-          responses: { ...common, '200': ok('Run', 'BacktestRun'), '404': err('Unknown id (not_found)') },
+          responses: { ...common, '200': ok('Run', 'BacktestRun'), '404': err('Unknown id (not_found)'), '500': err('Its journal file is missing or unreadable (storage_error)') },
         },
         delete: {
           operationId: 'cancelBacktest',

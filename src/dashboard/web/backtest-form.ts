@@ -420,16 +420,15 @@ export class BacktestPanel {
       tr.dataset.id = r.id;
       tr.title = `${r.id}: click to show`;
       const started = new Date(r.started_at);
-      const rs = r.resolved;
-      const dates = !rs ? DASH : rs.startDate === rs.endDate ? rs.startDate : `${rs.startDate}→${rs.endDate.slice(0, 4) === rs.startDate.slice(0, 4) ? rs.endDate.slice(5) : rs.endDate}`;
-      const pnl = el('td', `num ${signClass(r.total_pnl)}`, r.total_pnl === undefined ? DASH : fmtPnl(r.total_pnl));
+      const dates = r.start_date === r.end_date ? r.start_date : `${r.start_date}→${r.end_date.slice(0, 4) === r.start_date.slice(0, 4) ? r.end_date.slice(5) : r.end_date}`;
+      const pnl = el('td', `num ${signClass(r.total_pnl)}`, r.total_pnl === null ? DASH : fmtPnl(r.total_pnl));
       tr.append(
         el('td', 'num', Number.isFinite(started.getTime()) ? started.toLocaleTimeString([], { hour12: false, hour: '2-digit', minute: '2-digit' }) : DASH),
-        el('td', undefined, r.resolved?.symbol ?? r.symbol ?? DASH),
+        el('td', undefined, r.symbol),
         el('td', undefined, dates),
         el('td', `status ${r.status}`, r.status),
         pnl,
-        el('td', 'num', r.sharpe_ratio === undefined ? DASH : fmtDec2(r.sharpe_ratio)),
+        el('td', 'num', r.sharpe_ratio === null ? DASH : fmtDec2(r.sharpe_ratio)),
       );
       tr.addEventListener('click', () => void this.showRun(r.id));
       return tr;

@@ -1,8 +1,12 @@
 // POST /api/backtest, GET /api/backtests, GET|DELETE /api/backtests/:id.
+//
+// A synchronous POST whose client disconnects cancels its run (nobody is left to read the
+// answer); `Prefer: respond-async` answers 202 at once and the run goes on. `Idempotency-Key`
+// (draft-ietf-httpapi-idempotency-key-header) makes a retried POST return the first run.
 
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { toApi, type BacktestRecord } from '../../backtest/service.ts';
+import { toApi, toListItem, type BacktestRecord } from '../../backtest/service.ts';
 import type { ApiContext, App, AppEnv } from '../context.ts';
 import { apiError } from '../errors.ts';
 
@@ -30,7 +34,25 @@ function jsonErrorMessage(e: unknown, text: string): string {
   return `the request body is not valid JSON: ${m}`;
 }
 
-function completed(c: Context<AppEnv>, rec: BacktestRecord) {
+/** The largest `limit` of GET /api/backtests (a page of index entries is ~500 bytes each). */
+export const MAX_PAGE = 100;
+const DEFAULT_PAGE = 50;
+/** Idempotency-Key: a string of 1..255 visible ASCII characters, quoted (RFC 8941 sf-string) or bare. */
+const KEY_RE = /^[\x21\x23-\x7e]{1,255}$/;
+
+/** The Idempotency-Key of a request: null when absent, a field error when malformed. */
+function idempotencyKey(raw: string | undefined): { key: string | null } | { error: string } {
+  if (raw === undefined) return { key: null };
+  const key = /^".*"$/.test(raw) ? raw.slice(1, -1) : raw;
+  if (!KEY_RE.test(key)) return { error: 'expected 1..255 visible ASCII characters, optionally in double quotes (no spaces, quotes or backslashes)' };
+  return { key };
+}
+
+function completed(c: Context<AppEnv>, rec: BacktestRecord | null) {
+  if (!rec) return apiError(c, 500, 'storage_error', 'the journal file of this run is missing');
+  if (rec.error?.code === 'storage_error' || rec.error?.code === 'record_too_large') {
+    return apiError(c, 500, 'storage_error', `backtest ${rec.id} failed: ${rec.error.message}`);
+  }
   switch (rec.status) {
     case 'completed':
       return c.json(toApi(rec), 200);
@@ -59,7 +81,9 @@ export function registerBacktests(app: App, ctx: ApiContext): void {
     } catch (e) {
       return apiError(c, 400, 'invalid_json', jsonErrorMessage(e, text));
     }
-    const out = svc.submit(body);
+    const k = idempotencyKey(c.req.header('idempotency-key'));
+    if ('error' in k) return apiError(c, 400, 'invalid_request', `invalid Idempotency-Key header: ${k.error}`, [{ field: 'Idempotency-Key', message: k.error }]);
+    const out = svc.submit(body, k.key);
     switch (out.kind) {
       case 'invalid':
         return apiError(c, 400, 'invalid_request', `invalid backtest request: ${out.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, out.errors);
@@ -67,39 +91,66 @@ export function registerBacktests(app: App, ctx: ApiContext): void {
         return apiError(c, 503, 'busy', out.message, undefined, { 'Retry-After': String(out.retryAfterS) });
       case 'closed':
         return apiError(c, 503, 'shutting_down', 'the server is shutting down', undefined, { 'Retry-After': '5' });
+      case 'key_mismatch':
+        return apiError(c, 422, 'idempotency_key_mismatch', `the Idempotency-Key header names run ${out.id}, which was started by a different request: use a new key for a new request`, [
+          { field: 'Idempotency-Key', message: `already used for run ${out.id} with a different request` },
+        ]);
     }
     if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
-      const rec = svc.get(out.id)!;
-      return c.json(toApi(rec), 202, { Location: `/api/backtests/${out.id}`, 'Preference-Applied': 'respond-async' });
+      const rec = await svc.read(out.id);
+      if (!rec) return completed(c, null);
+      const status = rec.status === 'running' ? 202 : 200;
+      return c.json(toApi(rec), status, { Location: `/api/backtests/${out.id}`, 'Preference-Applied': 'respond-async' });
+    }
+    if (out.kind === 'accepted') {
+      // Nobody is left to read the answer of a synchronous request whose client went away.
+      const signal = c.req.raw.signal;
+      const onAbort = () => svc.cancel(out.id, 'the client disconnected');
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      const rec = await out.done;
+      signal.removeEventListener('abort', onAbort);
+      return completed(c, rec);
     }
     return completed(c, await out.done);
   });
 
   app.get('/api/backtests', (c) => {
     const raw = c.req.query('limit');
-    let n = 100;
+    let n = DEFAULT_PAGE;
     if (raw !== undefined) {
       n = Number(raw);
-      if (!/^\d+$/.test(raw) || n < 1 || n > 1000) {
-        return apiError(c, 400, 'invalid_request', `limit must be an integer in 1..1000, got '${raw}'`, [{ field: 'limit', message: 'expected an integer in 1..1000' }]);
+      if (!/^\d+$/.test(raw) || n < 1 || n > MAX_PAGE) {
+        const expected = `an integer in 1..${MAX_PAGE}`;
+        return apiError(c, 400, 'invalid_request', `limit must be ${expected}, got '${raw}'`, [{ field: 'limit', message: `expected ${expected}` }]);
       }
     }
-    return c.json({ total: svc.total, runs: svc.list(n).map((r) => toApi(r, false)) });
+    const cursor = c.req.query('cursor') ?? null;
+    let page;
+    try {
+      page = svc.list(n, cursor);
+    } catch {
+      return apiError(c, 400, 'invalid_request', `cursor '${cursor}' is not one this server issued: pass next_cursor of a previous page`, [
+        { field: 'cursor', message: 'expected next_cursor of a previous page' },
+      ]);
+    }
+    return c.json({ total: svc.total, runs: page.entries.map(toListItem), next_cursor: page.nextCursor });
   });
 
-  app.get('/api/backtests/:id', (c) => {
+  app.get('/api/backtests/:id', async (c) => {
     const id = c.req.param('id');
-    const rec = svc.get(id);
-    if (!rec) return apiError(c, 404, 'not_found', `no backtest run with id '${id}'`);
+    if (!svc.entry(id)) return apiError(c, 404, 'not_found', `no backtest run with id '${id}'`);
+    const rec = await svc.read(id);
+    if (!rec) return apiError(c, 500, 'storage_error', `the journal file of backtest ${id} is missing or unreadable`);
     return c.json(toApi(rec));
   });
 
   app.delete('/api/backtests/:id', async (c) => {
     const id = c.req.param('id');
-    const rec = svc.get(id);
-    if (!rec) return apiError(c, 404, 'not_found', `no backtest run with id '${id}'`);
+    const e = svc.entry(id);
+    if (!e) return apiError(c, 404, 'not_found', `no backtest run with id '${id}'`);
     const done = svc.whenDone(id);
-    if (!done || !svc.cancel(id)) return apiError(c, 409, 'conflict', `backtest ${id} is not running (status ${rec.status})`);
+    if (!done || !svc.cancel(id)) return apiError(c, 409, 'conflict', `backtest ${id} is not running (status ${e.status})`);
     return c.json(toApi(await done));
   });
 }

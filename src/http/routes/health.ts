@@ -1,4 +1,5 @@
-// GET /health: 200 {status: "ok"} when every worker is healthy, else 503 {status: "degraded"}.
+// GET /health: 200 {status: "ok"} when every worker is healthy and the backtest journal is
+// writable (its last write succeeded), else 503 {status: "degraded"}.
 
 import type { Health } from '../../api/health.ts';
 import type { HealthView } from '../../runtime/view.ts';
@@ -14,14 +15,22 @@ export function registerHealth(app: App, ctx: ApiContext): void {
       ctx.logger.error({ err: e }, 'runtime.health() failed');
       h = { healthy: false, workers: [] };
     }
+    const storage = ctx.backtests.storageHealth();
+    const healthy = h.healthy && storage.status === 'ok';
     const body: Health = {
-      status: h.healthy ? 'ok' : 'degraded',
+      status: healthy ? 'ok' : 'degraded',
       version: VERSION,
       uptime_s: uptimeSeconds(ctx.runtime),
       workers: h.workers.map((w) => ({ name: w.name, state: w.state, heartbeat_age_ms: w.heartbeatAgeMs, restarts: w.restarts, last_error: w.lastError })),
-      backtests: { running: ctx.backtests.running, max_concurrent: ctx.backtests.maxConcurrentRuns, pool_size: ctx.backtests.poolSize },
+      backtests: {
+        running: ctx.backtests.running,
+        queued_sessions: ctx.backtests.queuedSessions,
+        max_queued_sessions: ctx.backtests.maxQueuedSessions,
+        pool_size: ctx.backtests.poolSize,
+      },
+      storage,
       sse_clients: ctx.hub.size,
     };
-    return c.json(body, h.healthy ? 200 : 503, { 'Cache-Control': 'no-store' });
+    return c.json(body, healthy ? 200 : 503, { 'Cache-Control': 'no-store' });
   });
 }
