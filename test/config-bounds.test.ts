@@ -27,6 +27,13 @@ const UPPER: [string, string, string, string, RegExp][] = [
   ['strategy', 'flatten_minutes', '1440', '1441', /at most 1440/],
   ['backtest', 'max_days', '366', '367', /an integer >= 1 .*, at most 366/],
   ['backtest', 'pool_size', '256', '257', /an integer >= 0 \(worker threads; 0 = number of CPUs\), at most 256/],
+  ['backtest', 'max_queued_sessions', '100000', '100001', /at most 100000/],
+  ['backtest', 'session_seconds_estimate', '3600', '3601', /a number in 0.1..3600/],
+  ['storage', 'max_runs', '1000000', '1000001', /at most 1000000/],
+  ['storage', 'max_bytes', '1125899906842624', '1125899906842625', /at most 1125899906842624/],
+  ['storage', 'max_age_days', '36500', '36501', /at most 36500/],
+  ['storage', 'max_record_bytes', '67108864', '67108865', /at most 67108864/],
+  ['storage', 'idempotency_ttl_hours', '8760', '8761', /at most 8760/],
   ['http', 'max_sse_clients', '100000', '100001', /at most 100000/],
   ['http', 'rate_limit_requests', '1000000', '1000001', /at most 1000000/],
   ['http', 'rate_limit_window_s', '86400', '86401', /at most 86400/],
@@ -34,8 +41,8 @@ const UPPER: [string, string, string, string, RegExp][] = [
 
 test('every bounded config number accepts its upper bound and refuses past it, naming key, value and range', () => {
   for (const [table, key, max, over, expected] of UPPER) {
-    // max_order_size must stay <= max_position, fee roots apart: raise the cross-checked keys with it.
-    const extra = key === 'max_order_size' ? 'max_position = 100000\n' : '';
+    // Cross-checked keys rise with it: max_order_size <= max_position, max_days <= max_queued_sessions.
+    const extra = key === 'max_order_size' ? 'max_position = 100000\n' : key === 'max_days' ? 'max_queued_sessions = 100000\n' : '';
     const ok = parseConfig(`[${table}]\n${extra}${key} = ${max}\n`, 'config.toml') as unknown as Record<string, Record<string, number>>;
     assert.is(ok[table][key], Number(max), `${table}.${key} = ${max} is accepted`);
     const e = configError(`[${table}]\n${extra}${key} = ${over}\n`);
