@@ -3,6 +3,7 @@
 
 import { parseArgs, USAGE } from './cli/args.ts';
 import { backtestCommand } from './cli/backtest-command.ts';
+import { inspectCommand } from './cli/inspect-command.ts';
 import { simulateCommand } from './cli/simulate-command.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
@@ -19,6 +20,8 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  // Reading a DBN file needs no config.
+  if (opts.inspect !== undefined) return inspectCommand(opts.inspect, opts.limit);
   let loaded;
   try {
     loaded = loadConfig({ path: opts.config, env: process.env });
