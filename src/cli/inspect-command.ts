@@ -4,12 +4,7 @@
 // JS number cannot hold them; action and side as characters. Exit 1 with the DbnError (file,
 // byte offset, record index) on bad input: the lines printed before it are then not the whole file.
 import { writeSync } from 'node:fs';
-import { DbnError, DbnReader } from '../data/dbn/index.ts';
-
-/** JSON with bigints as decimal strings. */
-export function dbnJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
-}
+import { DbnError, DbnReader, dbnJson } from '../data/dbn/index.ts';
 
 export function inspectCommand(file: string, limit: number | undefined): number {
   let reader: DbnReader;
