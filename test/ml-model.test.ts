@@ -270,7 +270,8 @@ test('1M predict calls allocate nothing', async () => {
   };
   for (let k = 0; k < 10; k++) loop(20_000); // until V8 has optimised the loop
   check[0] = 0;
-  const r = await measureAllocation(() => loop(1_000_000));
+  // Up to 3 attempts: under load the optimised code may arrive late (see measureAllocation).
+  const r = await measureAllocation(() => loop(1_000_000), { attempts: 3 });
   assert.ok(Number.isFinite(check[0]) && check[0] !== 0, 'the loop did real work');
   assert.is(r.gcs, 0, `${r.gcs} garbage collections during 1M calls`);
   assert.ok(r.newSpaceGrowth < 1 << 20, `new space grew ${r.newSpaceGrowth} bytes`);

@@ -26,11 +26,27 @@ export interface Allocation {
 const newSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
 
 /**
+ * Runs `fn` up to `attempts` times (default 1: only for a loop that may run again) and reports the attempt that allocated least,
+ * stopping at the first with no GC. Why more than once: on a loaded machine V8's concurrent
+ * optimising compiler can be starved, so the optimised code may not be installed when the measured
+ * loop starts, and the interpreter boxes doubles. Code that really allocates does so in every attempt.
+ */
+export async function measureAllocation(fn: () => void, opts: { fullGcFirst?: boolean; attempts?: number } = {}): Promise<Allocation> {
+  let best: Allocation | null = null;
+  for (let i = 0; i < (opts.attempts ?? 1); i++) {
+    const a = await measureOnce(fn, opts);
+    if (!best || a.gcs < best.gcs || (a.gcs === best.gcs && a.newSpaceGrowth < best.newSpaceGrowth)) best = a;
+    if (a.gcs === 0) break;
+  }
+  return best!;
+}
+
+/**
  * Runs `fn` once and reports what it allocated. `fullGcFirst` finishes any GC work left by earlier
  * tests first; it is an option because a full GC may also drop type feedback, and the code that
  * is then re-optimised during `fn` shows as heap growth.
  */
-export async function measureAllocation(fn: () => void, opts: { fullGcFirst?: boolean } = {}): Promise<Allocation> {
+async function measureOnce(fn: () => void, opts: { fullGcFirst?: boolean }): Promise<Allocation> {
   const entries: { start: number; kind: number | undefined }[] = [];
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) entries.push({ start: e.startTime, kind: (e as unknown as { detail?: { kind?: number } }).detail?.kind });
