@@ -41,6 +41,7 @@ export const backtestResultSchema = z
     seed: z.int().describe('seed'),
     use_ml: z.boolean().describe('model on'),
     model_version: z.string().nullable().describe('version of the model the run used (null without useML)'),
+    data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)" for recorded data'),
     params: resolvedRequestSchema
       .pick({ initialCapital: true, spreadMultiplier: true, skewFactor: true, inventoryLimit: true, positionLimit: true, maxDrawdown: true })
       .describe('Strategy and risk parameters used.'),
