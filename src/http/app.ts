@@ -13,6 +13,7 @@ import type { ApiContext, App, AppEnv, HttpDeps } from './context.ts';
 import { ApiError, apiError, respondApiError } from './errors.ts';
 import { EngineMetrics } from './metrics.ts';
 import { registerBacktests } from './routes/backtests.ts';
+import { registerDatasets } from './routes/datasets.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerMetrics } from './routes/metrics.ts';
 import { registerOpenApi } from './routes/openapi.ts';
@@ -143,6 +144,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   registerState(app, ctx, stateCache);
   registerStream(app, ctx);
   registerBacktests(app, ctx);
+  registerDatasets(app, ctx);
   registerOpenApi(app, ctx);
 
   app.notFound((c) => apiError(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`));

@@ -4,8 +4,9 @@
 // data. Any file the engine cannot replay is an error naming the file and why.
 
 import { readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { DbnReader, RTYPE, type DbnMetadata } from '../../data/dbn/index.ts';
+import { join } from 'node:path';
+import type { Dataset } from '../../api/datasets.ts';
+import { DbnReader, type DbnMetadata } from '../../data/dbn/index.ts';
 import { CONTRACTS, contractForRoot, parseSymbol, SymbolError } from '../instruments.ts';
 import { newYorkMidnightUtcNs, REPLAY_SCHEMAS, type ReplaySchema, type ReplaySessionSpec, tickUnitsOf, tradeDateOf } from './replay-spec.ts';
 
@@ -152,35 +153,89 @@ function lastRecordNs(reader: DbnReader, base: bigint): number {
   return last + Number(reader.metadata.start - base);
 }
 
-/** What GET /api/datasets lists about one file (a full pass counts its records). */
-export interface DatasetInfo {
-  name: string;
+/** What one file holds, for GET /api/datasets (a full pass counts its records). */
+interface FileSummary {
   dataset: string;
   schema: string;
   symbols: string[];
-  start: string;
-  end: string | null;
+  start: bigint;
+  end: bigint | null;
   records: number;
   bytes: number;
 }
 
-export function describeDbnFile(file: string, name = basename(file)): DatasetInfo {
+// Counting records reads the whole file: keep each answer until the file changes.
+const summaries = new Map<string, { key: string; summary: FileSummary }>();
+
+function summarizeFile(file: string): FileSummary {
+  const st = statSync(file);
+  const key = `${st.size}:${st.mtimeMs}`;
+  const hit = summaries.get(file);
+  if (hit && hit.key === key) return hit.summary;
   const reader = DbnReader.open(file);
   try {
     const m = reader.metadata;
     let records = 0;
-    for (let c = reader.next(); c !== null; c = reader.next()) if (c.rtype !== RTYPE.INSTRUMENT_DEF) records++;
-    return {
-      name,
+    while (reader.next() !== null) records++;
+    const summary: FileSummary = {
       dataset: m.dataset,
       schema: m.schema ?? 'mixed',
       symbols: m.mappings.length ? m.mappings.map((x) => x.raw_symbol) : m.symbols,
-      start: new Date(Number(m.start / 1_000_000n)).toISOString(),
-      end: m.end === null ? null : new Date(Number(m.end / 1_000_000n)).toISOString(),
+      start: m.start,
+      end: m.end,
       records,
-      bytes: statSync(file).size,
+      bytes: st.size,
     };
+    summaries.set(file, { key, summary });
+    return summary;
   } finally {
     reader.close();
   }
+}
+
+const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
+
+/** One dataset (a file or a directory of daily files) as GET /api/datasets lists it. */
+export function describeDataset(path: string, name: string): Dataset {
+  const isDir = statSync(path).isDirectory();
+  const files = isDir ? readdirSync(path).filter((n) => DBN_NAME.test(n)).sort().map((n) => join(path, n)) : [path];
+  const base: Dataset = { name, kind: isDir ? 'directory' : 'file', files: files.length, dataset: '', schema: '', symbols: [], start: iso(0n), end: null, records: 0, bytes: 0, error: null };
+  try {
+    const all = files.map(summarizeFile);
+    if (all.length === 0) throw new Error('no .dbn or .dbn.zst files in the directory');
+    const uniq = (xs: string[]) => [...new Set(xs)];
+    const schemas = uniq(all.map((f) => f.schema));
+    const ends = all.map((f) => f.end);
+    return {
+      ...base,
+      dataset: uniq(all.map((f) => f.dataset)).join(', '),
+      schema: schemas.length === 1 ? schemas[0] : 'mixed',
+      symbols: uniq(all.flatMap((f) => f.symbols)),
+      start: iso(all.reduce((a, f) => (f.start < a ? f.start : a), all[0].start)),
+      end: ends.includes(null) ? null : iso((ends as bigint[]).reduce((a, e) => (e > a ? e : a))),
+      records: all.reduce((a, f) => a + f.records, 0),
+      bytes: all.reduce((a, f) => a + f.bytes, 0),
+    };
+  } catch (e) {
+    return { ...base, bytes: files.reduce((a, f) => a + statSync(f).size, 0), error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** The datasets under `dir`: DBN files and directories holding some, by name (none: no dir). */
+export function listDatasets(dir: string): Dataset[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: Dataset[] = [];
+  for (const n of names) {
+    const p = join(dir, n);
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory() ? readdirSync(p).some((f) => DBN_NAME.test(f)) : DBN_NAME.test(n)) out.push(describeDataset(p, n));
+  }
+  return out;
 }
