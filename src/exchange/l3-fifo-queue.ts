@@ -19,9 +19,11 @@ export class L3Tape {
   /** Ring sequence of the market record the exchange is processing (or processed last). */
   cur = -1;
 
-  constructor(capacity: number) {
+  /** `memory`: the tape's slots in a given (e.g. shared) buffer, else a new one. */
+  constructor(capacity: number, memory: Int32Array | null = null) {
     if (capacity < 2 || (capacity & (capacity - 1)) !== 0) throw new Error(`L3 tape capacity must be a power of two, got ${capacity}`);
-    this.prio = new Int32Array(capacity);
+    if (memory !== null && memory.length !== capacity) throw new Error(`L3 tape memory holds ${memory.length} slots, expected ${capacity}`);
+    this.prio = memory ?? new Int32Array(capacity);
     this.mask = capacity - 1;
   }
 

@@ -16,9 +16,10 @@ import { EventQueue } from './event-queue.ts';
 import { MboBook } from './mbo-book.ts';
 import { MBP_LEVELS, Mbp10Book } from './mbp10-book.ts';
 import type { ReplaySessionSpec } from './replay-spec.ts';
+import { ThreadedDbnSource } from './decode-thread.ts';
 
 /** Order priorities are kept for this many ring slots (>= the market ring's capacity). */
-const TAPE_CAPACITY = 1 << 16;
+export const TAPE_CAPACITY = 1 << 16;
 
 export class DbnMarketSource implements MarketSource {
   readonly spec: ReplaySessionSpec;
@@ -44,7 +45,8 @@ export class DbnMarketSource implements MarketSource {
   /** Records whose ts_event was before the previous record's (kept at the previous time). */
   timeClamped = 0;
 
-  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number) {
+  /** `tape`: where order priorities go (a shared one in the decoder thread); default: its own. */
+  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number, tape: L3Tape | null = null) {
     this.spec = spec;
     this.startNs = startNs;
     this.endNs = endNs;
@@ -60,7 +62,7 @@ export class DbnMarketSource implements MarketSource {
       this.mbp = new Mbp10Book(this.queue);
       this.rtype = RTYPE.MBP_10;
     }
-    this.tape = spec.perOrder ? new L3Tape(TAPE_CAPACITY) : null;
+    this.tape = spec.perOrder ? (tape ?? new L3Tape(TAPE_CAPACITY)) : null;
   }
 
   get done(): boolean {
@@ -74,7 +76,7 @@ export class DbnMarketSource implements MarketSource {
 
   generate(ring: RecordRing, maxEvents: number): number {
     if (ring.stride !== EV_STRIDE) throw new Error(`market ring stride ${ring.stride} != EV_STRIDE ${EV_STRIDE}`);
-    if (this.tape !== null && ring.capacity > TAPE_CAPACITY) throw new Error(`market ring of ${ring.capacity} records exceeds the l3 tape's ${TAPE_CAPACITY}`);
+    if (this.tape !== null && ring.capacity > this.tape.mask + 1) throw new Error(`market ring of ${ring.capacity} records exceeds the l3 tape's ${this.tape.mask + 1}`);
     if (this.drained === 0) this.seqBase = ring.writeSeq;
     while (!this.eof && this.ready() < maxEvents) this.step();
     let n = this.ready();
@@ -135,7 +137,10 @@ export class DbnMarketSource implements MarketSource {
   }
 }
 
-/** The market source of a replayed session (runSession's hook). */
-export function openReplaySource(spec: ReplaySessionSpec, startNs: number, endNs: number): DbnMarketSource {
-  return new DbnMarketSource(spec, startNs, endNs);
+/**
+ * The market source of a replayed session (runSession's): decoded in its own thread
+ * (decode-thread.ts) unless `inline`, which decodes on the calling thread.
+ */
+export function openReplaySource(spec: ReplaySessionSpec, startNs: number, endNs: number, inline = false): MarketSource {
+  return inline ? new DbnMarketSource(spec, startNs, endNs) : new ThreadedDbnSource(spec, startNs, endNs);
 }
