@@ -12,6 +12,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ApiContext, App, AppEnv, HttpDeps } from './context.ts';
 import { ApiError, apiError, respondApiError } from './errors.ts';
 import { EngineMetrics } from './metrics.ts';
+import { liveDataSource } from '../runtime/live-source.ts';
 import { registerBacktests } from './routes/backtests.ts';
 import { registerDatasets } from './routes/datasets.ts';
 import { registerHealth } from './routes/health.ts';
@@ -71,7 +72,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     onError: (e) => rateLimitedError(e, 'runtime.drainLatency()'),
   });
 
-  const stateCache = new StateCache(runtime, opts.stateMaxAgeMs);
+  const stateCache = new StateCache(runtime, opts.stateMaxAgeMs, liveDataSource(config));
   const hub = new SseHub({
     hz: config.http.stream_hz,
     maxClients: config.http.max_sse_clients,
