@@ -3,6 +3,8 @@
 
 import { parseArgs, USAGE } from './cli/args.ts';
 import { backtestCommand } from './cli/backtest-command.ts';
+import { exportDbnCommand } from './cli/export-dbn-command.ts';
+import { inspectCommand } from './cli/inspect-command.ts';
 import { simulateCommand } from './cli/simulate-command.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
@@ -19,6 +21,8 @@ async function main(): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  // Reading a DBN file needs no config.
+  if (opts.inspect !== undefined) return inspectCommand(opts.inspect, opts.limit);
   let loaded;
   try {
     loaded = loadConfig({ path: opts.config, env: process.env });
@@ -31,13 +35,15 @@ async function main(): Promise<number> {
   }
   const { config, path } = loaded;
   // In backtest mode stdout carries the result, so logs go to stderr.
-  const log = createLogger({ configLevel: config.log_level, env: process.env, destination: opts.backtest ? 2 : 1 });
-  log.info({ version: VERSION, config: path, mode: opts.backtest ? 'backtest' : 'simulation' }, `${config.name} ${VERSION} starting`);
+  const oneShot = opts.backtest || opts.exportDbn !== undefined;
+  const log = createLogger({ configLevel: config.log_level, env: process.env, destination: oneShot ? 2 : 1 });
+  log.info({ version: VERSION, config: path, mode: opts.backtest ? 'backtest' : opts.exportDbn !== undefined ? 'export-dbn' : 'simulation' }, `${config.name} ${VERSION} starting`);
   if (config.trading.live_enabled) {
     log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');
     return 1;
   }
   if (opts.backtest) return backtestCommand(opts, config, log);
+  if (opts.exportDbn !== undefined) return exportDbnCommand(opts, config, log);
   return simulateCommand(config, log);
 }
 

@@ -31,7 +31,18 @@ export interface CliOptions {
   useMl: boolean;
   /** --help / -h: print USAGE and exit 0. */
   help: boolean;
+  /** --inspect FILE: print a DBN file's metadata and records as JSON lines, exit. */
+  inspect?: string;
+  /** --limit N: with --inspect, print at most N records. */
+  limit?: number;
+  /** --export-dbn OUT: write synthetic sessions as zstd DBN to OUT, exit. */
+  exportDbn?: string;
+  /** --schema mbo|mbp-10: with --export-dbn, the record schema (default mbo). */
+  schema?: 'mbo' | 'mbp-10';
 }
+
+/** The flag that selects a run mode other than the server. */
+type Mode = 'backtest' | 'inspect' | 'export-dbn';
 
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
@@ -39,6 +50,10 @@ interface Flag {
   /** The value's placeholder in the usage; absent for a boolean flag. */
   value?: string;
   backtestOnly: boolean;
+  /** A backtest flag that also applies in this other mode. */
+  alsoWith?: Mode;
+  /** Applies only in this mode (its own section of the usage). */
+  only?: Mode;
   help: string;
   /** Checks the value and stores it; returns an error message or undefined. */
   set: (o: CliOptions, v: string) => string | undefined;
@@ -69,6 +84,7 @@ export const FLAGS: Record<string, Flag> = {
   symbol: {
     value: 'SYMBOL',
     backtestOnly: true,
+    alsoWith: 'export-dbn',
     help: 'contract (ESH24) or root (ES) to backtest; default: the first configured symbol',
     set: (o, v) => checkSymbol(v) ?? void (o.symbol = v),
   },
@@ -78,11 +94,12 @@ export const FLAGS: Record<string, Flag> = {
     help: 'replay recorded market data: a Databento DBN file (.dbn, .dbn.zst; MBO or MBP-10) or a directory of daily files; default: the synthetic market',
     set: (o, v) => (v === '' ? '--data "": expected a DBN file or directory' : void (o.data = v)),
   },
-  start: { value: 'YYYY-MM-DD', backtestOnly: true, help: 'first session date; default: simulation.start_date', set: (o, v) => checkDate('--start', v) ?? void (o.start = v) },
-  end: { value: 'YYYY-MM-DD', backtestOnly: true, help: 'last session date (>= --start); default: simulation.end_date', set: (o, v) => checkDate('--end', v) ?? void (o.end = v) },
+  start: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'first session date; default: simulation.start_date', set: (o, v) => checkDate('--start', v) ?? void (o.start = v) },
+  end: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'last session date (>= --start); default: simulation.end_date', set: (o, v) => checkDate('--end', v) ?? void (o.end = v) },
   seed: {
     value: 'N',
     backtestOnly: true,
+    alsoWith: 'export-dbn',
     help: 'non-negative integer seed; default: simulation.seed',
     set: (o, v) => {
       if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) return `--seed ${JSON.stringify(v)}: expected a non-negative integer, e.g. 42`;
@@ -93,6 +110,30 @@ export const FLAGS: Record<string, Flag> = {
   'use-ml': { backtestOnly: true, help: 'shift quotes by the model\'s prediction', set: (o) => void (o.useMl = true) },
   json: { backtestOnly: true, help: 'print the result as JSON', set: (o) => void (o.json = true) },
   fills: { value: 'FILE', backtestOnly: true, help: 'write every fill as CSV to FILE', set: (o, v) => void (o.fills = v) },
+  inspect: { value: 'FILE', backtestOnly: false, only: 'inspect', help: 'DBN file (.dbn or .dbn.zst) to print', set: (o, v) => void (o.inspect = v) },
+  limit: {
+    value: 'N',
+    backtestOnly: false,
+    only: 'inspect',
+    help: 'print at most N records (default: all)',
+    set: (o, v) => {
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) return `--limit ${JSON.stringify(v)}: expected a non-negative integer, e.g. 10`;
+      o.limit = Number(v);
+      return undefined;
+    },
+  },
+  'export-dbn': { value: 'OUT', backtestOnly: false, only: 'export-dbn', help: 'file to write (.dbn.zst); --symbol, --start, --end, --seed as for --backtest', set: (o, v) => void (o.exportDbn = v) },
+  schema: {
+    value: 'SCHEMA',
+    backtestOnly: false,
+    only: 'export-dbn',
+    help: 'records to export: mbo (default) or mbp-10',
+    set: (o, v) => {
+      if (v !== 'mbo' && v !== 'mbp-10') return `--schema ${JSON.stringify(v)}: expected mbo or mbp-10`;
+      o.schema = v;
+      return undefined;
+    },
+  },
 };
 
 /** The environment the engine reads, with what each variable does. */
@@ -109,20 +150,24 @@ export const ENVIRONMENT: [string, string][] = [
 
 const row = (left: string, right: string, width: number) => `  ${left.padEnd(width)} ${right}`;
 const flagText = (name: string) => `--${name}${FLAGS[name].value ? ` ${FLAGS[name].value}` : ''}`;
-const flagRows = (backtestOnly: boolean) =>
+const flagRows = (backtestOnly: boolean, only?: Mode) =>
   Object.keys(FLAGS)
-    .filter((n) => FLAGS[n].backtestOnly === backtestOnly)
+    .filter((n) => FLAGS[n].backtestOnly === backtestOnly && FLAGS[n].only === only)
     .map((n) => row(flagText(n), FLAGS[n].help, 18));
 
 export const USAGE = `Usage:
   engine [--config PATH]                 start the engine: HTTP API, dashboard stream, live simulation
   engine --backtest [options]            run one backtest, print the result, exit
+  engine --inspect FILE [--limit N]      print a DBN file's metadata, then one JSON line per record
+  engine --export-dbn OUT [options]      write synthetic sessions as zstd DBN (MBO or MBP-10), exit
   engine --help | -h                     print this help
 
 Options:
 ${flagRows(false).join('\n')}
 Backtest options (only with --backtest):
 ${flagRows(true).join('\n')}
+DBN options:
+${[...flagRows(false, 'inspect'), ...flagRows(false, 'export-dbn')].join('\n')}
   Every flag that takes a value also accepts --flag=VALUE.
 
 Environment:
@@ -166,8 +211,15 @@ export function parseArgs(argv: string[]): ParseResult {
     if (bad) return err(bad);
   }
 
+  const modes = (['backtest', 'inspect', 'export-dbn'] as const).filter((m) => seen.has(`--${m}`));
+  if (modes.length > 1) return err(`${modes.map((m) => `--${m}`).join(' and ')} cannot be combined: choose one`);
+  const mode = modes[0];
+  for (const f of seen) {
+    const only = FLAGS[f.slice(2)].only;
+    if (only !== undefined && only !== mode) return err(`${f} only applies with --${only}`);
+  }
   if (!options.backtest) {
-    const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly);
+    const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly && (mode === undefined || FLAGS[f.slice(2)].alsoWith !== mode));
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);
   }
   if (options.start !== undefined && options.end !== undefined && options.end < options.start) {

@@ -17,6 +17,11 @@
 // cursor is valid until the next next(). Records are checked to be in ts_recv order (DBN sorts
 // MBO/MBP/trades by ts_recv, not ts_event); any bad input throws a DbnError naming the file and
 // the byte offset (in the decoded stream) or the record index.
+//
+// Writing: DbnWriter.toFile(path, metadata) / toBytes(metadata), then write(record) (exact) or
+// writeMbo/writeMbp (numbers, reused structs), then close(); zstd by default.
+// Time: sessionNsToUnixNs(date, ns) turns the engine's clock (ns after New York midnight of the
+// session date) into DBN's (ns since the epoch, bigint); unixNsToSessionNs inverts it.
 export * from './constants.ts';
 export { DbnCursor } from './cursor.ts';
 export type { InstrumentDefMsg } from './definition.ts';
@@ -24,4 +29,7 @@ export { DbnError, type DbnErrorKind } from './errors.ts';
 export { type DbnMetadata, decodeMetadata, decodePrelude, encodeMetadata, type MappingInterval, type SymbolMapping } from './metadata.ts';
 export { DbnReader, type DbnReadOptions } from './reader.ts';
 export { type BidAskPair, type DbnRecord, decodeRecord, isDefinition, isMbo, isMbp, type MboMsg, type MbpMsg, type RecordHeader } from './records.ts';
+export { dbnJson } from './json.ts';
+export { newYorkDateOf, sessionMidnightUnixNs, sessionNsToUnixNs, unixNsToSessionNs } from './time.ts';
+export { DbnWriter, type DbnWriteOptions, type MboFields, type MbpFields, newMboFields, newMbpFields } from './writer.ts';
 export { isZstd } from './zstd.ts';

@@ -32,12 +32,19 @@ export class ZstdStreamDecoder {
 /** fzstd's error code for input that ends inside a frame. */
 export const ZSTD_UNEXPECTED_EOF = 5;
 
-/** Streaming compressor producing one zstd frame; load() once (WASM instantiation is async). */
+/**
+ * Streaming compressor producing one zstd frame. The WASM module holds one stream state per
+ * thread, so one encoder at a time: a second create() before the first end() throws.
+ */
 export class ZstdStreamEncoder {
+  private static active = false;
+
   private constructor(private readonly zstd: Zstd) {}
 
   static async create(level = 3): Promise<ZstdStreamEncoder> {
     const zstd = await Zstd.load();
+    if (ZstdStreamEncoder.active) throw new Error('ZstdStreamEncoder: another stream is open in this thread; end() it first');
+    ZstdStreamEncoder.active = true;
     zstd.reset();
     zstd.setCompressionLevel(level);
     return new ZstdStreamEncoder(zstd);
@@ -50,6 +57,7 @@ export class ZstdStreamEncoder {
 
   /** Flushes and closes the frame. */
   end(): Uint8Array {
+    ZstdStreamEncoder.active = false;
     return this.zstd.compressEnd();
   }
 }

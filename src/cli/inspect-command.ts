@@ -1,0 +1,43 @@
+// `engine --inspect FILE [--limit N]`: the metadata as one JSON line, then one JSON line per
+// record, named as in Databento's record layouts (hd.rtype, levels[i].bid_px, ...). 64-bit
+// integers (timestamps, order ids, prices in 1e-9 units) are printed as decimal strings, since a
+// JS number cannot hold them; action and side as characters. Exit 1 with the DbnError (file,
+// byte offset, record index) on bad input: the lines printed before it are then not the whole file.
+import { writeSync } from 'node:fs';
+import { DbnError, DbnReader, dbnJson } from '../data/dbn/index.ts';
+
+export function inspectCommand(file: string, limit: number | undefined): number {
+  let reader: DbnReader;
+  try {
+    reader = DbnReader.open(file);
+  } catch (e) {
+    return fail(e);
+  }
+  const out: string[] = [dbnJson(reader.metadata)];
+  const flush = (): void => {
+    writeSync(1, `${out.join('\n')}\n`);
+    out.length = 0;
+  };
+  let shown = 0;
+  try {
+    for (const record of reader.records()) {
+      if (limit !== undefined && shown >= limit) break;
+      out.push(dbnJson(record));
+      shown++;
+      if (out.length >= 1000) flush();
+    }
+    flush();
+    return 0;
+  } catch (e) {
+    flush();
+    return fail(e);
+  } finally {
+    reader.close();
+  }
+}
+
+function fail(e: unknown): number {
+  if (!(e instanceof DbnError)) throw e;
+  process.stderr.write(`error: ${e.message}\n`);
+  return 1;
+}
