@@ -3,7 +3,11 @@
 // zstd) and on a book built in memory; trades take size off the resting side.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
+import { contractForRoot } from '../src/market/instruments.ts';
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, MD_TRADE } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { DenseBook } from '../src/book/dense-book.ts';
@@ -48,14 +52,14 @@ function harness() {
   return { bp, bs, ap, as, apply, top, want, kinds, mbp };
 }
 
-for (const name of ['test_data.mbp-10.dbn', 'test_data.mbp-10.v1.dbn.zst', 'test_data.mbp-10.v2.dbn.zst', 'test_data.mbp-10.v3.dbn.zst']) {
-  test(`${name}: after every F_LAST record the book's top 10 are the record's levels`, () => {
+/** Replays a file record by record; returns how many F_LAST records were checked. */
+function checkEveryRecord(file: string, tickUnits = ES_TICK_UNITS): number {
     const h = harness();
-    const r = DbnReader.open(join(FIXTURES, name));
+    const r = DbnReader.open(file);
     let checked = 0;
     for (let c = r.next(); c !== null; c = r.next()) {
       if (c.rtype !== RTYPE.MBP_10) continue;
-      const tick = (x: number) => (x !== x ? Number.NaN : x / ES_TICK_UNITS);
+      const tick = (x: number) => (x !== x ? Number.NaN : x / tickUnits);
       for (let i = 0; i < MBP_LEVELS; i++) {
         h.bp[i] = tick(c.bidPx(i));
         h.bs[i] = c.bidSz(i);
@@ -69,9 +73,30 @@ for (const name of ['test_data.mbp-10.dbn', 'test_data.mbp-10.v1.dbn.zst', 'test
       checked++;
     }
     r.close();
-    assert.is(checked, 2); // both records of the fixture carry F_LAST
+    return checked;
+}
+
+for (const name of ['test_data.mbp-10.dbn', 'test_data.mbp-10.v1.dbn.zst', 'test_data.mbp-10.v2.dbn.zst', 'test_data.mbp-10.v3.dbn.zst']) {
+  test(`${name}: after every F_LAST record the book's top 10 are the record's levels`, () => {
+    assert.is(checkEveryRecord(join(FIXTURES, name)), 2); // both records of the fixture carry F_LAST
   });
 }
+
+test('a synthetic session exported as MBP-10: the book matches every record (trades included)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-mbp10-'));
+  try {
+    const file = join(dir, 'es.mbp-10.dbn.zst');
+    const open = (9 * 60 + 30) * 60e9;
+    const r = await exportSynthetic(file, [{ date: '2024-03-05', rawSymbol: 'ESH4', spec: contractForRoot('ES'), seed: 7, sessionStartNs: open, sessionEndNs: open + 120e9, activity: 1 }], {
+      schema: 'mbp-10',
+      marketDataLatencyNs: 50_000,
+    });
+    assert.ok(r.events > 10_000, `${r.events} events`);
+    assert.is(checkEveryRecord(file), r.records);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('levels that leave the top 10 are cancelled, a trade takes size off the resting side first', () => {
   const h = harness();
@@ -81,8 +106,14 @@ test('levels that leave the top 10 are cancelled, a trade takes size off the res
     h.bs.fill(0);
     h.ap.fill(Number.NaN);
     h.as.fill(0);
-    bids.forEach(([p, s], i) => ((h.bp[i] = p), (h.bs[i] = s)));
-    asks.forEach(([p, s], i) => ((h.ap[i] = p), (h.as[i] = s)));
+    bids.forEach(([p, s], i) => {
+      h.bp[i] = p;
+      h.bs[i] = s;
+    });
+    asks.forEach(([p, s], i) => {
+      h.ap[i] = p;
+      h.as[i] = s;
+    });
   };
   set([[100, 5], [99, 7]], [[101, 4], [102, 6]]);
   h.apply(1, A, B, 100, 5, F_LAST);
