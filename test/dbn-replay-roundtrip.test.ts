@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt } from './helpers/build.ts';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
+import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
 import { parseConfig } from '../src/config/load.ts';
 import type { EngineConfig } from '../src/config/schema.ts';
 import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
@@ -40,15 +40,27 @@ async function exportSession(cfg: EngineConfig, schema: 'mbo' | 'mbp-10'): Promi
 
 const withoutSource = (r: object) => JSON.stringify({ ...r, data_source: null });
 
-test.before(() => ensureBuilt());
-test.after(() => rmSync(dir, { recursive: true, force: true }));
+// Sessions run on the pool, as backtests do, and not on this thread: a long run of other queue
+// models through SimExchange here would make its queue call sites polymorphic for the tests that
+// follow in this process (sim-exchange's no-allocation test measures that code).
+let pool: ReturnType<typeof createBacktestPool>;
+const run = (req: Parameters<typeof runBacktest>[0], cfg: EngineConfig) => runBacktest(req, cfg, { pool });
+
+test.before(() => {
+  ensureBuilt();
+  pool = createBacktestPool(1);
+});
+test.after(async () => {
+  await pool.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 for (const queue of ['power', 'risk_averse']) {
   test(`MBO export -> replay with ${queue} is byte-identical to the direct run`, async () => {
     const cfg = config(queue);
-    const direct = await runBacktest(ok(validateBacktestRequest({ symbol: 'ES', startDate: DATE }, cfg)), cfg);
+    const direct = await run(ok(validateBacktestRequest({ symbol: 'ES', startDate: DATE }, cfg)), cfg);
     const file = await exportSession(cfg, 'mbo');
-    const replay = await runBacktest(ok(validateBacktestRequest({}, cfg, file)), cfg);
+    const replay = await run(ok(validateBacktestRequest({}, cfg, file)), cfg);
     assert.is(direct.result.data_source, 'synthetic');
     assert.is(replay.result.data_source, `dbn es-${DATE}.mbo.dbn.zst (mbo, ${direct.result.contracts[0]})`);
     assert.ok(direct.result.total_fills > 0, 'the session trades');
@@ -59,9 +71,9 @@ for (const queue of ['power', 'risk_averse']) {
 test('l3_fifo over the same MBO export runs and differs from the L2 models only in queue position', async () => {
   const file = join(dir, `es-${DATE}.mbo.dbn.zst`);
   const cfg = config('l3_fifo');
-  const r = await runBacktest(ok(validateBacktestRequest({}, cfg, file)), cfg);
+  const r = await run(ok(validateBacktestRequest({}, cfg, file)), cfg);
   const ra = config('risk_averse');
-  const base = await runBacktest(ok(validateBacktestRequest({}, ra, file)), ra);
+  const base = await run(ok(validateBacktestRequest({}, ra, file)), ra);
   // Per-order events: one per order touched, more than the per-level replay's; it trades.
   assert.ok(r.result.events_processed > base.result.events_processed);
   assert.ok(r.result.total_fills > 0);
