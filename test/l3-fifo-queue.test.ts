@@ -6,7 +6,10 @@ import { L3FifoQueueModel, L3Tape } from '../src/exchange/l3-fifo-queue.ts';
 import { queueModelFromName } from '../src/exchange/queue-model.ts';
 import { buildExchange } from '../src/exchange/venue.ts';
 import { EventQueue } from '../src/market/replay/event-queue.ts';
-import { F_LAST, MboBook } from '../src/market/replay/mbo-book.ts';
+import { FLAGS } from '../src/data/dbn/index.ts';
+import { MboBook } from '../src/market/replay/mbo-book.ts';
+
+const F_LAST = FLAGS.F_LAST;
 
 const A = 0x41, C = 0x43, M = 0x4d, F = 0x46, B = 0x42;
 

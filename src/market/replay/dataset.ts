@@ -6,9 +6,10 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dataset } from '../../api/datasets.ts';
-import { DbnReader, type DbnMetadata } from '../../data/dbn/index.ts';
+import { DbnReader, type DbnMetadata, sessionMidnightUnixNs } from '../../data/dbn/index.ts';
 import { CONTRACTS, contractForRoot, parseSymbol, SymbolError } from '../instruments.ts';
-import { newYorkMidnightUtcNs, REPLAY_SCHEMAS, type ReplaySchema, type ReplaySessionSpec, tickUnitsOf, tradeDateOf } from './replay-spec.ts';
+import { nanosPerTick } from '../../data/dbn/synthetic-export.ts';
+import { REPLAY_SCHEMAS, type ReplaySchema, type ReplaySessionSpec, tradeDateOf } from './replay-spec.ts';
 
 const DBN_NAME = /\.dbn(\.zst)?$/;
 const RTH_START_NS = (9 * 60 + 30) * 60e9;
@@ -114,7 +115,7 @@ function fileSession(file: string, opts: ReplayPlanOptions): ReplaySession & { r
     const schema = m.schema as ReplaySchema;
     const ins = pickInstrument(file, fileInstruments(file, m), opts.symbol ?? null);
     const date = tradeDateOf(m.start);
-    const base = newYorkMidnightUtcNs(date);
+    const base = sessionMidnightUnixNs(date);
     let start = Number(m.start - base);
     let end = m.end !== null ? Number(m.end - base) : lastRecordNs(reader, base) + 1;
     if (opts.regularHoursOnly) {
@@ -128,7 +129,7 @@ function fileSession(file: string, opts: ReplayPlanOptions): ReplaySession & { r
       symbol: ins.symbol,
       instrumentId: ins.instrumentId,
       baseUtcNs: base.toString(),
-      tickUnits: tickUnitsOf(contractForRoot(ins.root).tickSize),
+      tickUnits: nanosPerTick(contractForRoot(ins.root)),
       perOrder: opts.perOrder ?? false,
     };
     return { date, sessionStartNs: start, sessionEndNs: end, replay, root: ins.root };

@@ -19,9 +19,10 @@
 // them; with perOrder (l3_fifo) every order change is its own event so each carries its priority.
 
 import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE } from '../../core/events.ts';
+import { FLAGS } from '../../data/dbn/index.ts';
 import type { EventQueue } from './event-queue.ts';
 
-export const F_LAST = 0x80;
+const F_LAST = FLAGS.F_LAST;
 const A = 0x41;
 const C = 0x43;
 const M = 0x4d;

@@ -10,7 +10,9 @@
 
 import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE } from '../../core/events.ts';
 import type { EventQueue } from './event-queue.ts';
-import { F_LAST } from './mbo-book.ts';
+import { FLAGS } from '../../data/dbn/index.ts';
+
+const F_LAST = FLAGS.F_LAST;
 
 export const MBP_LEVELS = 10;
 const T = 0x54;

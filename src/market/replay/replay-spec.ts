@@ -29,12 +29,6 @@ const NS_PER_DAY = 86_400_000_000_000n;
 // belongs to the trade date of New York local time + 6 h.
 const TRADE_DATE_SHIFT_NS = 6n * 60n * NS_PER_MIN;
 
-/** Epoch ns of New York midnight of `date` (YYYY-MM-DD). */
-export function newYorkMidnightUtcNs(date: string): bigint {
-  const utcMidnight = BigInt(Date.parse(`${date}T00:00:00Z`)) * 1_000_000n;
-  return utcMidnight - BigInt(newYorkOffsetMinutes(date)) * NS_PER_MIN;
-}
-
 /** The CME trade date (YYYY-MM-DD) of an epoch-ns time. */
 export function tradeDateOf(utcNs: bigint): string {
   // The New York offset of the UTC date is right except within hours of a DST switch at 02:00
@@ -45,7 +39,3 @@ export function tradeDateOf(utcNs: bigint): string {
   return new Date(Number(day) * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** DBN price units per tick: 0.25 -> 250000000 (the tick size in units of 1e-9). */
-export function tickUnitsOf(tickSize: number): number {
-  return Math.round(tickSize * 1e9);
-}
