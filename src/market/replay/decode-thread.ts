@@ -49,6 +49,7 @@ export interface DecodeWorkerData {
 // bundle) or hangs must not hang the session forever: this long without a record is an error.
 const STALL_MS = 120_000;
 const WAIT_MS = 100;
+const CLOSE_GRACE_MS = 10_000;
 
 export class ThreadedDbnSource implements MarketSource {
   readonly tape: L3Tape | null;
@@ -111,10 +112,15 @@ export class ThreadedDbnSource implements MarketSource {
     }
   }
 
+  /**
+   * Asks the worker to stop: it sees the request within one batch (or its 100 ms wait) and closes
+   * its file itself; terminate() would leave the descriptor open. A worker that does not end in
+   * time is terminated.
+   */
   close(): void {
     Atomics.store(this.status, ST_STOP, 1);
     Atomics.notify(this.ring.ctl, RING_TAIL);
-    void this.worker.terminate();
+    setTimeout(() => void this.worker.terminate(), CLOSE_GRACE_MS).unref();
   }
 
   private copy(out: RecordRing, n: number): void {
