@@ -62,6 +62,13 @@ test('--inspect flag errors: usage, exit 2', () => {
   assert.match(runCli(['--backtest', '--export-dbn', 'o.dbn.zst']).stderr, /--backtest and --export-dbn cannot be combined/);
 });
 
+test('--export-dbn to a place that cannot be written: exit 1 naming the file', () => {
+  const out = join(tempDir('dbn-cli-'), 'no', 'such', 'dir', 'x.dbn.zst');
+  const r = runCli(['--export-dbn', out, '--start', '2024-01-02', '--end', '2024-01-02']);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, new RegExp(`error: --export-dbn: ${out}: cannot write: ENOENT`));
+});
+
 test('--export-dbn writes MBO (default) and MBP-10 files that --inspect reads back', () => {
   const config = writeConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:31"\n');
   const dir = tempDir('dbn-cli-');

@@ -114,7 +114,7 @@ test('records of other types are skipped by their length', () => {
   assert.is(reader.count, 3);
 });
 
-test('errors from a file name the file; a missing file is an io error', () => {
+test('errors from a file name the file; a missing file or a directory is an io error; an empty file is truncated', () => {
   const dir = tempDir('dbn-errors-');
   const path = join(dir, 'cut.dbn');
   writeFileSync(path, MBO.subarray(0, REC1 + 8));
@@ -125,6 +125,12 @@ test('errors from a file name the file; a missing file is an io error', () => {
     () => DbnReader.open(join(dir, 'missing.dbn')),
     (e: unknown) => e instanceof DbnError && e.kind === 'io' && /missing\.dbn: cannot open/.test(e.message),
   );
+  assert.throws(
+    () => DbnReader.open(dir),
+    (e: unknown) => e instanceof DbnError && e.kind === 'io' && e.message.startsWith(`${dir}: cannot read`),
+  );
+  writeFileSync(join(dir, 'empty.dbn'), '');
+  assert.throws(() => DbnReader.open(join(dir, 'empty.dbn')), (e: unknown) => e instanceof DbnError && e.kind === 'truncated' && /inside the 8-byte DBN prelude \(0 bytes\)/.test(e.message));
 });
 
 test.run();

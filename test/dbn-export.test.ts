@@ -59,7 +59,7 @@ test('metadata: v3, SYNTH.GLBX, raw_symbol -> instrument_id mapping over both da
   assert.is(m.end, sessionNsToUnixNs('2024-01-03', 16 * H));
 });
 
-test('MBO: the L2 book rebuilt from the orders equals the generator\'s at every F_LAST', () => {
+test('MBO: the L2 book rebuilt from the orders equals the generator\'s at every F_LAST; fills FIFO, cancels LIFO', () => {
   assert.is(mbo.events.length, 2 * EVENTS);
   const levels = new Map<number, number>(); // from MBO records: price * 2 + side -> size
   const ref = new Map<number, number>(); // from the generator's L2 events
@@ -69,6 +69,7 @@ test('MBO: the L2 book rebuilt from the orders equals the generator\'s at every 
   let e = 0; // L2 events matched so far
   let pendingFills: bigint[] = [];
   let frontQueue: bigint[] = [];
+  let inTrade = false;
   let resets = 0;
   for (const r of DbnReader.fromBytes(mbo.bytes).records()) {
     assert.ok(isMbo(r));
@@ -93,6 +94,8 @@ test('MBO: the L2 book rebuilt from the orders equals the generator\'s at every 
     } else if (m.action === 'F') {
       pendingFills.push(m.order_id);
     } else if (m.action === 'C') {
+      // A plain cancel (no trade in this event) takes the newest order of the level (LIFO).
+      if (!inTrade) assert.is(m.order_id, (queues.get(k) ?? []).at(-1), `event ${e}: cancel not of the newest order`);
       levels.set(k, (levels.get(k) ?? 0) - m.size);
       const left = (sizes.get(m.order_id) ?? 0) - m.size;
       assert.ok(left >= 0, `cancel of ${m.size} from order ${m.order_id} holding ${sizes.get(m.order_id)}`);
@@ -103,6 +106,7 @@ test('MBO: the L2 book rebuilt from the orders equals the generator\'s at every 
       assert.is(m.order_id, 0n);
       // The resting side is the aggressor's opposite: its queue before the fills.
       frontQueue = [...(queues.get(price * 2 + (side === BID ? ASK : BID)) ?? [])];
+      inTrade = true;
     }
     touched.add(k);
     if (!(m.flags & FLAGS.F_LAST)) continue;
@@ -115,6 +119,7 @@ test('MBO: the L2 book rebuilt from the orders equals the generator\'s at every 
     touched.add(rk);
     for (const t of touched) assert.is(levels.get(t) ?? 0, ref.get(t) ?? 0, `event ${e}, level ${t}`);
     touched.clear();
+    inTrade = false;
     // Fills hit the oldest orders of the level first (FIFO).
     if (pendingFills.length) {
       assert.equal(pendingFills, frontQueue.slice(0, pendingFills.length), `event ${e}: fills not at the front of the queue`);

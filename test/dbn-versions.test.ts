@@ -1,5 +1,7 @@
 // The same data in DBN v1, v2 and v3 (plain and zstd) decodes to the same records, and the
 // fast face (cursor, numbers) agrees with the exact face (objects, bigint) on every field.
+import { readFileSync } from 'node:fs';
+import { Zstd } from '@hpcc-js/wasm-zstd';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DbnReader, type DbnRecord, isMbo, isMbp } from '../src/data/dbn/index.ts';
@@ -78,6 +80,19 @@ test('cursor fields equal the exact record fields (MBO, MBP-10, MBP-1, TBBO, tra
     }
     assert.is(i, exact.length, f);
     reader.close();
+  }
+});
+
+test('a stream of several zstd frames and a skippable frame decodes as one file', async () => {
+  const zstd = await Zstd.load();
+  const plain = readFileSync(`${DIR}test_data.mbo.v3.dbn`);
+  // Split inside the first record, so a record spans two frames.
+  const skippable = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+  const stream = Buffer.concat([zstd.compress(plain.subarray(0, 0x170)), skippable, zstd.compress(plain.subarray(0x170))]);
+  for (const chunkSize of [1, 7, 4096]) {
+    const reader = DbnReader.fromBytes(stream, 'frames.dbn.zst', { chunkSize });
+    assert.ok(reader.compressed);
+    assert.equal([...reader.records()], decodeAll('test_data.mbo.v3.dbn').records, `chunkSize ${chunkSize}`);
   }
 });
 

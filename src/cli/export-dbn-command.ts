@@ -4,6 +4,7 @@
 import type pino from 'pino';
 import { sessionSpecs, validateBacktestRequest } from '../backtest/request.ts';
 import type { EngineConfig } from '../config/schema.ts';
+import { DbnError } from '../data/dbn/errors.ts';
 import { type ExportSession, exportSynthetic } from '../data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../market/instruments.ts';
 import type { CliOptions } from './args.ts';
@@ -35,7 +36,14 @@ export async function exportDbnCommand(opts: CliOptions, config: EngineConfig, l
   const schema = opts.schema ?? 'mbo';
   const t0 = process.hrtime.bigint();
   log.info({ out, symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: sessions.length, seed: req.seed, schema }, 'DBN export started');
-  const r = await exportSynthetic(out, sessions, { schema, marketDataLatencyNs: specs[0].execution.latency.marketDataLatencyNs });
+  let r;
+  try {
+    r = await exportSynthetic(out, sessions, { schema, marketDataLatencyNs: specs[0].execution.latency.marketDataLatencyNs });
+  } catch (e) {
+    if (!(e instanceof DbnError)) throw e;
+    process.stderr.write(`error: --export-dbn: ${e.message}\n`);
+    return 1;
+  }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   process.stdout.write(`wrote ${out}: ${schema}, ${r.sessions} session${r.sessions === 1 ? '' : 's'} (${req.dates.join(', ')}), ${r.events.toLocaleString('en-US')} L2 events as ${r.records.toLocaleString('en-US')} records\n`);
   process.stderr.write(`wall time ${seconds.toFixed(2)} s\n`);

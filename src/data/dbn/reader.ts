@@ -32,7 +32,13 @@ function fileSource(path: string): ByteSource {
     throw new DbnError('io', { file: path }, `cannot open: ${(e as Error).message}`);
   }
   return {
-    read: (dst) => readSync(fd, dst, 0, dst.length, null),
+    read(dst) {
+      try {
+        return readSync(fd, dst, 0, dst.length, null);
+      } catch (e) {
+        throw new DbnError('io', { file: path }, `cannot read: ${(e as Error).message}`);
+      }
+    },
     close: () => closeSync(fd),
   };
 }

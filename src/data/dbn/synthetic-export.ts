@@ -4,6 +4,7 @@
 // ts_recv = ts_event + the market-data latency (its base, no jitter: DBN files are sorted by
 // ts_recv, and the direct run's jitter comes from a stream it shares with order entry, so it
 // cannot be known without the strategy; a replay stamps EV_RECV the way the direct run does).
+import { rmSync } from 'node:fs';
 import { DenseBook, NO_PRICE } from '../../book/dense-book.ts';
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_TRADE } from '../../core/events.ts';
 import { RecordRing } from '../../core/ring.ts';
@@ -93,7 +94,7 @@ function nextDay(date: string): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
-/** Writes the sessions (in order) to `path` as zstd DBN. */
+/** Writes the sessions (in order) to `path` as zstd DBN; on failure no file is left behind. */
 export async function exportSynthetic(path: string, sessions: readonly ExportSession[], options: ExportOptions): Promise<ExportSummary> {
   const writer = await DbnWriter.toFile(path, exportMetadata(sessions, options.schema, options.dataset));
   try {
@@ -101,7 +102,9 @@ export async function exportSynthetic(path: string, sessions: readonly ExportSes
     writer.close();
     return summary;
   } catch (e) {
+    // A partial file would read as a complete (shorter) export: remove it.
     writer.close();
+    rmSync(path, { force: true });
     throw e;
   }
 }

@@ -7,6 +7,7 @@
 // timestamps relative to setTimeBase(), for exporting millions of records without allocating.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { LENGTH_MULTIPLIER, RECORD_LEN, RTYPE, UNDEF_PRICE } from './constants.ts';
+import { DbnError } from './errors.ts';
 import { type DbnMetadata, encodeMetadata } from './metadata.ts';
 import { type DbnRecord, isMbo, isMbp } from './records.ts';
 import { ZstdStreamEncoder } from './zstd.ts';
@@ -95,8 +96,13 @@ export class DbnWriter {
 
   /** Writes to `path` (created or truncated). Call close() to finish the file. */
   static async toFile(path: string, metadata: DbnMetadata, options: DbnWriteOptions = {}): Promise<DbnWriter> {
+    let fd: number;
+    try {
+      fd = openSync(path, 'w');
+    } catch (e) {
+      throw new DbnError('io', { file: path }, `cannot write: ${(e as Error).message}`);
+    }
     const zstd = (options.compress ?? true) ? await ZstdStreamEncoder.create(options.level) : null;
-    const fd = openSync(path, 'w');
     const w = new DbnWriter((b) => void writeSync(fd, b), zstd, metadata);
     w.onClose = () => closeSync(fd);
     return w;
