@@ -7,6 +7,7 @@ import type { ComponentsBench } from './components.ts';
 import type { CrossThreadBench } from './cross-thread.ts';
 import type { HttpBench } from './http.ts';
 import type { MemoryBench } from './memory.ts';
+import type { ReplayBench } from './replay.ts';
 import type { ThroughputBench } from './throughput.ts';
 import type { TickToTradeBench } from './tick-to-trade.ts';
 import type { Machine } from './util.ts';
@@ -18,6 +19,7 @@ export interface Sections {
   'tick-to-trade'?: TickToTradeBench;
   'cross-thread'?: CrossThreadBench;
   throughput?: ThroughputBench;
+  replay?: ReplayBench;
   allocation?: AllocationBench;
   http?: HttpBench;
   memory?: MemoryBench;
@@ -59,6 +61,16 @@ export function tableRows(s: Sections): Row[] {
       comparedWith: `ccxt ${ccxt.nsPerUpdate.toFixed(1)} ns (${b.ratios.ccxtOverOurs.toFixed(1)}x), tardis ${tardis.nsPerUpdate.toFixed(1)} ns (${b.ratios.tardisOverOurs.toFixed(1)}x); checksums ${b.checksumsEqual ? 'equal' : 'DIFFER'}; reading the stream alone ${b.readFloorNs.toFixed(1)} ns`,
       target: '<= 15 ns, >= 5x ccxt',
       met: yes(ours.nsPerUpdate <= 15 && b.ratios.ccxtOverOurs >= 5 && b.checksumsEqual),
+    });
+  }
+  if (s.replay) {
+    const r = s.replay;
+    rows.push({
+      benchmark: `Replay from DBN (MBO zstd, ${fmtNum(r.events, 0)} events): decode; pipeline events/s`,
+      ours: `${r.decode.compressedMBps.toFixed(1)} MB/s zstd, ${fmtNum(r.decode.recordsPerSec, 0)} rec/s; ${fmtNum(r.replayThreaded.eventsPerSec, 0)} ev/s (${r.ratioThreaded.toFixed(2)}x)`,
+      comparedWith: `synthetic ${fmtNum(r.synthetic.eventsPerSec, 0)} ev/s; same-thread decode ${fmtNum(r.replayInline.eventsPerSec, 0)} ev/s (${r.ratioInline.toFixed(2)}x); result ${r.sameResult ? 'identical' : 'DIFFERS'}`,
+      target: `>= ${r.target}x synthetic`,
+      met: yes(r.ratioThreaded >= r.target && r.sameResult),
     });
   }
   if (s.components) {

@@ -2,7 +2,7 @@
 //
 //   --quick        everything shorter (smaller streams, shorter runs): the smoke run of npm test
 //   --only NAMES   comma-separated sections: book, components, tick-to-trade, allocation,
-//                  throughput, cross-thread, http, memory, journal
+//                  throughput, replay, cross-thread, http, memory, journal
 //   --json         the results as JSON on stdout (the table goes to stderr)
 //   --markdown     print the table as Markdown (for docs/performance.md)
 //   --out FILE     where to write the results (default: bench/results.json for a full run of
@@ -28,11 +28,12 @@ import { benchJournal } from './journal.ts';
 import { benchMemory, RssSampler } from './memory.ts';
 import { markdownTable, renderTable, tableRows, type Results, type Sections } from './report.ts';
 import { benchRequest, recordBookStream, recordSession, shippedConfig, type BookStream, type Recording } from './stream.ts';
+import { benchReplay } from './replay.ts';
 import { benchThroughput } from './throughput.ts';
 import { benchTickToTrade } from './tick-to-trade.ts';
 import { loadavg, machine, note, tidy } from './util.ts';
 
-export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'cross-thread', 'http', 'memory', 'journal'] as const;
+export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'replay', 'cross-thread', 'http', 'memory', 'journal'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 interface Options {
@@ -179,6 +180,7 @@ export async function runSuite(o: Options): Promise<Results> {
       }),
     );
     session = null;
+    await section('replay', () => benchReplay(o.quick));
     await section('cross-thread', () => benchCrossThread(config, { seconds: p.crossSeconds, warmupSeconds: p.crossWarmup, speed: 4, spins: [100, 0] }));
     if (want('http') || want('memory')) {
       note('starting the engine process');

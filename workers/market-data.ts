@@ -13,6 +13,11 @@ import type { Latency } from '../src/exchange/latency.ts';
 import type { SimExchange } from '../src/exchange/sim-exchange.ts';
 import { buildExchange, seededLatency } from '../src/exchange/venue.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
+import type { MarketSource } from '../src/backtest/session.ts';
+import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
+import { DbnMarketSource, TAPE_CAPACITY } from '../src/market/replay/dbn-source.ts';
+import type { ReplayPlan } from '../src/market/replay/dataset.ts';
+import { liveReplayPlan } from '../src/runtime/live-source.ts';
 import { C_GEN, C_GEN_ACK, C_HB_MD, C_MD_STALLS, C_STOP, C_WAKE_MD, C_WAKE_OB, EV_WALL, wake, type SymbolMemory } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
 import { executionParams, latencyParams } from '../src/config/derive.ts';
@@ -31,7 +36,11 @@ class Feed {
   readonly om: RecordRing;
   readonly exchange: SimExchange;
   readonly local = RecordRing.allocate(EV_STRIDE, 1 << 14, false);
-  private gen: MarketGenerator | null = null;
+  private gen: MarketSource | null = null;
+  /** Recorded sessions replayed instead of the generator ([simulation] source = "replay"). */
+  private readonly plan: ReplayPlan | null;
+  /** Order priorities of MBO replay for l3_fifo, by sequence of the local ring. */
+  private readonly tape: L3Tape | null;
   private readonly mdLatency: Latency;
   private readonly mdLink = new FifoLink();
   session = -1;
@@ -45,7 +54,9 @@ class Feed {
     this.om = new RecordRing(mem.om);
     const seed = cfg.simulation.seed;
     this.mdLatency = seededLatency(latencyParams(cfg), hashSeed(`live-md|${mem.symbol}`, seed));
-    this.exchange = buildExchange(executionParams(cfg, mem.root), new RecordRing(mem.er), hashSeed(`live-exchange|${mem.symbol}`, seed));
+    this.plan = liveReplayPlan(cfg, mem.symbol);
+    this.tape = this.plan?.sessions[0]?.replay.perOrder ? new L3Tape(TAPE_CAPACITY) : null;
+    this.exchange = buildExchange(executionParams(cfg, mem.root), new RecordRing(mem.er), hashSeed(`live-exchange|${mem.symbol}`, seed), this.tape);
   }
 
   /** Starts session k: our orders expire, a fresh market opens, the engine is told to reset. */
@@ -54,7 +65,8 @@ class Feed {
     this.exchange.reset();
     const { startNs, endNs } = this.clock.sessionBounds(k);
     this.offset = this.clock.dayOffsetNs(k);
-    this.gen = new MarketGenerator(specOf(this.mem.root), this.clock.date(k), cfg.simulation.seed, {
+    this.gen?.close?.();
+    this.gen = this.plan ? this.recorded(k, startNs - this.offset, endNs - this.offset) : new MarketGenerator(specOf(this.mem.root), this.clock.date(k), cfg.simulation.seed, {
       sessionStartNs: startNs - this.offset,
       sessionEndNs: endNs - this.offset,
       activity: cfg.simulation.activity,
@@ -64,6 +76,17 @@ class Feed {
     this.session = k;
     this.push(startNs, MD_RESET, 0, k, 0, wall);
     this.md.publish();
+  }
+
+  /**
+   * Simulated session k replays recorded session k (cycling through the data's days): its records
+   * between the simulated open and close by New York time of day, within the recorded window.
+   */
+  private recorded(k: number, openNs: number, closeNs: number): DbnMarketSource {
+    const s = this.plan!.sessions[k % this.plan!.sessions.length];
+    const from = Math.max(openNs, s.sessionStartNs);
+    const to = Math.min(closeNs, s.sessionEndNs);
+    return new DbnMarketSource(s.replay, from, to > from ? to : from, this.tape);
   }
 
   /**
@@ -82,6 +105,7 @@ class Feed {
       }
       const off = local.peek();
       if (local.data[off + EV_TS] + this.offset > now) return;
+      if (this.tape !== null) this.tape.cur = local.readSeq;
       this.exchange.onMarketEvent(local.data, off);
       local.advance();
     }
@@ -170,6 +194,7 @@ class Feed {
         d[off + EV_RECV] = ts + this.mdLatency.marketData(d, off + EV_TS);
         this.mdLink.arrive(d, off + EV_RECV);
         d[off + EV_WALL] = wall;
+        if (this.tape !== null) this.tape.cur = local.readSeq;
         this.exchange.onMarketEvent(d, off);
         local.advance();
         wrote = true;

@@ -12,6 +12,9 @@ const CAPITAL = `a number in [${CAPITAL_USD.min}, ${CAPITAL_USD.max}] (USD)`;
 const SYMBOL = 'a contract root such as "ES" (or a month-coded symbol such as "ESH24")';
 /** Longest symbol accepted, surrounding spaces included ("ESH2024" is 7). */
 const SYMBOL_MAX_CHARS = 16;
+const DATASET_EXPECTED = 'a dataset name under <data_dir>/market/ (letters, digits, ".", "_", "-", sub-directories with "/"; no "..", no leading "/")';
+// A name, never a path of its own: no leading "/", no empty, "." or ".." segment, no backslash.
+const DATASET_NAME = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 
 /** A "YYYY-MM-DD" string; the calendar checks (real date, CME calendar years) are in src/backtest/request.ts. */
 const date = (description: string) =>
@@ -34,6 +37,12 @@ export const backtestRequestSchema = z
     useML: z.boolean('true or false').describe('shift quotes by the model prediction (default [strategy] use_ml)'),
     maxDrawdown: z.number(FRACTION).gt(0, FRACTION).max(1, FRACTION).describe(`kill-switch drawdown as ${FRACTION} of peak equity (default [risk] max_drawdown_pct)`),
     positionLimit: contracts('hard position limit (default: the smaller of [trading] max_position and [risk] max_position)'),
+    dataset: z
+      .string(DATASET_EXPECTED)
+       .max(1024, DATASET_EXPECTED)
+      .regex(DATASET_NAME, DATASET_EXPECTED)
+      .refine((n) => !n.split('/').some((p) => p === '.' || p === '..'), DATASET_EXPECTED)
+      .meta({ description: 'recorded market data to replay instead of the synthetic market: a DBN file or directory of daily files under <data_dir>/market/ (see GET /api/datasets); the sessions are the days the data holds', examples: ['glbx-mdp3-20240102.mbo.dbn.zst'] }),
     seed: z.number('an integer >= 0').int('an integer >= 0').min(0, 'an integer >= 0').max(SEED.max, 'an integer < 2^32').describe('seed of the synthetic market (default [simulation] seed)'),
   })
   .partial()
@@ -48,6 +57,8 @@ export const resolvedRequestSchema = backtestRequestSchema
     contracts: z
       .array(z.string())
       .describe('contract traded on each date (same order as dates): the symbol itself, or for a root the front month (see README "Calendar and contracts")'),
+    dataset: z.string().nullable().describe('the recorded data replayed (null: the synthetic market)'),
+    data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)"'),
     model: z
       .object({ version: z.string().describe('model version'), path: z.string().describe('model file') })
       .nullable()

@@ -41,6 +41,7 @@ export const backtestResultSchema = z
     seed: z.int().describe('seed'),
     use_ml: z.boolean().describe('model on'),
     model_version: z.string().nullable().describe('version of the model the run used (null without useML)'),
+    data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)" for recorded data'),
     params: resolvedRequestSchema
       .pick({ initialCapital: true, spreadMultiplier: true, skewFactor: true, inventoryLimit: true, positionLimit: true, maxDrawdown: true })
       .describe('Strategy and risk parameters used.'),
@@ -140,6 +141,7 @@ export const backtestListItemSchema = z
     sessions: z.int().describe('sessions (CME trading days) of the range'),
     seed: z.int().describe('seed'),
     use_ml: z.boolean().describe('model on'),
+    data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)" for recorded data'),
     total_pnl: z.number().nullable().describe('total P&L, USD (null unless completed)'),
     sharpe_ratio: z.number().nullable().describe('Sharpe ratio (null unless completed)'),
     max_drawdown_pct: z.number().nullable().describe('maximum drawdown, percent (null unless completed)'),

@@ -172,6 +172,7 @@ export const statePayloadSchema = z
   .object({
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
+    data_source: z.string().describe('the live market: "synthetic", or "dbn <name>" for recorded data replayed at [simulation] speed ([simulation] source = "replay")'),
     symbols: z.array(z.string()).describe('symbols in `states`'),
     states: z.record(z.string(), symbolStateSchema).describe('symbol -> state'),
   })

@@ -113,6 +113,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     seed: req.seed,
     use_ml: req.useML,
     model_version: req.model?.version ?? null,
+    data_source: req.data_source,
     params: {
       initialCapital: req.initialCapital,
       spreadMultiplier: req.spreadMultiplier,

@@ -2,8 +2,9 @@
 // errors, defaults from the config, and the expansion into one SessionSpec per CME trading day:
 // a root trades the front month of each date, a month-coded symbol that contract only.
 
-import { isAbsolute, join } from 'node:path';
-import { backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
+import { realpathSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
 import type { FieldError } from '../api/error.ts';
 import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
 import { formatValue } from '../config/load.ts';
@@ -12,6 +13,8 @@ import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
 import { parseDate } from '../market/calendar.ts';
 import { CONTRACTS, parseSymbol } from '../market/instruments.ts';
+import { planReplay, type ReplayPlan } from '../market/replay/dataset.ts';
+import { L3_QUEUE_MODEL } from '../exchange/queue-model.ts';
 import { parseRequestSymbol, resolveSessions, sessionBounds } from './session-dates.ts';
 import type { SessionSpec } from './session.ts';
 
@@ -60,12 +63,125 @@ export function requestModel(req: ResolvedRequest, config: EngineConfig): ModelF
 
 export type Validation = { ok: true; request: ResolvedRequest } | { ok: false; errors: FieldError[] };
 
+// The replay plan (files, sessions) of a validated request with recorded data, kept like the model.
+const replayPlans = new WeakMap<ResolvedRequest, ReplayPlan>();
+
+/** Directory of the datasets a request may name: `<data_dir>/market`. */
+export function marketDataDir(config: EngineConfig): string {
+  return resolve(config.data_dir, 'market');
+}
+
+/**
+ * Where a request's recorded data is: the CLI's --data path as given, or a dataset name under
+ * `<data_dir>/market/` that must stay inside it (a symlink out of it is refused too).
+ */
+function datasetPath(name: string, config: EngineConfig): string {
+  const root = marketDataDir(config);
+  const p = resolve(root, name);
+  let real: string;
+  try {
+    real = realpathSync(p);
+  } catch {
+    throw new Error(`no dataset '${name}' under ${root} (see GET /api/datasets)`);
+  }
+  const realRoot = realpathSync(root);
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) throw new Error(`dataset '${name}' resolves outside ${root}`);
+  return real;
+}
+
+/** The replay plan of a request with recorded data (null for the synthetic market). */
+export function requestReplay(req: ResolvedRequest, config: EngineConfig): ReplayPlan | null {
+  if (req.dataset === null) return null;
+  const cached = replayPlans.get(req);
+  if (cached) return cached;
+  const plan = planFor(datasetPath(req.dataset, config), req, config);
+  replayPlans.set(req, plan);
+  return plan;
+}
+
+function planFor(path: string, r: { symbol?: string | null; startDate?: string | null; endDate?: string | null }, config: EngineConfig): ReplayPlan {
+  return planReplay(path, {
+    symbol: r.symbol ?? null,
+    startDate: r.startDate ?? null,
+    endDate: r.endDate ?? null,
+    regularHoursOnly: config.simulation.regular_hours_only,
+    perOrder: config.execution.queue_model === L3_QUEUE_MODEL,
+  });
+}
+
+const L3_NEEDS_MBO = `[execution] queue_model = "${L3_QUEUE_MODEL}" needs order-level (MBO) data`;
+
+/**
+ * A request over recorded data: the sessions are the days the data holds (within the dates
+ * given), the contract is the data's. `dataPath` is the CLI's --data (any path the user names);
+ * over HTTP the body's dataset is a name under <data_dir>/market/.
+ */
+function validateReplayRequest(r: BacktestRequest, config: EngineConfig, dataPath: string | null): Validation {
+  const field = dataPath !== null ? 'data' : 'dataset';
+  let plan: ReplayPlan;
+  try {
+    plan = planFor(dataPath ?? datasetPath(r.dataset!, config), r, config);
+  } catch (e) {
+    return { ok: false, errors: [{ field, message: e instanceof Error ? e.message : String(e) }] };
+  }
+  if (config.execution.queue_model === L3_QUEUE_MODEL && plan.schema !== 'mbo') {
+    return { ok: false, errors: [{ field, message: `${L3_NEEDS_MBO}; ${dataPath ?? r.dataset} is ${plan.schema}` }] };
+  }
+  if (plan.sessions.length === 0) {
+    return { ok: false, errors: [{ field: r.startDate ? 'startDate' : 'dataset', message: `no session of ${dataPath ?? r.dataset} falls within ${r.startDate ?? '...'}..${r.endDate ?? '...'}` }] };
+  }
+  if (plan.sessions.length > config.backtest.max_days) {
+    return { ok: false, errors: [{ field: 'endDate', message: `${plan.sessions.length} sessions in the data: at most [backtest] max_days = ${config.backtest.max_days} per request (narrow startDate/endDate)` }] };
+  }
+  const name = dataPath ?? r.dataset!;
+  const symbols = [...new Set(plan.sessions.map((s) => s.replay.symbol))];
+  return resolveRequest(r, config, {
+    root: plan.root,
+    symbol: (r.symbol ?? plan.root).trim().toUpperCase(),
+    startDate: r.startDate ?? plan.sessions[0].date,
+    endDate: r.endDate ?? plan.sessions[plan.sessions.length - 1].date,
+    dates: plan.sessions.map((s) => s.date),
+    contracts: symbols.length === 1 ? plan.sessions.map(() => symbols[0]) : plan.sessions.map((s) => s.replay.symbol),
+    dataset: name,
+    data_source: `dbn ${basename(name)} (${plan.schema}, ${symbols.join(', ')})`,
+  }, plan);
+}
+
+type Core = Pick<ResolvedRequest, 'root' | 'symbol' | 'startDate' | 'endDate' | 'dates' | 'contracts' | 'dataset' | 'data_source'>;
+
+/** The request with every default filled in around its resolved market (`core`). */
+function resolveRequest(r: BacktestRequest, config: EngineConfig, core: Core, plan: ReplayPlan | null): Validation {
+  const useML = r.useML ?? config.strategy.use_ml;
+  let model: { model: ModelFile; path: string } | null = null;
+  if (useML) {
+    const m = modelForRequest(core.root, config);
+    if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: m.error }] };
+    model = m;
+  }
+  const request: ResolvedRequest = {
+    ...core,
+    initialCapital: r.initialCapital ?? config.trading.initial_capital,
+    spreadMultiplier: r.spreadMultiplier ?? config.strategy.spread_multiplier,
+    inventoryLimit: r.inventoryLimit ?? config.strategy.inventory_limit,
+    skewFactor: r.skewFactor ?? config.strategy.skew_factor,
+    useML,
+    maxDrawdown: r.maxDrawdown ?? config.risk.max_drawdown_pct,
+    positionLimit: r.positionLimit ?? riskLimits(config).positionLimit,
+    seed: r.seed ?? config.simulation.seed,
+    model: model ? { version: model.model.modelVersion, path: model.path } : null,
+  };
+  if (model) loadedModels.set(request, model.model);
+  if (plan) replayPlans.set(request, plan);
+  return { ok: true, request };
+}
+
 const unknownContract = (symbol: string): FieldError => ({
   field: 'symbol',
   message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)`,
 });
 
-export function validateBacktestRequest(body: unknown, config: EngineConfig): Validation {
+/** Validates a request; `dataPath` is the CLI's --data (recorded data at any path the user names). */
+export function validateBacktestRequest(body: unknown, config: EngineConfig, dataPath: string | null = null): Validation {
   const parsed = backtestRequestSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) {
     const errors = parsed.error.issues.map((i) => {
@@ -82,6 +198,10 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
     return { ok: false, errors };
   }
   const r = parsed.data;
+  if (dataPath !== null || r.dataset !== undefined) return validateReplayRequest(r, config, dataPath);
+  if (config.execution.queue_model === L3_QUEUE_MODEL) {
+    return { ok: false, errors: [{ field: 'dataset', message: `${L3_NEEDS_MBO}, and the synthetic market has none: replay an MBO file (--data / dataset) or use power or risk_averse` }] };
+  }
   const errors: FieldError[] = [];
   // Omitted: the root of the config's first symbol (the config schema checked it parses).
   const symbol = (r.symbol ?? parseSymbol(config.trading.symbols[0]).root).trim().toUpperCase();
@@ -100,42 +220,18 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig): Va
     errors.push(...s.errors);
   }
   if (errors.length) return { ok: false, errors };
-  const useML = r.useML ?? config.strategy.use_ml;
-  let model: { model: ModelFile; path: string } | null = null;
-  if (useML) {
-    const m = modelForRequest(sym!.root, config);
-    if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: m.error }] };
-    model = m;
-  }
-  const request: ResolvedRequest = {
-    root: sym!.root,
-    symbol,
-    startDate,
-    endDate,
-    dates,
-    contracts,
-    initialCapital: r.initialCapital ?? config.trading.initial_capital,
-    spreadMultiplier: r.spreadMultiplier ?? config.strategy.spread_multiplier,
-    inventoryLimit: r.inventoryLimit ?? config.strategy.inventory_limit,
-    skewFactor: r.skewFactor ?? config.strategy.skew_factor,
-    useML,
-    maxDrawdown: r.maxDrawdown ?? config.risk.max_drawdown_pct,
-    positionLimit: r.positionLimit ?? riskLimits(config).positionLimit,
-    seed: r.seed ?? config.simulation.seed,
-    model: model ? { version: model.model.modelVersion, path: model.path } : null,
-  };
-  if (model) loadedModels.set(request, model.model);
-  return { ok: true, request };
+  return resolveRequest(r, config, { root: sym!.root, symbol, startDate, endDate, dates, contracts, dataset: null, data_source: 'synthetic' }, null);
 }
 
 /** One SessionSpec per trading day of a resolved request; `model` goes to every session with useML. */
 export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collectFills: boolean, model: ModelFile | null = null): SessionSpec[] {
   const c = config;
+  const plan = requestReplay(req, config);
   return req.dates.map((date, i) => ({
     root: req.root,
     date,
     seed: req.seed,
-    ...sessionBounds(parseSymbol(req.contracts[i]), date, c),
+    ...(plan ? replayBounds(plan, date) : sessionBounds(parseSymbol(req.contracts[i]), date, c)),
     activity: c.simulation.activity,
     carry: { capital: req.initialCapital, peak: null },
     limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },
@@ -145,4 +241,11 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     collectFills,
     model: req.useML ? model : null,
   }));
+}
+
+/** A replayed session's window and source, from the plan (its dates are the request's). */
+function replayBounds(plan: ReplayPlan, date: string): Pick<SessionSpec, 'sessionStartNs' | 'sessionEndNs' | 'replay'> {
+  const s = plan.sessions.find((x) => x.date === date);
+  if (!s) throw new Error(`no recorded session ${date} in the replay plan`);
+  return { sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, replay: s.replay };
 }

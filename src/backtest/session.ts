@@ -15,7 +15,10 @@ import { FifoLink } from '../exchange/fifo-link.ts';
 import type { SimExchange } from '../exchange/sim-exchange.ts';
 import { buildExchange, type ExecutionParams, seededLatency } from '../exchange/venue.ts';
 import { MarketGenerator } from '../market/generator.ts';
-import { contractForRoot } from '../market/instruments.ts';
+import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
+import { openReplaySource } from '../market/replay/dbn-source.ts';
+import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
+import type { L3Tape } from '../exchange/l3-fifo-queue.ts';
 import { MlpPredictor, type ModelFile } from '../ml/model.ts';
 import type { Predictor } from '../ml/predictor.ts';
 import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
@@ -52,6 +55,8 @@ export interface SessionSpec {
   collectFills: boolean;
   /** The model file when quote.useML (validated in the main thread; plain data for the worker). */
   model?: ModelFile | null;
+  /** Recorded market data (one DBN file) instead of the synthetic generator. */
+  replay?: ReplaySessionSpec | null;
 }
 
 export interface SessionResult {
@@ -92,10 +97,14 @@ export interface SessionResult {
   fillColumns: Record<FillField, Float64Array> | null;
 }
 
-/** Where market events come from: the synthetic generator, or a recorded stream (bench). */
+/** Where market events come from: the synthetic generator, recorded data, a recorded stream (bench). */
 export interface MarketSource {
   generate(ring: RecordRing, maxEvents: number): number;
   readonly done: boolean;
+  /** Order priorities beside the ring (order-level data only): what the l3_fifo model reads. */
+  readonly tape?: L3Tape | null;
+  /** Releases what the source holds (a file, a decoder thread). */
+  close?(): void;
 }
 
 /** Observers of what crosses each link (tests, benchmarks), called as the record is delivered. */
@@ -135,14 +144,25 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
   const gen: MarketSource =
     hooks.source ??
-    new MarketGenerator(contract, spec.date, spec.seed, {
-      sessionStartNs: spec.sessionStartNs,
-      sessionEndNs: spec.sessionEndNs,
-      activity: spec.activity,
-    });
+    (spec.replay
+      ? openReplaySource(spec.replay, spec.sessionStartNs, spec.sessionEndNs)
+      : new MarketGenerator(contract, spec.date, spec.seed, {
+          sessionStartNs: spec.sessionStartNs,
+          sessionEndNs: spec.sessionEndNs,
+          activity: spec.activity,
+        }));
+  try {
+    return drive(spec, hooks, contract, gen, md, om, er);
+  } finally {
+    gen.close?.();
+  }
+}
+
+function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, gen: MarketSource, md: RecordRing, om: RecordRing, er: RecordRing): SessionResult {
   const taps = hooks.taps ?? null;
   // Separate seeded streams: the exchange side's jitter and the engine side's jitter.
-  const exchange = buildExchange(spec.execution, er, hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed));
+  const tape = gen.tape ?? null;
+  const exchange = buildExchange(spec.execution, er, hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed), tape);
   const enLatency = seededLatency(spec.execution.latency, hashSeed(`engine|${spec.root}|${spec.date}`, spec.seed));
   const mdLink = new FifoLink();
   // The session's portfolio starts at zero capital, so everything it computes is its P&L; the
@@ -187,6 +207,7 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
       const off = (ex & mask) * stride;
       D[off + EV_RECV] = D[off + EV_TS] + enLatency.marketData(D, off + EV_TS);
       mdLink.arrive(D, off + EV_RECV);
+      if (tape !== null) tape.cur = ex;
       exchange.onMarketEvent(D, off);
       ex = (ex + 1) | 0;
     } else if (tOm <= tEr && tOm <= tMd) {

@@ -25,6 +25,8 @@ export interface CliOptions {
   seed?: number;
   /** --symbol SYMBOL: a configured contract (ESH24) or a root (ES) to backtest. */
   symbol?: string;
+  /** --data PATH: replay recorded DBN data (a file or a directory of daily files). */
+  data?: string;
   /** --use-ml: backtest with the model's predictions. */
   useMl: boolean;
   /** --help / -h: print USAGE and exit 0. */
@@ -85,6 +87,12 @@ export const FLAGS: Record<string, Flag> = {
     alsoWith: 'export-dbn',
     help: 'contract (ESH24) or root (ES) to backtest; default: the first configured symbol',
     set: (o, v) => checkSymbol(v) ?? void (o.symbol = v),
+  },
+  data: {
+    value: 'PATH',
+    backtestOnly: true,
+    help: 'replay recorded market data: a Databento DBN file (.dbn, .dbn.zst; MBO or MBP-10) or a directory of daily files; default: the synthetic market',
+    set: (o, v) => (v === '' ? '--data "": expected a DBN file or directory' : void (o.data = v)),
   },
   start: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'first session date; default: simulation.start_date', set: (o, v) => checkDate('--start', v) ?? void (o.start = v) },
   end: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'last session date (>= --start); default: simulation.end_date', set: (o, v) => checkDate('--end', v) ?? void (o.end = v) },

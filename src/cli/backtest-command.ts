@@ -37,7 +37,7 @@ export function formatSummary(r: BacktestResult): string {
     ['markout +10s', mk('10s')],
     ['kill switch', killSwitchLine(r.kill_switch)],
   ];
-  const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}`;
+  const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}${r.data_source === 'synthetic' ? '' : `, market ${r.data_source}`}`;
   // A run its kill switch stopped is not a plain success: say so first, and when and why.
   const stopped = r.kill_switch.tripped ? [`STOPPED by the kill switch: ${killSwitchLine(r.kill_switch)}`] : [];
   return [head, ...stopped, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`)].join('\n') + '\n';
@@ -50,16 +50,17 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
 }
 
 /** The flag that sets each request field, so a usage error names what the user typed. */
-const FLAG_OF_FIELD: Record<string, string> = { symbol: '--symbol', startDate: '--start', endDate: '--end', seed: '--seed', useML: '--use-ml' };
+const FLAG_OF_FIELD: Record<string, string> = { data: '--data', dataset: '--data', symbol: '--symbol', startDate: '--start', endDate: '--end', seed: '--seed', useML: '--use-ml' };
 
 export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
-  const symbol = opts.symbol ?? config.trading.symbols[0];
-  const body: Record<string, unknown> = { symbol };
+  // Recorded data brings its own contract: the configured symbol is the default of the synthetic run only.
+  const symbol = opts.symbol ?? (opts.data ? undefined : config.trading.symbols[0]);
+  const body: Record<string, unknown> = symbol ? { symbol } : {};
   if (opts.start) body.startDate = opts.start;
   if (opts.end) body.endDate = opts.end;
   if (opts.seed !== undefined) body.seed = opts.seed;
   if (opts.useMl) body.useML = true;
-  const v = validateBacktestRequest(body, config);
+  const v = validateBacktestRequest(body, config, opts.data ?? null);
   if (!v.ok) {
     for (const e of v.errors) process.stderr.write(`error: ${FLAG_OF_FIELD[e.field] ?? e.field}: ${e.message}\n`);
     return 2;

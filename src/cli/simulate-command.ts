@@ -4,6 +4,7 @@
 // cancelled), stop the workers, flush the logs, exit 0 — within 10 seconds.
 
 import type pino from 'pino';
+import { liveMarketError } from '../runtime/live-source.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { modelDir } from '../backtest/request.ts';
 import { BacktestService } from '../backtest/service.ts';
@@ -45,6 +46,12 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     apiToken = resolveApiToken(process.env, config);
   } catch (e) {
     log.error(`cannot start: ${(e as Error).message}`);
+    return 1;
+  }
+  // The market next: replay data that cannot be used is one clear error before any worker starts.
+  const market = liveMarketError(config);
+  if (market !== null) {
+    log.error(`cannot start: ${market}`);
     return 1;
   }
   // Storage first: a data_dir that cannot be used is one clear error and exit 1 before any worker

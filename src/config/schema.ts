@@ -153,6 +153,8 @@ export type FeesConfig = FeeTable & { readonly [root: string]: FeeTable | number
 // The roots come from the contract table at run time, so zod cannot infer the keyed sections.
 const feesSection = table('fees', { ...feesShape, ...rootFeesSections }) as unknown as z.ZodType<FeesConfig, unknown>;
 
+export const MARKET_SOURCES = ['synthetic', 'replay'] as const;
+
 const simulationShape = {
   seed: intField(0, B.SEED.max).default(42),
   start_date: dateField().default('2024-01-02'),
@@ -161,6 +163,12 @@ const simulationShape = {
   session_end: clockField().default('16:00'),
   speed: positive(B.SPEED.max, ' (simulated seconds per wall-clock second)').default(1.0),
   activity: positive(B.ACTIVITY.max, ' (market event intensity multiplier)').default(1.0),
+  // Where the live simulation's market comes from: the synthetic generator, or recorded DBN data
+  // (replay_path: a .dbn/.dbn.zst file or a directory of daily files) paced to the wall clock.
+  source: oneOf(MARKET_SOURCES).default('synthetic'),
+  replay_path: z.string('a path to a .dbn or .dbn.zst file or a directory of them').default(''),
+  // Recorded data replays every record whatever its time of day; true keeps 09:30-16:00 New York.
+  regular_hours_only: bool().default(false),
 };
 
 const executionShape = {
@@ -288,6 +296,9 @@ const simulationSection = table('simulation', simulationShape).superRefine((s, c
     if (parseDate(s[key]) !== null && !inCalendarYears(s[key])) {
       ctx.addIssue({ code: 'custom', path: [key], input: s[key], message: `a date in the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` });
     }
+  }
+  if (s.source === 'replay' && s.replay_path === '') {
+    ctx.addIssue({ code: 'custom', path: ['replay_path'], input: s.replay_path, message: 'a DBN file or directory: [simulation] source = "replay" needs one' });
   }
   const start = parseClock(s.session_start);
   const end = parseClock(s.session_end);

@@ -7,6 +7,8 @@
 // front passed to or returned from a call V8 does not inline would be boxed into a heap number,
 // so no float ever crosses one.
 
+import { L3FifoQueueModel, type L3Tape } from './l3-fifo-queue.ts';
+
 export interface QueueModel {
   readonly name: string;
   /** Our order in slot s starts resting; `levelQty` is the displayed size at its price and side. */
@@ -124,11 +126,23 @@ export class RiskAverseQueueModel extends L2QueueModel {
   }
 }
 
-export const QUEUE_MODELS = ['power', 'risk_averse'] as const;
+/** Models that need only the L2 feed (any market source). */
+export const L2_QUEUE_MODELS = ['power', 'risk_averse'] as const;
+/** hftbacktest's L3 FIFO model (l3-fifo-queue.ts): needs order-level (MBO) data. */
+export const L3_QUEUE_MODEL = 'l3_fifo';
+export const QUEUE_MODELS = [...L2_QUEUE_MODELS, L3_QUEUE_MODEL] as const;
 export type QueueModelName = (typeof QUEUE_MODELS)[number];
 
-export function queueModelFromName(name: QueueModelName | string, power = 2): QueueModel {
+/**
+ * The queue model named `name`. `tape` carries the order priorities of an MBO source; l3_fifo
+ * without one is an error (its queue position needs order identities no L2 feed has).
+ */
+export function queueModelFromName(name: QueueModelName | string, power = 2, tape: L3Tape | null = null): QueueModel {
   if (name === 'power') return new PowerQueueModel(power);
   if (name === 'risk_averse') return new RiskAverseQueueModel();
+  if (name === L3_QUEUE_MODEL) {
+    if (tape === null) throw new Error(`queue model "l3_fifo" needs order-level market data (MBO): the market source here has none`);
+    return new L3FifoQueueModel(tape);
+  }
   throw new Error(`unknown queue model "${name}" (expected ${QUEUE_MODELS.map((m) => `"${m}"`).join(' or ')})`);
 }

@@ -6,6 +6,7 @@ import type { RecordRing } from '../core/ring.ts';
 import { Rng } from '../core/rng.ts';
 import { FeeSchedule, type RootFeeParams } from './fees.ts';
 import { type Latency, LatencyModel, type LatencyParams } from './latency.ts';
+import type { L3Tape } from './l3-fifo-queue.ts';
 import { queueModelFromName } from './queue-model.ts';
 import { SimExchange } from './sim-exchange.ts';
 
@@ -22,12 +23,15 @@ export function seededLatency(p: LatencyParams, seed: number): Latency {
   return new LatencyModel(p, new Rng(seed));
 }
 
-/** The exchange: execution reports go to `reports`; its response-latency jitter uses `seed`. */
-export function buildExchange(p: ExecutionParams, reports: RecordRing, seed: number): SimExchange {
+/**
+ * The exchange: execution reports go to `reports`; its response-latency jitter uses `seed`;
+ * `tape` carries the order priorities of an MBO source (needed by the l3_fifo queue model).
+ */
+export function buildExchange(p: ExecutionParams, reports: RecordRing, seed: number, tape: L3Tape | null = null): SimExchange {
   return new SimExchange({
     fees: new FeeSchedule(p.fees),
     latency: seededLatency(p.latency, seed),
-    queue: queueModelFromName(p.queueModel, p.queuePower),
+    queue: queueModelFromName(p.queueModel, p.queuePower, tape),
     reports,
   });
 }

@@ -14,7 +14,9 @@ import { bearerAuth, bearerMatches, digest } from './auth.ts';
 import { ApiError, apiError, respondApiError } from './errors.ts';
 import { hostCheck } from './host-check.ts';
 import { EngineMetrics } from './metrics.ts';
+import { liveDataSource } from '../runtime/live-source.ts';
 import { registerBacktests } from './routes/backtests.ts';
+import { registerDatasets } from './routes/datasets.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerMetrics } from './routes/metrics.ts';
 import { registerOpenApi } from './routes/openapi.ts';
@@ -76,7 +78,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     onError: (e) => rateLimitedError(e, 'runtime.drainLatency()'),
   });
 
-  const stateCache = new StateCache(runtime, opts.stateMaxAgeMs);
+  const stateCache = new StateCache(runtime, opts.stateMaxAgeMs, liveDataSource(config));
   const hub = new SseHub({
     hz: config.http.stream_hz,
     maxClients: config.http.max_sse_clients,
@@ -158,6 +160,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   registerState(app, ctx, stateCache);
   registerStream(app, ctx);
   registerBacktests(app, ctx);
+  registerDatasets(app, ctx);
   registerOpenApi(app, ctx);
 
   app.notFound((c) => apiError(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`));

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { backtestRequestSchema, resolvedRequestSchema } from '../api/backtest-request.ts';
 import { backtestListItemSchema, backtestListSchema, backtestProgressSchema, backtestRunSchema, backtestRunSummarySchema, markoutSchema } from '../api/backtest-run.ts';
+import { datasetListSchema, datasetSchema } from '../api/datasets.ts';
 import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
 import { healthSchema, workerHealthSchema } from '../api/health.ts';
 import { bookLevelSchema, fillSchema, latencySummarySchema, ourOrderSchema, stateAlertSchema, statePayloadSchema, symbolStateSchema } from '../api/live-state.ts';
@@ -35,6 +36,8 @@ const COMPONENTS = {
   BacktestListItem: backtestListItemSchema,
   BacktestList: backtestListSchema,
   BacktestProgress: backtestProgressSchema,
+  Dataset: datasetSchema,
+  DatasetList: datasetListSchema,
   AlertEvent: alertEventSchema,
   ShutdownEvent: shutdownEventSchema,
   StreamEvent: streamEventSchema,
@@ -229,6 +232,15 @@ function buildDocument() {
           summary: 'Cancel a running backtest',
           parameters: [runId],
           responses: { ...common, '200': ok('Cancelled run', 'BacktestRun'), '404': err('Unknown id (not_found)'), '409': err('The run is not running (conflict)') },
+        },
+      },
+      '/api/datasets': {
+        get: {
+          operationId: 'listDatasets',
+          tags: ['backtest'],
+          summary: 'Recorded market data (DBN) a backtest request may name as its dataset',
+          description: 'The .dbn / .dbn.zst files and directories of daily files under <data_dir>/market/. Each file is read once to count its records (cached until it changes).',
+          responses: { ...common, '200': ok('Datasets', 'DatasetList') },
         },
       },
       '/openapi.json': {

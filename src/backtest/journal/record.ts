@@ -53,6 +53,7 @@ export function indexEntry(r: BacktestRecord, bytes: number): BacktestIndexEntry
     sessions: q.dates.length,
     seed: q.seed,
     use_ml: q.useML,
+    data_source: q.data_source,
     total_pnl: r.result?.total_pnl ?? null,
     sharpe_ratio: r.result?.sharpe_ratio ?? null,
     max_drawdown_pct: r.result?.max_drawdown_pct ?? null,
@@ -88,6 +89,7 @@ export function parseIndexLine(line: string, id: string): BacktestIndexEntry | n
   }
   if (!isObj(x) || x.id !== id || !isStatus(x.status) || typeof x.started_at !== 'string' || typeof x.symbol !== 'string') return null;
   if (typeof x.sessions !== 'number' || typeof x.bytes !== 'number') return null;
+  if (x.data_source === undefined) x.data_source = 'synthetic'; // journaled before recorded data existed
   return x as unknown as BacktestIndexEntry;
 }
 

@@ -5,6 +5,7 @@
 // Recent runs (GET /api/backtests) can be reopened. When the engine answers 401 (it has an API
 // token), the form shows a token field; the token is kept in sessionStorage (api-token.ts).
 
+import { dataSourceLabel } from './data-source.ts';
 import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
 import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
 import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
@@ -363,7 +364,7 @@ export class BacktestPanel {
 
   private renderResult(r: BacktestRun): void {
     const v = this.result;
-    setText(this.resultTitle, `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · ${r.status}`);
+    setText(this.resultTitle, `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · ${r.status} · market ${dataSourceLabel(r.data_source ?? r.resolved?.data_source)}`);
     const signed = (k: ResultKey, x: number | undefined) => {
       setText(v[k], x === undefined ? DASH : fmtPnl(x));
       setClass(v[k], `num ${signClass(x)}`);
@@ -424,7 +425,7 @@ export class BacktestPanel {
       const pnl = el('td', `num ${signClass(r.total_pnl)}`, r.total_pnl === null ? DASH : fmtPnl(r.total_pnl));
       tr.append(
         el('td', 'num', Number.isFinite(started.getTime()) ? started.toLocaleTimeString([], { hour12: false, hour: '2-digit', minute: '2-digit' }) : DASH),
-        el('td', undefined, r.symbol),
+        el('td', undefined, `${r.symbol}${r.data_source === 'synthetic' ? '' : ` · ${dataSourceLabel(r.data_source)}`}`),
         el('td', undefined, dates),
         el('td', `status ${r.status}`, r.status),
         pnl,

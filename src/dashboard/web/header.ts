@@ -6,6 +6,7 @@ import type { ConnState } from './connection.ts';
 import { byId, el, setAttr, setText } from './dom.ts';
 import { DASH, fmtDuration, fmtInt, fmtNyTime, fmtUsd, priceFormat } from './format.ts';
 import type { Store } from '../shared/store.ts';
+import { dataSourceLabel } from './data-source.ts';
 
 const CONN_LABEL: Record<ConnState, string> = {
   connecting: 'connecting',
@@ -21,6 +22,7 @@ export class HeaderView {
   private readonly simTime = byId('sim-time');
   private readonly session = byId('session-date');
   private readonly eps = byId('eps');
+  private readonly source = byId('data-source');
   private readonly version = byId('engine-version');
   private readonly uptime = byId('engine-uptime');
   private readonly conn = byId('conn');
@@ -61,6 +63,8 @@ export class HeaderView {
     const st = this.store.current;
     setText(this.version, p.version);
     setText(this.uptime, `up ${fmtDuration(p.uptime_s)}`);
+    setText(this.source, dataSourceLabel(p.data_source));
+    this.source.title = p.data_source ?? '';
     if (!st) return;
     const spec = Object.prototype.hasOwnProperty.call(CONTRACTS, st.root) ? CONTRACTS[st.root] : undefined;
     const f = priceFormat(st.root);

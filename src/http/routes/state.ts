@@ -7,7 +7,7 @@ import { VERSION } from '../../version.ts';
 import { uptimeSeconds, type ApiContext, type App } from '../context.ts';
 import { apiError } from '../errors.ts';
 
-export function statePayload(runtime: RuntimeView, only?: string): StatePayload {
+export function statePayload(runtime: RuntimeView, only?: string, dataSource = 'synthetic'): StatePayload {
   const symbols: string[] = [];
   const states: Record<string, SymbolState> = {};
   for (const s of only === undefined ? runtime.symbols : [only]) {
@@ -17,7 +17,7 @@ export function statePayload(runtime: RuntimeView, only?: string): StatePayload 
       states[s] = st;
     }
   }
-  return { version: VERSION, uptime_s: uptimeSeconds(runtime), symbols, states };
+  return { version: VERSION, uptime_s: uptimeSeconds(runtime), data_source: dataSource, symbols, states };
 }
 
 /**
@@ -30,6 +30,8 @@ export class StateCache {
   constructor(
     private readonly runtime: RuntimeView,
     private readonly maxAgeMs = 50,
+    /** The live market: "synthetic" or "dbn <name>" (liveDataSource). */
+    private readonly dataSource = 'synthetic',
   ) {}
 
   json(only?: string): string {
@@ -37,7 +39,7 @@ export class StateCache {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && now - hit.at < this.maxAgeMs) return hit.json;
-    const json = JSON.stringify(statePayload(this.runtime, only));
+    const json = JSON.stringify(statePayload(this.runtime, only, this.dataSource));
     this.entries.set(key, { at: now, json });
     return json;
   }

@@ -1,0 +1,146 @@
+// A MarketSource over one recorded DBN file (runSession's market, like the generator): records
+// of the session's instrument are decoded in order, turned into L2 events by the MBO order book
+// or the MBP-10 level book, and copied into the market ring. Records outside the session's
+// window [startNs, endNs) (a --start/--end day, regular hours only) are skipped.
+//
+// ts_event is the exchange's time of the event (EV_TS); DBN files are sorted by ts_recv, where a
+// ts_event may step back a little: such a record keeps the previous record's time (counted in
+// `timeClamped`), since every stream of the driver is in time order.
+
+import { EV_STRIDE } from '../../core/events.ts';
+import type { RecordRing } from '../../core/ring.ts';
+import { DbnReader, RTYPE, type DbnCursor } from '../../data/dbn/index.ts';
+import { L3Tape } from '../../exchange/l3-fifo-queue.ts';
+import type { MarketSource } from '../../backtest/session.ts';
+import { EventQueue } from './event-queue.ts';
+import { MboBook } from './mbo-book.ts';
+import { MBP_LEVELS, Mbp10Book } from './mbp10-book.ts';
+import type { ReplaySessionSpec } from './replay-spec.ts';
+import { ThreadedDbnSource } from './decode-thread.ts';
+
+/** Order priorities are kept for this many ring slots (>= the market ring's capacity). */
+export const TAPE_CAPACITY = 1 << 16;
+
+export class DbnMarketSource implements MarketSource {
+  readonly spec: ReplaySessionSpec;
+  readonly tape: L3Tape | null;
+  private readonly reader: DbnReader;
+  private readonly queue = new EventQueue();
+  private readonly mbo: MboBook | null;
+  private readonly mbp: Mbp10Book | null;
+  private readonly rtype: number;
+  private readonly startNs: number;
+  private readonly endNs: number;
+  private readonly bidPx = new Float64Array(MBP_LEVELS);
+  private readonly bidSz = new Float64Array(MBP_LEVELS);
+  private readonly askPx = new Float64Array(MBP_LEVELS);
+  private readonly askSz = new Float64Array(MBP_LEVELS);
+  private readonly timeShift: number;
+  private eof = false;
+  private lastTs = -Infinity;
+  private seqBase = 0;
+  private drained = 0;
+  /** Records of the session's instrument applied to the book. */
+  records = 0;
+  /** Records whose ts_event was before the previous record's (kept at the previous time). */
+  timeClamped = 0;
+
+  /** `tape`: where order priorities go (a shared one in the decoder thread); default: its own. */
+  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number, tape: L3Tape | null = null) {
+    this.spec = spec;
+    this.startNs = startNs;
+    this.endNs = endNs;
+    this.reader = DbnReader.open(spec.file);
+    // The cursor's times count from the metadata start: shift them to New York midnight.
+    this.timeShift = Number(this.reader.metadata.start - BigInt(spec.baseUtcNs));
+    if (spec.schema === 'mbo') {
+      this.mbo = new MboBook(this.queue, spec.perOrder);
+      this.mbp = null;
+      this.rtype = RTYPE.MBO;
+    } else {
+      this.mbo = null;
+      this.mbp = new Mbp10Book(this.queue);
+      this.rtype = RTYPE.MBP_10;
+    }
+    this.tape = spec.perOrder ? (tape ?? new L3Tape(TAPE_CAPACITY)) : null;
+  }
+
+  get done(): boolean {
+    return this.eof && this.queue.length === 0;
+  }
+
+  /** The MBO book's counts of orders never seen (null for MBP-10). */
+  get unknownOrders() {
+    return this.mbo?.counts ?? null;
+  }
+
+  generate(ring: RecordRing, maxEvents: number): number {
+    if (ring.stride !== EV_STRIDE) throw new Error(`market ring stride ${ring.stride} != EV_STRIDE ${EV_STRIDE}`);
+    if (this.tape !== null && ring.capacity > this.tape.mask + 1) throw new Error(`market ring of ${ring.capacity} records exceeds the l3 tape's ${this.tape.mask + 1}`);
+    if (this.drained === 0) this.seqBase = ring.writeSeq;
+    while (!this.eof && this.ready() < maxEvents) this.step();
+    let n = this.ready();
+    if (n > maxEvents) n = maxEvents;
+    if (n <= 0) return 0;
+    this.queue.drainTo(ring, n, this.tape, this.seqBase);
+    this.drained += n;
+    return n;
+  }
+
+  close(): void {
+    this.reader.close();
+  }
+
+  /** Events complete enough to hand over: an open MBO event's last level change may still grow. */
+  private ready(): number {
+    const q = this.queue.length;
+    return !this.eof && this.mbo !== null && this.mbo.open ? q - 1 : q;
+  }
+
+  private step(): void {
+    const c = this.reader.next();
+    if (c === null) {
+      this.eof = true;
+      return;
+    }
+    if (c.rtype !== this.rtype || c.instrumentId !== this.spec.instrumentId) return;
+    let ts = c.tsEventRel + this.timeShift;
+    if (ts < this.startNs || ts >= this.endNs) return;
+    if (ts < this.lastTs) {
+      ts = this.lastTs;
+      this.timeClamped++;
+    }
+    this.lastTs = ts;
+    this.records++;
+    if (this.mbo !== null) this.mbo.apply(ts, c.action, c.side, this.ticks(c, c.price), c.size, c.orderId, c.flags);
+    else this.applyMbp(ts, c);
+  }
+
+  private applyMbp(ts: number, c: DbnCursor): void {
+    for (let i = 0; i < MBP_LEVELS; i++) {
+      this.bidPx[i] = this.ticks(c, c.bidPx(i));
+      this.bidSz[i] = c.bidSz(i);
+      this.askPx[i] = this.ticks(c, c.askPx(i));
+      this.askSz[i] = c.askSz(i);
+    }
+    this.mbp!.apply(ts, c.action, c.side, this.ticks(c, c.price), c.size, c.flags, this.bidPx, this.bidSz, this.askPx, this.askSz);
+  }
+
+  /** A DBN price (1e-9 units; NaN = undefined) in whole ticks; off the tick grid is an error. */
+  private ticks(c: DbnCursor, price: number): number {
+    if (price !== price) return Number.NaN;
+    const t = price / this.spec.tickUnits;
+    if (t !== Math.floor(t)) {
+      throw new Error(`${this.spec.file}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`);
+    }
+    return t;
+  }
+}
+
+/**
+ * The market source of a replayed session (runSession's): decoded in its own thread
+ * (decode-thread.ts) unless `inline`, which decodes on the calling thread.
+ */
+export function openReplaySource(spec: ReplaySessionSpec, startNs: number, endNs: number, inline = false): MarketSource {
+  return inline ? new DbnMarketSource(spec, startNs, endNs) : new ThreadedDbnSource(spec, startNs, endNs);
+}

@@ -1,0 +1,150 @@
+// Decoding in its own thread: zstd and the DBN records cost real time per record in JS, so a
+// worker (workers/dbn-decode.ts) runs the DbnMarketSource (reader + book adapter) and writes the
+// L2 events into a shared ring; the session's thread only copies them into its market ring. On
+// two cores the decode and the engine then run side by side. Memory is the two rings: constant.
+//
+// The worker's outcome travels in shared memory too (the session's thread blocks in
+// Atomics.wait while it runs, so it cannot receive messages): a state word and an error text.
+// Order priorities (l3_fifo) come in a shared tape beside the shared ring and are copied into the
+// session's own tape with the records (both rings see the same records in the same order).
+
+import { Worker } from 'node:worker_threads';
+import { EV_STRIDE } from '../../core/events.ts';
+import { workerPath } from '../../core/paths.ts';
+import { RecordRing, type RingMemory } from '../../core/ring.ts';
+import { L3Tape } from '../../exchange/l3-fifo-queue.ts';
+import type { MarketSource } from '../../backtest/session.ts';
+import type { ReplaySessionSpec } from './replay-spec.ts';
+import { TAPE_CAPACITY } from './dbn-source.ts';
+
+export const DECODE_RING_CAPACITY = 1 << 15;
+/** Events per batch the worker publishes. */
+export const DECODE_BATCH = 4096;
+
+// status words
+export const ST_STATE = 0;
+export const ST_STOP = 1;
+export const ST_ERROR_LEN = 2;
+export const STATUS_INTS = 4;
+export const STATE_RUNNING = 0;
+export const STATE_DONE = 1;
+export const STATE_FAILED = 2;
+export const ERROR_BYTES = 4096;
+// RecordRing's control words (ring.ts): the producer's head and the consumer's tail.
+export const RING_HEAD = 0;
+export const RING_TAIL = 1;
+
+/** What the decoder worker gets. */
+export interface DecodeWorkerData {
+  spec: ReplaySessionSpec;
+  startNs: number;
+  endNs: number;
+  ring: RingMemory;
+  tape: SharedArrayBuffer | null;
+  status: SharedArrayBuffer;
+  error: SharedArrayBuffer;
+}
+
+// The worker publishes at least every DECODE_BATCH events; a worker that never starts (a broken
+// bundle) or hangs must not hang the session forever: this long without a record is an error.
+const STALL_MS = 120_000;
+const WAIT_MS = 100;
+const CLOSE_GRACE_MS = 10_000;
+
+export class ThreadedDbnSource implements MarketSource {
+  readonly tape: L3Tape | null;
+  private readonly file: string;
+  private readonly ring: RecordRing;
+  private readonly shared: Int32Array | null;
+  private readonly status: Int32Array;
+  private readonly error: Uint8Array;
+  private readonly worker: Worker;
+  private finished = false;
+  private offset = 0;
+  private started = false;
+
+  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number) {
+    this.file = spec.file;
+    const mem = RecordRing.memory(EV_STRIDE, DECODE_RING_CAPACITY, true);
+    this.ring = new RecordRing(mem);
+    const tapeBuf = spec.perOrder ? new SharedArrayBuffer(DECODE_RING_CAPACITY * 4) : null;
+    this.shared = tapeBuf ? new Int32Array(tapeBuf) : null;
+    this.tape = spec.perOrder ? new L3Tape(TAPE_CAPACITY) : null;
+    const status = new SharedArrayBuffer(STATUS_INTS * 4);
+    const error = new SharedArrayBuffer(ERROR_BYTES);
+    this.status = new Int32Array(status);
+    this.error = new Uint8Array(error);
+    const data: DecodeWorkerData = { spec, startNs, endNs, ring: mem, tape: tapeBuf, status, error };
+    this.worker = new Worker(workerPath('dbn-decode'), { workerData: data });
+    this.worker.unref();
+  }
+
+  get done(): boolean {
+    return this.finished;
+  }
+
+  /** Waits for decoded events, then copies up to maxEvents into `out`; 0 only at the end. */
+  generate(out: RecordRing, maxEvents: number): number {
+    const src = this.ring;
+    if (!this.started) {
+      this.started = true;
+      this.offset = (out.writeSeq - src.readSeq) | 0;
+    }
+    let waited = 0;
+    for (;;) {
+      let n = src.available();
+      if (n > 0) {
+        if (n > maxEvents) n = maxEvents;
+        this.copy(out, n);
+        return n;
+      }
+      const state = Atomics.load(this.status, ST_STATE);
+      if (state === STATE_FAILED) throw new Error(this.failure());
+      if (state === STATE_DONE && src.available() === 0) {
+        this.finished = true;
+        return 0;
+      }
+      if (state === STATE_RUNNING) {
+        const r = Atomics.wait(src.ctl, RING_HEAD, Atomics.load(src.ctl, RING_HEAD), WAIT_MS);
+        waited = r === 'timed-out' ? waited + WAIT_MS : 0;
+        if (waited >= STALL_MS) throw new Error(`${this.file}: the decoder thread produced nothing for ${STALL_MS / 1000} s`);
+      }
+    }
+  }
+
+  /**
+   * Asks the worker to stop: it sees the request within one batch (or its 100 ms wait) and closes
+   * its file itself; terminate() would leave the descriptor open. A worker that does not end in
+   * time is terminated.
+   */
+  close(): void {
+    Atomics.store(this.status, ST_STOP, 1);
+    Atomics.notify(this.ring.ctl, RING_TAIL);
+    setTimeout(() => void this.worker.terminate(), CLOSE_GRACE_MS).unref();
+  }
+
+  private copy(out: RecordRing, n: number): void {
+    const src = this.ring;
+    const s = src.data;
+    const d = out.data;
+    const tape = this.tape;
+    const shared = this.shared;
+    const smask = src.mask;
+    for (let k = 0; k < n; k++) {
+      const seq = (src.readSeq + k) | 0;
+      const from = (seq & smask) * EV_STRIDE;
+      if (tape !== null && shared !== null) tape.set(out.writeSeq, (shared[seq & smask] + this.offset) | 0);
+      const to = out.claimUnchecked();
+      for (let f = 0; f < EV_STRIDE; f++) d[to + f] = s[from + f];
+    }
+    out.publish();
+    src.advance(n);
+    src.release();
+    Atomics.notify(src.ctl, RING_TAIL);
+  }
+
+  private failure(): string {
+    const len = Atomics.load(this.status, ST_ERROR_LEN);
+    return new TextDecoder().decode(this.error.slice(0, len));
+  }
+}

@@ -1,0 +1,225 @@
+// Order book keyed by order id, built from Databento MBO records, turned into the engine's L2
+// events (one level change per event) with each touched order's queue priority for l3_fifo.
+//
+// Rules (Databento's and CME's):
+// - A (add): a new order at the back of its level; its priority is the add's emitted index.
+// - C (cancel): removes `size` from the order (the whole order when nothing is left).
+// - M (modify): a new price, or a larger size, loses priority (cancel + add at the back, as at
+//   CME); a smaller size at the same price keeps it (CME keeps priority on a quantity decrease).
+// - F (fill): the resting order traded `size`: one MD_TRADE on the order's side and price. A fill
+//   does not change the book in DBN: the C or M that follows removes the filled size, so that
+//   removal is credited against the fill instead of emitted a second time as a cancel.
+// - T (trade print, aggressor side) and N: no book change, nothing emitted (F carries the trade).
+// - R (clear): every order is cancelled.
+// A C or F of an order never added (a file that starts mid-session without a snapshot) is counted
+// and skipped; an M of one is counted and taken as an add (it rests there from now on).
+//
+// With `perOrder` false (the L2 queue models), consecutive changes of the same kind at the same
+// level within one event (up to F_LAST) merge into one L2 event, as a price-level feed reports
+// them; with perOrder (l3_fifo) every order change is its own event so each carries its priority.
+
+import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE } from '../../core/events.ts';
+import { FLAGS } from '../../data/dbn/index.ts';
+import type { EventQueue } from './event-queue.ts';
+
+const F_LAST = FLAGS.F_LAST;
+const A = 0x41;
+const C = 0x43;
+const M = 0x4d;
+const F = 0x46;
+const R = 0x52;
+const SIDE_ASK = 0x41;
+const SIDE_BID = 0x42;
+
+export interface MboCounts {
+  /** Cancels and fills of orders never seen, skipped. */
+  unknownCancels: number;
+  unknownFills: number;
+  /** Modifies of orders never seen, taken as adds. */
+  unknownModifies: number;
+  /** Adds of an id already resting (the old order is replaced). */
+  duplicateAdds: number;
+}
+
+export class MboBook {
+  private readonly out: EventQueue;
+  private readonly perOrder: boolean;
+  /** Order id -> slot in the column arrays below. */
+  private readonly index = new Map<number, number>();
+  private side = new Int8Array(1024);
+  private price = new Float64Array(1024); // ticks
+  private size = new Float64Array(1024); // size in the book (DBN's view)
+  private credit = new Float64Array(1024); // filled, not yet removed by its C/M
+  private prio = new Int32Array(1024);
+  private ids = new Float64Array(1024);
+  private free: number[] = [];
+  private used = 0;
+  /** The last queued event may absorb the next change of the same kind/level (same event). */
+  private isOpen = false;
+  readonly counts: MboCounts = { unknownCancels: 0, unknownFills: 0, unknownModifies: 0, duplicateAdds: 0 };
+
+  constructor(out: EventQueue, perOrder: boolean) {
+    this.out = out;
+    this.perOrder = perOrder;
+  }
+
+  /** An event (up to F_LAST) is under way: its last queued L2 event may still grow. */
+  get open(): boolean {
+    return this.isOpen && !this.perOrder;
+  }
+
+  /** Resting orders. */
+  get orders(): number {
+    return this.index.size;
+  }
+
+  /** Displayed size at a level, summed over its orders (tests and checks; O(orders)). */
+  levelSize(side: number, price: number): number {
+    let q = 0;
+    for (const s of this.index.values()) if (this.side[s] === side && this.price[s] === price) q += this.size[s] - this.credit[s];
+    return q;
+  }
+
+  /**
+   * One MBO record. `ts` is the engine's time (ns after the session date's New York midnight),
+   * `price` in ticks (ignored where DBN has none), action and side as character codes.
+   */
+  apply(ts: number, action: number, sideChar: number, price: number, size: number, orderId: number, flags: number): void {
+    const side = sideChar === SIDE_BID ? BID : sideChar === SIDE_ASK ? ASK : -1;
+    if (action === A) this.add(ts, side, price, size, orderId);
+    else if (action === C) this.cancel(ts, size, orderId);
+    else if (action === M) this.modify(ts, side, price, size, orderId);
+    else if (action === F) this.fill(ts, size, orderId);
+    else if (action === R) this.clear(ts);
+    if ((flags & F_LAST) !== 0) this.isOpen = false;
+  }
+
+  private add(ts: number, side: number, price: number, size: number, id: number): void {
+    if (side < 0 || !(size > 0)) return;
+    const old = this.index.get(id);
+    if (old !== undefined) {
+      this.counts.duplicateAdds++;
+      this.remove(ts, old, this.size[old] - this.credit[old]);
+    }
+    const s = this.alloc(id);
+    this.side[s] = side;
+    this.price[s] = price;
+    this.size[s] = size;
+    this.credit[s] = 0;
+    this.prio[s] = this.emit(ts, MD_ADD, side, price, size, -1);
+  }
+
+  private cancel(ts: number, size: number, id: number): void {
+    const s = this.index.get(id);
+    if (s === undefined) {
+      this.counts.unknownCancels++;
+      return;
+    }
+    this.reduce(ts, s, size > this.size[s] || !(size > 0) ? this.size[s] : size);
+  }
+
+  /** The order's book size drops by `by`: its fill credit absorbs it first, the rest is a cancel. */
+  private reduce(ts: number, s: number, by: number): void {
+    const absorbed = by < this.credit[s] ? by : this.credit[s];
+    this.credit[s] -= absorbed;
+    this.size[s] -= by;
+    const q = by - absorbed;
+    if (q > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], q, this.prio[s]);
+    if (!(this.size[s] > 0)) this.release(s);
+  }
+
+  private modify(ts: number, side: number, price: number, size: number, id: number): void {
+    const s = this.index.get(id);
+    if (s === undefined) {
+      this.counts.unknownModifies++;
+      this.add(ts, side, price, size, id);
+      return;
+    }
+    if (side < 0) side = this.side[s];
+    if (price === this.price[s] && side === this.side[s] && size <= this.size[s]) {
+      if (size < this.size[s]) this.reduce(ts, s, this.size[s] - size); // keeps priority
+      return;
+    }
+    // A new price or more size: to the back of the (new) level, as a new order.
+    const shown = this.size[s] - this.credit[s];
+    if (!this.perOrder && price === this.price[s] && side === this.side[s]) {
+      // A price-level feed sees only the level grow; the lost priority matters to l3_fifo alone.
+      this.credit[s] = 0;
+      this.size[s] = size;
+      this.prio[s] = this.emit(ts, MD_ADD, side, price, size - shown, -1);
+      return;
+    }
+    this.release(s);
+    if (shown > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
+    this.add(ts, side, price, size, id);
+  }
+
+  private fill(ts: number, size: number, id: number): void {
+    const s = this.index.get(id);
+    if (s === undefined) {
+      this.counts.unknownFills++;
+      return;
+    }
+    const shown = this.size[s] - this.credit[s];
+    const q = size < shown ? size : shown;
+    if (!(q > 0)) return;
+    this.credit[s] += q;
+    this.emit(ts, MD_TRADE, this.side[s], this.price[s], q, this.prio[s]);
+  }
+
+  private clear(ts: number): void {
+    for (const s of Array.from(this.index.values())) this.remove(ts, s, this.size[s] - this.credit[s]);
+  }
+
+  private remove(ts: number, s: number, shown: number): void {
+    if (shown > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
+    this.release(s);
+  }
+
+  /** Queues an L2 event, merging it into the open one when it continues it; returns its index. */
+  private emit(ts: number, kind: number, side: number, price: number, qty: number, prio: number): number {
+    const out = this.out;
+    if (!this.perOrder && this.isOpen && out.length > 0) {
+      const d = out.data;
+      const o = out.lastOffset();
+      if (d[o + EV_KIND] === kind && d[o + EV_SIDE] === side && d[o + EV_PRICE] === price) {
+        d[o + EV_QTY] += qty;
+        return out.emitted - 1;
+      }
+    }
+    this.isOpen = true;
+    const k = out.push(ts, kind, side, price, qty, prio);
+    return kind === MD_ADD ? k : prio;
+  }
+
+  private alloc(id: number): number {
+    let s = this.free.pop();
+    if (s === undefined) {
+      if (this.used === this.side.length) this.grow();
+      s = this.used++;
+    }
+    this.index.set(id, s);
+    this.ids[s] = id;
+    return s;
+  }
+
+  private release(s: number): void {
+    this.index.delete(this.ids[s]);
+    this.free.push(s);
+  }
+
+  private grow(): void {
+    const n = this.side.length * 2;
+    const g = <T extends Int8Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
+      const b = make(n);
+      b.set(a);
+      return b;
+    };
+    this.side = g(this.side, (k) => new Int8Array(k));
+    this.price = g(this.price, (k) => new Float64Array(k));
+    this.size = g(this.size, (k) => new Float64Array(k));
+    this.credit = g(this.credit, (k) => new Float64Array(k));
+    this.prio = g(this.prio, (k) => new Int32Array(k));
+    this.ids = g(this.ids, (k) => new Float64Array(k));
+  }
+}

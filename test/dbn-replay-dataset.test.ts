@@ -1,0 +1,54 @@
+// Sessions come from the data: a directory of daily files is one session per file, dated by the
+// CME trade date of its start (a Globex evening belongs to the next date), windowed by its
+// metadata, filtered by --start/--end and optionally clipped to regular hours.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
+import { sessionMidnightUnixNs } from '../src/data/dbn/index.ts';
+import { contractForRoot } from '../src/market/instruments.ts';
+import { planReplay } from '../src/market/replay/dataset.ts';
+import { tradeDateOf } from '../src/market/replay/replay-spec.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-dataset-'));
+const H = 3600e9;
+const M = 60e9;
+const at = (h: number, m = 0) => h * H + m * M;
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('the trade date of a record: New York time + 6 h (a Globex evening opens the next date)', () => {
+  const midnight = sessionMidnightUnixNs('2024-03-05');
+  assert.is(tradeDateOf(midnight + BigInt(at(9, 30))), '2024-03-05');
+  assert.is(tradeDateOf(midnight + BigInt(at(17, 59))), '2024-03-05');
+  assert.is(tradeDateOf(midnight + BigInt(at(18))), '2024-03-06'); // 18:00 New York
+  assert.is(tradeDateOf(midnight - BigInt(at(5))), '2024-03-05'); // 19:00 the evening before
+});
+
+test('a directory of daily files: one session each, in date order, filtered and clipped', async () => {
+  const days = join(dir, 'es');
+  mkdirSync(days);
+  // 2024-03-06 from 09:00 to 09:40, 2024-03-05 from 09:20 to 09:50 (written in reverse name order)
+  for (const [date, from, to] of [['2024-03-06', at(9), at(9, 40)], ['2024-03-05', at(9, 20), at(9, 50)]] as const) {
+    await exportSynthetic(join(days, `glbx-${date}.mbo.dbn.zst`), [{ date, rawSymbol: 'ESH4', spec: contractForRoot('ES'), seed: 1, sessionStartNs: from, sessionEndNs: to, activity: 0.05 }], {
+      schema: 'mbo',
+      marketDataLatencyNs: 50_000,
+      maxEventsPerSession: 200,
+    });
+  }
+  const all = planReplay(days);
+  assert.is(all.root, 'ES');
+  assert.is(all.schema, 'mbo');
+  assert.equal(all.sessions.map((s) => [s.date, s.sessionStartNs, s.sessionEndNs, s.replay.symbol]), [
+    ['2024-03-05', at(9, 20), at(9, 50), 'ESH4'],
+    ['2024-03-06', at(9), at(9, 40), 'ESH4'],
+  ]);
+  assert.equal(planReplay(days, { startDate: '2024-03-06' }).sessions.map((s) => s.date), ['2024-03-06']);
+  assert.equal(planReplay(days, { endDate: '2024-03-05' }).sessions.map((s) => s.date), ['2024-03-05']);
+  const rth = planReplay(days, { regularHoursOnly: true });
+  assert.equal(rth.sessions.map((s) => [s.sessionStartNs, s.sessionEndNs]), [[at(9, 30), at(9, 50)], [at(9, 30), at(9, 40)]]);
+  assert.throws(() => planReplay(days, { symbol: 'NQ' }), /no NQ in the file \(it holds ESH4\)/);
+});
+
+test.run();
