@@ -4,6 +4,7 @@
 import { parseArgs, USAGE } from './cli/args.ts';
 import { backtestCommand } from './cli/backtest-command.ts';
 import { simulateCommand } from './cli/simulate-command.ts';
+import { sweepCommand } from './cli/sweep-command.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
 import { VERSION } from './version.ts';
@@ -37,6 +38,7 @@ async function main(): Promise<number> {
     log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');
     return 1;
   }
+  if (opts.sweep) return sweepCommand(opts, config, log);
   if (opts.backtest) return backtestCommand(opts, config, log);
   return simulateCommand(config, log);
 }

@@ -27,6 +27,12 @@ export interface CliOptions {
   symbol?: string;
   /** --use-ml: backtest with the model's predictions. */
   useMl: boolean;
+  /** --sweep KEY=VALUES (repeatable): run a parameter sweep (src/sweep); implies --backtest. */
+  sweep?: string[];
+  /** --out FILE.json|FILE.csv: write the sweep's points to FILE. */
+  out?: string;
+  /** --holdout-days N: rank on the earlier sessions, evaluate the best on the last N. */
+  holdoutDays?: number;
   /** --help / -h: print USAGE and exit 0. */
   help: boolean;
 }
@@ -38,6 +44,8 @@ interface Flag {
   value?: string;
   backtestOnly: boolean;
   help: string;
+  /** May be given more than once (each occurrence is stored). */
+  repeatable?: boolean;
   /** Checks the value and stores it; returns an error message or undefined. */
   set: (o: CliOptions, v: string) => string | undefined;
 }
@@ -85,6 +93,29 @@ export const FLAGS: Record<string, Flag> = {
   'use-ml': { backtestOnly: true, help: 'shift quotes by the model\'s prediction', set: (o) => void (o.useMl = true) },
   json: { backtestOnly: true, help: 'print the result as JSON', set: (o) => void (o.json = true) },
   fills: { value: 'FILE', backtestOnly: true, help: 'write every fill as CSV to FILE', set: (o, v) => void (o.fills = v) },
+  sweep: {
+    value: 'KEY=VALUES',
+    backtestOnly: true,
+    repeatable: true,
+    help: 'sweep a [strategy]/[risk]/[execution] key over v1,v2,... or start:stop:step (repeatable: the grid is the product)',
+    set: (o, v) => void (o.sweep = [...(o.sweep ?? []), v]),
+  },
+  out: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'with --sweep: write the points to FILE.json or FILE.csv',
+    set: (o, v) => (/\.(json|csv)$/i.test(v) ? void (o.out = v) : `--out ${JSON.stringify(v)}: expected a file name ending in .json or .csv`),
+  },
+  'holdout-days': {
+    value: 'N',
+    backtestOnly: true,
+    help: 'with --sweep: rank on the earlier sessions, run the best 3 on the last N',
+    set: (o, v) => {
+      if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) return `--holdout-days ${JSON.stringify(v)}: expected a positive integer (trading days), e.g. 5`;
+      o.holdoutDays = Number(v);
+      return undefined;
+    },
+  },
 };
 
 /** The environment the engine reads, with what each variable does. */
@@ -110,11 +141,12 @@ const flagRows = (backtestOnly: boolean) =>
 export const USAGE = `Usage:
   engine [--config PATH]                 start the engine: HTTP API, dashboard stream, live simulation
   engine --backtest [options]            run one backtest, print the result, exit
+  engine --sweep KEY=VALUES ... [options]  run a backtest per grid point, print them ranked, exit
   engine --help | -h                     print this help
 
 Options:
 ${flagRows(false).join('\n')}
-Backtest options (only with --backtest):
+Backtest options (only with --backtest or --sweep):
 ${flagRows(true).join('\n')}
   Every flag that takes a value also accepts --flag=VALUE.
 
@@ -153,12 +185,19 @@ export function parseArgs(argv: string[]): ParseResult {
     // Without '=', parseArgs takes the next argument as the value even when it is a flag.
     const value = t.value === undefined || (!t.inlineValue && (t.value.startsWith('--') || t.value === '-h')) ? undefined : t.value;
     if (spec.value && (value === undefined || value === '')) return err(`${flag} needs a value: ${flag} ${spec.value}`);
-    if (seen.has(flag)) return err(`${flag} given more than once`);
+    if (seen.has(flag) && !spec.repeatable) return err(`${flag} given more than once`);
     seen.add(flag);
     const bad = spec.set(options, value ?? '');
     if (bad) return err(bad);
   }
 
+  // A sweep is a batch of backtests: --sweep needs no --backtest; --out and --holdout-days need --sweep.
+  if (options.sweep) options.backtest = true;
+  else {
+    const needSweep = ['--out', '--holdout-days'].filter((f) => seen.has(f));
+    if (needSweep.length) return err(`${needSweep.join(', ')} only ${needSweep.length === 1 ? 'applies' : 'apply'} with --sweep`);
+  }
+  if (options.sweep && options.fills) return err('--fills applies to one backtest, not to a --sweep');
   if (!options.backtest) {
     const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly);
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);
