@@ -426,7 +426,8 @@ export class BacktestService {
     await this.journal?.flush();
   }
 
-  private ensurePool(): Piscina {
+  /** The pool, created on first use (sweeps share it: src/sweep/service.ts). */
+  ensurePool(): Piscina {
     if (!this.pool) this.pool = createBacktestPool(this.poolSize);
     return this.pool;
   }

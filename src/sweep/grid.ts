@@ -2,7 +2,7 @@
 // the points are the cartesian product in the order the axes were given, the last axis varying
 // fastest (grid order: the order of --out and of every listing).
 
-import { SWEEP_KEY_LIST, type SweepKey, sweepKey } from './keys.ts';
+import { SWEEP_KEY_LIST, SWEEP_KEY_NAMES, type SweepKey, sweepKey } from './keys.ts';
 
 export type SweepValue = number | boolean | string;
 
@@ -101,4 +101,28 @@ export function gridPoints(axes: readonly SweepAxis[]): SweepPoint[] {
   let points: SweepPoint[] = [[]];
   for (const a of axes) points = points.flatMap((p) => a.values.map((v) => [...p, v]));
   return points;
+}
+
+const KIND_EXPECTED = { number: 'numbers', boolean: 'true or false', string: 'strings' } as const;
+
+/**
+ * The axes of an HTTP grid `{ name: [values] }` (camelCase names, values already JSON-typed).
+ * Errors name `grid.<name>`.
+ */
+export function gridAxes(grid: Record<string, SweepValue[]>): { ok: true; value: SweepAxis[] } | { ok: false; errors: { field: string; message: string }[] } {
+  const axes: SweepAxis[] = [];
+  const errors: { field: string; message: string }[] = [];
+  for (const [name, values] of Object.entries(grid)) {
+    const key = sweepKey(name);
+    const field = `grid.${name}`;
+    if (!key || key.name !== name) {
+      errors.push({ field, message: `unknown sweep parameter (known: ${SWEEP_KEY_NAMES})` });
+      continue;
+    }
+    const wrong = values.find((v) => typeof v !== key.kind);
+    if (wrong !== undefined) errors.push({ field, message: `expected ${KIND_EXPECTED[key.kind]}, got ${JSON.stringify(wrong)}` });
+    else if (new Set(values).size !== values.length) errors.push({ field, message: 'a value is listed twice' });
+    else axes.push({ key, values });
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, value: axes };
 }

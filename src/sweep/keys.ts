@@ -41,3 +41,4 @@ export function sweepKey(keyOrName: string): SweepKey | undefined {
 }
 
 export const SWEEP_KEY_LIST = SWEEP_KEYS.map((k) => k.key).join(', ');
+export const SWEEP_KEY_NAMES = SWEEP_KEYS.map((k) => k.name).join(', ');
