@@ -5,6 +5,7 @@ import { parseArgs, USAGE } from './cli/args.ts';
 import { backtestCommand } from './cli/backtest-command.ts';
 import { simulateCommand } from './cli/simulate-command.ts';
 import { sweepCommand } from './cli/sweep-command.ts';
+import { workerCommand } from './queue/worker.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
 import { VERSION } from './version.ts';
@@ -32,12 +33,13 @@ async function main(): Promise<number> {
   }
   const { config, path } = loaded;
   // In backtest mode stdout carries the result, so logs go to stderr.
-  const log = createLogger({ configLevel: config.log_level, env: process.env, destination: opts.backtest ? 2 : 1 });
-  log.info({ version: VERSION, config: path, mode: opts.backtest ? 'backtest' : 'simulation' }, `${config.name} ${VERSION} starting`);
+  const log = createLogger({ configLevel: config.log_level, env: process.env, destination: opts.backtest || opts.worker ? 2 : 1 });
+  log.info({ version: VERSION, config: path, mode: opts.worker ? 'worker' : opts.backtest ? 'backtest' : 'simulation' }, `${config.name} ${VERSION} starting`);
   if (config.trading.live_enabled) {
     log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');
     return 1;
   }
+  if (opts.worker) return workerCommand(opts.queue!, config, log);
   if (opts.sweep) return sweepCommand(opts, config, log);
   if (opts.backtest) return backtestCommand(opts, config, log);
   return simulateCommand(config, log);

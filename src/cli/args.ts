@@ -33,6 +33,10 @@ export interface CliOptions {
   out?: string;
   /** --holdout-days N: rank on the earlier sessions, evaluate the best on the last N. */
   holdoutDays?: number;
+  /** --queue redis://HOST:PORT: run the sessions on BullMQ queue workers instead of the local pool. */
+  queue?: string;
+  /** --worker: take session jobs off --queue until stopped. */
+  worker?: boolean;
   /** --help / -h: print USAGE and exit 0. */
   help: boolean;
 }
@@ -72,6 +76,13 @@ function checkSymbol(v: string): string | undefined {
 export const FLAGS: Record<string, Flag> = {
   config: { value: 'PATH', backtestOnly: false, help: 'config file (TOML); beats ENGINE_CONFIG; default: the shipped config/config.toml', set: (o, v) => void (o.config = v) },
   backtest: { backtestOnly: false, help: 'run a backtest instead of starting the server', set: (o) => void (o.backtest = true) },
+  worker: { backtestOnly: false, help: 'run backtest sessions from --queue (a queue worker) instead of starting the server', set: (o) => void (o.worker = true) },
+  queue: {
+    value: 'URL',
+    backtestOnly: false,
+    help: 'redis://HOST:PORT: with --backtest/--sweep run the sessions on queue workers; with --worker the queue to serve',
+    set: (o, v) => (/^redis:\/\/[^/\s]+/.test(v) ? void (o.queue = v) : `--queue ${JSON.stringify(v)}: expected a Redis URL redis://HOST[:PORT], e.g. redis://127.0.0.1:6379`),
+  },
   symbol: {
     value: 'SYMBOL',
     backtestOnly: true,
@@ -142,6 +153,7 @@ export const USAGE = `Usage:
   engine [--config PATH]                 start the engine: HTTP API, dashboard stream, live simulation
   engine --backtest [options]            run one backtest, print the result, exit
   engine --sweep KEY=VALUES ... [options]  run a backtest per grid point, print them ranked, exit
+  engine --worker --queue URL             take backtest sessions off a BullMQ queue on Redis
   engine --help | -h                     print this help
 
 Options:
@@ -198,6 +210,11 @@ export function parseArgs(argv: string[]): ParseResult {
     if (needSweep.length) return err(`${needSweep.join(', ')} only ${needSweep.length === 1 ? 'applies' : 'apply'} with --sweep`);
   }
   if (options.sweep && options.fills) return err('--fills applies to one backtest, not to a --sweep');
+  if (options.worker) {
+    if (!options.queue) return err('--worker needs --queue redis://HOST:PORT');
+    if (options.backtest) return err('--worker runs sessions for others: it takes no --backtest or --sweep');
+  }
+  if (!options.backtest && !options.worker && options.queue) return err('--queue applies with --backtest, --sweep or --worker (the server reads QUEUE_URL)');
   if (!options.backtest) {
     const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly);
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);

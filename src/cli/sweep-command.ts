@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import type pino from 'pino';
 import type { EngineConfig } from '../config/schema.ts';
 import { createBacktestPool } from '../backtest/run.ts';
+import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
 import { parseGrid, pointCount } from '../sweep/grid.ts';
 import { sweepCsv, sweepJson, sweepTable } from '../sweep/output.ts';
 import { executeSweep, prepareSweep, sweepSessions } from '../sweep/sweep.ts';
@@ -29,14 +30,25 @@ export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: 
   }
   const s = prepared.sweep;
   const sessions = sweepSessions(s);
-  const threads = Math.min(config.backtest.pool_size || availableParallelism(), sessions);
-  const pool = createBacktestPool(threads);
+  let executor: QueueExecutor | undefined;
+  if (opts.queue) {
+    try {
+      executor = await createQueueExecutor(opts.queue);
+    } catch (e) {
+      process.stderr.write(`error: --queue: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  // On the queue, points in flight are bounded by memory, not by local threads.
+  const threads = executor ? Math.min(64, s.points.length) : Math.min(config.backtest.pool_size || availableParallelism(), sessions);
+  const pool = executor ? null : createBacktestPool(threads);
   const t0 = process.hrtime.bigint();
   let lastDraw = 0;
   try {
     log.info({ points: pointCount(grid.value), sessions, holdout_days: opts.holdoutDays ?? 0 }, 'sweep started');
     const doc = await executeSweep(s, {
       pool,
+      executor,
       concurrency: threads,
       onProgress: (f) => {
         const now = Date.now();
@@ -50,10 +62,11 @@ export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: 
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     if (opts.out) writeFileSync(opts.out, opts.out.toLowerCase().endsWith('.csv') ? sweepCsv(doc) : sweepJson(doc));
     process.stdout.write(opts.json ? sweepJson(doc) : sweepTable(doc));
-    process.stderr.write(`wall time ${wall.toFixed(2)} s, ${(sessions / wall).toFixed(2)} sessions/s over ${threads} worker(s)\n`);
+    process.stderr.write(`wall time ${wall.toFixed(2)} s, ${(sessions / wall).toFixed(2)} sessions/s ${executor ? `on the queue ${opts.queue}` : `over ${threads} worker(s)`}\n`);
     log.info({ points: doc.points.length, sessions, wall_ms: Math.round(wall * 1000) }, 'sweep finished');
     return 0;
   } finally {
-    await pool.destroy();
+    await pool?.destroy();
+    await executor?.close();
   }
 }

@@ -4,7 +4,7 @@
 // depend on which finished first.
 
 import type { Piscina } from 'piscina';
-import { runBacktest } from '../backtest/run.ts';
+import { runBacktest, type SessionExecutor } from '../backtest/run.ts';
 import type { SweepValue } from './grid.ts';
 import type { PlannedPoint } from './plan.ts';
 import { pointResult, type PointResult } from './summary.ts';
@@ -16,6 +16,8 @@ export interface SweepPointResult {
 
 export interface SweepRunOptions {
   pool?: Piscina | null;
+  /** Where sessions run instead of the pool (e.g. the BullMQ queue, src/queue). */
+  executor?: SessionExecutor;
   /** Points run at once (default 1; with a pool, its thread count is a good value). */
   concurrency?: number;
   /** Fraction of the whole sweep done, 0..1. */
@@ -36,6 +38,7 @@ export async function runSweep(points: readonly PlannedPoint[], opts: SweepRunOp
       const p = points[i];
       const run = await runBacktest(p.request, p.config, {
         pool: opts.pool,
+        executor: opts.executor,
         signal: opts.signal,
         onProgress: (f) => {
           done[i] = f;
