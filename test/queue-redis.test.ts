@@ -13,6 +13,11 @@ import { ENGINE, runCli, tempDir, writeConfig } from './helpers/cli.ts';
 import { beforeAll } from './helpers/hooks.ts';
 import { freePort } from './helpers/net.ts';
 import { until, WAIT_MS } from './helpers/wait.ts';
+import { BacktestService } from '../src/backtest/service.ts';
+import { createBacktestPool } from '../src/backtest/run.ts';
+import { loadConfig } from '../src/config/load.ts';
+import { createQueueExecutor } from '../src/queue/executor.ts';
+import { capturingLogger } from './helpers/log.ts';
 
 const CONFIG = writeConfig(`
 [simulation]
@@ -88,6 +93,34 @@ test('a worker killed mid-job: another retries its job and the result is unchang
   const held = /"job":"([^"]+)"[^\n]*session job started/.exec(doomed.log())![1];
   assert.ok(rescuer.log().includes(`"job":"${held}"`), `the killed worker's job ${held} ran again on the other`);
   await stop(rescuer.child);
+});
+
+test('the engine with QUEUE_URL: a backtest run through the service on the queue equals the pool run', async () => {
+  const w = await startWorker();
+  const { config } = loadConfig({ path: CONFIG, env: {} });
+  const { logger } = capturingLogger();
+  const body = { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03' };
+  const executor = await createQueueExecutor(url);
+  const pool = createBacktestPool(1);
+  const dir = tempDir();
+  const queued = await BacktestService.open({ config, logger, dataDir: join(dir, 'q'), executor });
+  const pooled = await BacktestService.open({ config, logger, dataDir: join(dir, 'p'), pool });
+  try {
+    const a = queued.submit(body);
+    const b = pooled.submit(body);
+    assert.is(a.kind, 'accepted');
+    assert.is(b.kind, 'accepted');
+    const ra = await (a as { done: Promise<any> }).done;
+    const rb = await (b as { done: Promise<any> }).done;
+    assert.is(ra.status, 'completed', JSON.stringify(ra.error));
+    assert.is(JSON.stringify(ra.result), JSON.stringify(rb.result));
+    assert.ok(w.log().includes('session job started'), 'the worker ran the sessions');
+  } finally {
+    await queued.close();
+    await pooled.close();
+    await executor.close();
+    await stop(w.child);
+  }
 });
 
 test('Redis unreachable: a clear error within seconds, exit 1, nothing hangs', async () => {

@@ -78,7 +78,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     onError: (e) => rateLimitedError(e, 'runtime.drainLatency()'),
   });
 
-  const sweeps = deps.sweeps ?? new SweepService({ config, logger, pool: () => backtests.ensurePool(), poolThreads: backtests.poolSize });
+  const sweeps = deps.sweeps ?? new SweepService({ config, logger, pool: () => backtests.ensurePool(), poolThreads: backtests.poolSize, executor: backtests.executor });
   const stateCache = new StateCache(runtime, opts.stateMaxAgeMs);
   const hub = new SseHub({
     hz: config.http.stream_hz,

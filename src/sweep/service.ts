@@ -13,6 +13,7 @@ import type pino from 'pino';
 import type { FieldError } from '../api/error.ts';
 import { type SweepRequest, sweepRequestSchema, type SweepRun } from '../api/sweep.ts';
 import { Admission } from '../backtest/admission.ts';
+import type { SessionExecutor } from '../backtest/run.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { gridAxes } from './grid.ts';
 import { executeSweep, prepareSweep, type PreparedSweep, sweepSessions } from './sweep.ts';
@@ -31,6 +32,8 @@ export interface SweepServiceOptions {
   /** The pool sessions run on (the backtest service's). */
   pool: () => Piscina;
   poolThreads: number;
+  /** Where sessions run instead of the pool (QUEUE_URL: BullMQ workers). */
+  executor?: SessionExecutor;
   /** Journal root (default config.data_dir); files go to `<dataDir>/sweeps`. */
   dataDir?: string;
   /** Minimum interval between progress events of one sweep (ms, default 250). */
@@ -112,7 +115,8 @@ export class SweepService {
     try {
       this.save(run);
       run.result = await executeSweep(prepared, {
-        pool: this.o.pool(),
+        pool: this.o.executor ? null : this.o.pool(),
+        executor: this.o.executor,
         concurrency: this.o.poolThreads,
         signal: a.abort.signal,
         onProgress: (f) => {
