@@ -25,6 +25,9 @@ export async function createQueueExecutor(url: string): Promise<QueueExecutor> {
   await checkReachable(url, connection);
   const queue = new Queue(SESSION_QUEUE, { connection });
   const events = new QueueEvents(SESSION_QUEUE, { connection });
+  // Every job in flight listens on these; a sweep has many in flight by design.
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
   queue.on('error', () => undefined);
   events.on('error', () => undefined);
   await events.waitUntilReady();
