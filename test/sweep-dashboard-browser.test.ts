@@ -71,7 +71,7 @@ test('a 2 x 2 sweep from the form: sortable table of 4 points and a 2 x 2 heatma
   await page.click('.sweep-table th[data-column="total_pnl"]');
   const asc = await pnl();
   assert.equal(asc, [...desc].reverse(), 'a second click reverses');
-  const cells = await page.$$eval('.sweep-heatmap td[data-value]', (tds) => tds.map((td) => Number((td as HTMLElement).dataset.value)));
+  const cells = await page.$$eval('.sweep-heatmap td[data-value]', (tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
   assert.is(cells.length, 4);
   const byValue = (xs: number[]) => [...xs].sort((a, b) => a - b);
   assert.equal(byValue(cells.map((v) => Math.round(v * 100) / 100)), byValue(asc), 'one cell per point (no third parameter), the same P&L as the table');

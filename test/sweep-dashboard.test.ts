@@ -2,8 +2,7 @@
 // table by any column, and the heatmap matrix (best value over the other parameters).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseValues } from '../src/dashboard/web/sweep-form.ts';
-import { heatmap, scale, sortPoints, type SweepPoint } from '../src/dashboard/web/sweep-model.ts';
+import { heatmap, parseValues, scale, sortPoints, type SweepPoint } from '../src/dashboard/web/sweep-model.ts';
 
 const mk = (a: number, b: number, c: number, pnl: number, dd: number, mk1s: number | null): SweepPoint => ({
   params: { spreadMultiplier: a, skewFactor: b, inventoryLimit: c },

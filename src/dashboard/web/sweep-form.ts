@@ -6,22 +6,13 @@
 import { withApiToken } from './api-token.ts';
 import { el } from './dom.ts';
 import { SweepHeatmap } from './sweep-heatmap.ts';
-import type { SweepPoint } from './sweep-model.ts';
+import { parseValues, type SweepPoint } from './sweep-model.ts';
 import { SweepTable } from './sweep-table.ts';
 
 /** The request's camelCase grid names (src/sweep/keys.ts), offered in the parameter selects. */
 const PARAMS = ['spreadMultiplier', 'skewFactor', 'inventoryLimit', 'orderSize', 'mlWeight', 'volSpreadFactor', 'positionLimit', 'maxDrawdown', 'queueModel', 'queuePower', 'useML'];
 const GRID_ROWS = 3;
 const POLL_MS = 1000;
-
-/** "1, 1.5, true, power" -> [1, 1.5, true, "power"]. */
-export function parseValues(text: string): (number | boolean | string)[] {
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '')
-    .map((s) => (s === 'true' ? true : s === 'false' ? false : Number.isFinite(Number(s)) ? Number(s) : s));
-}
 
 export class SweepPanel {
   private readonly form = el('form', 'sweep-form');

@@ -1,4 +1,4 @@
-// The sweep views' data, without the DOM (tested on its own): the metrics a point has, sorting
+// The sweep views' data, without the DOM (tested on its own): the form's values, the metrics, sorting
 // the points by one column, and the heatmap matrix of a metric over two parameters.
 
 import type { SweepRun } from '../../api/sweep.ts';
@@ -74,4 +74,13 @@ export function heatmap(points: readonly SweepPoint[], x: string, y: string, met
 /** 0..1 position of v between min and max (0.5 when they are equal). */
 export function scale(v: number, min: number, max: number): number {
   return max > min ? (v - min) / (max - min) : 0.5;
+}
+
+/** "1, 1.5, true, power" -> [1, 1.5, true, "power"]. */
+export function parseValues(text: string): (number | boolean | string)[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => (s === 'true' ? true : s === 'false' ? false : Number.isFinite(Number(s)) ? Number(s) : s));
 }
