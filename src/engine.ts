@@ -6,6 +6,8 @@ import { backtestCommand } from './cli/backtest-command.ts';
 import { exportDbnCommand } from './cli/export-dbn-command.ts';
 import { inspectCommand } from './cli/inspect-command.ts';
 import { simulateCommand } from './cli/simulate-command.ts';
+import { sweepCommand } from './cli/sweep-command.ts';
+import { workerCommand } from './queue/worker.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
 import { VERSION } from './version.ts';
@@ -35,13 +37,16 @@ async function main(): Promise<number> {
   }
   const { config, path } = loaded;
   // In backtest mode stdout carries the result, so logs go to stderr.
-  const oneShot = opts.backtest || opts.exportDbn !== undefined;
+  const oneShot = opts.backtest || opts.worker || opts.exportDbn !== undefined;
   const log = createLogger({ configLevel: config.log_level, env: process.env, destination: oneShot ? 2 : 1 });
-  log.info({ version: VERSION, config: path, mode: opts.backtest ? 'backtest' : opts.exportDbn !== undefined ? 'export-dbn' : 'simulation' }, `${config.name} ${VERSION} starting`);
+  const mode = opts.worker ? 'worker' : opts.backtest ? 'backtest' : opts.exportDbn !== undefined ? 'export-dbn' : 'simulation';
+  log.info({ version: VERSION, config: path, mode }, `${config.name} ${VERSION} starting`);
   if (config.trading.live_enabled) {
     log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');
     return 1;
   }
+  if (opts.worker) return workerCommand(opts.queue!, config, log);
+  if (opts.sweep) return sweepCommand(opts, config, log);
   if (opts.backtest) return backtestCommand(opts, config, log);
   if (opts.exportDbn !== undefined) return exportDbnCommand(opts, config, log);
   return simulateCommand(config, log);

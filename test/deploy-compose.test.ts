@@ -90,7 +90,7 @@ test('compose.yaml validates against the Compose Specification JSON schema and p
 });
 
 test('services, pinned images and the engine/dashboard build', () => {
-  assert.equal(Object.keys(compose.services).sort(), ['dashboard', 'engine', 'grafana', 'prometheus']);
+  assert.equal(Object.keys(compose.services).sort(), ['dashboard', 'engine', 'grafana', 'prometheus', 'redis', 'worker']);
   const engine = svc('engine');
   const dashboard = svc('dashboard');
   assert.is(engine.image, `futures-mm-engine:${pkg.version}`);
@@ -170,7 +170,7 @@ test('engine volumes and mounts: data, logs, read-only models and config', () =>
 });
 
 test('named volumes: declared, and Prometheus and Grafana keep their data in them', () => {
-  assert.equal(Object.keys(compose.volumes).sort(), ['engine-data', 'engine-logs', 'grafana-data', 'prometheus-data']);
+  assert.equal(Object.keys(compose.volumes).sort(), ['engine-data', 'engine-logs', 'grafana-data', 'prometheus-data', 'redis-data']);
   assert.equal(mountAt(svc('prometheus'), '/prometheus'), { type: 'volume', source: 'prometheus-data', target: '/prometheus' });
   assert.equal(mountAt(svc('grafana'), '/var/lib/grafana'), { type: 'volume', source: 'grafana-data', target: '/var/lib/grafana' });
   for (const [name, s] of Object.entries<Obj>(compose.services)) {

@@ -138,7 +138,10 @@ test('a million events allocate nothing: no scavenge, flat heap', async () => {
   assert.ok(done >= 1_000_000);
   assert.ok(!gen.done, 'the session must still be running');
   assert.is(scavenges, 0, `scavenges during 1M events: ${scavenges}`);
-  assert.ok(heapGrowth < 256 * 1024, `heap grew by ${heapGrowth} bytes over 1M events`);
+  // 1 MiB, as the other components' tests: optimised code and feedback land in the heap too, and
+  // how much depends on what the whole suite loaded before (~300 KB seen). Allocating per event
+  // would show in the scavenge count first (1M events x even 16 bytes is several new spaces).
+  assert.ok(heapGrowth < 1 << 20, `heap grew by ${heapGrowth} bytes over 1M events`);
 });
 
 // ---- one full ES session, shared by the stylized-fact tests ----

@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { backtestProgressSchema, backtestRunSummarySchema } from './backtest-run.ts';
+import { sweepProgressSchema } from './sweep.ts';
 import { fillSchema, stateAlertSchema, statePayloadSchema } from './live-state.ts';
 
 export const alertEventSchema = z.object({ symbol: z.string().describe('symbol'), alert: stateAlertSchema }).describe('A risk alert of one symbol.');
@@ -19,6 +20,7 @@ export const streamEventSchema = z
     event('alert', alertEventSchema),
     event('backtest_progress', backtestProgressSchema),
     event('backtest_complete', backtestRunSummarySchema),
+    event('sweep_progress', sweepProgressSchema),
     event('shutdown', shutdownEventSchema),
   ])
   .describe('One stream event: `event: <event>` followed by `data: <JSON of data>`.');

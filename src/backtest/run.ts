@@ -1,6 +1,7 @@
 // Runs a backtest: one session per business day, each a task on the Piscina pool (in parallel,
 // one per worker), chained into one account (account.ts) and merged into one result. With no
-// pool (tests, a one-off), sessions run inline, one after another.
+// pool (tests, a one-off), sessions run inline, one after another. Where they run is a port
+// (SessionExecutor): the pool, inline, or a BullMQ queue of worker processes (src/queue).
 
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -18,8 +19,41 @@ export interface BacktestTask {
   port?: MessagePort;
 }
 
+/**
+ * Where sessions run, a port: the Piscina pool of this process (poolExecutor), inline (no pool),
+ * or a queue of other processes (src/queue). Every executor runs the same SessionSpec (plain data,
+ * seed and model included) through runSession, so the account and the merge see the same results.
+ */
+export interface SessionExecutor {
+  run(spec: SessionSpec, signal: AbortSignal | undefined, onProgress: (fraction: number) => void): Promise<SessionResult>;
+  /** Start every session at once (speculative carry, account.ts) rather than one after another. */
+  readonly parallel: boolean;
+}
+
+export function poolExecutor(pool: Piscina): SessionExecutor {
+  return {
+    parallel: true,
+    async run(spec, signal, onProgress) {
+      const ch = new MessageChannel();
+      ch.port1.on('message', onProgress);
+      try {
+        const task: BacktestTask = { spec, port: ch.port2 };
+        return (await pool.run(task, { transferList: [ch.port2] as never, signal })) as SessionResult;
+      } finally {
+        ch.port1.close();
+      }
+    },
+  };
+}
+
+function inlineExecutor(predictor: Predictor | null | undefined): SessionExecutor {
+  return { parallel: false, run: async (spec, _signal, onProgress) => runSession(spec, { onProgress, predictor }) };
+}
+
 export interface RunOptions {
   pool?: Piscina | null;
+  /** Where the sessions run; default: the pool, else inline. */
+  executor?: SessionExecutor;
   collectFills?: boolean;
   /** Fraction of the whole run done, 0..1. */
   onProgress?: (fraction: number) => void;
@@ -50,32 +84,15 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
     opts.onProgress?.(progress.reduce((a, b) => a + b, 0) / specs.length);
   };
   const index = new Map(specs.map((s, i) => [s.date, i]));
-  let runner: SessionRunner;
-  const pool = opts.pool;
-  if (pool) {
-    runner = async (spec, stop) => {
-      const i = index.get(spec.date)!;
-      const ch = new MessageChannel();
-      ch.port1.on('message', (f: number) => report(i, f));
-      try {
-        const task: BacktestTask = { spec, port: ch.port2 };
-        const signal = stop && opts.signal ? AbortSignal.any([stop, opts.signal]) : (stop ?? opts.signal);
-        const r = (await pool.run(task, { transferList: [ch.port2] as never, signal })) as SessionResult;
-        report(i, 1);
-        return r;
-      } finally {
-        ch.port1.close();
-      }
-    };
-  } else {
-    runner = async (spec) => {
-      const i = index.get(spec.date)!;
-      const r = runSession(spec, { onProgress: (f) => report(i, f), predictor: opts.predictor });
-      report(i, 1);
-      return r;
-    };
-  }
-  const sessions = await runAccount(specs, runner, pool != null && !opts.sequential);
+  const executor = opts.executor ?? (opts.pool ? poolExecutor(opts.pool) : inlineExecutor(opts.predictor));
+  const runner: SessionRunner = async (spec, stop) => {
+    const i = index.get(spec.date)!;
+    const signal = stop && opts.signal ? AbortSignal.any([stop, opts.signal]) : (stop ?? opts.signal);
+    const r = await executor.run(spec, signal, (f) => report(i, f));
+    report(i, 1);
+    return r;
+  };
+  const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential);
   for (const s of sessions) if (s.result === null) report(index.get(s.date)!, 1);
   return { result: mergeSessions(req, sessions, feeScheduleView(specs[0].execution.fees)), sessions };
 }

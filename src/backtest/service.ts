@@ -24,7 +24,7 @@ import { boundedError, type BacktestIndexEntry, type BacktestRecord } from './jo
 import type { Page } from './journal/run-index.ts';
 import { RecordTooLargeError } from './journal/store.ts';
 import { validateBacktestRequest, type FieldError, type ResolvedRequest } from './request.ts';
-import { createBacktestPool, runBacktest, type RunOptions } from './run.ts';
+import { createBacktestPool, runBacktest, type RunOptions, type SessionExecutor } from './run.ts';
 
 export type { BacktestIndexEntry, BacktestRecord } from './journal/record.ts';
 export type { StorageHealth } from './journal/journal.ts';
@@ -65,6 +65,8 @@ export interface BacktestServiceOptions {
   progressIntervalMs?: number;
   /** Replaces runBacktest (tests). */
   runner?: Runner;
+  /** Where sessions run instead of the pool (QUEUE_URL: BullMQ workers, src/queue). */
+  executor?: SessionExecutor;
 }
 
 export interface ServiceObserver {
@@ -298,9 +300,10 @@ export class BacktestService {
       try {
         // Cancelled before it started (e.g. while its first journal write was pending).
         if (a.abort.signal.aborted) throw a.abort.signal.reason;
-        const pool = this.ensurePool();
+        const pool = this.o.executor ? null : this.ensurePool();
         const { result } = await run(rec.resolved, this.o.config, {
           pool,
+          executor: this.o.executor,
           signal: a.abort.signal,
           onProgress: (f) => {
             rec.progress = Math.min(1, Math.max(0, f));
@@ -426,7 +429,13 @@ export class BacktestService {
     await this.journal?.flush();
   }
 
-  private ensurePool(): Piscina {
+  /** The executor sessions run on instead of the pool (QUEUE_URL), if any. */
+  get executor(): SessionExecutor | undefined {
+    return this.o.executor;
+  }
+
+  /** The pool, created on first use (sweeps share it: src/sweep/service.ts). */
+  ensurePool(): Piscina {
     if (!this.pool) this.pool = createBacktestPool(this.poolSize);
     return this.pool;
   }

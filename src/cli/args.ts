@@ -29,6 +29,16 @@ export interface CliOptions {
   data?: string;
   /** --use-ml: backtest with the model's predictions. */
   useMl: boolean;
+  /** --sweep KEY=VALUES (repeatable): run a parameter sweep (src/sweep); implies --backtest. */
+  sweep?: string[];
+  /** --out FILE.json|FILE.csv: write the sweep's points to FILE. */
+  out?: string;
+  /** --holdout-days N: rank on the earlier sessions, evaluate the best on the last N. */
+  holdoutDays?: number;
+  /** --queue redis://HOST:PORT: run the sessions on BullMQ queue workers instead of the local pool. */
+  queue?: string;
+  /** --worker: take session jobs off --queue until stopped. */
+  worker?: boolean;
   /** --help / -h: print USAGE and exit 0. */
   help: boolean;
   /** --inspect FILE: print a DBN file's metadata and records as JSON lines, exit. */
@@ -55,6 +65,8 @@ interface Flag {
   /** Applies only in this mode (its own section of the usage). */
   only?: Mode;
   help: string;
+  /** May be given more than once (each occurrence is stored). */
+  repeatable?: boolean;
   /** Checks the value and stores it; returns an error message or undefined. */
   set: (o: CliOptions, v: string) => string | undefined;
 }
@@ -81,6 +93,13 @@ function checkSymbol(v: string): string | undefined {
 export const FLAGS: Record<string, Flag> = {
   config: { value: 'PATH', backtestOnly: false, help: 'config file (TOML); beats ENGINE_CONFIG; default: the shipped config/config.toml', set: (o, v) => void (o.config = v) },
   backtest: { backtestOnly: false, help: 'run a backtest instead of starting the server', set: (o) => void (o.backtest = true) },
+  worker: { backtestOnly: false, help: 'run backtest sessions from --queue (a queue worker) instead of starting the server', set: (o) => void (o.worker = true) },
+  queue: {
+    value: 'URL',
+    backtestOnly: false,
+    help: 'redis://HOST:PORT: with --sweep run the sessions on queue workers; with --worker the queue to serve',
+    set: (o, v) => (/^redis:\/\/[^/\s]+/.test(v) ? void (o.queue = v) : `--queue ${JSON.stringify(v)}: expected a Redis URL redis://HOST[:PORT], e.g. redis://127.0.0.1:6379`),
+  },
   symbol: {
     value: 'SYMBOL',
     backtestOnly: true,
@@ -134,6 +153,29 @@ export const FLAGS: Record<string, Flag> = {
       return undefined;
     },
   },
+  sweep: {
+    value: 'KEY=VALUES',
+    backtestOnly: true,
+    repeatable: true,
+    help: 'sweep a [strategy]/[risk]/[execution] key over v1,v2,... or start:stop:step (repeatable: the grid is the product)',
+    set: (o, v) => void (o.sweep = [...(o.sweep ?? []), v]),
+  },
+  out: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'with --sweep: write the points to FILE.json or FILE.csv',
+    set: (o, v) => (/\.(json|csv)$/i.test(v) ? void (o.out = v) : `--out ${JSON.stringify(v)}: expected a file name ending in .json or .csv`),
+  },
+  'holdout-days': {
+    value: 'N',
+    backtestOnly: true,
+    help: 'with --sweep: rank on the earlier sessions, run the best 3 on the last N',
+    set: (o, v) => {
+      if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) return `--holdout-days ${JSON.stringify(v)}: expected a positive integer (trading days), e.g. 5`;
+      o.holdoutDays = Number(v);
+      return undefined;
+    },
+  },
 };
 
 /** The environment the engine reads, with what each variable does. */
@@ -147,6 +189,7 @@ export const ENVIRONMENT: [string, string][] = [
   ['LOG_MAX_SIZE_MB', 'size of one log file before it rotates, MiB (default 10)'],
   ['LOG_MAX_FILES', 'rotated log files kept (default 5)'],
   ['ENGINE_CONFIG', 'config file used when --config is absent'],
+  ['QUEUE_URL', 'redis://HOST:PORT: the server runs backtest and sweep sessions on queue workers (default: the local pool)'],
 ];
 
 const row = (left: string, right: string, width: number) => `  ${left.padEnd(width)} ${right}`;
@@ -161,11 +204,13 @@ export const USAGE = `Usage:
   engine --backtest [options]            run one backtest, print the result, exit
   engine --inspect FILE [--limit N]      print a DBN file's metadata, then one JSON line per record
   engine --export-dbn OUT [options]      write synthetic sessions as zstd DBN (MBO or MBP-10), exit
+  engine --sweep KEY=VALUES ... [options]  run a backtest per grid point, print them ranked, exit
+  engine --worker --queue URL             take backtest sessions off a BullMQ queue on Redis
   engine --help | -h                     print this help
 
 Options:
 ${flagRows(false).join('\n')}
-Backtest options (only with --backtest):
+Backtest options (only with --backtest or --sweep):
 ${flagRows(true).join('\n')}
 DBN options:
 ${[...flagRows(false, 'inspect'), ...flagRows(false, 'export-dbn')].join('\n')}
@@ -206,7 +251,7 @@ export function parseArgs(argv: string[]): ParseResult {
     // Without '=', parseArgs takes the next argument as the value even when it is a flag.
     const value = t.value === undefined || (!t.inlineValue && (t.value.startsWith('--') || t.value === '-h')) ? undefined : t.value;
     if (spec.value && (value === undefined || value === '')) return err(`${flag} needs a value: ${flag} ${spec.value}`);
-    if (seen.has(flag)) return err(`${flag} given more than once`);
+    if (seen.has(flag) && !spec.repeatable) return err(`${flag} given more than once`);
     seen.add(flag);
     const bad = spec.set(options, value ?? '');
     if (bad) return err(bad);
@@ -219,6 +264,19 @@ export function parseArgs(argv: string[]): ParseResult {
     const only = FLAGS[f.slice(2)].only;
     if (only !== undefined && only !== mode) return err(`${f} only applies with --${only}`);
   }
+  if (options.sweep && mode !== undefined && mode !== 'backtest') return err(`--sweep and --${mode} cannot be combined: choose one`);
+  // A sweep is a batch of backtests: --sweep needs no --backtest; --out and --holdout-days need --sweep.
+  if (options.sweep) options.backtest = true;
+  else {
+    const needSweep = ['--out', '--holdout-days'].filter((f) => seen.has(f));
+    if (needSweep.length) return err(`${needSweep.join(', ')} only ${needSweep.length === 1 ? 'applies' : 'apply'} with --sweep`);
+  }
+  if (options.sweep && options.fills) return err('--fills applies to one backtest, not to a --sweep');
+  if (options.worker) {
+    if (!options.queue) return err('--worker needs --queue redis://HOST:PORT');
+    if (options.backtest) return err('--worker runs sessions for others: it takes no --backtest or --sweep');
+  }
+  if (options.queue && !options.worker && !options.sweep) return err('--queue applies with --sweep or --worker (the server reads QUEUE_URL)');
   if (!options.backtest) {
     const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly && (mode === undefined || FLAGS[f.slice(2)].alsoWith !== mode));
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);

@@ -7,6 +7,7 @@ import type pino from 'pino';
 import { liveMarketError } from '../runtime/live-source.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { modelDir } from '../backtest/request.ts';
+import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
 import { BacktestService } from '../backtest/service.ts';
 import { resolveApiToken } from '../http/auth.ts';
 import { startHttpServer } from '../http/server.ts';
@@ -57,8 +58,20 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   // Storage first: a data_dir that cannot be used is one clear error and exit 1 before any worker
   // thread exists (a started worker would keep the process alive with nothing listening).
   let backtests: BacktestService;
+  // QUEUE_URL: sessions run on BullMQ queue workers (src/queue); an unreachable Redis stops the start.
+  let executor: QueueExecutor | undefined;
+  const queueUrl = process.env.QUEUE_URL?.trim();
+  if (queueUrl) {
+    try {
+      executor = await createQueueExecutor(queueUrl);
+      log.info({ queue: queueUrl }, 'backtest sessions run on the queue');
+    } catch (e) {
+      log.error(`cannot start: QUEUE_URL: ${(e as Error).message}`);
+      return 1;
+    }
+  }
   try {
-    backtests = await BacktestService.open({ config, logger: log });
+    backtests = await BacktestService.open({ config, logger: log, executor });
   } catch (e) {
     log.error(`cannot start: data_dir = ${JSON.stringify(config.data_dir)}: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
@@ -77,6 +90,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   } catch (e) {
     log.error({ err: e, port, host }, `cannot start: cannot listen on ${host}:${port}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     await backtests.close();
+    await executor?.close();
     await runtime.stop();
     return 1;
   }
@@ -95,6 +109,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
       deadline.unref();
       try {
         await http.close();
+        await executor?.close();
         await runtime.stop();
         log.info('stopped');
         log.flush();

@@ -214,6 +214,13 @@ const storageShape = {
   idempotency_ttl_hours: intField(1, 8760, ' (hours an Idempotency-Key names its run)').default(24),
 };
 
+// Sweeps (src/sweep): admitted by cost, grid points x sessions, like backtests by sessions.
+const sweepShape = {
+  max_points: intField(1, 1_000_000, ' (grid points one sweep may have)').default(1000),
+  max_queued_sessions: intField(1, 100_000_000, ' (sessions of sweeps running or waiting: grid points x sessions each)').default(5000),
+  max_kept: intField(1, 100_000, ' (finished sweeps kept in <data_dir>/sweeps, oldest deleted first)').default(100),
+};
+
 const CORS_EXPECTED = 'an array of origins, e.g. ["http://localhost:3000"], or ["*"] for any origin';
 const ORIGIN_EXPECTED = 'an origin scheme://host[:port] such as "http://localhost:3000" (no path, no trailing slash), or "*" alone for any origin';
 const STREAM_HZ_EXPECTED = 'a number in (0, 100] (updates per second)';
@@ -265,7 +272,7 @@ const rootShape = {
 
 /** Known keys of each table ('' = top level), for "unknown key" messages. */
 export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'http'],
+  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'sweep', 'http'],
   trading: Object.keys(tradingShape),
   latency: Object.keys(latencyShape),
   risk: Object.keys(riskShape),
@@ -277,6 +284,7 @@ export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Objec
   model: Object.keys(modelShape),
   backtest: Object.keys(backtestShape),
   storage: Object.keys(storageShape),
+  sweep: Object.keys(sweepShape),
   http: Object.keys(httpShape),
 });
 
@@ -321,6 +329,7 @@ export const EngineConfigSchema = z
       model: table('model', modelShape).prefault({}),
       backtest: table('backtest', backtestShape).prefault({}),
       storage: table('storage', storageShape).prefault({}),
+      sweep: table('sweep', sweepShape).prefault({}),
       http: table('http', httpShape).prefault({}),
     },
     'a TOML document',

@@ -22,6 +22,8 @@ import { registerMetrics } from './routes/metrics.ts';
 import { registerOpenApi } from './routes/openapi.ts';
 import { registerState, StateCache } from './routes/state.ts';
 import { registerStream } from './routes/stream.ts';
+import { registerSweeps } from './routes/sweeps.ts';
+import { SweepService } from '../sweep/service.ts';
 import { mutatingRateLimit } from './rate-limit.ts';
 import { securityHeaders } from './security-headers.ts';
 import { SseHub } from './sse.ts';
@@ -78,6 +80,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     onError: (e) => rateLimitedError(e, 'runtime.drainLatency()'),
   });
 
+  const sweeps = deps.sweeps ?? new SweepService({ config, logger, pool: () => backtests.ensurePool(), poolThreads: backtests.poolSize, executor: backtests.executor });
   const stateCache = new StateCache(runtime, opts.stateMaxAgeMs, liveDataSource(config));
   const hub = new SseHub({
     hz: config.http.stream_hz,
@@ -97,6 +100,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
           if (ev.type === 'progress') publish('backtest_progress', { id: ev.id, symbol: ev.symbol, progress: ev.progress });
           else publish('backtest_complete', ev.run);
         }),
+      (publish) => sweeps.subscribe((ev) => publish('sweep_progress', ev)),
     ],
     onClientCount: (n) => metrics.sseClients.set(n),
     onDrop: (reason) => {
@@ -111,7 +115,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   backtests.observer = metrics.backtestObserver();
   metrics.backtestsRunning.set(backtests.running);
 
-  const ctx: ApiContext = { ...deps, metrics, hub, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024 };
+  const ctx: ApiContext = { ...deps, sweeps, metrics, hub, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024 };
   const app: App = new Hono<AppEnv>();
 
   app.use('*', async (c, next) => {
@@ -161,6 +165,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   registerStream(app, ctx);
   registerBacktests(app, ctx);
   registerDatasets(app, ctx);
+  registerSweeps(app, ctx, sweeps);
   registerOpenApi(app, ctx);
 
   app.notFound((c) => apiError(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`));
@@ -179,6 +184,8 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     hub,
     ctx,
     async close() {
+      // Sweeps stop before the backtest service destroys the pool they run on.
+      await sweeps.close();
       await hub.closeAll();
       metrics.close();
     },

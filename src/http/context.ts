@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type pino from 'pino';
 import type { BacktestService } from '../backtest/service.ts';
+import type { SweepService } from '../sweep/service.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import type { RuntimeView } from '../runtime/view.ts';
 import type { EngineMetrics } from './metrics.ts';
@@ -18,11 +19,14 @@ export interface HttpDeps {
   config: EngineConfig;
   logger: pino.Logger;
   backtests: BacktestService;
+  /** Sweeps (default: a SweepService on the backtests' pool, created by createHttpApp). */
+  sweeps?: SweepService;
 }
 
 export interface ApiContext extends HttpDeps {
   metrics: EngineMetrics;
   hub: SseHub;
+  sweeps: SweepService;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
 }

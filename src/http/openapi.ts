@@ -11,6 +11,7 @@ import { datasetListSchema, datasetSchema } from '../api/datasets.ts';
 import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
 import { healthSchema, workerHealthSchema } from '../api/health.ts';
 import { bookLevelSchema, fillSchema, latencySummarySchema, ourOrderSchema, stateAlertSchema, statePayloadSchema, symbolStateSchema } from '../api/live-state.ts';
+import { sweepProgressSchema, sweepRequestSchema, sweepRunSchema } from '../api/sweep.ts';
 import { alertEventSchema, shutdownEventSchema, streamEventSchema } from '../api/stream-events.ts';
 import { VERSION } from '../version.ts';
 import { OPEN_PATHS } from './auth.ts';
@@ -38,6 +39,9 @@ const COMPONENTS = {
   BacktestProgress: backtestProgressSchema,
   Dataset: datasetSchema,
   DatasetList: datasetListSchema,
+  SweepRequest: sweepRequestSchema,
+  SweepRun: sweepRunSchema,
+  SweepProgress: sweepProgressSchema,
   AlertEvent: alertEventSchema,
   ShutdownEvent: shutdownEventSchema,
   StreamEvent: streamEventSchema,
@@ -241,6 +245,41 @@ function buildDocument() {
           summary: 'Recorded market data (DBN) a backtest request may name as its dataset',
           description: 'The .dbn / .dbn.zst files and directories of daily files under <data_dir>/market/. Each file is read once to count its records (cached until it changes).',
           responses: { ...common, '200': ok('Datasets', 'DatasetList') },
+        },
+      },
+      '/api/sweeps': {
+        post: {
+          operationId: 'startSweep',
+          tags: ['backtest'],
+          summary: 'Start a parameter sweep: one backtest per grid point',
+          description:
+            'Every point is validated first (errors name `grid.<parameter>` and the value). The sweep is admitted by its cost, grid points x sessions, ' +
+            'against [sweep] max_queued_sessions, runs on the backtest pool, reports `sweep_progress` on the stream and is journaled in <data_dir>/sweeps.',
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SweepRequest'), example: { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05', grid: { spreadMultiplier: [1, 1.5], skewFactor: [0, 0.5] } } } } },
+          responses: {
+            ...common,
+            '202': { ...ok('Accepted: the sweep runs on', 'SweepRun'), headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } } },
+            '400': err('Malformed JSON (invalid_json) or invalid fields, grid parameters or values, or more than [sweep] max_points (invalid_request, with `fields`)'),
+            '413': err('Body over 64 KiB (payload_too_large)'),
+            '415': err('Content-Type is not application/json (unsupported_media_type)'),
+            '503': err('Over [sweep] max_queued_sessions (busy, Retry-After = estimated drain time) or shutting down (shutting_down)', retryAfter),
+          },
+        },
+      },
+      '/api/sweeps/{id}': {
+        get: {
+          operationId: 'getSweep',
+          tags: ['backtest'],
+          summary: 'One sweep: status, progress and, once completed, its points in grid order',
+          parameters: [{ ...runId, description: 'sweep id' }],
+          responses: { ...common, '200': ok('Sweep', 'SweepRun'), '404': err('Unknown id (not_found)') },
+        },
+        delete: {
+          operationId: 'cancelSweep',
+          tags: ['backtest'],
+          summary: 'Cancel a running sweep',
+          parameters: [{ ...runId, description: 'sweep id' }],
+          responses: { ...common, '200': ok('Cancelled sweep', 'SweepRun'), '404': err('Unknown id (not_found)'), '409': err('The sweep is not running (conflict)') },
         },
       },
       '/openapi.json': {

@@ -2,6 +2,7 @@
 // per animation frame (a 10 Hz stream never queues work, and a hidden tab does no drawing).
 
 import { BacktestPanel } from './backtest-form.ts';
+import { SweepPanel } from './sweep-form.ts';
 import { StreamConnection } from './connection.ts';
 import { byId } from './dom.ts';
 import { HeaderView } from './header.ts';
@@ -30,6 +31,7 @@ const latency = new LatencyView(byId('latency-table'), byId('latency-chart'));
 const stats = new StatsView(byId('stats'));
 const risk = new RiskView(byId('risk'));
 const backtest = new BacktestPanel(byId('backtest'));
+new SweepPanel(byId('sweep'));
 const toasts = new Toasts(byId('toasts'));
 
 const views: [string, () => void][] = [

@@ -17,7 +17,7 @@ function isJson(contentType: string | undefined): boolean {
   return mime === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mime);
 }
 
-function requireJson(): MiddlewareHandler<AppEnv> {
+export function requireJson(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const ct = c.req.header('content-type');
     if (!isJson(ct)) {
@@ -28,7 +28,7 @@ function requireJson(): MiddlewareHandler<AppEnv> {
 }
 
 /** A message for a body JSON.parse rejected (V8 names the position). */
-function jsonErrorMessage(e: unknown, text: string): string {
+export function jsonErrorMessage(e: unknown, text: string): string {
   if (text.trim() === '') return 'the request body is empty: expected a JSON object';
   const m = e instanceof Error ? e.message : String(e);
   return `the request body is not valid JSON: ${m}`;

@@ -1,0 +1,72 @@
+// `node dist/engine.js --sweep KEY=VALUES ...`: one backtest per grid point on the pool, printed
+// as a ranked table on stdout (or the JSON document with --json), --out FILE.json|.csv in grid
+// order. Identical inputs give byte-identical outputs; wall time goes to stderr.
+
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import type pino from 'pino';
+import type { EngineConfig } from '../config/schema.ts';
+import { createBacktestPool } from '../backtest/run.ts';
+import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
+import { parseGrid, pointCount } from '../sweep/grid.ts';
+import { sweepCsv, sweepJson, sweepTable } from '../sweep/output.ts';
+import { executeSweep, prepareSweep, sweepSessions } from '../sweep/sweep.ts';
+import type { CliOptions } from './args.ts';
+import { FLAG_OF_FIELD, requestFromFlags } from './request-flags.ts';
+
+export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
+  const grid = parseGrid(opts.sweep ?? []);
+  if (!grid.ok) {
+    process.stderr.write(`error: --sweep ${grid.error}\n`);
+    return 2;
+  }
+  const prepared = prepareSweep({ base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays }, config);
+  if (!prepared.ok) {
+    for (const e of prepared.errors) {
+      const flag = e.field === 'holdoutDays' ? '--holdout-days' : FLAG_OF_FIELD[e.field] ?? `--sweep ${e.field}`;
+      process.stderr.write(`error: ${flag}: ${e.message}\n`);
+    }
+    return 2;
+  }
+  const s = prepared.sweep;
+  const sessions = sweepSessions(s);
+  let executor: QueueExecutor | undefined;
+  if (opts.queue) {
+    try {
+      executor = await createQueueExecutor(opts.queue);
+    } catch (e) {
+      process.stderr.write(`error: --queue: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
+  // On the queue, points in flight are bounded by memory, not by local threads.
+  const threads = executor ? Math.min(64, s.points.length) : Math.min(config.backtest.pool_size || availableParallelism(), sessions);
+  const pool = executor ? null : createBacktestPool(threads);
+  const t0 = process.hrtime.bigint();
+  let lastDraw = 0;
+  try {
+    log.info({ points: pointCount(grid.value), sessions, holdout_days: opts.holdoutDays ?? 0 }, 'sweep started');
+    const doc = await executeSweep(s, {
+      pool,
+      executor,
+      concurrency: threads,
+      onProgress: (f) => {
+        const now = Date.now();
+        if (process.stderr.isTTY && now - lastDraw > 200) {
+          lastDraw = now;
+          process.stderr.write(`\rsweep ${(f * 100).toFixed(0).padStart(3)}%`);
+        }
+      },
+    });
+    if (process.stderr.isTTY) process.stderr.write('\r           \r');
+    const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (opts.out) writeFileSync(opts.out, opts.out.toLowerCase().endsWith('.csv') ? sweepCsv(doc) : sweepJson(doc));
+    process.stdout.write(opts.json ? sweepJson(doc) : sweepTable(doc));
+    process.stderr.write(`wall time ${wall.toFixed(2)} s, ${(sessions / wall).toFixed(2)} sessions/s ${executor ? `on the queue ${opts.queue}` : `over ${threads} worker(s)`}\n`);
+    log.info({ points: doc.points.length, sessions, wall_ms: Math.round(wall * 1000) }, 'sweep finished');
+    return 0;
+  } finally {
+    await pool?.destroy();
+    await executor?.close();
+  }
+}

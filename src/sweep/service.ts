@@ -1,0 +1,246 @@
+// Sweeps over HTTP: POST validates every point and admits the sweep by its cost (grid points x
+// sessions) against [sweep] max_queued_sessions; the sweep runs on the backtest pool (shared
+// with single runs) and reports progress to subscribers (the SSE stream). Each sweep is
+// journaled in <data_dir>/sweeps/<id>.json, written atomically (temp file, then rename) when it
+// starts and when it ends, refused over [storage] max_record_bytes; the newest [sweep] max_kept
+// finished sweeps are kept. A sweep found running at start was interrupted by a stop.
+
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Piscina } from 'piscina';
+import type pino from 'pino';
+import type { FieldError } from '../api/error.ts';
+import { type SweepRequest, sweepRequestSchema, type SweepRun } from '../api/sweep.ts';
+import { Admission } from '../backtest/admission.ts';
+import type { SessionExecutor } from '../backtest/run.ts';
+import type { EngineConfig } from '../config/schema.ts';
+import { gridAxes } from './grid.ts';
+import { executeSweep, prepareSweep, type PreparedSweep, sweepSessions } from './sweep.ts';
+
+export type SweepEvent = { id: string; progress: number; status: SweepRun['status'] };
+
+export type SweepSubmit =
+  | { kind: 'invalid'; errors: FieldError[] }
+  | { kind: 'busy'; retryAfterS: number; message: string }
+  | { kind: 'closed' }
+  | { kind: 'accepted'; run: SweepRun; done: Promise<SweepRun> };
+
+export interface SweepServiceOptions {
+  config: EngineConfig;
+  logger: pino.Logger;
+  /** The pool sessions run on (the backtest service's). */
+  pool: () => Piscina;
+  poolThreads: number;
+  /** Where sessions run instead of the pool (QUEUE_URL: BullMQ workers). */
+  executor?: SessionExecutor;
+  /** Journal root (default config.data_dir); files go to `<dataDir>/sweeps`. */
+  dataDir?: string;
+  /** Minimum interval between progress events of one sweep (ms, default 250). */
+  progressIntervalMs?: number;
+}
+
+interface Active {
+  run: SweepRun;
+  abort: AbortController;
+  done: Promise<SweepRun>;
+  t0: bigint;
+}
+
+const ID_RE = /^sw_[0-9TZ]+_[0-9a-z]{4}_[0-9a-f]{6}$/;
+
+export class SweepService {
+  readonly dir: string;
+  private readonly admission: Admission;
+  private readonly active = new Map<string, Active>();
+  private readonly listeners = new Set<(ev: SweepEvent) => void>();
+  private readonly log: pino.Logger;
+  private seq = 0;
+  private closed = false;
+  private dirReady = false;
+
+  constructor(private readonly o: SweepServiceOptions) {
+    this.log = o.logger.child({ component: 'sweeps' });
+    this.dir = resolve(o.dataDir ?? o.config.data_dir, 'sweeps');
+    this.admission = new Admission({ maxSessions: o.config.sweep.max_queued_sessions, poolThreads: o.poolThreads, defaultSessionSeconds: o.config.backtest.session_seconds_estimate });
+  }
+
+  private get queuedSessions(): number {
+    let n = 0;
+    for (const a of this.active.values()) n += Math.ceil(a.run.sessions * (1 - a.run.progress));
+    return n;
+  }
+
+  submit(body: unknown): SweepSubmit {
+    if (this.closed) return { kind: 'closed' };
+    const parsed = sweepRequestSchema.safeParse(body);
+    if (!parsed.success) {
+      return { kind: 'invalid', errors: parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.code === 'unrecognized_keys' ? `unknown field ${(i as { keys?: string[] }).keys?.join(', ')}` : `expected ${i.message}` })) };
+    }
+    const req = parsed.data;
+    const axes = gridAxes(req.grid);
+    if (!axes.ok) return { kind: 'invalid', errors: axes.errors };
+    const points = axes.value.reduce((n, a) => n * a.values.length, 1);
+    const max = this.o.config.sweep.max_points;
+    if (points > max) return { kind: 'invalid', errors: [{ field: 'grid', message: `${points} grid points, more than [sweep] max_points = ${max}` }] };
+    const { grid: _grid, holdoutDays, ...base } = req;
+    const prepared = prepareSweep({ base, axes: axes.value, naming: 'name', holdoutDays }, this.o.config);
+    if (!prepared.ok) return { kind: 'invalid', errors: prepared.errors.map((e) => (e.field in req.grid ? { ...e, field: `grid.${e.field}` } : e)) };
+    const sessions = sweepSessions(prepared.sweep);
+    const bound = this.o.config.sweep.max_queued_sessions;
+    // Larger than the whole bound: it would never be admitted, so it is not a "retry later".
+    if (sessions > bound) return { kind: 'invalid', errors: [{ field: 'grid', message: `this sweep costs ${sessions} sessions (${points} points x sessions), more than [sweep] max_queued_sessions = ${bound}` }] };
+    const queued = this.queuedSessions;
+    if (!this.admission.admits(queued, sessions)) {
+      const retryAfterS = this.admission.retryAfterSeconds(queued);
+      return {
+        kind: 'busy',
+        retryAfterS,
+        message: `this sweep costs ${sessions} sessions (${points} points) and ${queued} are running or queued: together over [sweep] max_queued_sessions = ${this.o.config.sweep.max_queued_sessions}; retry in about ${retryAfterS} s`,
+      };
+    }
+    const now = new Date();
+    const run: SweepRun = { id: this.newId(now), status: 'running', request: req, points, sessions, progress: 0, started_at: now.toISOString(), finished_at: null, error: null, result: null };
+    const active = { run, abort: new AbortController(), t0: process.hrtime.bigint() } as Active;
+    this.active.set(run.id, active);
+    active.done = this.execute(active, prepared.sweep);
+    return { kind: 'accepted', run, done: active.done };
+  }
+
+  private async execute(a: Active, prepared: PreparedSweep): Promise<SweepRun> {
+    const run = a.run;
+    const interval = this.o.progressIntervalMs ?? 250;
+    let last = 0;
+    this.log.info({ id: run.id, points: run.points, sessions: run.sessions }, 'sweep started');
+    try {
+      this.save(run);
+      run.result = await executeSweep(prepared, {
+        pool: this.o.executor ? null : this.o.pool(),
+        executor: this.o.executor,
+        concurrency: this.o.poolThreads,
+        signal: a.abort.signal,
+        onProgress: (f) => {
+          run.progress = Math.min(1, Math.max(0, f));
+          const now = Date.now();
+          if (now - last >= interval) {
+            last = now;
+            this.emit({ id: run.id, progress: run.progress, status: 'running' });
+          }
+        },
+      });
+      run.status = 'completed';
+      run.progress = 1;
+    } catch (e) {
+      run.result = null;
+      if (a.abort.signal.aborted) {
+        run.status = 'cancelled';
+        run.error = { code: 'cancelled', message: String((a.abort.signal.reason as Error)?.message ?? a.abort.signal.reason).slice(0, 500) };
+      } else {
+        run.status = 'failed';
+        run.error = { code: 'sweep_failed', message: (e instanceof Error ? e.message : String(e)).slice(0, 500) };
+        this.log.error({ id: run.id, err: e }, 'sweep failed');
+      }
+    }
+    run.finished_at = new Date().toISOString();
+    try {
+      this.save(run);
+    } catch (e) {
+      run.status = 'failed';
+      run.result = null;
+      run.error = { code: 'storage_error', message: `the sweep journal could not store the sweep: ${e instanceof Error ? e.message : String(e)}`.slice(0, 500) };
+      try {
+        this.save(run);
+      } catch {
+        // The in-memory record still answers GET until the engine stops.
+      }
+    }
+    const seconds = Number(process.hrtime.bigint() - a.t0) / 1e9;
+    if (run.status === 'completed') this.admission.record(seconds, run.sessions);
+    this.active.delete(run.id);
+    this.retain();
+    this.log.info({ id: run.id, status: run.status, seconds }, 'sweep finished');
+    this.emit({ id: run.id, progress: run.progress, status: run.status });
+    return run;
+  }
+
+  /** The sweep: from memory while running, else its journal file; null when unknown. */
+  get(id: string): SweepRun | null {
+    const a = this.active.get(id);
+    if (a) return a.run;
+    if (!ID_RE.test(id)) return null;
+    try {
+      const run = JSON.parse(readFileSync(join(this.dir, `${id}.json`), 'utf8')) as SweepRun;
+      // Journaled as running but not running here: the engine stopped mid-sweep.
+      return run.status === 'running' ? { ...run, status: 'interrupted', error: { code: 'interrupted', message: 'the engine stopped during the sweep' } } : run;
+    } catch {
+      return null;
+    }
+  }
+
+  cancel(id: string, reason = 'cancelled by request'): boolean {
+    const a = this.active.get(id);
+    if (!a) return false;
+    a.abort.abort(new Error(reason));
+    return true;
+  }
+
+  whenDone(id: string): Promise<SweepRun> | null {
+    return this.active.get(id)?.done ?? null;
+  }
+
+  subscribe(listener: (ev: SweepEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Cancels every running sweep and waits for them (before the pool is destroyed). */
+  async close(reason = 'server shutting down'): Promise<void> {
+    this.closed = true;
+    const pending = [...this.active.values()];
+    for (const a of pending) a.abort.abort(new Error(reason));
+    await Promise.allSettled(pending.map((a) => a.done));
+  }
+
+  private save(run: SweepRun): void {
+    const text = `${JSON.stringify(run)}\n`;
+    const max = this.o.config.storage.max_record_bytes;
+    const bytes = Buffer.byteLength(text);
+    if (bytes > max) throw new Error(`the sweep's record is ${bytes} bytes, over [storage] max_record_bytes = ${max}`);
+    if (!this.dirReady) {
+      mkdirSync(this.dir, { recursive: true });
+      this.dirReady = true;
+    }
+    const path = join(this.dir, `${run.id}.json`);
+    writeFileSync(`${path}.tmp`, text);
+    renameSync(`${path}.tmp`, path);
+  }
+
+  /** Deletes the oldest finished sweeps beyond [sweep] max_kept (ids sort by start time). */
+  private retain(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.endsWith('.json') && !this.active.has(n.slice(0, -5))).sort();
+    } catch {
+      return;
+    }
+    for (const n of names.slice(0, Math.max(0, names.length - this.o.config.sweep.max_kept))) rmSync(join(this.dir, n), { force: true });
+  }
+
+  private emit(ev: SweepEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(ev);
+      } catch (e) {
+        this.log.error({ err: e }, 'sweep event listener failed');
+      }
+    }
+  }
+
+  private newId(d: Date): string {
+    const stamp = d.toISOString().replace(/[-:.]/g, '');
+    this.seq = (this.seq + 1) % 36 ** 4;
+    return `sw_${stamp}_${this.seq.toString(36).padStart(4, '0')}_${randomBytes(3).toString('hex')}`;
+  }
+}
+
+export type { SweepRequest };

@@ -1,0 +1,88 @@
+// The sweep panel in a real browser (chromium via playwright-core) against a real engine and
+// dashboard server: fill the form, run a 2 x 2 sweep, the table shows its 4 points and sorts on
+// a header click, the heatmap shows the metric over the two parameters; a bad value shows the
+// engine's message naming grid.<parameter>.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { ensureBuilt } from './helpers/build.ts';
+import { ENGINE, ROOT, tempDir } from './helpers/cli.ts';
+import { beforeAll } from './helpers/hooks.ts';
+import { freePort } from './helpers/net.ts';
+import { until, untilOk, WAIT_MS } from './helpers/wait.ts';
+
+const dir = tempDir('sweep-browser-');
+const config = join(dir, 'engine.toml');
+const children: ChildProcess[] = [];
+let browser: Browser | null = null;
+let page: Page;
+const errors: string[] = [];
+
+function track(c: ChildProcess): { child: ChildProcess; out: () => string } {
+  children.push(c);
+  let text = '';
+  c.stdout?.on('data', (b: Buffer) => (text += b.toString()));
+  c.stderr?.on('data', (b: Buffer) => (text += b.toString()));
+  return { child: c, out: () => text };
+}
+
+beforeAll(test, async () => {
+  ensureBuilt();
+  writeFileSync(config, `data_dir = ${JSON.stringify(join(dir, 'data'))}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 2\n`);
+  const port = await freePort();
+  const engineUrl = `http://127.0.0.1:${port}`;
+  const engine = track(spawn(process.execPath, [ENGINE, '--config', config], { env: { ...process.env, PORT: String(port), RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  await untilOk(`${engineUrl}/health`, { child: engine.child, context: engine.out });
+  const dash = track(spawn(process.execPath, [join(ROOT, 'dist', 'dashboard.js')], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const dashPort = await until('the dashboard listens', () => /"port":(\d+)[^\n]*dashboard listening/.exec(dash.out())?.[1]);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  page = await browser.newPage({ viewport: { width: 1680, height: 1050 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`http://127.0.0.1:${dashPort}/`);
+});
+
+test.after(async () => {
+  await browser?.close().catch(() => {});
+  for (const c of children.reverse()) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    await exited;
+  }
+});
+
+test('a 2 x 2 sweep from the form: sortable table of 4 points and a 2 x 2 heatmap', async () => {
+  await page.fill('input[name=symbol]', 'ES');
+  await page.fill('input[name=startDate]', '2024-01-02');
+  await page.fill('input[name=endDate]', '2024-01-02');
+  await page.selectOption('select[name=grid-param-0]', 'spreadMultiplier');
+  await page.fill('input[name=grid-values-0]', '1, 1.5');
+  await page.selectOption('select[name=grid-param-1]', 'skewFactor');
+  await page.fill('input[name=grid-values-1]', '0, 1');
+  await page.click('.p-sweep button[type=submit]');
+  await page.waitForSelector('.sweep-table tbody tr:nth-child(4)', { timeout: WAIT_MS * 2 });
+  assert.match((await page.textContent('.sweep-status')) ?? '', /completed/);
+  const pnl = async () => page.$$eval('.sweep-table tbody tr', (rows) => rows.map((r) => Number((r.children[2].textContent ?? '').replace(/[^0-9.-]/g, ''))));
+  const desc = await pnl();
+  assert.equal(desc, [...desc].sort((a, b) => b - a), 'sorted by P&L, highest first');
+  await page.click('.sweep-table th[data-column="total_pnl"]');
+  const asc = await pnl();
+  assert.equal(asc, [...desc].reverse(), 'a second click reverses');
+  const cells = await page.$$eval('.sweep-heatmap td[data-value]', (tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
+  assert.is(cells.length, 4);
+  const byValue = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  assert.equal(byValue(cells.map((v) => Math.round(v * 100) / 100)), byValue(asc), 'one cell per point (no third parameter), the same P&L as the table');
+  assert.equal(errors, []);
+});
+
+test('a bad value: the engine\'s message naming grid.<parameter> and the value', async () => {
+  await page.fill('input[name=grid-values-0]', '1, 0');
+  await page.click('.p-sweep button[type=submit]');
+  await page.waitForSelector('.sweep-status.error', { timeout: WAIT_MS });
+  assert.match((await page.textContent('.sweep-status')) ?? '', /grid\.spreadMultiplier: expected a number > 0, got 0/);
+});
+
+test.run();
