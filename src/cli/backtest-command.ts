@@ -35,6 +35,7 @@ export function formatSummary(r: BacktestResult): string {
     ['markout +100ms', mk('100ms')],
     ['markout +1s', mk('1s')],
     ['markout +10s', mk('10s')],
+    ['markout +60s', mk('60s')],
     ['kill switch', killSwitchLine(r.kill_switch)],
   ];
   const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}`;
