@@ -21,13 +21,19 @@ export interface BacktestTask {
 export interface RunOptions {
   pool?: Piscina | null;
   collectFills?: boolean;
-  /** Fraction of the whole run done, 0..1. */
-  onProgress?: (fraction: number) => void;
+  /** Fraction of the whole run done, 0..1, with sessions finished and events processed so far. */
+  onProgress?: (fraction: number, run?: RunProgress) => void;
   signal?: AbortSignal;
   /** Run the sessions strictly one after another on the pool (the reference for the parallel run). */
   sequential?: boolean;
   /** Inline runs only: this predictor instead of the request's model (signal comparisons). */
   predictor?: Predictor | null;
+}
+
+export interface RunProgress {
+  sessionsDone: number;
+  sessionsTotal: number;
+  events: number;
 }
 
 export interface BacktestRun {
@@ -45,9 +51,14 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
   // session inside its spec; each session builds its own predictor from it.
   const specs = sessionSpecs(req, config, opts.collectFills ?? false, requestModel(req, config));
   const progress = specs.map(() => 0);
-  const report = (i: number, f: number) => {
+  const events = specs.map(() => 0);
+  const report = (i: number, f: number, n = events[i]) => {
     progress[i] = f;
-    opts.onProgress?.(progress.reduce((a, b) => a + b, 0) / specs.length);
+    events[i] = n;
+    if (!opts.onProgress) return;
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const run = { sessionsDone: progress.filter((x) => x === 1).length, sessionsTotal: specs.length, events: sum(events) };
+    opts.onProgress(sum(progress) / specs.length, run);
   };
   const index = new Map(specs.map((s, i) => [s.date, i]));
   let runner: SessionRunner;
@@ -56,12 +67,12 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
     runner = async (spec, stop) => {
       const i = index.get(spec.date)!;
       const ch = new MessageChannel();
-      ch.port1.on('message', (f: number) => report(i, f));
+      ch.port1.on('message', ([f, n]: [number, number]) => report(i, f, n));
       try {
         const task: BacktestTask = { spec, port: ch.port2 };
         const signal = stop && opts.signal ? AbortSignal.any([stop, opts.signal]) : (stop ?? opts.signal);
         const r = (await pool.run(task, { transferList: [ch.port2] as never, signal })) as SessionResult;
-        report(i, 1);
+        report(i, 1, r.eventsProcessed);
         return r;
       } finally {
         ch.port1.close();
@@ -70,8 +81,8 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
   } else {
     runner = async (spec) => {
       const i = index.get(spec.date)!;
-      const r = runSession(spec, { onProgress: (f) => report(i, f), predictor: opts.predictor });
-      report(i, 1);
+      const r = runSession(spec, { onProgress: (f, n) => report(i, f, n), predictor: opts.predictor });
+      report(i, 1, r.eventsProcessed);
       return r;
     };
   }
