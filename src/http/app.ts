@@ -12,6 +12,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ApiContext, App, AppEnv, HttpDeps } from './context.ts';
 import { ApiError, apiError, respondApiError } from './errors.ts';
 import { EngineMetrics } from './metrics.ts';
+import { registerBacktestArtifacts } from './routes/backtest-artifacts.ts';
 import { registerBacktests } from './routes/backtests.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerMetrics } from './routes/metrics.ts';
@@ -143,6 +144,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   registerState(app, ctx, stateCache);
   registerStream(app, ctx);
   registerBacktests(app, ctx);
+  registerBacktestArtifacts(app, ctx);
   registerOpenApi(app, ctx);
 
   app.notFound((c) => apiError(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`));
