@@ -93,7 +93,10 @@ test('on a terminal the bar shows sessions, events/s and the ETA', () => {
   const tty = Object.assign(Object.create(process.stderr), {
     isTTY: true,
     columns: 120,
-    write: (s: string) => ((out += s), true),
+    write: (s: string) => {
+      out += s;
+      return true;
+    },
     cursorTo: () => true,
     clearLine: () => true,
     clearScreenDown: () => true,
