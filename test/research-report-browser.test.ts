@@ -46,7 +46,7 @@ test('every chart drew: each SVG has series paths with a visible extent', async 
     svgs.map((svg) => ({
       id: svg.closest('figure')!.id,
       series: [...svg.querySelectorAll('path.series')].map((p) => {
-        const b = (p as SVGPathElement).getBBox();
+        const b = (p as unknown as { getBBox(): { width: number; height: number } }).getBBox();
         return { d: p.getAttribute('d')!.length, w: b.width, h: b.height };
       }),
     })),
@@ -62,7 +62,7 @@ test('every figure shown equals the JSON result, at full precision', async () =>
   const figs = await page.$$eval('[data-figure]', (els) => els.map((e) => [e.getAttribute('data-figure')!, e.getAttribute('data-value')!] as const));
   assert.ok(figs.length >= 16, `figures ${figs.length}`);
   for (const [key, value] of figs) {
-    const want = key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], result);
+    const want = key.split('.').reduce((o: unknown, k: string) => (o as Record<string, unknown>)[k], result as unknown);
     assert.equal(JSON.parse(value), want, key);
   }
   const sessions = await page.$$eval('tr[data-session]', (rows) => rows.map((r) => [r.getAttribute('data-session'), Number(r.querySelector('[data-value]')!.getAttribute('data-value'))]));
