@@ -47,14 +47,17 @@ test('every chart drew: each SVG has series paths with a visible extent', async 
       id: svg.closest('figure')!.id,
       series: [...svg.querySelectorAll('path.series')].map((p) => {
         const b = (p as unknown as { getBBox(): { width: number; height: number } }).getBBox();
-        return { d: p.getAttribute('d')!.length, w: b.width, h: b.height };
+        const css = (globalThis as unknown as { getComputedStyle(e: unknown): { stroke: string; strokeWidth: string; fill: string } }).getComputedStyle(p);
+        // Painted: a stroke (lines, dots) or a fill (bars), not both none.
+        const painted = (css.stroke !== 'none' && css.strokeWidth !== '0px') || css.fill !== 'none';
+        return { d: p.getAttribute('d')!.length, w: b.width, h: b.height, painted };
       }),
     })),
   );
   assert.equal(charts.map((c) => c.id), ['chart-equity', 'chart-drawdown', 'chart-position', 'chart-price', 'chart-markouts']);
   for (const c of charts) {
     assert.ok(c.series.length > 0, `${c.id} has series`);
-    for (const s of c.series) assert.ok(s.d > 10 && s.w + s.h > 0, `${c.id}: a drawn path ${JSON.stringify(s)}`);
+    for (const s of c.series) assert.ok(s.d > 10 && s.w + s.h > 0 && s.painted, `${c.id}: a drawn path ${JSON.stringify(s)}`);
   }
 });
 

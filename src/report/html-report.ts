@@ -89,7 +89,7 @@ export function buildReport({ result: r, fills, config }: ReportInput): string {
   const charts = [
     timeChart('chart-equity', 'Equity (USD)', [{ name: 'equity', color: '#1f77b4', points: equity }], { yFormat: usd, xRange, markers }),
     timeChart('chart-drawdown', 'Drawdown from the running peak (%)', [{ name: 'drawdown %', color: '#d62728', points: drawdownSeries(r.equity_curve) }], { yFormat: num(3), xRange, markers }),
-    timeChart('chart-position', 'Position after each fill (contracts)', [{ name: 'position', color: '#2ca02c', points: position, style: 'step' }], { yFormat: num(0), xRange, markers }),
+    timeChart('chart-position', 'Position after each fill (contracts)', [{ name: 'position', color: '#2ca02c', points: position, style: 'step' }], { yFormat: num(1), xRange, markers }),
     timeChart(
       'chart-price',
       'Price: mid at our fills, our buys and sells',

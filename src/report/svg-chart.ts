@@ -119,7 +119,7 @@ export function barChart(id: string, title: string, names: { name: string; color
       const y = Math.min(sy(v), sy(0));
       const h = Math.max(Math.abs(sy(v) - sy(0)), 1);
       parts.push(
-        `<path class="series bar" data-series="${esc(names[bi].name)}" data-group="${esc(g.label)}" data-value="${v}" fill="${names[bi].color}" d="M${f2(gx + bi * bw)} ${f2(y)}h${f2(bw - 2)}v${f2(h)}h${f2(-(bw - 2))}Z"><title>${esc(`${names[bi].name} ${g.label}: ${yFormat(v)}`)}</title></path>`,
+        `<path class="series bar" data-series="${esc(names[bi].name)}" data-group="${esc(g.label)}" data-value="${v}" style="fill:${names[bi].color}" d="M${f2(gx + bi * bw)} ${f2(y)}h${f2(bw - 2)}v${f2(h)}h${f2(-(bw - 2))}Z"><title>${esc(`${names[bi].name} ${g.label}: ${yFormat(v)}`)}</title></path>`,
       );
     });
   });
