@@ -82,7 +82,8 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
 export function equityTable(curve: readonly { t: number; equity: number }[]): Column[] {
   return [
     { name: 'time', kind: 'string', values: curve.map((p) => new Date(p.t).toISOString()) },
-    { name: 'time_ns', kind: 'int64', values: curve.map((p) => BigInt(Math.round(p.t * 1e6))) },
+    // In BigInt: epoch ms x 1e6 passes 2^53, where a float64 product would round.
+    { name: 'time_ns', kind: 'int64', values: curve.map((p) => BigInt(p.t) * 1_000_000n) },
     { name: 'equity', kind: 'double', values: curve.map((p) => p.equity) },
   ];
 }
