@@ -9,19 +9,10 @@ import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import type { Column } from '../research/fill-table.ts';
 import { barChart, esc, type Marker, type Point, timeChart } from './svg-chart.ts';
 
-/** Our quotes sampled once a second: epoch ms, prices (NaN: no quote on that side). */
-export interface QuotePoints {
-  t: number[];
-  bid: number[];
-  ask: number[];
-  mid: number[];
-}
-
 export interface ReportInput {
   result: BacktestResult;
   /** fillTable() of the same run. */
   fills: Column[];
-  quotes: QuotePoints;
   /** The engine config the run used (shown as JSON); optional. */
   config?: unknown;
 }
@@ -74,9 +65,7 @@ function eventMarkers(r: BacktestResult): Marker[] {
   return m;
 }
 
-const defined = (t: number[], y: number[]): Point[] => t.map((x, i): Point => [x, y[i]]).filter((p) => !Number.isNaN(p[1]));
-
-export function buildReport({ result: r, fills, quotes, config }: ReportInput): string {
+export function buildReport({ result: r, fills, config }: ReportInput): string {
   const col = (n: string) => fills.find((c) => c.name === n)!.values;
   const times = col('time_ns').map((t) => Number((t as bigint) / 1_000_000n));
   const markers = eventMarkers(r);
@@ -87,7 +76,12 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
   const side = col('side');
   const buys: Point[] = [];
   const sells: Point[] = [];
-  times.forEach((t, i) => (side[i] === 'BUY' ? buys : sells).push([t, price[i]]));
+  const mids: Point[] = [];
+  times.forEach((t, i) => {
+    (side[i] === 'BUY' ? buys : sells).push([t, price[i]]);
+    const mid = col('mid')[i];
+    if (mid !== null) mids.push([t, mid as number]);
+  });
   const maker = markoutsBy(fills, 'maker');
   const taker = markoutsBy(fills, 'taker');
   const all = markoutsBy(fills, null);
@@ -98,11 +92,9 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
     timeChart('chart-position', 'Position after each fill (contracts)', [{ name: 'position', color: '#2ca02c', points: position, style: 'step' }], { yFormat: num(1), xRange, markers }),
     timeChart(
       'chart-price',
-      'Price: mid and our quotes (sampled each second), our buys and sells',
+      'Price: mid at our fills, our buys and sells',
       [
-        { name: 'mid', color: '#888', points: defined(quotes.t, quotes.mid) },
-        { name: 'our bid', color: '#98df8a', points: defined(quotes.t, quotes.bid), style: 'step' },
-        { name: 'our ask', color: '#ff9896', points: defined(quotes.t, quotes.ask), style: 'step' },
+        { name: 'mid at fill', color: '#888', points: mids },
         { name: 'buy', color: '#2ca02c', points: buys, style: 'dots' },
         { name: 'sell', color: '#d62728', points: sells, style: 'dots' },
       ],
