@@ -5,7 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tableFromIPC } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm/node';
-import { runBacktest } from '../src/backtest/run.ts';
+import { runBacktest, type BacktestRun } from '../src/backtest/run.ts';
+import { beforeAll } from './helpers/hooks.ts';
 import { validateBacktestRequest } from '../src/backtest/request.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { MARKOUT_LABELS } from '../src/portfolio/markouts.ts';
@@ -15,7 +16,14 @@ import { toParquet } from '../src/research/parquet.ts';
 const config = parseConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:50"\n', 'short.toml');
 const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03', seed: 7 }, config);
 if (!v.ok) throw new Error(JSON.stringify(v.errors));
-const run = await runBacktest(v.request, config, { collectFills: true });
+// Run when this file's tests start (uvu imports every file first), and dropped after them.
+let run: BacktestRun;
+beforeAll(test, async () => {
+  run = await runBacktest(v.request, config, { collectFills: true });
+});
+test.after(() => {
+  run = undefined as unknown as BacktestRun;
+});
 
 function csvRows(csv: string): string[][] {
   return csv.trimEnd().split('\n').map((l) => l.split(','));
