@@ -3,8 +3,6 @@
 // the CSV's values, and the per-fill markouts add up to the result's markouts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tableFromIPC } from 'apache-arrow';
-import { readParquet } from 'parquet-wasm/node';
 import { runBacktest, type BacktestRun } from '../src/backtest/run.ts';
 import { beforeAll } from './helpers/hooks.ts';
 import { validateBacktestRequest } from '../src/backtest/request.ts';
@@ -18,7 +16,12 @@ const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDa
 if (!v.ok) throw new Error(JSON.stringify(v.errors));
 // Run when this file's tests start (uvu imports every file first), and dropped after them.
 let run: BacktestRun;
+// The readers load when this file's tests start: parquet-wasm compiles a 5 MB WASM module.
+let tableFromIPC: typeof import('apache-arrow').tableFromIPC;
+let readParquet: typeof import('parquet-wasm/node').readParquet;
 beforeAll(test, async () => {
+  ({ tableFromIPC } = await import('apache-arrow'));
+  ({ readParquet } = await import('parquet-wasm/node'));
   run = await runBacktest(v.request, config, { collectFills: true });
 });
 test.after(() => {
