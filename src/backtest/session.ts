@@ -121,8 +121,8 @@ export interface SessionHooks {
   taps?: SessionTaps;
   /** Overrides the predictor built from spec.model (undefined: build it from the spec). */
   predictor?: Predictor | null;
-  /** Called about every million events with the fraction of the session done. */
-  onProgress?: (fraction: number) => void;
+  /** Called about every million events with the fraction of the session done and the events so far. */
+  onProgress?: (fraction: number, events: number) => void;
 }
 
 const GEN_BATCH = 4096;
@@ -227,7 +227,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
       md.advance();
       if (engine.eventsProcessed >= nextProgress) {
         nextProgress += 1 << 20;
-        hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span);
+        hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
       }
     }
   }

@@ -98,7 +98,7 @@ export class Engine {
   readonly portfolio: Portfolio;
   readonly orders: OrderTable;
   readonly fills = new FillLog();
-  readonly markouts = new MarkoutTracker();
+  readonly markouts = new MarkoutTracker(this.fills);
   readonly equity = new EquityCurve();
   readonly predictor: Predictor | null;
 
@@ -245,12 +245,13 @@ export class Engine {
     const fee = d[off + ER_FEE];
     const p = this.portfolio;
     p.onFill(side, price, qty, fee);
-    this.fills.push(d[off + ER_EXCH_TS], this.now, d[off + ER_SENT], id, side, price, qty, d[off + ER_LIQ], fee, p.position, p.lastFillTradePnl);
-    this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty);
-    this.risk.onPosition(this.now, p.position);
     const bb = this.book.bestBid;
     const ba = this.book.bestAsk;
-    if (bb !== NO_PRICE && ba !== NO_PRICE && this.risk.onEquity(this.now, p.equity((bb + ba) * 0.5))) this.cancelAll();
+    const mid = bb !== NO_PRICE && ba !== NO_PRICE ? (bb + ba) * 0.5 : NaN;
+    this.fills.push(d[off + ER_EXCH_TS], this.now, d[off + ER_SENT], id, side, price, qty, d[off + ER_LIQ], fee, p.position, p.lastFillTradePnl, mid);
+    this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty, this.fills.length - 1);
+    this.risk.onPosition(this.now, p.position);
+    if (mid === mid && this.risk.onEquity(this.now, p.equity(mid))) this.cancelAll();
   }
 
   private done(slot: number): void {
