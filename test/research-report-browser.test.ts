@@ -61,6 +61,13 @@ test('every chart drew: each SVG has series paths with a visible extent', async 
   }
 });
 
+test('the price chart carries our quotes (both sides) and our fills', async () => {
+  const series = await page.$$eval('#chart-price path.series', (ps) => ps.map((p) => [p.getAttribute('data-series'), Number(p.getAttribute('data-points'))] as const));
+  const points = Object.fromEntries(series);
+  for (const name of ['mid', 'our bid', 'our ask', 'buy', 'sell']) assert.ok(points[name] > 0, `${name}: ${points[name]} points`);
+  assert.ok(series.every(([, n]) => n <= 2000), 'each series bounded');
+});
+
 test('every figure shown equals the JSON result, at full precision', async () => {
   const figs = await page.$$eval('[data-figure]', (els) => els.map((e) => [e.getAttribute('data-figure')!, e.getAttribute('data-value')!] as const));
   assert.ok(figs.length >= 16, `figures ${figs.length}`);

@@ -9,10 +9,19 @@ import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import type { Column } from '../research/fill-table.ts';
 import { barChart, esc, type Marker, type Point, timeChart } from './svg-chart.ts';
 
+/** Our quotes sampled once a second: epoch ms, prices (NaN: no quote on that side). */
+export interface QuotePoints {
+  t: number[];
+  bid: number[];
+  ask: number[];
+  mid: number[];
+}
+
 export interface ReportInput {
   result: BacktestResult;
   /** fillTable() of the same run. */
   fills: Column[];
+  quotes: QuotePoints;
   /** The engine config the run used (shown as JSON); optional. */
   config?: unknown;
 }
@@ -65,7 +74,9 @@ function eventMarkers(r: BacktestResult): Marker[] {
   return m;
 }
 
-export function buildReport({ result: r, fills, config }: ReportInput): string {
+const defined = (t: number[], y: number[]): Point[] => t.map((x, i): Point => [x, y[i]]).filter((p) => !Number.isNaN(p[1]));
+
+export function buildReport({ result: r, fills, quotes, config }: ReportInput): string {
   const col = (n: string) => fills.find((c) => c.name === n)!.values;
   const times = col('time_ns').map((t) => Number((t as bigint) / 1_000_000n));
   const markers = eventMarkers(r);
@@ -76,12 +87,7 @@ export function buildReport({ result: r, fills, config }: ReportInput): string {
   const side = col('side');
   const buys: Point[] = [];
   const sells: Point[] = [];
-  const mids: Point[] = [];
-  times.forEach((t, i) => {
-    (side[i] === 'BUY' ? buys : sells).push([t, price[i]]);
-    const mid = col('mid')[i];
-    if (mid !== null) mids.push([t, mid as number]);
-  });
+  times.forEach((t, i) => (side[i] === 'BUY' ? buys : sells).push([t, price[i]]));
   const maker = markoutsBy(fills, 'maker');
   const taker = markoutsBy(fills, 'taker');
   const all = markoutsBy(fills, null);
@@ -92,9 +98,11 @@ export function buildReport({ result: r, fills, config }: ReportInput): string {
     timeChart('chart-position', 'Position after each fill (contracts)', [{ name: 'position', color: '#2ca02c', points: position, style: 'step' }], { yFormat: num(1), xRange, markers }),
     timeChart(
       'chart-price',
-      'Price: mid at our fills, our buys and sells',
+      'Price: mid and our quotes (sampled each second), our buys and sells',
       [
-        { name: 'mid at fill', color: '#888', points: mids },
+        { name: 'mid', color: '#888', points: defined(quotes.t, quotes.mid) },
+        { name: 'our bid', color: '#98df8a', points: defined(quotes.t, quotes.bid), style: 'step' },
+        { name: 'our ask', color: '#ff9896', points: defined(quotes.t, quotes.ask), style: 'step' },
         { name: 'buy', color: '#2ca02c', points: buys, style: 'dots' },
         { name: 'sell', color: '#d62728', points: sells, style: 'dots' },
       ],

@@ -4,7 +4,10 @@
 import type { BacktestRun } from '../backtest/run.ts';
 import type { ResolvedRequest } from '../backtest/request.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { buildReport } from '../report/html-report.ts';
+import type { AccountSession } from '../backtest/account.ts';
+import { sessionNsToEpochMs } from '../market/calendar.ts';
+import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
+import { buildReport, type QuotePoints } from '../report/html-report.ts';
 import { equityTable, fillTable, toCsv } from './fill-table.ts';
 import { toParquet } from './parquet.ts';
 
@@ -25,6 +28,23 @@ export function equityFile(run: BacktestRun, format: TableFormat): string | Uint
   return format === 'csv' ? toCsv(t) : toParquet(t);
 }
 
+/** The sessions' quote samples in epoch ms and price units (NaN: no quote on that side). */
+export function quotePoints(root: string, sessions: AccountSession[]): QuotePoints {
+  const tick = contractForRoot(root).tickSize;
+  const out: QuotePoints = { t: [], bid: [], ask: [], mid: [] };
+  for (const { date, result: s } of sessions) {
+    const q = s?.quotes;
+    if (!q) continue;
+    for (let i = 0; i < q.times.length; i++) {
+      out.t.push(sessionNsToEpochMs(date, q.times[i]));
+      out.bid.push(ticksToPrice(q.bid[i], tick));
+      out.ask.push(ticksToPrice(q.ask[i], tick));
+      out.mid.push(ticksToPrice(q.mid[i], tick));
+    }
+  }
+  return out;
+}
+
 export function reportFile(req: ResolvedRequest, run: BacktestRun, config: EngineConfig): string {
-  return buildReport({ result: run.result, fills: fillTable(req, run.sessions), config: runConfig(config) });
+  return buildReport({ result: run.result, fills: fillTable(req, run.sessions), quotes: quotePoints(req.root, run.sessions), config: runConfig(config) });
 }
