@@ -33,7 +33,7 @@ export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: 
   let executor: QueueExecutor | undefined;
   if (opts.queue) {
     try {
-      executor = await createQueueExecutor(opts.queue);
+      executor = await createQueueExecutor(opts.queue, config);
     } catch (e) {
       process.stderr.write(`error: --queue: ${(e as Error).message}\n`);
       return 1;

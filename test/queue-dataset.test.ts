@@ -1,0 +1,158 @@
+// Recorded data on BullMQ workers (real redis-server): a job names its dataset, not a path of the
+// engine's machine; a worker holding the dataset under its own <data_dir>/market/ gives the local
+// result byte for byte; a worker without it fails the job at once with an error naming the data
+// and the worker's directory, and the sweep reports it (exit 1, no retry loop, no hang).
+// Cancelling a run removes its jobs still waiting, so no worker picks them up later.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { ensureBuilt } from './helpers/build.ts';
+import { ENGINE, tempDir } from './helpers/cli.ts';
+import { beforeAll } from './helpers/hooks.ts';
+import { freePort } from './helpers/net.ts';
+import { until, WAIT_MS } from './helpers/wait.ts';
+import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
+import { marketDataDir, sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
+import { parseConfig } from '../src/config/load.ts';
+import { parseQueueUrl, SESSION_QUEUE } from '../src/queue/connection.ts';
+import { createQueueExecutor } from '../src/queue/executor.ts';
+import { toDatasetRef } from '../src/queue/recorded-data.ts';
+import { gridAxes } from '../src/sweep/grid.ts';
+import { executeSweep, prepareSweep } from '../src/sweep/sweep.ts';
+
+const FIXTURE = join(import.meta.dirname, 'fixtures', 'dbn', 'test_data.mbo.v3.dbn.zst');
+const DATA = 'es.mbo.dbn.zst';
+const root = tempDir('queue-dataset-');
+
+/** A data_dir with a config; `withData`: the dataset copied under its market/. */
+function node(name: string, withData: boolean): { config: string; dataDir: string } {
+  const dataDir = join(root, name);
+  mkdirSync(join(dataDir, 'market'), { recursive: true });
+  if (withData) copyFileSync(FIXTURE, join(dataDir, 'market', DATA));
+  const config = join(root, `${name}.toml`);
+  writeFileSync(config, `data_dir = ${JSON.stringify(dataDir)}\n[backtest]\npool_size = 1\n`);
+  return { config, dataDir };
+}
+const engine = node('engine', true);
+const holder = node('holder', true);
+const lacking = node('lacking', false);
+const engineConfig = parseConfig(`data_dir = ${JSON.stringify(engine.dataDir)}\n[backtest]\npool_size = 1\n`, 'engine.toml');
+
+/** A sweep over the dataset, by name, as POST /api/sweeps describes it. */
+function prepared() {
+  const axes = gridAxes({ skewFactor: [0, 1] });
+  assert.ok(axes.ok);
+  const p = prepareSweep({ base: { dataset: DATA }, axes: axes.value, naming: 'name' }, engineConfig);
+  assert.ok(p.ok, JSON.stringify(!p.ok && p.errors));
+  return p.sweep;
+}
+
+const children: ChildProcess[] = [];
+let url = '';
+let local = '';
+
+function spawnLogged(args: string[]): { child: ChildProcess; log: () => string } {
+  const child = spawn(process.execPath, [ENGINE, ...args], { env: { ...process.env, RUST_LOG: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let text = '';
+  child.stdout!.on('data', (b: Buffer) => (text += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (text += b.toString()));
+  return { child, log: () => text };
+}
+async function startWorker(config: string) {
+  const w = spawnLogged(['--worker', '--queue', url, '--config', config]);
+  await until('the worker is ready', () => w.log().includes('queue worker ready'), { timeoutMs: WAIT_MS });
+  return w;
+}
+const stop = (c: ChildProcess) =>
+  new Promise<void>((r) => {
+    if (c.exitCode !== null || c.signalCode !== null) return r();
+    c.once('exit', () => r());
+    c.kill('SIGTERM');
+  });
+async function queuedSweep(): Promise<string> {
+  const executor = await createQueueExecutor(url, engineConfig);
+  try {
+    return JSON.stringify(await executeSweep(prepared(), { executor, concurrency: 2 }));
+  } finally {
+    await executor.close();
+  }
+}
+
+beforeAll(test, async () => {
+  ensureBuilt();
+  const port = await freePort();
+  children.push(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+  url = `redis://127.0.0.1:${port}`;
+  const pool = createBacktestPool(1);
+  try {
+    local = JSON.stringify(await executeSweep(prepared(), { pool, concurrency: 2 }));
+  } finally {
+    await pool.destroy();
+  }
+});
+test.after(async () => {
+  for (const c of children.slice().reverse()) await stop(c);
+});
+
+test('a worker with the dataset under its own data_dir: the sweep equals the local run byte for byte', async () => {
+  const w = await startWorker(holder.config);
+  try {
+    assert.is(await queuedSweep(), local);
+    assert.ok(w.log().includes('session job started'), 'the worker ran the sessions');
+    assert.not.ok(w.log().includes(engine.dataDir), "the engine's path never reached the worker");
+  } finally {
+    await stop(w.child);
+  }
+});
+
+test('a worker without the dataset: the sweep fails at once with an error naming the data and the worker dir', async () => {
+  const w = await startWorker(lacking.config);
+  try {
+    const why = await queuedSweep().then(() => 'completed', (e: Error) => e.message);
+    assert.match(why, `recorded data '${DATA}' is not on this worker: no such dataset under ${join(lacking.dataDir, 'market')} of worker`);
+    // Unrecoverable: one attempt per job, not BullMQ's retries.
+    const started = w.log().split('\n').filter((l) => l.includes('session job started'));
+    assert.ok(started.length > 0 && started.every((l) => l.includes('"attempt":1')), 'no job was attempted twice');
+  } finally {
+    await stop(w.child);
+  }
+});
+
+test("recorded data outside the engine's <data_dir>/market/ cannot go into a job", () => {
+  const v = validateBacktestRequest({}, engineConfig, FIXTURE);
+  assert.ok(v.ok);
+  const [spec] = sessionSpecs(v.request, engineConfig, false);
+  assert.throws(() => toDatasetRef(spec, marketDataDir(engineConfig)), (e: Error) => e.message.startsWith(`recorded data ${FIXTURE} is not under ${join(engine.dataDir, 'market')}`));
+});
+
+test('a cancelled run removes its jobs still waiting: no worker runs them later', async () => {
+  // No worker yet: every session job waits in the queue.
+  const config = engineConfig;
+  const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05' }, config);
+  assert.ok(v.ok);
+  const executor = await createQueueExecutor(url, config);
+  const parsed = parseQueueUrl(url);
+  assert.ok(parsed.ok);
+  const queue = new Queue(SESSION_QUEUE, { connection: parsed.connection });
+  try {
+    await queue.drain();
+    const abort = new AbortController();
+    const run = runBacktest(v.request, config, { executor, signal: abort.signal });
+    run.catch(() => undefined);
+    await until('the sessions are queued', async () => (await queue.getJobCounts('waiting')).waiting === 4, { timeoutMs: WAIT_MS });
+    abort.abort(new Error('cancelled by test'));
+    const why = await run.then(() => 'completed', (e: Error) => e.message);
+    assert.is(why, 'cancelled by test');
+    await until('the waiting jobs are removed', async () => (await queue.getJobCounts('waiting')).waiting === 0, { timeoutMs: WAIT_MS });
+  } finally {
+    await queue.close();
+    await executor.close();
+  }
+});
+
+test.run();
