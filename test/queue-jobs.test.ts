@@ -2,7 +2,8 @@
 // engine's machine; a worker holding the dataset under its own <data_dir>/market/ gives the local
 // result byte for byte; a worker without it fails the job at once with an error naming the data
 // and the worker's directory, and the sweep reports it (exit 1, no retry loop, no hang).
-// Cancelling a run removes its jobs still waiting, so no worker picks them up later.
+// Cancelling a sweep (what DELETE /api/sweeps/{id} does) removes its jobs still waiting, so no
+// worker picks them up later.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,14 +16,16 @@ import { ENGINE, tempDir } from './helpers/cli.ts';
 import { beforeAll } from './helpers/hooks.ts';
 import { freePort } from './helpers/net.ts';
 import { until, WAIT_MS } from './helpers/wait.ts';
-import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
+import { createBacktestPool } from '../src/backtest/run.ts';
 import { marketDataDir, sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { parseQueueUrl, SESSION_QUEUE } from '../src/queue/connection.ts';
 import { createQueueExecutor } from '../src/queue/executor.ts';
 import { toDatasetRef } from '../src/queue/recorded-data.ts';
 import { gridAxes } from '../src/sweep/grid.ts';
+import { SweepService } from '../src/sweep/service.ts';
 import { executeSweep, prepareSweep } from '../src/sweep/sweep.ts';
+import { capturingLogger } from './helpers/log.ts';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'dbn', 'test_data.mbo.v3.dbn.zst');
 const DATA = 'es.mbo.dbn.zst';
@@ -130,26 +133,26 @@ test("recorded data outside the engine's <data_dir>/market/ cannot go into a job
   assert.throws(() => toDatasetRef(spec, marketDataDir(engineConfig)), (e: Error) => e.message.startsWith(`recorded data ${FIXTURE} is not under ${join(engine.dataDir, 'market')}`));
 });
 
-test('a cancelled run removes its jobs still waiting: no worker runs them later', async () => {
-  // No worker yet: every session job waits in the queue.
-  const config = engineConfig;
-  const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05' }, config);
-  assert.ok(v.ok);
-  const executor = await createQueueExecutor(url, config);
+test('a cancelled sweep removes its jobs still waiting: no worker runs them later', async () => {
+  const { logger } = capturingLogger();
+  const executor = await createQueueExecutor(url, engineConfig);
   const parsed = parseQueueUrl(url);
   assert.ok(parsed.ok);
   const queue = new Queue(SESSION_QUEUE, { connection: parsed.connection });
+  // No worker: every session job waits in the queue.
+  const sweeps = new SweepService({ config: engineConfig, logger, pool: () => assert.unreachable('no pool with a queue') as never, poolThreads: 2, executor, dataDir: join(root, 'sweeps') });
   try {
     await queue.drain();
-    const abort = new AbortController();
-    const run = runBacktest(v.request, config, { executor, signal: abort.signal });
-    run.catch(() => undefined);
-    await until('the sessions are queued', async () => (await queue.getJobCounts('waiting')).waiting === 4, { timeoutMs: WAIT_MS });
-    abort.abort(new Error('cancelled by test'));
-    const why = await run.then(() => 'completed', (e: Error) => e.message);
-    assert.is(why, 'cancelled by test');
+    const out = sweeps.submit({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05', grid: { skewFactor: [0, 1, 2] } });
+    assert.is(out.kind, 'accepted');
+    const { run, done } = out as Extract<typeof out, { kind: 'accepted' }>;
+    // Two points in flight (poolThreads), four sessions each.
+    await until('the sessions are queued', async () => (await queue.getJobCounts('waiting')).waiting === 8, { timeoutMs: WAIT_MS });
+    assert.ok(sweeps.cancel(run.id));
+    assert.is((await done).status, 'cancelled');
     await until('the waiting jobs are removed', async () => (await queue.getJobCounts('waiting')).waiting === 0, { timeoutMs: WAIT_MS });
   } finally {
+    await sweeps.close();
     await queue.close();
     await executor.close();
   }
