@@ -6,7 +6,7 @@ import type { BacktestTask } from '../src/backtest/run.ts';
 export default function backtestTask(task: BacktestTask): SessionResult {
   const port = task.port;
   try {
-    return runSession(task.spec, { onProgress: port ? (f) => port.postMessage(f) : undefined });
+    return runSession(task.spec, { onProgress: port ? (f, events) => port.postMessage([f, events]) : undefined });
   } finally {
     port?.close();
   }

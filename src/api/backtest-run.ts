@@ -68,7 +68,7 @@ export const backtestResultSchema = z
     rejects: z.int().describe('rejected orders'),
     ...executionCounterFields,
     predictions: z.int().describe('model predictions'),
-    markouts: z.record(z.string(), markoutSchema).describe('horizon label (100ms, 1s, 10s) -> markout'),
+    markouts: z.record(z.string(), markoutSchema).describe('horizon label (100ms, 1s, 10s, 60s) -> markout'),
     kill_switch: killSwitchOutcomeSchema,
     alerts: z
       .array(alertSchema.extend({ ts: z.number().describe('epoch ms'), date: z.iso.date().describe('session date') }).describe('A risk alert of one session.'))

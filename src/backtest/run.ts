@@ -25,7 +25,7 @@ export interface BacktestTask {
  * seed and model included) through runSession, so the account and the merge see the same results.
  */
 export interface SessionExecutor {
-  run(spec: SessionSpec, signal: AbortSignal | undefined, onProgress: (fraction: number) => void): Promise<SessionResult>;
+  run(spec: SessionSpec, signal: AbortSignal | undefined, onProgress: (fraction: number, events: number) => void): Promise<SessionResult>;
   /** Start every session at once (speculative carry, account.ts) rather than one after another. */
   readonly parallel: boolean;
 }
@@ -35,7 +35,7 @@ export function poolExecutor(pool: Piscina): SessionExecutor {
     parallel: true,
     async run(spec, signal, onProgress) {
       const ch = new MessageChannel();
-      ch.port1.on('message', onProgress);
+      ch.port1.on('message', ([f, n]: [number, number]) => onProgress(f, n));
       try {
         const task: BacktestTask = { spec, port: ch.port2 };
         return (await pool.run(task, { transferList: [ch.port2] as never, signal })) as SessionResult;
@@ -55,13 +55,19 @@ export interface RunOptions {
   /** Where the sessions run; default: the pool, else inline. */
   executor?: SessionExecutor;
   collectFills?: boolean;
-  /** Fraction of the whole run done, 0..1. */
-  onProgress?: (fraction: number) => void;
+  /** Fraction of the whole run done, 0..1, with sessions finished and events processed so far. */
+  onProgress?: (fraction: number, run?: RunProgress) => void;
   signal?: AbortSignal;
   /** Run the sessions strictly one after another on the pool (the reference for the parallel run). */
   sequential?: boolean;
   /** Inline runs only: this predictor instead of the request's model (signal comparisons). */
   predictor?: Predictor | null;
+}
+
+export interface RunProgress {
+  sessionsDone: number;
+  sessionsTotal: number;
+  events: number;
 }
 
 export interface BacktestRun {
@@ -79,17 +85,22 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
   // session inside its spec; each session builds its own predictor from it.
   const specs = sessionSpecs(req, config, opts.collectFills ?? false, requestModel(req, config));
   const progress = specs.map(() => 0);
-  const report = (i: number, f: number) => {
+  const events = specs.map(() => 0);
+  const report = (i: number, f: number, n = events[i]) => {
     progress[i] = f;
-    opts.onProgress?.(progress.reduce((a, b) => a + b, 0) / specs.length);
+    events[i] = n;
+    if (!opts.onProgress) return;
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const run = { sessionsDone: progress.filter((x) => x === 1).length, sessionsTotal: specs.length, events: sum(events) };
+    opts.onProgress(sum(progress) / specs.length, run);
   };
   const index = new Map(specs.map((s, i) => [s.date, i]));
   const executor = opts.executor ?? (opts.pool ? poolExecutor(opts.pool) : inlineExecutor(opts.predictor));
   const runner: SessionRunner = async (spec, stop) => {
     const i = index.get(spec.date)!;
     const signal = stop && opts.signal ? AbortSignal.any([stop, opts.signal]) : (stop ?? opts.signal);
-    const r = await executor.run(spec, signal, (f) => report(i, f));
-    report(i, 1);
+    const r = await executor.run(spec, signal, (f, n) => report(i, f, n));
+    report(i, 1, r.eventsProcessed);
     return r;
   };
   const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential);

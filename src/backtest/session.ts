@@ -24,6 +24,7 @@ import type { Predictor } from '../ml/predictor.ts';
 import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
 import type { FillField } from '../portfolio/fill-log.ts';
 import type { MarkoutSums } from '../portfolio/markouts.ts';
+import type { QuoteSeries } from '../portfolio/quote-samples.ts';
 import type { Alert } from '../risk/alerts.ts';
 import { DrawdownPath, RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import type { QuoteParams } from '../strategy/market-maker.ts';
@@ -95,6 +96,8 @@ export interface SessionResult {
   alerts: Alert[];
   predictions: number;
   fillColumns: Record<FillField, Float64Array> | null;
+  /** Our quotes once a second (with collectFills: the report's price chart), else null. */
+  quotes: QuoteSeries | null;
 }
 
 /** Where market events come from: the synthetic generator, recorded data, a recorded stream (bench). */
@@ -121,8 +124,8 @@ export interface SessionHooks {
   taps?: SessionTaps;
   /** Overrides the predictor built from spec.model (undefined: build it from the spec). */
   predictor?: Predictor | null;
-  /** Called about every million events with the fraction of the session done. */
-  onProgress?: (fraction: number) => void;
+  /** Called about every million events with the fraction of the session done and the events so far. */
+  onProgress?: (fraction: number, events: number) => void;
 }
 
 const GEN_BATCH = 4096;
@@ -182,6 +185,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     sessionEndNs: spec.sessionEndNs,
     flattenMinutes: spec.flattenMinutes,
     predictor: hooks.predictor !== undefined ? hooks.predictor : predictorForSpec(spec),
+    sampleQuotes: spec.collectFills,
   });
 
   const D = md.data;
@@ -227,7 +231,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
       md.advance();
       if (engine.eventsProcessed >= nextProgress) {
         nextProgress += 1 << 20;
-        hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span);
+        hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
       }
     }
   }
@@ -267,5 +271,6 @@ function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: Drawd
     alerts: e.risk.alerts.items.slice(),
     predictions: e.predictions,
     fillColumns: spec.collectFills ? e.fills.columns() : null,
+    quotes: spec.collectFills ? e.quotes.series() : null,
   };
 }

@@ -8,6 +8,7 @@
 import { parseArgs as tokenize } from 'node:util';
 import { parseDate } from '../market/calendar.ts';
 import { CONTRACTS, contractForRoot, parseSymbol, SymbolError } from '../market/instruments.ts';
+import { STDOUT, tableFormat } from './output-files.ts';
 
 export interface CliOptions {
   /** --backtest: run one backtest from the config and flags, print the result, exit. */
@@ -16,8 +17,14 @@ export interface CliOptions {
   config?: string;
   /** --json: print the backtest result as JSON instead of a table. */
   json: boolean;
-  /** --fills FILE: write the backtest fills as CSV to FILE. */
+  /** --fills FILE|-: every fill, CSV or Parquet by the extension; `-`: CSV on stdout. */
   fills?: string;
+  /** --equity FILE|-: the equity curve, CSV or Parquet by the extension; `-`: CSV on stdout. */
+  equity?: string;
+  /** --report FILE|-: the self-contained HTML report. */
+  report?: string;
+  /** --progress: JSON progress lines on stderr (a bar is drawn anyway when stderr is a terminal). */
+  progress?: boolean;
   /** --start / --end YYYY-MM-DD: backtest date range (defaults from [simulation]). */
   start?: string;
   end?: string;
@@ -128,7 +135,20 @@ export const FLAGS: Record<string, Flag> = {
   },
   'use-ml': { backtestOnly: true, help: 'shift quotes by the model\'s prediction', set: (o) => void (o.useMl = true) },
   json: { backtestOnly: true, help: 'print the result as JSON', set: (o) => void (o.json = true) },
-  fills: { value: 'FILE', backtestOnly: true, help: 'write every fill as CSV to FILE', set: (o, v) => void (o.fills = v) },
+  fills: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'write every fill to FILE (.csv or .parquet; - for CSV on stdout)',
+    set: (o, v) => checkTable('--fills', v) ?? void (o.fills = v),
+  },
+  equity: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'write the equity curve to FILE (.csv or .parquet; - for CSV on stdout)',
+    set: (o, v) => checkTable('--equity', v) ?? void (o.equity = v),
+  },
+  report: { value: 'FILE', backtestOnly: true, help: 'write a self-contained HTML report to FILE (- for stdout)', set: (o, v) => void (o.report = v) },
+  progress: { backtestOnly: true, help: 'progress as JSON lines on stderr (a terminal gets a bar anyway)', set: (o) => void (o.progress = true) },
   inspect: { value: 'FILE', backtestOnly: false, only: 'inspect', help: 'DBN file (.dbn or .dbn.zst) to print', set: (o, v) => void (o.inspect = v) },
   limit: {
     value: 'N',
@@ -177,6 +197,11 @@ export const FLAGS: Record<string, Flag> = {
     },
   },
 };
+
+function checkTable(flag: string, v: string): string | undefined {
+  const f = tableFormat(flag, v);
+  return f === 'csv' || f === 'parquet' ? undefined : f;
+}
 
 /** The environment the engine reads, with what each variable does. */
 export const ENVIRONMENT: [string, string][] = [
@@ -281,6 +306,10 @@ export function parseArgs(argv: string[]): ParseResult {
     const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly && (mode === undefined || FLAGS[f.slice(2)].alsoWith !== mode));
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);
   }
+  // stdout carries one thing: the summary, the JSON result or one output given as `-`.
+  const toStdout = (['fills', 'equity', 'report'] as const).filter((k) => options[k] === STDOUT).map((k) => `--${k} -`);
+  if (options.json) toStdout.push('--json');
+  if (toStdout.length > 1) return err(`${toStdout.join(' and ')} all write to stdout: choose one`);
   if (options.start !== undefined && options.end !== undefined && options.end < options.start) {
     return err(`--end ${options.end} is before --start ${options.start}: expected --end on or after --start`);
   }

@@ -2,15 +2,16 @@
 // result. Results go to stdout and are identical for identical inputs; wall time and speed go
 // to stderr (they are measurements of this machine, not of the strategy).
 
-import { writeFileSync } from 'node:fs';
 import type pino from 'pino';
 import type { EngineConfig } from '../config/schema.ts';
-import { fillsCsv } from '../backtest/fills-csv.ts';
 import { validateBacktestRequest } from '../backtest/request.ts';
 import { createBacktestPool, runBacktest } from '../backtest/run.ts';
 import type { BacktestResult } from '../backtest/merge.ts';
 import type { CliOptions } from './args.ts';
 import { availableParallelism } from 'node:os';
+import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
+import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
+import { createProgress } from './progress.ts';
 
 const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const int = (x: number) => x.toLocaleString('en-US');
@@ -35,6 +36,7 @@ export function formatSummary(r: BacktestResult): string {
     ['markout +100ms', mk('100ms')],
     ['markout +1s', mk('1s')],
     ['markout +10s', mk('10s')],
+    ['markout +60s', mk('60s')],
     ['kill switch', killSwitchLine(r.kill_switch)],
   ];
   const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}${r.data_source === 'synthetic' ? '' : `, market ${r.data_source}`}`;
@@ -66,34 +68,39 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
     return 2;
   }
   const req = v.request;
+  // Every output path is checked before the run: a typo must not cost the whole backtest.
+  const outputs = (['fills', 'equity', 'report'] as const).filter((k) => opts[k] !== undefined);
+  const unwritable = outputs.map((k) => unwritableReason(`--${k}`, opts[k]!)).filter((m) => m !== undefined);
+  if (unwritable.length) {
+    for (const m of unwritable) process.stderr.write(`error: ${m}\n`);
+    return 2;
+  }
+  // With an output on stdout, stdout carries only that output; the summary goes to stderr.
+  const summaryTo = outputs.some((k) => opts[k] === STDOUT) ? process.stderr : process.stdout;
   const poolSize = config.backtest.pool_size || availableParallelism();
   const pool = createBacktestPool(Math.min(poolSize, req.dates.length));
-  const tty = process.stderr.isTTY;
   const t0 = process.hrtime.bigint();
-  let lastDraw = 0;
+  const progress = createProgress(opts.progress === true);
   try {
     log.info({ symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
     const run = await runBacktest(req, config, {
       pool,
-      collectFills: Boolean(opts.fills),
-      onProgress: (f) => {
-        const now = Date.now();
-        if (tty && now - lastDraw > 200) {
-          lastDraw = now;
-          process.stderr.write(`\rbacktest ${(f * 100).toFixed(0).padStart(3)}%`);
-        }
-      },
+      collectFills: Boolean(opts.fills || opts.report),
+      onProgress: (f, p) => p && progress.update(f, p),
     });
-    if (tty) process.stderr.write('\r               \r');
+    progress.stop();
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const r = run.result;
-    if (opts.fills) writeFileSync(opts.fills, fillsCsv(req, run.sessions));
-    process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
+    if (opts.fills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills)));
+    if (opts.equity) writeOutput(opts.equity, equityFile(run, acceptedFormat('--equity', opts.equity)));
+    if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
+    summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
     const eps = r.events_processed / (wallMs / 1000);
     process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s over ${Math.min(poolSize, req.dates.length)} worker(s)\n`);
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
     return 0;
   } finally {
+    progress.stop();
     await pool.destroy();
   }
 }

@@ -15,6 +15,7 @@ import { ApiError, apiError, respondApiError } from './errors.ts';
 import { hostCheck } from './host-check.ts';
 import { EngineMetrics } from './metrics.ts';
 import { liveDataSource } from '../runtime/live-source.ts';
+import { registerBacktestArtifacts } from './routes/backtest-artifacts.ts';
 import { registerBacktests } from './routes/backtests.ts';
 import { registerDatasets } from './routes/datasets.ts';
 import { registerHealth } from './routes/health.ts';
@@ -166,6 +167,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   registerBacktests(app, ctx);
   registerDatasets(app, ctx);
   registerSweeps(app, ctx, sweeps);
+  registerBacktestArtifacts(app, ctx);
   registerOpenApi(app, ctx);
 
   app.notFound((c) => apiError(c, 404, 'not_found', `no route ${c.req.method} ${c.req.path}`));

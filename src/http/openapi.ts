@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { backtestRequestSchema, resolvedRequestSchema } from '../api/backtest-request.ts';
 import { backtestListItemSchema, backtestListSchema, backtestProgressSchema, backtestRunSchema, backtestRunSummarySchema, markoutSchema } from '../api/backtest-run.ts';
 import { datasetListSchema, datasetSchema } from '../api/datasets.ts';
+import { ARTIFACTS_DESCRIPTION, BACKTEST_ARTIFACTS } from '../api/backtest-artifacts.ts';
 import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
 import { healthSchema, workerHealthSchema } from '../api/health.ts';
 import { bookLevelSchema, fillSchema, latencySummarySchema, ourOrderSchema, stateAlertSchema, statePayloadSchema, symbolStateSchema } from '../api/live-state.ts';
@@ -297,6 +298,27 @@ function buildDocument() {
           responses: { ...common, '200': ok('Cancelled sweep', 'SweepRun'), '404': err('Unknown id (not_found)'), '409': err('The sweep is not running (conflict)') },
         },
       },
+      ...Object.fromEntries(
+        BACKTEST_ARTIFACTS.map((a) => [
+          `/api/backtests/{id}/${a.name}`,
+          {
+            get: {
+              operationId: `getBacktest${a.name.replace(/(^|\.)(\w)/g, (_m, _d, ch: string) => ch.toUpperCase())}`,
+              tags: ['backtest'],
+              summary: a.summary,
+              description: ARTIFACTS_DESCRIPTION,
+              parameters: [runId],
+              responses: {
+                ...common,
+                '200': { description: a.summary, content: { [a.contentType.split(';')[0]]: { schema: a.schema } } },
+                '404': err('Unknown id (not_found)'),
+                '409': err('Not completed, model changed, or the run no longer recomputes to its stored result (conflict)'),
+                '503': err('Another run\'s artifacts are being computed (busy)', retryAfter),
+              },
+            },
+          },
+        ]),
+      ),
       '/openapi.json': {
         get: {
           operationId: 'getOpenApi',

@@ -53,6 +53,7 @@ import type { Predictor } from '../ml/predictor.ts';
 import { EquityCurve } from '../portfolio/equity-curve.ts';
 import { FillLog } from '../portfolio/fill-log.ts';
 import { MarkoutTracker } from '../portfolio/markouts.ts';
+import { QUOTE_SAMPLE_NS, QuoteSamples } from '../portfolio/quote-samples.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import type { Alert, Severity } from '../risk/alerts.ts';
 import { type DrawdownPath, RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
@@ -85,6 +86,8 @@ export interface EngineOptions {
   openingMarkTicks?: number;
   /** First order id (a restarted engine must not reuse ids still known to the exchange). */
   firstOrderId?: number;
+  /** Sample our quotes every QUOTE_SAMPLE_NS into `quotes` (backtest reports; default off). */
+  sampleQuotes?: boolean;
 }
 
 const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
@@ -98,7 +101,7 @@ export class Engine {
   readonly portfolio: Portfolio;
   readonly orders: OrderTable;
   readonly fills = new FillLog();
-  readonly markouts = new MarkoutTracker();
+  readonly markouts = new MarkoutTracker(this.fills);
   readonly equity = new EquityCurve();
   readonly predictor: Predictor | null;
 
@@ -140,6 +143,9 @@ export class Engine {
   private readonly reduceOnlyFromNs: number;
   private readonly predictIntervalNs: number;
   private nextSampleTs: number;
+  /** Next quote sample time (Infinity: not sampling). */
+  private nextQuoteTs: number;
+  readonly quotes = new QuoteSamples();
   private nextPredictTs = 0;
   /** Working (not being cancelled) order slot per side, -1 if none. */
   private readonly working = new Int32Array([-1, -1]);
@@ -163,6 +169,7 @@ export class Engine {
     this.predictor = o.predictor ?? null;
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     this.nextSampleTs = o.sessionStartNs + NS_PER_MIN;
+    this.nextQuoteTs = o.sampleQuotes ? o.sessionStartNs : Infinity;
     this.now = o.sessionStartNs; // until the first input: never a time before the session
     const opening = this.portfolio.equity(o.openingMarkTicks ?? 0);
     this.equity.push(o.sessionStartNs, opening);
@@ -186,6 +193,7 @@ export class Engine {
       this.equity.push(this.nextSampleTs, this.portfolio.equity(mid));
       this.nextSampleTs += NS_PER_MIN;
     }
+    if (exTs >= this.nextQuoteTs) this.sampleQuotes(exTs, mid);
     if (this.risk.onEquity(this.now, this.portfolio.equity(mid))) this.cancelAll();
     if (this.predictor !== null && exTs >= this.nextPredictTs) {
       this.signal = this.predictor.predict(this.features.values);
@@ -245,12 +253,21 @@ export class Engine {
     const fee = d[off + ER_FEE];
     const p = this.portfolio;
     p.onFill(side, price, qty, fee);
-    this.fills.push(d[off + ER_EXCH_TS], this.now, d[off + ER_SENT], id, side, price, qty, d[off + ER_LIQ], fee, p.position, p.lastFillTradePnl);
-    this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty);
-    this.risk.onPosition(this.now, p.position);
     const bb = this.book.bestBid;
     const ba = this.book.bestAsk;
-    if (bb !== NO_PRICE && ba !== NO_PRICE && this.risk.onEquity(this.now, p.equity((bb + ba) * 0.5))) this.cancelAll();
+    const mid = bb !== NO_PRICE && ba !== NO_PRICE ? (bb + ba) * 0.5 : NaN;
+    this.fills.push(d[off + ER_EXCH_TS], this.now, d[off + ER_SENT], id, side, price, qty, d[off + ER_LIQ], fee, p.position, p.lastFillTradePnl, mid);
+    this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty, this.fills.length - 1);
+    this.risk.onPosition(this.now, p.position);
+    if (mid === mid && this.risk.onEquity(this.now, p.equity(mid))) this.cancelAll();
+  }
+
+  /** One quote sample: our working prices as of now (a gap in the market is one sample, not many). */
+  private sampleQuotes(exTs: number, mid: number): void {
+    const b = this.working[BID];
+    const a = this.working[ASK];
+    this.quotes.push(exTs, b < 0 ? NaN : this.orders.price[b], a < 0 ? NaN : this.orders.price[a], mid);
+    this.nextQuoteTs = exTs - ((exTs - this.sessionStartNs) % QUOTE_SAMPLE_NS) + QUOTE_SAMPLE_NS;
   }
 
   private done(slot: number): void {

@@ -159,7 +159,7 @@ export class BacktestPanel {
     const table = el('table', 'grid-table runs');
     const thead = el('thead');
     const hr = el('tr');
-    for (const h of ['Started', 'Symbol', 'Dates', 'Status', 'P&L $', 'Sharpe']) hr.append(el('th', undefined, h));
+    for (const h of ['Started', 'Symbol', 'Dates', 'Status', 'P&L $', 'Sharpe', 'Report']) hr.append(el('th', undefined, h));
     thead.append(hr);
     this.runsBody = el('tbody');
     table.append(thead, this.runsBody);
@@ -430,6 +430,7 @@ export class BacktestPanel {
         el('td', `status ${r.status}`, r.status),
         pnl,
         el('td', 'num', r.sharpe_ratio === null ? DASH : fmtDec2(r.sharpe_ratio)),
+        reportCell(r.id, r.status === 'completed'),
       );
       tr.addEventListener('click', () => void this.showRun(r.id));
       return tr;
@@ -437,10 +438,26 @@ export class BacktestPanel {
     if (!rows.length) {
       const tr = el('tr');
       const td = el('td', 'empty', 'no runs yet');
-      td.colSpan = 6;
+      td.colSpan = 7;
       tr.append(td);
       rows.push(tr);
     }
     this.runsBody.replaceChildren(...rows);
   }
+}
+
+/** The run's HTML report (GET /api/backtests/{id}/report, recomputed by the engine), in a new tab. */
+function reportCell(id: string, completed: boolean): HTMLElement {
+  const td = el('td');
+  if (!completed) {
+    td.textContent = DASH;
+    return td;
+  }
+  const a = el('a', 'report-link', 'report');
+  a.href = `/api/backtests/${encodeURIComponent(id)}/report`;
+  a.target = '_blank';
+  a.rel = 'noopener';
+  a.addEventListener('click', (e) => e.stopPropagation()); // not the row's "show this run"
+  td.append(a);
+  return td;
 }

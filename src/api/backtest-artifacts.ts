@@ -1,0 +1,45 @@
+// The research artifacts of a completed backtest run, served under /api/backtests/{id}/NAME:
+// one definition read by the route (content type, file name) and the OpenAPI document.
+
+export const ARTIFACT_NAMES = ['fills.csv', 'fills.parquet', 'equity.csv', 'report'] as const;
+
+export interface ArtifactSpec {
+  /** The last path segment. */
+  name: (typeof ARTIFACT_NAMES)[number];
+  contentType: string;
+  summary: string;
+  /** OpenAPI schema of the body. */
+  schema: { type: 'string'; format?: 'binary'; description: string };
+}
+
+export const BACKTEST_ARTIFACTS: readonly ArtifactSpec[] = [
+  {
+    name: 'fills.csv',
+    contentType: 'text/csv; charset=utf-8',
+    summary: "Every fill of the run as CSV (today's nine columns, then time_ns, position_after, realized_pnl, mid, markout_100ms..markout_60s)",
+    schema: { type: 'string', description: 'CSV with a header row; full float64 precision; an empty field is a markout the session ended before' },
+  },
+  {
+    name: 'fills.parquet',
+    contentType: 'application/vnd.apache.parquet',
+    summary: 'Every fill of the run as Parquet (the CSV columns; time_ns, quantity, order_id, position_after as INT64)',
+    schema: { type: 'string', format: 'binary', description: 'Parquet file' },
+  },
+  {
+    name: 'equity.csv',
+    contentType: 'text/csv; charset=utf-8',
+    summary: 'The equity curve, every sample (session open, each simulated minute, session end): time, time_ns, equity',
+    schema: { type: 'string', description: 'CSV with a header row' },
+  },
+  {
+    name: 'report',
+    contentType: 'text/html; charset=utf-8',
+    summary: 'A self-contained HTML report (inline styles and SVG charts, no network)',
+    schema: { type: 'string', description: 'HTML document' },
+  },
+];
+
+export const ARTIFACTS_DESCRIPTION =
+  'Recomputed on demand from the run\'s stored resolved request (seed included): backtests are deterministic, so nothing extra is stored. ' +
+  'Refused with 409 (conflict) when the run is not completed, when the model it used is not the current one, or when the recomputed result differs from the stored one (the config changed). ' +
+  'One recomputation at a time (503 busy otherwise); the last run recomputed is kept, so fetching several artifacts of one run computes it once.';

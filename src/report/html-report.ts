@@ -1,0 +1,190 @@
+// The backtest report: one self-contained HTML file (styles inline, charts as inline SVG, no
+// script, no network). Every figure shown carries its exact JSON value in data-value, so a
+// reader (or a test) can check it against the result without parsing rounded text.
+// Size is bounded: each chart series keeps at most MAX_POINTS points (svg-chart.ts), the
+// per-session table has one row per session and the alert list at most MAX_EVENTS_LISTED rows.
+
+import type { BacktestResult } from '../api/backtest-run.ts';
+import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
+import type { Column } from '../research/fill-table.ts';
+import { barChart, esc, type Marker, type Point, timeChart } from './svg-chart.ts';
+
+/** Our quotes sampled once a second: epoch ms, prices (NaN: no quote on that side). */
+export interface QuotePoints {
+  t: number[];
+  bid: number[];
+  ask: number[];
+  mid: number[];
+}
+
+export interface ReportInput {
+  result: BacktestResult;
+  /** fillTable() of the same run. */
+  fills: Column[];
+  quotes: QuotePoints;
+  /** The engine config the run used (shown as JSON); optional. */
+  config?: unknown;
+}
+
+const MAX_EVENTS_LISTED = 200;
+const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+const num = (d: number) => (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+
+/** The data source: the result's own when it names one (recorded data), else the generator and seed. */
+export function dataSource(r: BacktestResult): string {
+  const ds = (r as { data_source?: unknown }).data_source;
+  if (ds === undefined || ds === null) return `synthetic generator, seed ${r.seed}`;
+  return typeof ds === 'string' ? ds : JSON.stringify(ds);
+}
+
+/** Drawdown from the running peak, in percent, at each equity sample (max = max_drawdown_pct). */
+export function drawdownSeries(curve: readonly { t: number; equity: number }[]): Point[] {
+  let peak = -Infinity;
+  return curve.map((p) => {
+    if (p.equity > peak) peak = p.equity;
+    return [p.t, peak > 0 ? ((peak - p.equity) / peak) * 100 : 0];
+  });
+}
+
+/** Quantity-weighted mean markout (ticks) per horizon of the fills with liquidity `liq` (null: all). */
+export function markoutsBy(fills: Column[], liq: 'maker' | 'taker' | null): (number | null)[] {
+  const col = (n: string) => fills.find((c) => c.name === n)!.values;
+  const qty = col('quantity');
+  const liquidity = col('liquidity');
+  return MARKOUT_LABELS.map((l) => {
+    const m = col(`markout_${l}`);
+    let sum = 0;
+    let n = 0;
+    for (let i = 0; i < m.length; i++) {
+      if (m[i] === null || (liq !== null && liquidity[i] !== liq)) continue;
+      sum += (m[i] as number) * Number(qty[i]);
+      n += Number(qty[i]);
+    }
+    return n > 0 ? sum / n : null;
+  });
+}
+
+function figure(key: string, label: string, value: unknown, text: string): string {
+  return `<div class="fig"><span class="k">${esc(label)}</span><span class="v" data-figure="${esc(key)}" data-value="${esc(JSON.stringify(value))}">${esc(text)}</span></div>`;
+}
+
+function eventMarkers(r: BacktestResult): Marker[] {
+  const m: Marker[] = r.alerts.map((a) => ({ x: a.ts, label: `${a.severity} ${a.code}: ${a.message}`, color: a.severity === 'critical' ? '#d33' : '#e90' }));
+  if (r.kill_switch.at) m.push({ x: Date.parse(r.kill_switch.at), label: `kill switch: ${r.kill_switch.rule}`, color: '#a0f' });
+  return m;
+}
+
+const defined = (t: number[], y: number[]): Point[] => t.map((x, i): Point => [x, y[i]]).filter((p) => !Number.isNaN(p[1]));
+
+export function buildReport({ result: r, fills, quotes, config }: ReportInput): string {
+  const col = (n: string) => fills.find((c) => c.name === n)!.values;
+  const times = col('time_ns').map((t) => Number((t as bigint) / 1_000_000n));
+  const markers = eventMarkers(r);
+  const equity: Point[] = r.equity_curve.map((p) => [p.t, p.equity]);
+  const xRange: [number, number] = equity.length ? [equity[0][0], equity[equity.length - 1][0]] : [0, 0];
+  const position: Point[] = times.map((t, i) => [t, Number(col('position_after')[i])]);
+  const price = col('price') as number[];
+  const side = col('side');
+  const buys: Point[] = [];
+  const sells: Point[] = [];
+  times.forEach((t, i) => (side[i] === 'BUY' ? buys : sells).push([t, price[i]]));
+  const maker = markoutsBy(fills, 'maker');
+  const taker = markoutsBy(fills, 'taker');
+  const all = markoutsBy(fills, null);
+
+  const charts = [
+    timeChart('chart-equity', 'Equity (USD)', [{ name: 'equity', color: '#1f77b4', points: equity }], { yFormat: usd, xRange, markers }),
+    timeChart('chart-drawdown', 'Drawdown from the running peak (%)', [{ name: 'drawdown %', color: '#d62728', points: drawdownSeries(r.equity_curve) }], { yFormat: num(3), xRange, markers }),
+    timeChart('chart-position', 'Position after each fill (contracts)', [{ name: 'position', color: '#2ca02c', points: position, style: 'step' }], { yFormat: num(1), xRange, markers }),
+    timeChart(
+      'chart-price',
+      'Price: mid and our quotes (sampled each second), our buys and sells',
+      [
+        { name: 'mid', color: '#888', points: defined(quotes.t, quotes.mid) },
+        { name: 'our bid', color: '#98df8a', points: defined(quotes.t, quotes.bid), style: 'step' },
+        { name: 'our ask', color: '#ff9896', points: defined(quotes.t, quotes.ask), style: 'step' },
+        { name: 'buy', color: '#2ca02c', points: buys, style: 'dots' },
+        { name: 'sell', color: '#d62728', points: sells, style: 'dots' },
+      ],
+      { yFormat: num(2), xRange, markers },
+    ),
+    barChart(
+      'chart-markouts',
+      'Markout by horizon (ticks per contract, + is in our favour)',
+      [
+        { name: 'maker', color: '#1f77b4' },
+        { name: 'taker', color: '#ff7f0e' },
+      ],
+      MARKOUT_LABELS.map((l, h) => ({ label: `+${l}`, values: [maker[h], taker[h]] })),
+      num(3),
+    ),
+  ];
+
+  const k = r.kill_switch;
+  const figures = [
+    figure('total_pnl', 'total P&L', r.total_pnl, usd(r.total_pnl)),
+    figure('final_equity', 'final equity', r.final_equity, usd(r.final_equity)),
+    figure('max_drawdown_pct', 'max drawdown', r.max_drawdown_pct, `${r.max_drawdown_pct.toFixed(4)} %`),
+    figure('sharpe_ratio', 'Sharpe ratio', r.sharpe_ratio, r.sharpe_ratio.toFixed(4)),
+    figure('win_rate', 'win rate', r.win_rate, `${(r.win_rate * 100).toFixed(2)} %`),
+    figure('profit_factor', 'profit factor', r.profit_factor, r.profit_factor === null ? 'n/a' : r.profit_factor.toFixed(4)),
+    figure('total_trades', 'closed trades', r.total_trades, r.total_trades.toLocaleString('en-US')),
+    figure('total_fills', 'fills', r.total_fills, r.total_fills.toLocaleString('en-US')),
+    figure('fees_paid', 'fees paid', r.fees_paid, usd(r.fees_paid)),
+    figure('final_position', 'final position', r.final_position, String(r.final_position)),
+    figure('events_processed', 'events', r.events_processed, r.events_processed.toLocaleString('en-US')),
+    figure('kill_switch.tripped', 'kill switch', k.tripped, k.tripped ? `tripped ${k.at} (${k.rule})` : 'not tripped'),
+  ];
+  const markoutRows = MARKOUT_LABELS.map((l, h) => {
+    const m = r.markouts[l];
+    const cell = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+    return `<tr><td>+${l}</td><td data-figure="markouts.${l}.avg_ticks" data-value="${esc(JSON.stringify(m?.avg_ticks ?? null))}">${cell(m?.avg_ticks ?? null)}</td><td data-markout="maker" data-value="${esc(JSON.stringify(maker[h]))}">${cell(maker[h])}</td><td data-markout="taker" data-value="${esc(JSON.stringify(taker[h]))}">${cell(taker[h])}</td><td data-markout="all-fills" data-value="${esc(JSON.stringify(all[h]))}">${m?.fills_qty ?? 0}</td></tr>`;
+  }).join('');
+  const sessionRows = r.session_results
+    .map(
+      (s) =>
+        `<tr data-session="${esc(s.date)}"><td>${esc(s.date)}</td><td>${esc(s.contract)}</td><td>${s.traded ? 'yes' : 'no'}</td><td class="n" data-value="${s.pnl}">${usd(s.pnl)}</td><td class="n">${s.fills.toLocaleString('en-US')}</td><td class="n">${s.events.toLocaleString('en-US')}</td><td class="n">${s.final_position}</td><td class="n">${s.final_mid ?? 'n/a'}</td><td>${s.kill_switch ? 'tripped' : ''}</td></tr>`,
+    )
+    .join('');
+  const listed = markers.slice(0, MAX_EVENTS_LISTED);
+  const events = listed.length
+    ? `<ul>${listed.map((m) => `<li><time>${new Date(m.x).toISOString()}</time> ${esc(m.label)}</li>`).join('')}</ul>${markers.length > listed.length ? `<p>${markers.length - listed.length} more not listed (all are on the charts).</p>` : ''}`
+    : '<p>none</p>';
+  const title = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}`;
+  const meta: [string, string][] = [
+    ['contracts', r.contracts.join(', ')],
+    ['sessions', String(r.sessions)],
+    ['seed', String(r.seed)],
+    ['data source', dataSource(r)],
+    ['model', r.use_ml ? (r.model_version ?? 'n/a') : 'off (no signal)'],
+  ];
+
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#222}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+.figs{display:grid;grid-template-columns:repeat(4,1fr);gap:6px}
+.fig{border:1px solid #ddd;padding:6px}.fig .k{display:block;color:#666;font-size:12px}.fig .v{font-weight:600}
+figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}
+svg.chart{width:100%;height:auto;border:1px solid #eee}svg text{font-size:11px;fill:#555}
+.grid{stroke:#eee}.series{fill:none;stroke-width:1.5}.dots{stroke-width:4;stroke-linecap:round}.bar{stroke:none}.marker{stroke-dasharray:4 3;stroke-width:1}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px}td.n{text-align:right}
+pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}
+</style></head><body>
+<h1>${esc(title)}</h1>
+<table class="meta">${meta.map(([a, b]) => `<tr><th>${esc(a)}</th><td data-meta="${esc(a)}">${esc(b)}</td></tr>`).join('')}</table>
+<h2>Figures</h2><div class="figs">${figures.join('')}</div>
+<h2>Charts</h2>
+<p>Dashed vertical lines: risk alerts (orange, red when critical) and the kill switch (purple). Long series are reduced to at most 2,000 points each, keeping each bucket's low and high.</p>
+${charts.join('\n')}
+<h2>Markouts</h2>
+<table><tr><th>horizon</th><th>all fills (result)</th><th>maker</th><th>taker</th><th>contracts measured</th></tr>${markoutRows}</table>
+<h2>Sessions</h2>
+<table><tr><th>date</th><th>contract</th><th>traded</th><th>P&amp;L</th><th>fills</th><th>events</th><th>final position</th><th>final mid</th><th>kill switch</th></tr>${sessionRows}</table>
+<h2>Risk events</h2>${events}
+<h2>Parameters</h2><pre>${esc(JSON.stringify({ params: r.params, fee_schedule: r.fee_schedule }, null, 2))}</pre>
+${config === undefined ? '' : `<h2>Config</h2><pre>${esc(JSON.stringify(config, null, 2))}</pre>`}
+</body></html>
+`;
+}

@@ -1,0 +1,50 @@
+// The research outputs of one backtest run, built from the run itself (its result and its
+// sessions with their fill columns): shared by the CLI flags and the HTTP artifact routes.
+
+import type { BacktestRun } from '../backtest/run.ts';
+import type { ResolvedRequest } from '../backtest/request.ts';
+import type { EngineConfig } from '../config/schema.ts';
+import type { AccountSession } from '../backtest/account.ts';
+import { sessionNsToEpochMs } from '../market/calendar.ts';
+import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
+import { buildReport, type QuotePoints } from '../report/html-report.ts';
+import { equityTable, fillTable, toCsv } from './fill-table.ts';
+import { toParquet } from './parquet.ts';
+
+export type TableFormat = 'csv' | 'parquet';
+
+/** The config sections that shape a backtest session (the report shows them). */
+export function runConfig(c: EngineConfig) {
+  return { trading: c.trading, latency: c.latency, risk: c.risk, fees: c.fees, simulation: c.simulation, execution: c.execution, strategy: c.strategy };
+}
+
+export function fillsFile(req: ResolvedRequest, run: BacktestRun, format: TableFormat): string | Uint8Array {
+  const t = fillTable(req, run.sessions);
+  return format === 'csv' ? toCsv(t) : toParquet(t);
+}
+
+export function equityFile(run: BacktestRun, format: TableFormat): string | Uint8Array {
+  const t = equityTable(run.result.equity_curve);
+  return format === 'csv' ? toCsv(t) : toParquet(t);
+}
+
+/** The sessions' quote samples in epoch ms and price units (NaN: no quote on that side). */
+export function quotePoints(root: string, sessions: AccountSession[]): QuotePoints {
+  const tick = contractForRoot(root).tickSize;
+  const out: QuotePoints = { t: [], bid: [], ask: [], mid: [] };
+  for (const { date, result: s } of sessions) {
+    const q = s?.quotes;
+    if (!q) continue;
+    for (let i = 0; i < q.times.length; i++) {
+      out.t.push(sessionNsToEpochMs(date, q.times[i]));
+      out.bid.push(ticksToPrice(q.bid[i], tick));
+      out.ask.push(ticksToPrice(q.ask[i], tick));
+      out.mid.push(ticksToPrice(q.mid[i], tick));
+    }
+  }
+  return out;
+}
+
+export function reportFile(req: ResolvedRequest, run: BacktestRun, config: EngineConfig): string {
+  return buildReport({ result: run.result, fills: fillTable(req, run.sessions), quotes: quotePoints(req.root, run.sessions), config: runConfig(config) });
+}
