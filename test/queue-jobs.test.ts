@@ -7,14 +7,13 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { ensureBuilt } from './helpers/build.ts';
-import { ENGINE, tempDir } from './helpers/cli.ts';
+import { tempDir } from './helpers/cli.ts';
 import { beforeAll } from './helpers/hooks.ts';
-import { freePort } from './helpers/net.ts';
+import { QueueProcesses, stop } from './helpers/queue-processes.ts';
 import { until, WAIT_MS } from './helpers/wait.ts';
 import { createBacktestPool } from '../src/backtest/run.ts';
 import { marketDataDir, sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
@@ -54,29 +53,10 @@ function prepared() {
   return p.sweep;
 }
 
-const children: ChildProcess[] = [];
+const procs = new QueueProcesses();
 let url = '';
 let local = '';
 
-function spawnLogged(args: string[]): { child: ChildProcess; log: () => string } {
-  const child = spawn(process.execPath, [ENGINE, ...args], { env: { ...process.env, RUST_LOG: 'debug' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let text = '';
-  child.stdout!.on('data', (b: Buffer) => (text += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (text += b.toString()));
-  return { child, log: () => text };
-}
-async function startWorker(config: string) {
-  const w = spawnLogged(['--worker', '--queue', url, '--config', config]);
-  await until('the worker is ready', () => w.log().includes('queue worker ready'), { timeoutMs: WAIT_MS });
-  return w;
-}
-const stop = (c: ChildProcess) =>
-  new Promise<void>((r) => {
-    if (c.exitCode !== null || c.signalCode !== null) return r();
-    c.once('exit', () => r());
-    c.kill('SIGTERM');
-  });
 async function queuedSweep(): Promise<string> {
   const executor = await createQueueExecutor(url, engineConfig);
   try {
@@ -88,9 +68,7 @@ async function queuedSweep(): Promise<string> {
 
 beforeAll(test, async () => {
   ensureBuilt();
-  const port = await freePort();
-  children.push(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
-  url = `redis://127.0.0.1:${port}`;
+  url = await procs.startRedis();
   const pool = createBacktestPool(1);
   try {
     local = JSON.stringify(await executeSweep(prepared(), { pool, concurrency: 2 }));
@@ -98,12 +76,10 @@ beforeAll(test, async () => {
     await pool.destroy();
   }
 });
-test.after(async () => {
-  for (const c of children.slice().reverse()) await stop(c);
-});
+test.after(() => procs.stopAll());
 
 test('a worker with the dataset under its own data_dir: the sweep equals the local run byte for byte', async () => {
-  const w = await startWorker(holder.config);
+  const w = await procs.startWorker(holder.config);
   try {
     assert.is(await queuedSweep(), local);
     assert.ok(w.log().includes('session job started'), 'the worker ran the sessions');
@@ -114,7 +90,7 @@ test('a worker with the dataset under its own data_dir: the sweep equals the loc
 });
 
 test('a worker without the dataset: the sweep fails at once with an error naming the data and the worker dir', async () => {
-  const w = await startWorker(lacking.config);
+  const w = await procs.startWorker(lacking.config);
   try {
     const why = await queuedSweep().then(() => 'completed', (e: Error) => e.message);
     assert.match(why, `recorded data '${DATA}' is not on this worker: no such dataset under ${join(lacking.dataDir, 'market')} of worker`);

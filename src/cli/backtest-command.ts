@@ -8,6 +8,7 @@ import { validateBacktestRequest } from '../backtest/request.ts';
 import { createBacktestPool, runBacktest } from '../backtest/run.ts';
 import type { BacktestResult } from '../backtest/merge.ts';
 import type { CliOptions } from './args.ts';
+import { queueFromFlag } from './queue-flag.ts';
 import { availableParallelism } from 'node:os';
 import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
@@ -77,14 +78,19 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
   }
   // With an output on stdout, stdout carries only that output; the summary goes to stderr.
   const summaryTo = outputs.some((k) => opts[k] === STDOUT) ? process.stderr : process.stdout;
+  // --queue: the sessions run on BullMQ queue workers; the chaining and the merge stay here.
+  const queue = await queueFromFlag(opts.queue, config);
+  if ('exit' in queue) return queue.exit;
+  const executor = queue.executor;
   const poolSize = config.backtest.pool_size || availableParallelism();
-  const pool = createBacktestPool(Math.min(poolSize, req.dates.length));
+  const pool = executor ? null : createBacktestPool(Math.min(poolSize, req.dates.length));
   const t0 = process.hrtime.bigint();
   const progress = createProgress(opts.progress === true);
   try {
     log.info({ symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
     const run = await runBacktest(req, config, {
       pool,
+      executor,
       collectFills: Boolean(opts.fills || opts.report),
       onProgress: (f, p) => p && progress.update(f, p),
     });
@@ -96,11 +102,12 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
     summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
     const eps = r.events_processed / (wallMs / 1000);
-    process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s over ${Math.min(poolSize, req.dates.length)} worker(s)\n`);
+    process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`);
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
     return 0;
   } finally {
     progress.stop();
-    await pool.destroy();
+    await pool?.destroy();
+    await executor?.close();
   }
 }
