@@ -30,11 +30,9 @@ const MAX_EVENTS_LISTED = 200;
 const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const num = (d: number) => (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 
-/** The data source: the result's own when it names one (recorded data), else the generator and seed. */
+/** The data source: recorded data as the result names it, else the generator and its seed. */
 export function dataSource(r: BacktestResult): string {
-  const ds = (r as { data_source?: unknown }).data_source;
-  if (ds === undefined || ds === null) return `synthetic generator, seed ${r.seed}`;
-  return typeof ds === 'string' ? ds : JSON.stringify(ds);
+  return r.data_source === 'synthetic' ? `synthetic generator, seed ${r.seed}` : r.data_source;
 }
 
 /** Drawdown from the running peak, in percent, at each equity sample (max = max_drawdown_pct). */
