@@ -9,6 +9,7 @@ import { createBacktestPool, runBacktest } from '../backtest/run.ts';
 import type { BacktestResult } from '../backtest/merge.ts';
 import type { CliOptions } from './args.ts';
 import { queueFromFlag } from './queue-flag.ts';
+import { FLAG_OF_FIELD, requestFromFlags } from './request-flags.ts';
 import { availableParallelism } from 'node:os';
 import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
@@ -52,18 +53,8 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
   return `tripped at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
 }
 
-/** The flag that sets each request field, so a usage error names what the user typed. */
-const FLAG_OF_FIELD: Record<string, string> = { data: '--data', dataset: '--data', symbol: '--symbol', startDate: '--start', endDate: '--end', seed: '--seed', useML: '--use-ml' };
-
 export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
-  // Recorded data brings its own contract: the configured symbol is the default of the synthetic run only.
-  const symbol = opts.symbol ?? (opts.data ? undefined : config.trading.symbols[0]);
-  const body: Record<string, unknown> = symbol ? { symbol } : {};
-  if (opts.start) body.startDate = opts.start;
-  if (opts.end) body.endDate = opts.end;
-  if (opts.seed !== undefined) body.seed = opts.seed;
-  if (opts.useMl) body.useML = true;
-  const v = validateBacktestRequest(body, config, opts.data ?? null);
+  const v = validateBacktestRequest(requestFromFlags(opts, config), config, opts.data ?? null);
   if (!v.ok) {
     for (const e of v.errors) process.stderr.write(`error: ${FLAG_OF_FIELD[e.field] ?? e.field}: ${e.message}\n`);
     return 2;

@@ -20,7 +20,7 @@ export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: 
     process.stderr.write(`error: --sweep ${grid.error}\n`);
     return 2;
   }
-  const prepared = prepareSweep({ base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays }, config);
+  const prepared = prepareSweep({ base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays, dataPath: opts.data ?? null }, config);
   if (!prepared.ok) {
     for (const e of prepared.errors) {
       const flag = e.field === 'holdoutDays' ? '--holdout-days' : FLAG_OF_FIELD[e.field] ?? `--sweep ${e.field}`;
