@@ -83,7 +83,7 @@ async function main() {
       children.push(w);
       await waitFor(w, 'queue worker ready');
     }
-    const executor = await createQueueExecutor(url);
+    const executor = await createQueueExecutor(url, sweep.points[0].config);
     const queued = await timed(() => executeSweep(sweep, { executor, concurrency: sweep.points.length }));
     results.sessions = sessions;
     results.local_sessions_per_s = sessions / local.seconds;

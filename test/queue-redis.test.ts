@@ -100,7 +100,7 @@ test('the engine with QUEUE_URL: a backtest run through the service on the queue
   const { config } = loadConfig({ path: CONFIG, env: {} });
   const { logger } = capturingLogger();
   const body = { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03' };
-  const executor = await createQueueExecutor(url);
+  const executor = await createQueueExecutor(url, config);
   const pool = createBacktestPool(1);
   const dir = tempDir();
   const queued = await BacktestService.open({ config, logger, dataDir: join(dir, 'q'), executor });

@@ -70,7 +70,8 @@ test('POST 202, progress on the stream, GET gives the points in grid order, equa
     const doc = await executeSweep((prepared as any).sweep);
     assert.equal(done.result, JSON.parse(JSON.stringify(doc)), 'HTTP and local runs give the same document');
     await until('sweep_progress with status completed', () => stream.of('sweep_progress').some((e) => JSON.parse(e.data).status === 'completed'));
-    const journaled = JSON.parse(readFileSync(join(dir, 'sweeps', `${body.id}.json`), 'utf8'));
+    // The journal file: the index line, then the sweep.
+    const journaled = JSON.parse(readFileSync(join(dir, 'sweeps', `${body.id}.jsonl`), 'utf8').split('\n')[1]);
     assert.equal(journaled, done);
   } finally {
     await stream.close();
@@ -112,7 +113,7 @@ test('admission by cost: points x sessions over [sweep] max_queued_sessions is a
   assert.is(del.body.result, null);
   const again = await call(app.base, `/api/sweeps/${first.body.id}`, { method: 'DELETE' });
   assert.is(again.res.status, 409);
-  assert.ok(existsSync(join(dir, 'sweeps', `${first.body.id}.json`)));
+  assert.ok(existsSync(join(dir, 'sweeps', `${first.body.id}.jsonl`)));
 });
 
 test.run();

@@ -68,3 +68,27 @@ export const sweepRunSchema = z
 export type SweepRun = z.infer<typeof sweepRunSchema>;
 
 export const sweepProgressSchema = z.object({ id: z.string(), progress: z.number(), status: z.enum(SWEEP_STATUSES) }).describe('Progress of a running sweep (and its end).');
+
+export const sweepListItemSchema = z
+  .object({
+    id: sweepRunSchema.shape.id,
+    status: sweepRunSchema.shape.status,
+    started_at: sweepRunSchema.shape.started_at,
+    finished_at: sweepRunSchema.shape.finished_at,
+    points: sweepRunSchema.shape.points,
+    sessions: sweepRunSchema.shape.sessions,
+    progress: sweepRunSchema.shape.progress,
+    error: sweepRunSchema.shape.error,
+    bytes: z.int().describe('size of its journal file (0 before the first write)'),
+  })
+  .describe('One sweep in the list (GET /api/sweeps/{id} has its request and points).');
+export type SweepListItem = z.infer<typeof sweepListItemSchema>;
+
+export const sweepListSchema = z
+  .object({
+    total: z.int().describe('sweeps in the journal'),
+    sweeps: z.array(sweepListItemSchema).describe('one page of sweeps, newest first'),
+    next_cursor: z.string().nullable().describe('pass as `cursor` for the next (older) page; null on the last page'),
+  })
+  .describe('One page of sweeps, newest first; paging by cursor is stable under concurrent inserts.');
+export type SweepList = z.infer<typeof sweepListSchema>;

@@ -104,7 +104,7 @@ export const FLAGS: Record<string, Flag> = {
   queue: {
     value: 'URL',
     backtestOnly: false,
-    help: 'redis://HOST:PORT: with --sweep run the sessions on queue workers; with --worker the queue to serve',
+    help: 'redis://HOST:PORT: with --backtest or --sweep run the sessions on queue workers; with --worker the queue to serve',
     set: (o, v) => (/^redis:\/\/[^/\s]+/.test(v) ? void (o.queue = v) : `--queue ${JSON.stringify(v)}: expected a Redis URL redis://HOST[:PORT], e.g. redis://127.0.0.1:6379`),
   },
   symbol: {
@@ -301,7 +301,7 @@ export function parseArgs(argv: string[]): ParseResult {
     if (!options.queue) return err('--worker needs --queue redis://HOST:PORT');
     if (options.backtest) return err('--worker runs sessions for others: it takes no --backtest or --sweep');
   }
-  if (options.queue && !options.worker && !options.sweep) return err('--queue applies with --sweep or --worker (the server reads QUEUE_URL)');
+  if (options.queue && !options.worker && !options.backtest) return err('--queue applies with --backtest, --sweep or --worker (the server reads QUEUE_URL)');
   if (!options.backtest) {
     const stray = [...seen].filter((f) => FLAGS[f.slice(2)].backtestOnly && (mode === undefined || FLAGS[f.slice(2)].alsoWith !== mode));
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);

@@ -8,6 +8,8 @@ import { validateBacktestRequest } from '../backtest/request.ts';
 import { createBacktestPool, runBacktest } from '../backtest/run.ts';
 import type { BacktestResult } from '../backtest/merge.ts';
 import type { CliOptions } from './args.ts';
+import { queueFromFlag } from './queue-flag.ts';
+import { FLAG_OF_FIELD, requestFromFlags } from './request-flags.ts';
 import { availableParallelism } from 'node:os';
 import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
@@ -51,18 +53,8 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
   return `tripped at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
 }
 
-/** The flag that sets each request field, so a usage error names what the user typed. */
-const FLAG_OF_FIELD: Record<string, string> = { data: '--data', dataset: '--data', symbol: '--symbol', startDate: '--start', endDate: '--end', seed: '--seed', useML: '--use-ml' };
-
 export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
-  // Recorded data brings its own contract: the configured symbol is the default of the synthetic run only.
-  const symbol = opts.symbol ?? (opts.data ? undefined : config.trading.symbols[0]);
-  const body: Record<string, unknown> = symbol ? { symbol } : {};
-  if (opts.start) body.startDate = opts.start;
-  if (opts.end) body.endDate = opts.end;
-  if (opts.seed !== undefined) body.seed = opts.seed;
-  if (opts.useMl) body.useML = true;
-  const v = validateBacktestRequest(body, config, opts.data ?? null);
+  const v = validateBacktestRequest(requestFromFlags(opts, config), config, opts.data ?? null);
   if (!v.ok) {
     for (const e of v.errors) process.stderr.write(`error: ${FLAG_OF_FIELD[e.field] ?? e.field}: ${e.message}\n`);
     return 2;
@@ -77,14 +69,19 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
   }
   // With an output on stdout, stdout carries only that output; the summary goes to stderr.
   const summaryTo = outputs.some((k) => opts[k] === STDOUT) ? process.stderr : process.stdout;
+  // --queue: the sessions run on BullMQ queue workers; the chaining and the merge stay here.
+  const queue = await queueFromFlag(opts.queue, config);
+  if ('exit' in queue) return queue.exit;
+  const executor = queue.executor;
   const poolSize = config.backtest.pool_size || availableParallelism();
-  const pool = createBacktestPool(Math.min(poolSize, req.dates.length));
+  const pool = executor ? null : createBacktestPool(Math.min(poolSize, req.dates.length));
   const t0 = process.hrtime.bigint();
   const progress = createProgress(opts.progress === true);
   try {
     log.info({ symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
     const run = await runBacktest(req, config, {
       pool,
+      executor,
       collectFills: Boolean(opts.fills || opts.report),
       onProgress: (f, p) => p && progress.update(f, p),
     });
@@ -96,11 +93,12 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
     summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
     const eps = r.events_processed / (wallMs / 1000);
-    process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s over ${Math.min(poolSize, req.dates.length)} worker(s)\n`);
+    process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`);
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
     return 0;
   } finally {
     progress.stop();
-    await pool.destroy();
+    await pool?.destroy();
+    await executor?.close();
   }
 }

@@ -7,11 +7,11 @@ import { availableParallelism } from 'node:os';
 import type pino from 'pino';
 import type { EngineConfig } from '../config/schema.ts';
 import { createBacktestPool } from '../backtest/run.ts';
-import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
 import { parseGrid, pointCount } from '../sweep/grid.ts';
 import { sweepCsv, sweepJson, sweepTable } from '../sweep/output.ts';
 import { executeSweep, prepareSweep, sweepSessions } from '../sweep/sweep.ts';
 import type { CliOptions } from './args.ts';
+import { queueFromFlag } from './queue-flag.ts';
 import { FLAG_OF_FIELD, requestFromFlags } from './request-flags.ts';
 
 export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
@@ -20,7 +20,7 @@ export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: 
     process.stderr.write(`error: --sweep ${grid.error}\n`);
     return 2;
   }
-  const prepared = prepareSweep({ base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays }, config);
+  const prepared = prepareSweep({ base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays, dataPath: opts.data ?? null }, config);
   if (!prepared.ok) {
     for (const e of prepared.errors) {
       const flag = e.field === 'holdoutDays' ? '--holdout-days' : FLAG_OF_FIELD[e.field] ?? `--sweep ${e.field}`;
@@ -30,15 +30,9 @@ export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: 
   }
   const s = prepared.sweep;
   const sessions = sweepSessions(s);
-  let executor: QueueExecutor | undefined;
-  if (opts.queue) {
-    try {
-      executor = await createQueueExecutor(opts.queue);
-    } catch (e) {
-      process.stderr.write(`error: --queue: ${(e as Error).message}\n`);
-      return 1;
-    }
-  }
+  const queue = await queueFromFlag(opts.queue, config);
+  if ('exit' in queue) return queue.exit;
+  const executor = queue.executor;
   // On the queue, points in flight are bounded by memory, not by local threads.
   const threads = executor ? Math.min(64, s.points.length) : Math.min(config.backtest.pool_size || availableParallelism(), sessions);
   const pool = executor ? null : createBacktestPool(threads);

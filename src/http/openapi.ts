@@ -12,7 +12,7 @@ import { ARTIFACTS_DESCRIPTION, BACKTEST_ARTIFACTS } from '../api/backtest-artif
 import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
 import { healthSchema, workerHealthSchema } from '../api/health.ts';
 import { bookLevelSchema, fillSchema, latencySummarySchema, ourOrderSchema, stateAlertSchema, statePayloadSchema, symbolStateSchema } from '../api/live-state.ts';
-import { sweepProgressSchema, sweepRequestSchema, sweepRunSchema } from '../api/sweep.ts';
+import { sweepListSchema, sweepProgressSchema, sweepRequestSchema, sweepRunSchema } from '../api/sweep.ts';
 import { alertEventSchema, shutdownEventSchema, streamEventSchema } from '../api/stream-events.ts';
 import { VERSION } from '../version.ts';
 import { OPEN_PATHS } from './auth.ts';
@@ -43,6 +43,7 @@ const COMPONENTS = {
   SweepRequest: sweepRequestSchema,
   SweepRun: sweepRunSchema,
   SweepProgress: sweepProgressSchema,
+  SweepList: sweepListSchema,
   AlertEvent: alertEventSchema,
   ShutdownEvent: shutdownEventSchema,
   StreamEvent: streamEventSchema,
@@ -74,6 +75,22 @@ const allow = { Allow: { description: 'methods the path supports, e.g. GET, HEAD
 /** Responses every operation can give. Spread first, so an operation can override one. */
 const common = { '405': err('Method not allowed (method_not_allowed; see Allow)', allow), '500': err('Unexpected server error (internal_error); logged, details not sent') };
 const runId = { name: 'id', in: 'path', required: true, description: 'run id', schema: { type: 'string' } };
+/** The Idempotency-Key header of POST /api/backtest and POST /api/sweeps (`what`: run, sweep). */
+const idempotencyKeyHeader = (what: string) => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    `draft-ietf-httpapi-idempotency-key-header: a retry with the same key and the same request returns the first ${what} (no second ${what}) for ` +
+    `[storage] idempotency_ttl_hours; the same key with a different request is a 422. A ${what} that was cancelled or interrupted, or could not be ` +
+    `journaled, is not replayed: the retry starts a new ${what} under the key.`,
+  schema: { type: 'string', minLength: 1, maxLength: 257, examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'] },
+});
+/** `limit` and `cursor` of a list (`what`: runs, sweeps); MAX_PAGE of routes/backtests.ts. */
+const pageParameters = (what: string) => [
+  { name: 'limit', in: 'query', required: false, description: `at most this many ${what} (a larger value is a 400 naming \`limit\`)`, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+  { name: 'cursor', in: 'query', required: false, description: '`next_cursor` of the previous page (opaque)', schema: { type: 'string' } },
+];
 
 type Operation = { responses: Record<string, unknown>; security?: unknown[] };
 const HOST_400 = 'a Host header outside the allow-list (invalid_host: localhost, 127.0.0.1, [::1] and [http] allowed_hosts)';
@@ -186,16 +203,7 @@ function buildDocument() {
               description: 'containing `respond-async`: answer 202 with the run at once. Without it, a client that disconnects before the answer cancels the run.',
               schema: { type: 'string', examples: ['respond-async'] },
             },
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description:
-                'draft-ietf-httpapi-idempotency-key-header: a retry with the same key and the same request returns the first run (no second run) for ' +
-                '[storage] idempotency_ttl_hours; the same key with a different request is a 422. A run that was cancelled or interrupted, or could not be ' +
-                'journaled, is not replayed: the retry starts a new run under the key.',
-              schema: { type: 'string', minLength: 1, maxLength: 257, examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'] },
-            },
+            idempotencyKeyHeader('run'),
           ],
           requestBody: { required: true, content: { 'application/json': { schema: ref('BacktestRequest'), example: { symbol: 'ES', initialCapital: 100000, useML: false } } } },
           responses: {
@@ -216,10 +224,7 @@ function buildDocument() {
           operationId: 'listBacktests',
           tags: ['backtest'],
           summary: 'Backtest runs, newest first, one page of index entries',
-          parameters: [
-            { name: 'limit', in: 'query', required: false, description: 'at most this many runs (a larger value is a 400 naming `limit`)', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-            { name: 'cursor', in: 'query', required: false, description: '`next_cursor` of the previous page (opaque)', schema: { type: 'string' } },
-          ],
+          parameters: pageParameters('runs'),
           responses: { ...common, '200': ok('Runs', 'BacktestList'), '400': err('Bad limit or cursor (invalid_request)') },
         },
       },
@@ -256,15 +261,25 @@ function buildDocument() {
           description:
             'Every point is validated first (errors name `grid.<parameter>` and the value). The sweep is admitted by its cost, grid points x sessions, ' +
             'against [sweep] max_queued_sessions, runs on the backtest pool, reports `sweep_progress` on the stream and is journaled in <data_dir>/sweeps.',
+          parameters: [idempotencyKeyHeader('sweep')],
           requestBody: { required: true, content: { 'application/json': { schema: ref('SweepRequest'), example: { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05', grid: { spreadMultiplier: [1, 1.5], skewFactor: [0, 0.5] } } } } },
           responses: {
             ...common,
-            '202': { ...ok('Accepted: the sweep runs on', 'SweepRun'), headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } } },
-            '400': err('Malformed JSON (invalid_json) or invalid fields, grid parameters or values, or more than [sweep] max_points (invalid_request, with `fields`)'),
+            '200': { ...ok('The sweep an Idempotency-Key names, already ended', 'SweepRun'), headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } } },
+            '202': { ...ok('Accepted: the sweep runs on (or the running sweep an Idempotency-Key names)', 'SweepRun'), headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } } },
+            '400': err('Malformed JSON (invalid_json) or invalid fields, grid parameters or values, Idempotency-Key, or more than [sweep] max_points (invalid_request, with `fields`)'),
             '413': err('Body over 64 KiB (payload_too_large)'),
             '415': err('Content-Type is not application/json (unsupported_media_type)'),
+            '422': err('The Idempotency-Key was used with a different request (idempotency_key_mismatch, `fields` names the header)'),
             '503': err('Over [sweep] max_queued_sessions (busy, Retry-After = estimated drain time) or shutting down (shutting_down)', retryAfter),
           },
+        },
+        get: {
+          operationId: 'listSweeps',
+          tags: ['backtest'],
+          summary: 'Sweeps, newest first, one page of index entries',
+          parameters: pageParameters('sweeps'),
+          responses: { ...common, '200': ok('Sweeps', 'SweepList'), '400': err('Bad limit or cursor (invalid_request)') },
         },
       },
       '/api/sweeps/{id}': {

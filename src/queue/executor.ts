@@ -2,13 +2,18 @@
 // on Redis whose data is the whole SessionSpec (request values, seed, carry, model weights and
 // version), so any worker computes the same result and a retried job gives the same result.
 // A job whose worker dies is retried by another (BullMQ's stalled-job check); the result comes
-// back to runBacktest, which chains and merges it exactly as a pool result.
+// back to runBacktest, which chains and merges it exactly as a pool result. Recorded data travels
+// as its dataset name (recorded-data.ts). A cancelled run removes its jobs still waiting, so no
+// worker runs abandoned work; a job already running finishes on its worker, unread.
 
 import { Queue, QueueEvents } from 'bullmq';
 import type { SessionExecutor } from '../backtest/run.ts';
+import { marketDataDir } from '../backtest/request.ts';
 import type { SessionResult } from '../backtest/session.ts';
+import type { EngineConfig } from '../config/schema.ts';
 import { decode, encode } from './codec.ts';
 import { checkReachable, parseQueueUrl, SESSION_QUEUE } from './connection.ts';
+import { toDatasetRef } from './recorded-data.ts';
 
 export interface QueueExecutor extends SessionExecutor {
   close(): Promise<void>;
@@ -17,8 +22,12 @@ export interface QueueExecutor extends SessionExecutor {
 /** Attempts per job: a worker killed mid-job costs one (the stalled check moves it back). */
 const ATTEMPTS = 3;
 
-/** Connects to the queue at `url`; rejects within seconds when Redis is unreachable. */
-export async function createQueueExecutor(url: string): Promise<QueueExecutor> {
+/**
+ * Connects to the queue at `url`; rejects within seconds when Redis is unreachable. `config` is
+ * the engine's: recorded data must be under its <data_dir>/market/ to be named in a job.
+ */
+export async function createQueueExecutor(url: string, config: EngineConfig): Promise<QueueExecutor> {
+  const marketDir = marketDataDir(config);
   const parsed = parseQueueUrl(url);
   if (!parsed.ok) throw new Error(`queue URL ${parsed.error}`);
   const connection = parsed.connection;
@@ -35,13 +44,17 @@ export async function createQueueExecutor(url: string): Promise<QueueExecutor> {
     parallel: true,
     async run(spec, signal) {
       signal?.throwIfAborted();
-      const job = await queue.add('session', { spec: encode(spec) }, { attempts: ATTEMPTS, removeOnComplete: true, removeOnFail: 100 });
+      const job = await queue.add('session', { spec: encode(toDatasetRef(spec, marketDir)) }, { attempts: ATTEMPTS, removeOnComplete: true, removeOnFail: 100 });
       const finished = job.waitUntilFinished(events) as Promise<string>;
       if (!signal) return decode<SessionResult>(await finished);
-      // An abandoned job (kill switch, cancel) still finishes on its worker; nobody waits for it.
       const aborted = new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(signal.reason);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        const abandon = () => {
+          reject(signal.reason);
+          // Refused (and ignored) once a worker holds the job's lock: that one runs to its end.
+          job.remove().catch(() => undefined);
+        };
+        if (signal.aborted) abandon();
+        else signal.addEventListener('abort', abandon, { once: true });
       });
       finished.catch(() => undefined);
       return decode<SessionResult>(await Promise.race([finished, aborted]));

@@ -40,7 +40,7 @@ function pointConfig(base: EngineConfig, axes: readonly SweepAxis[], point: Swee
  * Validates every point of the grid over `base` (the request fields the sweep does not vary).
  * The errors name the sweep key and the refused value; one per distinct problem.
  */
-export function planSweep(base: BacktestRequest, axes: readonly SweepAxis[], config: EngineConfig, naming: ParamNaming): PlanResult {
+export function planSweep(base: BacktestRequest, axes: readonly SweepAxis[], config: EngineConfig, naming: ParamNaming, dataPath: string | null = null): PlanResult {
   const label = (a: SweepAxis) => (naming === 'key' ? a.key.key : a.key.name);
   const points: PlannedPoint[] = [];
   const errors = new Map<string, FieldError>();
@@ -56,7 +56,7 @@ export function planSweep(base: BacktestRequest, axes: readonly SweepAxis[], con
       errors.set(`${c.error.field}:${c.error.message}`, c.error);
       continue;
     }
-    const v = validateBacktestRequest(body, c.config);
+    const v = validateBacktestRequest(body, c.config, dataPath);
     if (!v.ok) {
       for (const e of v.errors) {
         const axis = axes.find((a) => a.key.requestField && a.key.name === e.field);

@@ -1,21 +1,22 @@
 // Sweeps over HTTP: POST validates every point and admits the sweep by its cost (grid points x
 // sessions) against [sweep] max_queued_sessions; the sweep runs on the backtest pool (shared
 // with single runs) and reports progress to subscribers (the SSE stream). Each sweep is
-// journaled in <data_dir>/sweeps/<id>.json, written atomically (temp file, then rename) when it
-// starts and when it ends, refused over [storage] max_record_bytes; the newest [sweep] max_kept
-// finished sweeps are kept. A sweep found running at start was interrupted by a stop.
+// journaled in <data_dir>/sweeps (journal.ts: bounded like the backtest journal) when it starts
+// and when it ends. An Idempotency-Key names one sweep as it names one backtest.
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Piscina } from 'piscina';
 import type pino from 'pino';
 import type { FieldError } from '../api/error.ts';
 import { type SweepRequest, sweepRequestSchema, type SweepRun } from '../api/sweep.ts';
 import { Admission } from '../backtest/admission.ts';
+import { replayable, requestHash } from '../backtest/journal/idempotency.ts';
+import type { Page } from '../backtest/journal/run-index.ts';
 import type { SessionExecutor } from '../backtest/run.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { gridAxes } from './grid.ts';
+import { type Idempotency, type SweepIndexEntry, SweepJournal, SWEEP_ID_RE } from './journal.ts';
 import { executeSweep, prepareSweep, type PreparedSweep, sweepSessions } from './sweep.ts';
 
 export type SweepEvent = { id: string; progress: number; status: SweepRun['status'] };
@@ -24,6 +25,10 @@ export type SweepSubmit =
   | { kind: 'invalid'; errors: FieldError[] }
   | { kind: 'busy'; retryAfterS: number; message: string }
   | { kind: 'closed' }
+  /** The Idempotency-Key names a sweep of another request. */
+  | { kind: 'key_mismatch'; id: string }
+  /** The Idempotency-Key names a sweep of this request: that one, no new sweep. */
+  | { kind: 'replayed'; run: SweepRun }
   | { kind: 'accepted'; run: SweepRun; done: Promise<SweepRun> };
 
 export interface SweepServiceOptions {
@@ -45,9 +50,8 @@ interface Active {
   abort: AbortController;
   done: Promise<SweepRun>;
   t0: bigint;
+  idempotency: Idempotency;
 }
-
-const ID_RE = /^sw_[0-9TZ]+_[0-9a-z]{4}_[0-9a-f]{6}$/;
 
 export class SweepService {
   readonly dir: string;
@@ -57,11 +61,19 @@ export class SweepService {
   private readonly log: pino.Logger;
   private seq = 0;
   private closed = false;
-  private dirReady = false;
+  private readonly journal: SweepJournal;
 
   constructor(private readonly o: SweepServiceOptions) {
     this.log = o.logger.child({ component: 'sweeps' });
     this.dir = resolve(o.dataDir ?? o.config.data_dir, 'sweeps');
+    const st = o.config.storage;
+    this.journal = new SweepJournal({
+      dir: this.dir,
+      limits: { maxRuns: o.config.sweep.max_kept, maxBytes: st.max_bytes, maxAgeMs: st.max_age_days * 86_400_000 },
+      maxRecordBytes: st.max_record_bytes,
+      idempotencyTtlMs: st.idempotency_ttl_hours * 3_600_000,
+      logger: this.log,
+    });
     this.admission = new Admission({ maxSessions: o.config.sweep.max_queued_sessions, poolThreads: o.poolThreads, defaultSessionSeconds: o.config.backtest.session_seconds_estimate });
   }
 
@@ -71,13 +83,30 @@ export class SweepService {
     return n;
   }
 
-  submit(body: unknown): SweepSubmit {
+  /** The journal, loaded on first use; a directory that cannot be used fails each write instead (storage_error). */
+  private get j(): SweepJournal {
+    try {
+      this.journal.open();
+    } catch (e) {
+      this.log.error({ err: e, dir: this.dir }, 'could not load the sweep journal');
+    }
+    return this.journal;
+  }
+
+  submit(body: unknown, idempotencyKey: string | null = null): SweepSubmit {
     if (this.closed) return { kind: 'closed' };
     const parsed = sweepRequestSchema.safeParse(body);
     if (!parsed.success) {
       return { kind: 'invalid', errors: parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.code === 'unrecognized_keys' ? `unknown field ${(i as { keys?: string[] }).keys?.join(', ')}` : `expected ${i.message}` })) };
     }
     const req = parsed.data;
+    const hash = requestHash(req);
+    if (idempotencyKey !== null) {
+      const prior = this.j.findKey(idempotencyKey);
+      if (prior && prior.idempotency?.request_hash !== hash) return { kind: 'key_mismatch', id: prior.id };
+      const run = prior && replayable(prior) ? this.get(prior.id) : null;
+      if (run) return { kind: 'replayed', run };
+    }
     const axes = gridAxes(req.grid);
     if (!axes.ok) return { kind: 'invalid', errors: axes.errors };
     const points = axes.value.reduce((n, a) => n * a.values.length, 1);
@@ -101,7 +130,8 @@ export class SweepService {
     }
     const now = new Date();
     const run: SweepRun = { id: this.newId(now), status: 'running', request: req, points, sessions, progress: 0, started_at: now.toISOString(), finished_at: null, error: null, result: null };
-    const active = { run, abort: new AbortController(), t0: process.hrtime.bigint() } as Active;
+    const idempotency = idempotencyKey === null ? null : { key: idempotencyKey, request_hash: hash };
+    const active = { run, abort: new AbortController(), t0: process.hrtime.bigint(), idempotency } as Active;
     this.active.set(run.id, active);
     active.done = this.execute(active, prepared.sweep);
     return { kind: 'accepted', run, done: active.done };
@@ -113,7 +143,7 @@ export class SweepService {
     let last = 0;
     this.log.info({ id: run.id, points: run.points, sessions: run.sessions }, 'sweep started');
     try {
-      this.save(run);
+      this.save(a);
       run.result = await executeSweep(prepared, {
         pool: this.o.executor ? null : this.o.pool(),
         executor: this.o.executor,
@@ -143,13 +173,13 @@ export class SweepService {
     }
     run.finished_at = new Date().toISOString();
     try {
-      this.save(run);
+      this.save(a);
     } catch (e) {
       run.status = 'failed';
       run.result = null;
       run.error = { code: 'storage_error', message: `the sweep journal could not store the sweep: ${e instanceof Error ? e.message : String(e)}`.slice(0, 500) };
       try {
-        this.save(run);
+        this.save(a);
       } catch {
         // The in-memory record still answers GET until the engine stops.
       }
@@ -157,7 +187,6 @@ export class SweepService {
     const seconds = Number(process.hrtime.bigint() - a.t0) / 1e9;
     if (run.status === 'completed') this.admission.record(seconds, run.sessions);
     this.active.delete(run.id);
-    this.retain();
     this.log.info({ id: run.id, status: run.status, seconds }, 'sweep finished');
     this.emit({ id: run.id, progress: run.progress, status: run.status });
     return run;
@@ -167,14 +196,23 @@ export class SweepService {
   get(id: string): SweepRun | null {
     const a = this.active.get(id);
     if (a) return a.run;
-    if (!ID_RE.test(id)) return null;
-    try {
-      const run = JSON.parse(readFileSync(join(this.dir, `${id}.json`), 'utf8')) as SweepRun;
-      // Journaled as running but not running here: the engine stopped mid-sweep.
-      return run.status === 'running' ? { ...run, status: 'interrupted', error: { code: 'interrupted', message: 'the engine stopped during the sweep' } } : run;
-    } catch {
-      return null;
-    }
+    if (!SWEEP_ID_RE.test(id)) return null;
+    const rec = this.j.read(id);
+    if (!rec) return null;
+    const { idempotency: _key, ...run } = rec;
+    return run;
+  }
+
+  /** A page of the journal's sweeps, newest first; throws RangeError on a cursor it did not issue. */
+  list(limit: number, cursor: string | null): Page<SweepIndexEntry> {
+    const page = this.j.page(limit, cursor);
+    // A running sweep's entry was written when it started; its progress is here.
+    return { ...page, entries: page.entries.map((e) => (this.active.has(e.id) ? { ...e, progress: this.active.get(e.id)!.run.progress } : e)) };
+  }
+
+  /** Sweeps in the journal. */
+  get total(): number {
+    return this.j.index.size;
   }
 
   cancel(id: string, reason = 'cancelled by request'): boolean {
@@ -201,29 +239,8 @@ export class SweepService {
     await Promise.allSettled(pending.map((a) => a.done));
   }
 
-  private save(run: SweepRun): void {
-    const text = `${JSON.stringify(run)}\n`;
-    const max = this.o.config.storage.max_record_bytes;
-    const bytes = Buffer.byteLength(text);
-    if (bytes > max) throw new Error(`the sweep's record is ${bytes} bytes, over [storage] max_record_bytes = ${max}`);
-    if (!this.dirReady) {
-      mkdirSync(this.dir, { recursive: true });
-      this.dirReady = true;
-    }
-    const path = join(this.dir, `${run.id}.json`);
-    writeFileSync(`${path}.tmp`, text);
-    renameSync(`${path}.tmp`, path);
-  }
-
-  /** Deletes the oldest finished sweeps beyond [sweep] max_kept (ids sort by start time). */
-  private retain(): void {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir).filter((n) => n.endsWith('.json') && !this.active.has(n.slice(0, -5))).sort();
-    } catch {
-      return;
-    }
-    for (const n of names.slice(0, Math.max(0, names.length - this.o.config.sweep.max_kept))) rmSync(join(this.dir, n), { force: true });
+  private save(a: Active): void {
+    this.j.save({ ...a.run, idempotency: a.idempotency });
   }
 
   private emit(ev: SweepEvent): void {

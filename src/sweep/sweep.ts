@@ -20,6 +20,8 @@ export interface SweepSpec {
   naming: ParamNaming;
   /** Trading days at the end of the range held out of the ranking (0: none). */
   holdoutDays?: number;
+  /** The CLI's --data (recorded data at any path; over HTTP the request names a dataset). */
+  dataPath?: string | null;
 }
 
 export interface PreparedSweep {
@@ -32,16 +34,16 @@ export type Prepared = { ok: true; sweep: PreparedSweep } | { ok: false; errors:
 export function prepareSweep(spec: SweepSpec, config: EngineConfig): Prepared {
   const days = spec.holdoutDays ?? 0;
   if (days === 0) {
-    const p = planSweep(spec.base, spec.axes, config, spec.naming);
+    const p = planSweep(spec.base, spec.axes, config, spec.naming, spec.dataPath);
     return p.ok ? { ok: true, sweep: { points: p.points, holdout: null } } : p;
   }
-  const whole = validateBacktestRequest(spec.base, config);
+  const whole = validateBacktestRequest(spec.base, config, spec.dataPath ?? null);
   if (!whole.ok) return whole;
   const split = holdoutSplit(whole.request, days);
   if (!split.ok) return { ok: false, errors: [{ field: 'holdoutDays', message: split.error }] };
-  const ranked = planSweep({ ...spec.base, startDate: split.rank[0], endDate: split.rank[1] }, spec.axes, config, spec.naming);
+  const ranked = planSweep({ ...spec.base, startDate: split.rank[0], endDate: split.rank[1] }, spec.axes, config, spec.naming, spec.dataPath);
   if (!ranked.ok) return ranked;
-  const held = planSweep({ ...spec.base, startDate: split.holdout[0], endDate: split.holdout[1] }, spec.axes, config, spec.naming);
+  const held = planSweep({ ...spec.base, startDate: split.holdout[0], endDate: split.holdout[1] }, spec.axes, config, spec.naming, spec.dataPath);
   if (!held.ok) return held;
   return { ok: true, sweep: { points: ranked.points, holdout: { rank: split.rank, range: split.holdout, points: held.points } } };
 }

@@ -3,36 +3,43 @@
 // bounded by its retention and survive a restart; this map only finds them fast.
 
 import { createHash } from 'node:crypto';
-import type { ResolvedRequest } from '../request.ts';
-import type { BacktestIndexEntry } from './record.ts';
 
-/** A fingerprint of the validated, normalised request: equal requests hash equal. */
-export function requestHash(req: ResolvedRequest): string {
+/** What the keys read of a journaled run (a backtest or a sweep). */
+export interface KeyedRun {
+  id: string;
+  status: string;
+  started_at: string;
+  error: { code: string } | null;
+  idempotency: { key: string; request_hash: string } | null;
+}
+
+/** A fingerprint of the validated, normalised request (a backtest's or a sweep's): equal requests hash equal. */
+export function requestHash(req: unknown): string {
   return createHash('sha256').update(JSON.stringify(req)).digest('hex').slice(0, 32);
 }
 
 /** Runs a retry with the same key does not replay: it never answered its client with a result. */
-export function replayable(e: BacktestIndexEntry): boolean {
+export function replayable(e: KeyedRun): boolean {
   return !(e.status === 'cancelled' || e.status === 'interrupted' || e.error?.code === 'storage_error');
 }
 
-export class IdempotencyKeys {
+export class IdempotencyKeys<E extends KeyedRun = KeyedRun> {
   private readonly runs = new Map<string, string>(); // key -> run id
 
   constructor(private readonly ttlMs: number) {}
 
   /** Remembers the key of an entry (the newest run of a key wins). */
-  add(e: BacktestIndexEntry): void {
+  add(e: E): void {
     if (e.idempotency) this.runs.set(e.idempotency.key, e.id);
   }
 
   /** Forgets the key of a deleted entry. */
-  remove(e: BacktestIndexEntry): void {
+  remove(e: E): void {
     if (e.idempotency && this.runs.get(e.idempotency.key) === e.id) this.runs.delete(e.idempotency.key);
   }
 
   /** The run id of an unexpired key, given the index to read its start time from. */
-  find(key: string, lookup: (id: string) => BacktestIndexEntry | undefined, now: number): BacktestIndexEntry | null {
+  find(key: string, lookup: (id: string) => E | undefined, now: number): E | null {
     const id = this.runs.get(key);
     if (id === undefined) return null;
     const e = lookup(id);

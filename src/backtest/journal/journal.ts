@@ -42,7 +42,7 @@ const MAX_UNSAVED = 100;
 export class Journal {
   readonly index = new RunIndex();
   private readonly store: JournalStore;
-  private readonly keys: IdempotencyKeys;
+  private readonly keys: IdempotencyKeys<BacktestIndexEntry>;
   private readonly writes = new Map<string, Promise<unknown>>();
   private readonly unsaved = new Map<string, BacktestRecord>();
   private lastError: string | null = null;

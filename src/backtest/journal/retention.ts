@@ -1,7 +1,13 @@
 // Retention of the journal: `[storage]` max_runs, max_bytes and max_age_days. The oldest finished
-// runs go first; a running run is never deleted (it is at most a few KiB and ends soon).
+// runs go first (the backtest journal's and the sweeps'); a running run is never deleted (it is at most a few KiB and ends soon).
 
-import type { BacktestIndexEntry } from './record.ts';
+/** What retention reads of a journaled run (a backtest or a sweep). */
+export interface RetainedRun {
+  id: string;
+  status: string;
+  started_at: string;
+  bytes: number;
+}
 
 export interface RetentionLimits {
   maxRuns: number;
@@ -10,7 +16,7 @@ export interface RetentionLimits {
 }
 
 /** Ids to delete, oldest first, so the rest fits the limits (as far as finished runs allow). */
-export function retentionVictims(entries: Iterable<BacktestIndexEntry>, count: number, bytes: number, limits: RetentionLimits, now: number): string[] {
+export function retentionVictims(entries: Iterable<RetainedRun>, count: number, bytes: number, limits: RetentionLimits, now: number): string[] {
   const victims: string[] = [];
   const oldest = now - limits.maxAgeMs;
   for (const e of entries) {

@@ -5,8 +5,14 @@
 
 import { ID_RE, type BacktestIndexEntry } from './record.ts';
 
-export interface Page {
-  entries: BacktestIndexEntry[];
+/** What the index reads of an entry (a backtest's or a sweep's). */
+export interface IndexedRun {
+  id: string;
+  bytes: number;
+}
+
+export interface Page<E extends IndexedRun = BacktestIndexEntry> {
+  entries: E[];
   /** The cursor of the next (older) page, null on the last page. */
   nextCursor: string | null;
 }
@@ -16,15 +22,16 @@ export function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): string | null {
+/** The id a cursor encodes, or null when it is not a cursor of ids matching `idRe`. */
+export function decodeCursor(cursor: string, idRe: RegExp = ID_RE): string | null {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  return ID_RE.test(id) && encodeCursor(id) === cursor ? id : null;
+  return idRe.test(id) && encodeCursor(id) === cursor ? id : null;
 }
 
-export class RunIndex {
+export class RunIndex<E extends IndexedRun = BacktestIndexEntry> {
   /** Oldest first. */
-  private readonly sorted: BacktestIndexEntry[] = [];
-  private readonly byId = new Map<string, BacktestIndexEntry>();
+  private readonly sorted: E[] = [];
+  private readonly byId = new Map<string, E>();
   private totalBytes = 0;
 
   get size(): number {
@@ -35,12 +42,12 @@ export class RunIndex {
     return this.totalBytes;
   }
 
-  get(id: string): BacktestIndexEntry | undefined {
+  get(id: string): E | undefined {
     return this.byId.get(id);
   }
 
   /** Adds or replaces an entry. */
-  put(e: BacktestIndexEntry): void {
+  put(e: E): void {
     const old = this.byId.get(e.id);
     if (old) {
       this.sorted[this.position(e.id)] = e;
@@ -62,14 +69,14 @@ export class RunIndex {
   }
 
   /** Entries oldest first (retention walks this). */
-  oldestFirst(): Iterable<BacktestIndexEntry> {
+  oldestFirst(): Iterable<E> {
     return this.sorted;
   }
 
   /** Up to `limit` entries older than `before` (all when null), newest first. */
-  page(limit: number, before: string | null): Page {
+  page(limit: number, before: string | null): Page<E> {
     let i = (before === null ? this.sorted.length : this.position(before)) - 1;
-    const entries: BacktestIndexEntry[] = [];
+    const entries: E[] = [];
     for (; i >= 0 && entries.length < limit; i--) entries.push(this.sorted[i]);
     const nextCursor = i >= 0 && entries.length ? encodeCursor(entries[entries.length - 1].id) : null;
     return { entries, nextCursor };

@@ -41,11 +41,32 @@ const DEFAULT_PAGE = 50;
 const KEY_RE = /^[\x21\x23-\x7e]{1,255}$/;
 
 /** The Idempotency-Key of a request: null when absent, a field error when malformed. */
-function idempotencyKey(raw: string | undefined): { key: string | null } | { error: string } {
+export function idempotencyKey(raw: string | undefined): { key: string | null } | { error: string } {
   if (raw === undefined) return { key: null };
   const key = /^".*"$/.test(raw) ? raw.slice(1, -1) : raw;
   if (!KEY_RE.test(key)) return { error: 'expected 1..255 visible ASCII characters, optionally in double quotes (no spaces, quotes or backslashes)' };
   return { key };
+}
+
+/** `limit` (1..MAX_PAGE, default 50) and `cursor` of a list request (backtests, sweeps), or the 400 answer. */
+export function pageQuery(c: Context<AppEnv>): { limit: number; cursor: string | null } | Response {
+  const raw = c.req.query('limit');
+  let limit = DEFAULT_PAGE;
+  if (raw !== undefined) {
+    limit = Number(raw);
+    if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_PAGE) {
+      const expected = `an integer in 1..${MAX_PAGE}`;
+      return apiError(c, 400, 'invalid_request', `limit must be ${expected}, got '${raw}'`, [{ field: 'limit', message: `expected ${expected}` }]);
+    }
+  }
+  return { limit, cursor: c.req.query('cursor') ?? null };
+}
+
+/** The 400 answer to a cursor the list did not issue. */
+export function badCursor(c: Context<AppEnv>, cursor: string | null): Response {
+  return apiError(c, 400, 'invalid_request', `cursor '${cursor}' is not one this server issued: pass next_cursor of a previous page`, [
+    { field: 'cursor', message: 'expected next_cursor of a previous page' },
+  ]);
 }
 
 function completed(c: Context<AppEnv>, rec: BacktestRecord | null) {
@@ -116,23 +137,13 @@ export function registerBacktests(app: App, ctx: ApiContext): void {
   });
 
   app.get('/api/backtests', (c) => {
-    const raw = c.req.query('limit');
-    let n = DEFAULT_PAGE;
-    if (raw !== undefined) {
-      n = Number(raw);
-      if (!/^\d+$/.test(raw) || n < 1 || n > MAX_PAGE) {
-        const expected = `an integer in 1..${MAX_PAGE}`;
-        return apiError(c, 400, 'invalid_request', `limit must be ${expected}, got '${raw}'`, [{ field: 'limit', message: `expected ${expected}` }]);
-      }
-    }
-    const cursor = c.req.query('cursor') ?? null;
+    const q = pageQuery(c);
+    if (q instanceof Response) return q;
     let page;
     try {
-      page = svc.list(n, cursor);
+      page = svc.list(q.limit, q.cursor);
     } catch {
-      return apiError(c, 400, 'invalid_request', `cursor '${cursor}' is not one this server issued: pass next_cursor of a previous page`, [
-        { field: 'cursor', message: 'expected next_cursor of a previous page' },
-      ]);
+      return badCursor(c, q.cursor);
     }
     return c.json({ total: svc.total, runs: page.entries.map(toListItem), next_cursor: page.nextCursor });
   });

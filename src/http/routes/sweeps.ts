@@ -1,11 +1,12 @@
-// POST /api/sweeps (202 with the sweep; it runs on), GET /api/sweeps/:id, DELETE /api/sweeps/:id
-// (cancel). Progress goes to the SSE stream as `sweep_progress`.
+// POST /api/sweeps (202 with the sweep; it runs on; Idempotency-Key as for backtests), GET
+// /api/sweeps (a page, newest first), GET /api/sweeps/:id, DELETE /api/sweeps/:id (cancel).
+// Progress goes to the SSE stream as `sweep_progress`.
 
 import { bodyLimit } from 'hono/body-limit';
 import type { SweepService } from '../../sweep/service.ts';
 import type { ApiContext, App } from '../context.ts';
 import { apiError } from '../errors.ts';
-import { jsonErrorMessage, requireJson } from './backtests.ts';
+import { badCursor, idempotencyKey, jsonErrorMessage, pageQuery, requireJson } from './backtests.ts';
 
 export function registerSweeps(app: App, ctx: ApiContext, svc: SweepService): void {
   const limit = bodyLimit({
@@ -21,7 +22,9 @@ export function registerSweeps(app: App, ctx: ApiContext, svc: SweepService): vo
     } catch (e) {
       return apiError(c, 400, 'invalid_json', jsonErrorMessage(e, text));
     }
-    const out = svc.submit(body);
+    const k = idempotencyKey(c.req.header('idempotency-key'));
+    if ('error' in k) return apiError(c, 400, 'invalid_request', `invalid Idempotency-Key header: ${k.error}`, [{ field: 'Idempotency-Key', message: k.error }]);
+    const out = svc.submit(body, k.key);
     switch (out.kind) {
       case 'invalid':
         return apiError(c, 400, 'invalid_request', `invalid sweep request: ${out.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, out.errors);
@@ -29,8 +32,26 @@ export function registerSweeps(app: App, ctx: ApiContext, svc: SweepService): vo
         return apiError(c, 503, 'busy', out.message, undefined, { 'Retry-After': String(out.retryAfterS) });
       case 'closed':
         return apiError(c, 503, 'shutting_down', 'the server is shutting down', undefined, { 'Retry-After': '5' });
+      case 'key_mismatch':
+        return apiError(c, 422, 'idempotency_key_mismatch', `the Idempotency-Key header names sweep ${out.id}, which was started by a different request: use a new key for a new request`, [
+          { field: 'Idempotency-Key', message: `already used for sweep ${out.id} with a different request` },
+        ]);
     }
-    return c.json(out.run, 202, { Location: `/api/sweeps/${out.run.id}` });
+    // A replayed key answers with the sweep it names: 202 while it runs, 200 once it has ended.
+    const status = out.kind === 'replayed' && out.run.status !== 'running' ? 200 : 202;
+    return c.json(out.run, status, { Location: `/api/sweeps/${out.run.id}` });
+  });
+
+  app.get('/api/sweeps', (c) => {
+    const q = pageQuery(c);
+    if (q instanceof Response) return q;
+    let page;
+    try {
+      page = svc.list(q.limit, q.cursor);
+    } catch {
+      return badCursor(c, q.cursor);
+    }
+    return c.json({ total: svc.total, sweeps: page.entries.map(({ idempotency: _key, ...item }) => item), next_cursor: page.nextCursor }, 200);
   });
 
   app.get('/api/sweeps/:id', (c) => {
