@@ -6,6 +6,10 @@ import type { FillView, SymbolState } from '../shared/api.ts';
 import { el, setClass, setText } from './dom.ts';
 import { fmtInt, fmtLatency, fmtNyTimeMs, fmtPnl, fmtSignedInt, fmtUsd, priceFormat, signClass } from './format.ts';
 import { fillKey } from '../shared/fill-store.ts';
+
+const NY_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York' });
+/** YYYY-MM-DD in New York of an ISO time. */
+const nyDate = (iso: string): string => NY_DATE.format(Date.parse(iso));
 import type { SymbolHistory } from '../shared/store.ts';
 
 export const TRADE_ROWS = 100;
@@ -77,6 +81,7 @@ export class TradesView {
       if (!fl) continue;
       const k = fillKey(fl);
       seen.add(k);
+      r.tr.dataset.time = fl.time; // the exact time (the cell shows New York time of day only)
       setClass(r.tr, `${fl.side}${fresh && !this.seen.has(k) ? ' new' : ''}`);
       const [time, side, qty, price, liq, fee, pnl, pos, lat] = r.td;
       setText(time, fmtNyTimeMs(Date.parse(fl.time)));
@@ -95,14 +100,23 @@ export class TradesView {
   }
 
   /**
-   * The session's fill count, on every state: the state's count covers fills up to its sim_time;
-   * `fill` events arrive before the next state, so those newer than it are added (else the
-   * count would lag the table).
+   * The session's fill count, on every state. The state's count comes from the engine's last
+   * snapshot, which can be behind the fills the stream has already delivered (its `fill` events
+   * and recent_trades come straight off the fill ring). So the fills listed ahead of the newest
+   * one the state reports are added, and the count is never below the fills of this session the
+   * table lists (a fill's New York date is its session's date).
    */
   private renderCount(st: SymbolState, fills: readonly FillView[]): void {
-    const asOf = Date.parse(st.sim_time);
     let newer = 0;
-    while (newer < fills.length && Date.parse(fills[newer].time) > asOf) newer++;
-    setText(this.sub, `${fmtInt(st.stats.fills + newer)} this session · latest ${fmtInt(Math.min(fills.length, TRADE_ROWS))} shown`);
+    const reported = st.recent_trades[0];
+    if (reported) {
+      const k = fillKey(reported);
+      while (newer < fills.length && fillKey(fills[newer]) !== k) newer++;
+      if (newer === fills.length) newer = 0; // not listed (cannot happen: states are merged first)
+    }
+    let listed = 0;
+    for (const f of fills) if (nyDate(f.time) === st.session_date) listed++;
+    const count = Math.max(st.stats.fills + newer, listed);
+    setText(this.sub, `${fmtInt(count)} this session · latest ${fmtInt(Math.min(fills.length, TRADE_ROWS))} shown`);
   }
 }
