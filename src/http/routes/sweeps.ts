@@ -2,41 +2,17 @@
 // /api/sweeps (a page, newest first), GET /api/sweeps/:id, DELETE /api/sweeps/:id (cancel).
 // Progress goes to the SSE stream as `sweep_progress`.
 
-import { bodyLimit } from 'hono/body-limit';
 import type { SweepService } from '../../sweep/service.ts';
 import type { ApiContext, App } from '../context.ts';
 import { apiError } from '../errors.ts';
-import { badCursor, idempotencyKey, jsonErrorMessage, pageQuery, requireJson } from './backtests.ts';
+import { badCursor, jsonBodyLimit, pageQuery, readSubmission, refusal, requireJson } from './submission.ts';
 
 export function registerSweeps(app: App, ctx: ApiContext, svc: SweepService): void {
-  const limit = bodyLimit({
-    maxSize: ctx.maxBodyBytes,
-    onError: (c) => apiError(c, 413, 'payload_too_large', `the request body is larger than ${ctx.maxBodyBytes} bytes`, undefined, { Connection: 'close' }),
-  });
-
-  app.post('/api/sweeps', requireJson(), limit, async (c) => {
-    const text = await c.req.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (e) {
-      return apiError(c, 400, 'invalid_json', jsonErrorMessage(e, text));
-    }
-    const k = idempotencyKey(c.req.header('idempotency-key'));
-    if ('error' in k) return apiError(c, 400, 'invalid_request', `invalid Idempotency-Key header: ${k.error}`, [{ field: 'Idempotency-Key', message: k.error }]);
-    const out = svc.submit(body, k.key);
-    switch (out.kind) {
-      case 'invalid':
-        return apiError(c, 400, 'invalid_request', `invalid sweep request: ${out.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, out.errors);
-      case 'busy':
-        return apiError(c, 503, 'busy', out.message, undefined, { 'Retry-After': String(out.retryAfterS) });
-      case 'closed':
-        return apiError(c, 503, 'shutting_down', 'the server is shutting down', undefined, { 'Retry-After': '5' });
-      case 'key_mismatch':
-        return apiError(c, 422, 'idempotency_key_mismatch', `the Idempotency-Key header names sweep ${out.id}, which was started by a different request: use a new key for a new request`, [
-          { field: 'Idempotency-Key', message: `already used for sweep ${out.id} with a different request` },
-        ]);
-    }
+  app.post('/api/sweeps', requireJson(), jsonBodyLimit(ctx), async (c) => {
+    const sub = await readSubmission(c);
+    if (sub instanceof Response) return sub;
+    const out = svc.submit(sub.body, sub.key);
+    if (out.kind !== 'accepted' && out.kind !== 'replayed') return refusal(c, out, 'sweep', 'sweep');
     // A replayed key answers with the sweep it names: 202 while it runs, 200 once it has ended.
     const status = out.kind === 'replayed' && out.run.status !== 'running' ? 200 : 202;
     return c.json(out.run, status, { Location: `/api/sweeps/${out.run.id}` });
