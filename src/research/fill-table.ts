@@ -4,6 +4,7 @@
 // contract, signed in our favour: side x (mid(t+h) - price), as in the result's markouts.
 
 import { BID, LIQ_MAKER } from '../core/events.ts';
+import { sessionNsToUnixNs } from '../data/dbn/time.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import type { AccountSession } from '../backtest/account.ts';
@@ -41,11 +42,6 @@ export const FILL_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
 const MARKOUT_FIELDS = MARKOUT_LABELS.map((l) => `markout${l}` as FillField);
 const orNull = (x: number) => (Number.isNaN(x) ? null : x);
 
-/** Epoch nanoseconds of engine time `ns` (ns after New York midnight of `date`), exact. */
-export function epochNs(date: string, ns: number): bigint {
-  return BigInt(sessionNsToEpochMs(date, 0)) * 1_000_000n + BigInt(Math.round(ns));
-}
-
 /** `symbol` is the contract traded in each session (ESM24), not the root or symbol requested. */
 export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contracts'>, sessions: AccountSession[]): Column[] {
   const tick = contractForRoot(req.root).tickSize;
@@ -67,7 +63,7 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
         c.liq[i] === LIQ_MAKER ? 'maker' : 'taker',
         c.fee[i],
         BigInt(c.orderId[i]),
-        epochNs(s.date, c.exchTs[i]),
+        sessionNsToUnixNs(s.date, c.exchTs[i]),
         BigInt(c.position[i]),
         c.tradePnl[i],
         orNull(ticksToPrice(c.mid[i], tick)),
