@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { toApi, toListItem, type BacktestRecord } from '../../backtest/service.ts';
 import type { ApiContext, App, AppEnv } from '../context.ts';
 import { apiError } from '../errors.ts';
-import { badCursor, jsonBodyLimit, pageQuery, readSubmission, refusal, requireJson } from './submission.ts';
+import { jsonBodyLimit, readSubmission, refusal, requestedPage, requireJson } from './submission.ts';
 
 function completed(c: Context<AppEnv>, rec: BacktestRecord | null) {
   if (!rec) return apiError(c, 500, 'storage_error', 'the journal file of this run is missing');
@@ -53,14 +53,8 @@ export function registerBacktests(app: App, ctx: ApiContext): void {
   });
 
   app.get('/api/backtests', (c) => {
-    const q = pageQuery(c);
-    if (q instanceof Response) return q;
-    let page;
-    try {
-      page = svc.list(q.limit, q.cursor);
-    } catch {
-      return badCursor(c, q.cursor);
-    }
+    const page = requestedPage(c, (limit, cursor) => svc.list(limit, cursor));
+    if (page instanceof Response) return page;
     return c.json({ total: svc.total, runs: page.entries.map(toListItem), next_cursor: page.nextCursor });
   });
 

@@ -46,7 +46,7 @@ export function idempotencyKey(raw: string | undefined): { key: string | null } 
 }
 
 /** `limit` (1..MAX_PAGE, default 50) and `cursor` of a list request (backtests, sweeps), or the 400 answer. */
-export function pageQuery(c: Context<AppEnv>): { limit: number; cursor: string | null } | Response {
+function pageQuery(c: Context<AppEnv>): { limit: number; cursor: string | null } | Response {
   const raw = c.req.query('limit');
   let limit = DEFAULT_PAGE;
   if (raw !== undefined) {
@@ -59,11 +59,17 @@ export function pageQuery(c: Context<AppEnv>): { limit: number; cursor: string |
   return { limit, cursor: c.req.query('cursor') ?? null };
 }
 
-/** The 400 answer to a cursor the list did not issue. */
-export function badCursor(c: Context<AppEnv>, cursor: string | null): Response {
-  return apiError(c, 400, 'invalid_request', `cursor '${cursor}' is not one this server issued: pass next_cursor of a previous page`, [
-    { field: 'cursor', message: 'expected next_cursor of a previous page' },
-  ]);
+/** The page a list request asks for (`limit`, `cursor`), or the 400 answer to a bad limit or a cursor `list` did not issue. */
+export function requestedPage<P>(c: Context<AppEnv>, list: (limit: number, cursor: string | null) => P): P | Response {
+  const q = pageQuery(c);
+  if (q instanceof Response) return q;
+  try {
+    return list(q.limit, q.cursor);
+  } catch {
+    return apiError(c, 400, 'invalid_request', `cursor '${q.cursor}' is not one this server issued: pass next_cursor of a previous page`, [
+      { field: 'cursor', message: 'expected next_cursor of a previous page' },
+    ]);
+  }
 }
 
 /** The body limit of a POST. */

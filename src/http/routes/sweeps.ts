@@ -5,7 +5,7 @@
 import type { SweepService } from '../../sweep/service.ts';
 import type { ApiContext, App } from '../context.ts';
 import { apiError } from '../errors.ts';
-import { badCursor, jsonBodyLimit, pageQuery, readSubmission, refusal, requireJson } from './submission.ts';
+import { jsonBodyLimit, readSubmission, refusal, requestedPage, requireJson } from './submission.ts';
 
 export function registerSweeps(app: App, ctx: ApiContext, svc: SweepService): void {
   app.post('/api/sweeps', requireJson(), jsonBodyLimit(ctx), async (c) => {
@@ -19,14 +19,8 @@ export function registerSweeps(app: App, ctx: ApiContext, svc: SweepService): vo
   });
 
   app.get('/api/sweeps', (c) => {
-    const q = pageQuery(c);
-    if (q instanceof Response) return q;
-    let page;
-    try {
-      page = svc.list(q.limit, q.cursor);
-    } catch {
-      return badCursor(c, q.cursor);
-    }
+    const page = requestedPage(c, (limit, cursor) => svc.list(limit, cursor));
+    if (page instanceof Response) return page;
     return c.json({ total: svc.total, sweeps: page.entries.map(({ idempotency: _key, ...item }) => item), next_cursor: page.nextCursor }, 200);
   });
 
