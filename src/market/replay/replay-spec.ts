@@ -3,7 +3,7 @@
 // midnight of the session date; DBN counts ns since the UNIX epoch, so each session carries the
 // epoch ns of its New York midnight (as decimal text: it exceeds 2^53).
 
-import { newYorkOffsetMinutes } from '../calendar.ts';
+import { newYorkDateOf } from '../../data/dbn/time.ts';
 
 /** Schemas the engine replays: MBO (order by order) and MBP-10 (10 levels per side). */
 export const REPLAY_SCHEMAS = ['mbo', 'mbp-10'] as const;
@@ -23,19 +23,12 @@ export interface ReplaySessionSpec {
   perOrder: boolean;
 }
 
-const NS_PER_MIN = 60_000_000_000n;
-const NS_PER_DAY = 86_400_000_000_000n;
 // A CME Globex trade date opens at 18:00 New York the evening before (17:00 Chicago): a record
-// belongs to the trade date of New York local time + 6 h.
-const TRADE_DATE_SHIFT_NS = 6n * 60n * NS_PER_MIN;
+// belongs to the New York date 6 h after it.
+const TRADE_DATE_SHIFT_NS = 6n * 3_600_000_000_000n;
 
 /** The CME trade date (YYYY-MM-DD) of an epoch-ns time. */
 export function tradeDateOf(utcNs: bigint): string {
-  // The New York offset of the UTC date is right except within hours of a DST switch at 02:00
-  // on a Sunday, when nothing trades.
-  const utcDate = new Date(Number(utcNs / 1_000_000n)).toISOString().slice(0, 10);
-  const local = utcNs + BigInt(newYorkOffsetMinutes(utcDate)) * NS_PER_MIN + TRADE_DATE_SHIFT_NS;
-  const day = local / NS_PER_DAY;
-  return new Date(Number(day) * 86_400_000).toISOString().slice(0, 10);
+  return newYorkDateOf(utcNs + TRADE_DATE_SHIFT_NS);
 }
 
