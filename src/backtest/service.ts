@@ -284,55 +284,51 @@ export class BacktestService {
   }
 
   private async execute(a: Active): Promise<BacktestRecord> {
-    const rec = a.record;
+    const running = a.record;
+    let outcome: Partial<BacktestRecord> = {};
     const interval = this.o.progressIntervalMs ?? 250;
     let lastEmit = 0;
     const run = this.o.runner ?? runBacktest;
     let stored = true;
     try {
-      await this.j.save(rec);
+      await this.j.save(running);
     } catch (e) {
       stored = false;
-      this.fail(rec, e);
-      this.j.remember(rec);
+      this.fail(running, e);
     }
     if (stored) {
       try {
         // Cancelled before it started (e.g. while its first journal write was pending).
         if (a.abort.signal.aborted) throw a.abort.signal.reason;
         const pool = this.o.executor ? null : this.ensurePool();
-        const { result } = await run(rec.resolved, this.o.config, {
+        const { result } = await run(running.resolved, this.o.config, {
           pool,
           executor: this.o.executor,
           signal: a.abort.signal,
           onProgress: (f) => {
-            rec.progress = Math.min(1, Math.max(0, f));
+            running.progress = Math.min(1, Math.max(0, f));
             const now = Date.now();
             if (now - lastEmit >= interval || f >= 1) {
               lastEmit = now;
-              this.emit({ type: 'progress', id: rec.id, symbol: rec.resolved.symbol, progress: rec.progress });
+              this.emit({ type: 'progress', id: running.id, symbol: running.resolved.symbol, progress: running.progress });
             }
           },
         });
         if (a.abort.signal.aborted) throw a.abort.signal.reason ?? new Error('cancelled');
-        rec.result = { ...result, equity_curve: downsampleCurve(result.equity_curve, this.o.maxCurvePoints ?? 500) };
-        rec.status = 'completed';
-        rec.progress = 1;
+        outcome = { status: 'completed', progress: 1, result: { ...result, equity_curve: downsampleCurve(result.equity_curve, this.o.maxCurvePoints ?? 500) } };
       } catch (e) {
         if (a.abort.signal.aborted) {
-          rec.status = 'cancelled';
           const why = a.abort.signal.reason;
-          rec.error = boundedError('cancelled', why instanceof Error ? why.message : String(why ?? 'cancelled'));
+          outcome = { status: 'cancelled', error: boundedError('cancelled', why instanceof Error ? why.message : String(why ?? 'cancelled')) };
         } else {
-          rec.status = 'failed';
-          rec.error = boundedError('backtest_failed', e instanceof Error ? e.message : String(e));
-          this.log.error({ id: rec.id, err: e }, 'backtest failed');
+          outcome = { status: 'failed', error: boundedError('backtest_failed', e instanceof Error ? e.message : String(e)) };
+          this.log.error({ id: a.record.id, err: e }, 'backtest failed');
         }
       }
     }
     const ns = Number(process.hrtime.bigint() - a.t0);
-    rec.finished_at = new Date().toISOString();
-    rec.duration_ms = Math.round(ns / 1e6);
+    // The finished record is a copy: readers see the run as running until it is journaled and counted.
+    const rec: BacktestRecord = { ...a.record, ...outcome, finished_at: new Date().toISOString(), duration_ms: Math.round(ns / 1e6) };
     if (stored) {
       try {
         await this.j.save(rec);
@@ -342,7 +338,7 @@ export class BacktestService {
         if (e instanceof RecordTooLargeError) await this.j.save(rec).catch(() => {});
         else this.j.remember(rec);
       }
-    }
+    } else this.j.remember(rec);
     this.active.delete(rec.id);
     this.observer.onRunning?.(this.active.size, this.queuedSessions);
     if (rec.status === 'completed') this.admission.record(ns / 1e9, rec.resolved.dates.length);
