@@ -27,7 +27,24 @@ const F_CLIP = 4, F_SCALE = 5, F_OFFSET = 6, F_RESULT = 7, F_X = 8;
 const LAYER_BYTES = 20;
 const PAGE = 65536;
 
-export type SimdKernel = { ok: true; module: WebAssembly.Module } | { ok: false; reason: string };
+// The part of the WebAssembly JS API used here. Node has it all, but the types live in the DOM
+// lib, which this (Node) project does not load.
+interface WasmModule {
+  readonly __wasmModule: unique symbol;
+}
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+const Wasm = (globalThis as unknown as {
+  WebAssembly: {
+    validate(bytes: Uint8Array): boolean;
+    Module: new (bytes: Uint8Array) => WasmModule;
+    Instance: new (module: WasmModule) => { exports: { memory: WasmMemory; run: () => void } };
+  };
+}).WebAssembly;
+
+export type SimdKernel = { ok: true; module: WasmModule } | { ok: false; reason: string };
 
 let kernel: SimdKernel | null = null;
 
@@ -42,8 +59,8 @@ export function simdKernel(): SimdKernel {
     return (kernel = { ok: false, reason: `${path}: ${(e as Error).message} (npm run build makes it)` });
   }
   // validate() is false when the engine does not know the v128 instructions (no SIMD).
-  if (!WebAssembly.validate(bytes)) return (kernel = { ok: false, reason: `${path}: not valid WebAssembly here (no SIMD support?)` });
-  return (kernel = { ok: true, module: new WebAssembly.Module(bytes) });
+  if (!Wasm.validate(bytes)) return (kernel = { ok: false, reason: `${path}: not valid WebAssembly here (no SIMD support?)` });
+  return (kernel = { ok: true, module: new Wasm.Module(bytes) });
 }
 
 /** The engine's predictor for `model`: the SIMD kernel when it is available, else the scalar path (same predictions). */
@@ -63,7 +80,7 @@ export class SimdMlpPredictor implements Predictor {
   private readonly mem: Float64Array;
   private readonly run: () => void;
 
-  constructor(model: ModelFile, module: WebAssembly.Module) {
+  constructor(model: ModelFile, module: WasmModule) {
     const v = validateModel(model);
     if (!v.ok) throw new Error(`invalid model: ${v.error}`);
     this.horizonNs = model.horizonNs;
@@ -88,8 +105,8 @@ export class SimdMlpPredictor implements Predictor {
     const table = take(model.layers.length * LAYER_BYTES);
     const placed = model.layers.map((l) => ({ w: take(l.inputs * even(l.outputs) * 8), b: take(even(l.outputs) * 8) }));
 
-    const instance = new WebAssembly.Instance(module);
-    const memory = instance.exports.memory as WebAssembly.Memory;
+    const instance = new Wasm.Instance(module);
+    const memory = instance.exports.memory;
     const pages = Math.ceil(at / PAGE) - memory.buffer.byteLength / PAGE;
     if (pages > 0) memory.grow(pages);
     const i32 = new Int32Array(memory.buffer);
@@ -116,7 +133,7 @@ export class SimdMlpPredictor implements Predictor {
       f64.set(l.bias, b / 8);
     });
     this.mem = f64;
-    this.run = instance.exports.run as () => void;
+    this.run = instance.exports.run;
   }
 
   /** Expected mid move over the horizon, ticks. Allocation-free (see the file comment). */
