@@ -6,9 +6,9 @@
 // (two back-to-back reads) is reported next to the figures, which include it.
 //
 // What one sample includes: the local book update, incremental features, markouts, the equity /
-// risk check, the model (createPredictor's, as the engine runs it: the SIMD kernel; when due: every
-// 10 ms of market time, so only some events run it; both kinds are reported apart), the market maker's decision, the risk check of the
-// order, the order-table update and the message written to the ring. It excludes transport (no
+// risk check, the model (createPredictor's, as the engine runs it: the SIMD kernel; when due:
+// every 10 ms of market time, so only some events run it; both kinds are reported apart), the
+// market maker's decision, the risk check of the order, the order-table update and the message written to the ring. It excludes transport (no
 // thread hop: see cross-thread.ts), the simulated exchange and the driver's merge of streams.
 //
 // The driver below is the backtest driver's merge (src/backtest/session.ts) with the engine in
