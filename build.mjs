@@ -5,13 +5,19 @@
 // first with its own tsconfig (DOM lib), since the root `tsc --noEmit` checks Node code.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import initWabt from 'wabt';
 
 const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: true, logLevel: 'warning' };
 const entries = ['src/engine.ts', 'src/dashboard.ts', 'src/start.ts'].filter((f) => existsSync(f));
 const workers = readdirSync('workers').filter((f) => f.endsWith('.ts')).map((f) => `workers/${f}`);
 await build({ ...common, entryPoints: entries, outdir: 'dist' });
 if (workers.length) await build({ ...common, entryPoints: workers, outdir: 'dist/workers' });
+
+// The inference kernel (src/ml/mlp-simd.ts loads it): WebAssembly text assembled by wabt.
+const wat = (await initWabt()).parseWat('mlp-simd.wat', readFileSync('src/ml/mlp-simd.wat', 'utf8'), { simd: true });
+mkdirSync('dist/ml', { recursive: true });
+writeFileSync('dist/ml/mlp-simd.wasm', wat.toBinary({}).buffer);
 
 const web = 'src/dashboard/web';
 if (existsSync(`${web}/main.ts`)) {

@@ -6,16 +6,16 @@
 // (two back-to-back reads) is reported next to the figures, which include it.
 //
 // What one sample includes: the local book update, incremental features, markouts, the equity /
-// risk check, the model (MlpPredictor, when due: every 10 ms of market time, so only some events
-// run it; both kinds are reported apart), the market maker's decision, the risk check of the
-// order, the order-table update and the message written to the ring. It excludes transport (no
+// risk check, the model (createPredictor's, as the engine runs it: the SIMD kernel; when due:
+// every 10 ms of market time, so only some events run it; both kinds are reported apart), the
+// market maker's decision, the risk check of the order, the order-table update and the message written to the ring. It excludes transport (no
 // thread hop: see cross-thread.ts), the simulated exchange and the driver's merge of streams.
 //
 // The driver below is the backtest driver's merge (src/backtest/session.ts) with the engine in
 // reach, over a recorded session, with the simulated exchange answering, so orders are acked,
 // filled and cancelled as in a real session.
 
-import { MlpPredictor } from '../src/ml/model.ts';
+import { createPredictor } from '../src/ml/mlp-simd.ts';
 import { runSession, type SessionSpec, type SessionTaps } from '../src/backtest/session.ts';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
 import type { Recording } from './stream.ts';
@@ -76,7 +76,7 @@ function session(spec: SessionSpec, rec: Recording, count: number, out: Samples 
         },
       }
     : undefined;
-  const r = runSession(spec, { source: new ReplaySource(rec.events, count), predictor: new MlpPredictor(spec.model), taps });
+  const r = runSession(spec, { source: new ReplaySource(rec.events, count), predictor: createPredictor(spec.model), taps });
   return { ordersSent: r.ordersSent, cancelsSent: r.cancelsSent, predictions: r.predictions, events: r.eventsProcessed };
 }
 

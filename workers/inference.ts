@@ -6,7 +6,8 @@
 import { workerData } from 'node:worker_threads';
 import { RecordRing } from '../src/core/ring.ts';
 import { FEATURE_COUNT } from '../src/book/features.ts';
-import { MlpPredictor, type ModelFile } from '../src/ml/model.ts';
+import { createPredictor } from '../src/ml/mlp-simd.ts';
+import type { ModelFile } from '../src/ml/model.ts';
 import { Seqlock } from '../src/shm/seqlock.ts';
 import { C_HB_INF, C_STOP, FT_FIELDS, FT_TS, LAT_SECONDS, LAT_STAGE, PR_COUNT, PR_TS, PR_VALUE, PR_WALL, STAGE_INFERENCE } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
@@ -24,7 +25,7 @@ const slots = init.layout.symbols.map((m) => ({
   x: new Float64Array(FT_FIELDS),
   input: new Float64Array(FEATURE_COUNT),
 }));
-const predictor = init.model ? new MlpPredictor(init.model) : null;
+const predictor = init.model ? createPredictor(init.model) : null;
 
 while (Atomics.load(ctl, C_STOP) === 0) {
   Atomics.add(ctl, C_HB_INF, 1);

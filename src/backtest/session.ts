@@ -19,7 +19,8 @@ import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
 import { openReplaySource } from '../market/replay/dbn-source.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
 import type { L3Tape } from '../exchange/l3-fifo-queue.ts';
-import { MlpPredictor, type ModelFile } from '../ml/model.ts';
+import { createPredictor } from '../ml/mlp-simd.ts';
+import type { ModelFile } from '../ml/model.ts';
 import type { Predictor } from '../ml/predictor.ts';
 import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
 import type { FillField } from '../portfolio/fill-log.ts';
@@ -137,7 +138,7 @@ const GEN_BATCH = 4096;
 export function predictorForSpec(spec: SessionSpec): Predictor | null {
   if (!spec.quote.useML) return null;
   if (!spec.model) throw new Error(`session ${spec.root} ${spec.date}: useML is set but the session spec carries no model`);
-  return new MlpPredictor(spec.model);
+  return createPredictor(spec.model);
 }
 
 export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): SessionResult {

@@ -8,7 +8,8 @@ import type { BacktestResult } from '../backtest/merge.ts';
 import { requestModel, validateBacktestRequest } from '../backtest/request.ts';
 import { runBacktest } from '../backtest/run.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { MlpPredictor, type ModelFile } from './model.ts';
+import { createPredictor } from './mlp-simd.ts';
+import type { ModelFile } from './model.ts';
 import type { Predictor } from './predictor.ts';
 import { SIGNAL_NAMES, signalBaselineOf, SignalPredictor, type SignalName } from './signal-baselines.ts';
 
@@ -35,7 +36,7 @@ export interface SignalRow {
 /** The predictor of `signal` built from the model file (null: no signal). */
 export function predictorFor(signal: ComparedSignal, model: ModelFile): Predictor | null {
   if (signal === 'none') return null;
-  if (signal === 'mlp') return new MlpPredictor(model);
+  if (signal === 'mlp') return createPredictor(model);
   return new SignalPredictor(signal, signalBaselineOf(model.training, signal as SignalName), model.horizonNs);
 }
 

@@ -202,6 +202,7 @@ export function serializeModel(m: ModelFile): string {
 
 /** The network of a (validated) model file as a Predictor. */
 export class MlpPredictor implements Predictor {
+  readonly kernel = 'js-scalar';
   readonly horizonNs: number;
   readonly version: string;
   readonly multiplyAdds: number;
