@@ -119,6 +119,13 @@ export class DbnCursor {
   get orderId(): number {
     return this.view.getUint32(this.pos + 20, true) * TWO32 + this.view.getUint32(this.pos + 16, true);
   }
+  /** The order id's high and low 32 bits as int32 (exact for every id, never a heap number). */
+  get orderIdHi(): number {
+    return this.view.getInt32(this.pos + 20, true);
+  }
+  get orderIdLo(): number {
+    return this.view.getInt32(this.pos + 16, true);
+  }
   orderIdExact(): bigint {
     return this.view.getBigUint64(this.pos + 16, true);
   }

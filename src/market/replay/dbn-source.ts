@@ -112,7 +112,7 @@ export class DbnMarketSource implements MarketSource {
     }
     this.lastTs = ts;
     this.records++;
-    if (this.mbo !== null) this.mbo.apply(ts, c.action, c.side, this.ticks(c, c.price), c.size, c.orderId, c.flags);
+    if (this.mbo !== null) this.mbo.apply(ts, c.action, c.side, this.ticks(c, c.price), c.size, c.orderIdHi, c.orderIdLo, c.flags);
     else this.applyMbp(ts, c);
   }
 
