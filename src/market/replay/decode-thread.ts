@@ -88,6 +88,8 @@ export class ThreadedDbnSource implements MarketSource {
   private readonly status: Int32Array;
   private readonly error: Uint8Array;
   private readonly decoder: DecodeWorker;
+  /** The decoder worker's thread id (a worker kept from an earlier session keeps its id). */
+  readonly threadId: number;
   private finished = false;
   private closed = false;
   private offset = 0;
@@ -106,6 +108,7 @@ export class ThreadedDbnSource implements MarketSource {
     this.error = new Uint8Array(error);
     const job: DecodeJob = { spec, startNs, endNs, ring: mem, tape: tapeBuf, status, error };
     this.decoder = takeWorker();
+    this.threadId = this.decoder.worker.threadId;
     this.decoder.worker.postMessage(job);
   }
 
