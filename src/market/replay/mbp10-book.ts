@@ -113,8 +113,12 @@ export class Mbp10Book {
       const have = i < 0 ? 0 : this.sz[side][i];
       if (sz[j] > have) this.out.push(ts, MD_ADD, side, px[j], sz[j] - have, -1);
     }
-    this.px[side].set(px.subarray(0, m));
-    this.sz[side].set(sz.subarray(0, m));
+    const cp = this.px[side];
+    const cs = this.sz[side];
+    for (let k = 0; k < m; k++) {
+      cp[k] = px[k]; // a loop, not set(subarray()): a subarray is a new object per call
+      cs[k] = sz[k];
+    }
     this.n[side] = m;
   }
 
