@@ -93,58 +93,59 @@ export class MboBook {
    */
   apply(ts: number, action: number, sideChar: number, price: number, size: number, idHi: number, idLo: number, flags: number): void {
     const side = sideChar === SIDE_BID ? BID : sideChar === SIDE_ASK ? ASK : -1;
-    if (action === A) this.add(ts, side, price, size, idHi, idLo);
-    else if (action === C) this.cancel(ts, size, idHi, idLo);
-    else if (action === M) this.modify(ts, side, price, size, idHi, idLo);
-    else if (action === F) this.fill(ts, size, idHi, idLo);
-    else if (action === R) this.clear(ts);
+    this.out.ts = ts;
+    if (action === A) this.add(side, price, size, idHi, idLo);
+    else if (action === C) this.cancel(size, idHi, idLo);
+    else if (action === M) this.modify(side, price, size, idHi, idLo);
+    else if (action === F) this.fill(size, idHi, idLo);
+    else if (action === R) this.clear();
     if ((flags & F_LAST) !== 0) this.isOpen = false;
   }
 
-  private add(ts: number, side: number, price: number, size: number, hi: number, lo: number): void {
+  private add(side: number, price: number, size: number, hi: number, lo: number): void {
     if (side < 0 || !(size > 0)) return;
     const old = this.index.get(hi, lo);
     if (old >= 0) {
       this.counts.duplicateAdds++;
-      this.remove(ts, old, this.size[old] - this.credit[old]);
+      this.remove(old, this.size[old] - this.credit[old]);
     }
     const s = this.alloc(hi, lo);
     this.side[s] = side;
     this.price[s] = price;
     this.size[s] = size;
     this.credit[s] = 0;
-    this.prio[s] = this.emit(ts, MD_ADD, side, price, size, -1);
+    this.prio[s] = this.emit(MD_ADD, side, price, size, -1);
   }
 
-  private cancel(ts: number, size: number, hi: number, lo: number): void {
+  private cancel(size: number, hi: number, lo: number): void {
     const s = this.index.get(hi, lo);
     if (s < 0) {
       this.counts.unknownCancels++;
       return;
     }
-    this.reduce(ts, s, size > this.size[s] || !(size > 0) ? this.size[s] : size);
+    this.reduce(s, size > this.size[s] || !(size > 0) ? this.size[s] : size);
   }
 
   /** The order's book size drops by `by`: its fill credit absorbs it first, the rest is a cancel. */
-  private reduce(ts: number, s: number, by: number): void {
+  private reduce(s: number, by: number): void {
     const absorbed = by < this.credit[s] ? by : this.credit[s];
     this.credit[s] -= absorbed;
     this.size[s] -= by;
     const q = by - absorbed;
-    if (q > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], q, this.prio[s]);
+    if (q > 0) this.emit(MD_CANCEL, this.side[s], this.price[s], q, this.prio[s]);
     if (!(this.size[s] > 0)) this.release(s);
   }
 
-  private modify(ts: number, side: number, price: number, size: number, hi: number, lo: number): void {
+  private modify(side: number, price: number, size: number, hi: number, lo: number): void {
     const s = this.index.get(hi, lo);
     if (s < 0) {
       this.counts.unknownModifies++;
-      this.add(ts, side, price, size, hi, lo);
+      this.add(side, price, size, hi, lo);
       return;
     }
     if (side < 0) side = this.side[s];
     if (price === this.price[s] && side === this.side[s] && size <= this.size[s]) {
-      if (size < this.size[s]) this.reduce(ts, s, this.size[s] - size); // keeps priority
+      if (size < this.size[s]) this.reduce(s, this.size[s] - size); // keeps priority
       return;
     }
     // A new price or more size: to the back of the (new) level, as a new order.
@@ -153,15 +154,15 @@ export class MboBook {
       // A price-level feed sees only the level grow; the lost priority matters to l3_fifo alone.
       this.credit[s] = 0;
       this.size[s] = size;
-      this.prio[s] = this.emit(ts, MD_ADD, side, price, size - shown, -1);
+      this.prio[s] = this.emit(MD_ADD, side, price, size - shown, -1);
       return;
     }
     this.release(s);
-    if (shown > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
-    this.add(ts, side, price, size, hi, lo);
+    if (shown > 0) this.emit(MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
+    this.add(side, price, size, hi, lo);
   }
 
-  private fill(ts: number, size: number, hi: number, lo: number): void {
+  private fill(size: number, hi: number, lo: number): void {
     const s = this.index.get(hi, lo);
     if (s < 0) {
       this.counts.unknownFills++;
@@ -171,24 +172,24 @@ export class MboBook {
     const q = size < shown ? size : shown;
     if (!(q > 0)) return;
     this.credit[s] += q;
-    this.emit(ts, MD_TRADE, this.side[s], this.price[s], q, this.prio[s]);
+    this.emit(MD_TRADE, this.side[s], this.price[s], q, this.prio[s]);
   }
 
   /** Cancels every order, oldest indexed first (the order a Map of the ids would iterate in). */
-  private clear(ts: number): void {
+  private clear(): void {
     const live: number[] = [];
     for (let s = 0; s < this.used; s++) if (this.born[s] > 0) live.push(s);
     live.sort((a, b) => this.born[a] - this.born[b]);
-    for (const s of live) this.remove(ts, s, this.size[s] - this.credit[s]);
+    for (const s of live) this.remove(s, this.size[s] - this.credit[s]);
   }
 
-  private remove(ts: number, s: number, shown: number): void {
-    if (shown > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
+  private remove(s: number, shown: number): void {
+    if (shown > 0) this.emit(MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
     this.release(s);
   }
 
   /** Queues an L2 event, merging it into the open one when it continues it; returns its index. */
-  private emit(ts: number, kind: number, side: number, price: number, qty: number, prio: number): number {
+  private emit(kind: number, side: number, price: number, qty: number, prio: number): number {
     const out = this.out;
     if (!this.perOrder && this.isOpen && out.length > 0) {
       const d = out.data;
@@ -199,7 +200,7 @@ export class MboBook {
       }
     }
     this.isOpen = true;
-    const k = out.push(ts, kind, side, price, qty, prio);
+    const k = out.push(kind, side, price, qty, prio);
     return kind === MD_ADD ? k : prio;
   }
 
