@@ -37,7 +37,10 @@ function drain(src: MarketSource, maxCalls = Infinity): number[] {
   const out: number[] = [];
   for (let calls = 0; !src.done && calls < maxCalls; calls++) {
     const n = src.generate(ring, 1024);
-    for (let k = 0; k < n; k++) out.push(...ring.data.subarray(ring.peek(), ring.peek() + EV_STRIDE)), ring.advance();
+    for (let k = 0; k < n; k++) {
+      out.push(...ring.data.subarray(ring.peek(), ring.peek() + EV_STRIDE));
+      ring.advance();
+    }
     ring.release();
   }
   return out;
