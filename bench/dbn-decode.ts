@@ -1,6 +1,7 @@
 // DBN decode speed (issue 12): MB/s and records/s reading a zstd DBN file through the fast face
-// (DbnCursor, the engine's path), next to zstd decompression alone (fzstd, the floor) and the
-// exact face (objects with bigints, --inspect's path). The files are synthetic ES sessions
+// (DbnCursor, the engine's path), next to zstd decompression alone (our WASM decoder, the floor;
+// and fzstd, the pure-JS decoder used before, as the peer) and the exact face (objects with
+// bigints, --inspect's path). The files are synthetic ES sessions
 // written by the exporter (MBO and MBP-10), so the figures need no downloaded data.
 //
 //   node --import tsx bench/dbn-decode.ts [--quick] [--json]
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Decompress } from 'fzstd';
 import { DbnReader } from '../src/data/dbn/index.ts';
+import { ZstdStreamDecoder } from '../src/data/dbn/zstd.ts';
 import { type ExportSession, exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { loadavg, median, round } from './util.ts';
@@ -29,8 +31,10 @@ export interface DecodeFigures {
   compressedMBps: number;
   /** The same per wall-clock second (lower when other jobs share the cores). */
   recordsPerWallSec: number;
-  /** zstd decompression alone over the same file (fzstd), decoded MB/s. */
+  /** zstd decompression alone over the same file (the reader's WASM decoder), decoded MB/s. */
   zstdOnlyDecodedMBps: number;
+  /** The same with fzstd (pure JS, the decoder before round two), decoded MB/s. */
+  fzstdOnlyDecodedMBps: number;
   /** Exact face (objects, bigints): records/s. */
   exactRecordsPerSec: number;
 }
@@ -88,11 +92,20 @@ export async function benchDbnDecode(opts: { quick: boolean }): Promise<DbnDecod
         if (n !== summary.records) throw new Error(`decoded ${n} records, wrote ${summary.records}`);
       });
       const bytes = readFileSync(path);
+      const CHUNK = 256 * 1024;
       const zstdOnly = timeIt(runs, () => {
         decoded = 0;
-        const d = new Decompress((chunk) => void (decoded += chunk.length));
-        for (let at = 0; at < bytes.length; at += 256 * 1024) d.push(bytes.subarray(at, at + 256 * 1024), at + 256 * 1024 >= bytes.length);
+        const d = new ZstdStreamDecoder((block) => void (decoded += block.length));
+        for (let at = 0; at < bytes.length; at += CHUNK) d.push(bytes.subarray(at, at + CHUNK), at + CHUNK >= bytes.length);
+        d.close();
       });
+      let fzstdDecoded = 0;
+      const fzstdOnly = timeIt(runs, () => {
+        fzstdDecoded = 0;
+        const d = new Decompress((chunk) => void (fzstdDecoded += chunk.length));
+        for (let at = 0; at < bytes.length; at += CHUNK) d.push(bytes.subarray(at, at + CHUNK), at + CHUNK >= bytes.length);
+      });
+      if (fzstdDecoded !== decoded) throw new Error(`fzstd decoded ${fzstdDecoded} bytes, the WASM decoder ${decoded}`);
       const exact = timeIt(1, () => {
         const r = DbnReader.open(path);
         for (const rec of r.records()) sink += rec.hd.rtype;
@@ -110,6 +123,7 @@ export async function benchDbnDecode(opts: { quick: boolean }): Promise<DbnDecod
         compressedMBps: round(compressed / 1e6 / fast.cpu, 1),
         recordsPerWallSec: Math.round(summary.records / fast.wall),
         zstdOnlyDecodedMBps: round(decoded / 1e6 / zstdOnly.cpu, 1),
+        fzstdOnlyDecodedMBps: round(decoded / 1e6 / fzstdOnly.cpu, 1),
         exactRecordsPerSec: Math.round(summary.records / exact.cpu),
       });
     }
@@ -137,7 +151,7 @@ if (process.argv[1] === self) {
         process.stdout.write(
           `${f.schema.padEnd(7)} ${f.records.toLocaleString('en-US')} records (${f.l2Events.toLocaleString('en-US')} L2 events), ${f.compressedMiB} MiB zstd -> ${f.decodedMiB} MiB: ` +
             `${(f.recordsPerSec / 1e6).toFixed(2)} M records/s, ${f.decodedMBps} MB/s decoded (${f.compressedMBps} MB/s compressed) per CPU second ` +
-            `(${(f.recordsPerWallSec / 1e6).toFixed(2)} M records per wall second); zstd alone ${f.zstdOnlyDecodedMBps} MB/s; exact face ${(f.exactRecordsPerSec / 1e6).toFixed(2)} M records/s\n`,
+            `(${(f.recordsPerWallSec / 1e6).toFixed(2)} M records per wall second); zstd alone ${f.zstdOnlyDecodedMBps} MB/s (fzstd ${f.fzstdOnlyDecodedMBps}); exact face ${(f.exactRecordsPerSec / 1e6).toFixed(2)} M records/s\n`,
         );
       }
       process.stdout.write(`median of ${result.runs} run(s); load average ${result.loadavg.join(' ')}\n`);

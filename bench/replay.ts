@@ -1,9 +1,16 @@
 // Replay of recorded data (issue 12): a synthetic session exported as MBO DBN (zstd), then
 //   - decoding alone: DbnReader over the compressed file (every record's fields read): compressed
 //     and decoded MB/s, records/s;
+//   - the decoder thread's work alone: DbnMarketSource (reader + MBO book -> L2 events) drained
+//     into a ring, events per CPU second;
 //   - the full pipeline (runSession: book, strategy, risk, exchange, ...) from the synthetic
 //     generator and from the DBN file, decoded in its own thread (the engine's default) and on
 //     the session's thread, in the same run, so the ratio is measured on the same machine load.
+// Wall time on this shared 2-core machine measures the other jobs too, so each pipeline run also
+// records the CPU seconds of the session's thread and of the whole process (/proc): with the
+// decoder in its own thread, the replay on two idle cores runs at the pace of the busier of the
+// two threads, hence `twoCoreRatio` = synthetic session-thread CPU / max(replay session-thread
+// CPU, decoder-thread CPU), an estimate that does not depend on the load.
 // The replay must give the same session result as the direct run (checked here too).
 //
 //   node bench/build.mjs && node dist/bench/replay.js [--quick] [--json]
@@ -21,7 +28,10 @@ import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
 import { openReplaySource } from '../src/market/replay/dbn-source.ts';
 import { shippedConfig } from './stream.ts';
-import { loadavg, median } from './util.ts';
+import { RecordRing } from '../src/core/ring.ts';
+import { EV_STRIDE } from '../src/core/events.ts';
+import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
+import { loadavg, median, procCpuSeconds } from './util.ts';
 
 export interface ReplayBench {
   session: string;
@@ -29,23 +39,71 @@ export interface ReplayBench {
   records: number;
   fileBytes: number;
   decode: { compressedMBps: number; decodedMBps: number; recordsPerSec: number; rounds: number[] };
-  synthetic: { eventsPerSec: number; rounds: number[] };
-  replayThreaded: { eventsPerSec: number; rounds: number[] };
-  replayInline: { eventsPerSec: number; rounds: number[] };
+  /** The decoder thread's work alone (reader + MBO book + queue into a ring), per CPU second. */
+  source: { eventsPerCpuSec: number; rounds: number[] };
+  synthetic: PipelineFigures;
+  replayThreaded: PipelineFigures;
+  replayInline: PipelineFigures;
   ratioThreaded: number;
   ratioInline: number;
+  /** Load-independent estimate of ratioThreaded on two idle cores (see the header). */
+  twoCoreRatio: number;
   target: number;
   sameResult: boolean;
   loadavg: number[];
+}
+
+/** Events per wall second and CPU seconds (medians of the rounds). */
+interface PipelineFigures {
+  eventsPerSec: number;
+  rounds: number[];
+  /** CPU seconds of the session's (main) thread, and of the process's other threads. */
+  sessionThreadCpu: number;
+  otherThreadsCpu: number;
+}
+
+interface Run {
+  wall: number;
+  mainCpu: number;
+  procCpu: number;
 }
 
 const DATE = '2024-03-05';
 const MBO_RECORD_BYTES = 56;
 
 function timed(fn: () => void): number {
+  return measured(fn).wall;
+}
+
+function measured(fn: () => void): Run {
+  const m0 = procCpuSeconds(process.pid, process.pid);
+  const p0 = procCpuSeconds(process.pid);
   const t0 = process.hrtime.bigint();
   fn();
-  return Number(process.hrtime.bigint() - t0) / 1e9;
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { wall, mainCpu: procCpuSeconds(process.pid, process.pid) - m0, procCpu: procCpuSeconds(process.pid) - p0 };
+}
+
+function figures(events: number, runs: Run[]): PipelineFigures {
+  const wall = runs.map((r) => r.wall);
+  return { eventsPerSec: events / median(wall), rounds: wall, sessionThreadCpu: median(runs.map((r) => r.mainCpu)), otherThreadsCpu: median(runs.map((r) => r.procCpu - r.mainCpu)) };
+}
+
+/** The decoder thread's work on this thread: CPU seconds to drain the source into a ring. */
+function sourceOnce(s: ReturnType<typeof planReplay>['sessions'][number]): { cpu: number; events: number } {
+  const c0 = process.cpuUsage();
+  const src = new DbnMarketSource(s.replay, s.sessionStartNs, s.sessionEndNs);
+  const ring = RecordRing.allocate(EV_STRIDE, 1 << 15, false);
+  let events = 0;
+  while (!src.done) {
+    const n = src.generate(ring, 4096);
+    ring.advance(n);
+    ring.release();
+    events += n;
+  }
+  src.close();
+  const c = process.cpuUsage(c0);
+  return { cpu: (c.user + c.system) / 1e6, events };
 }
 
 function decodeOnce(file: string): { seconds: number; records: number; checksum: number } {
@@ -88,22 +146,29 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
     const decS = median(dec.map((d) => d.seconds));
     const records = dec[0].records;
 
+    sourceOnce(s); // warm-up
+    const src = Array.from({ length: rounds }, () => sourceOnce(s));
+
     let direct: SessionResult | null = null;
     let threaded: SessionResult | null = null;
     let inline: SessionResult | null = null;
-    const syn: number[] = [];
-    const thr: number[] = [];
-    const inl: number[] = [];
+    const syn: Run[] = [];
+    const thr: Run[] = [];
+    const inl: Run[] = [];
     runSession(spec); // warm-up of the engine code
     for (let i = 0; i < rounds; i++) {
       // interleaved rounds: a change in machine load hits every variant alike
-      syn.push(timed(() => (direct = runSession(spec))));
-      thr.push(timed(() => (threaded = runSession(replaySpec))));
-      inl.push(timed(() => (inline = runSession(replaySpec, { source: openReplaySource(s.replay, s.sessionStartNs, s.sessionEndNs, true) }))));
+      syn.push(measured(() => (direct = runSession(spec))));
+      thr.push(measured(() => (threaded = runSession(replaySpec))));
+      inl.push(measured(() => (inline = runSession(replaySpec, { source: openReplaySource(s.replay, s.sessionStartNs, s.sessionEndNs, true) }))));
     }
     const events = direct!.eventsProcessed;
-    const eps = (xs: number[]) => events / median(xs);
-    const synEps = eps(syn);
+    const synF = figures(events, syn);
+    const thrF = figures(events, thr);
+    const inlF = figures(events, inl);
+    // the decoder thread's CPU: the process's other threads, less what they use without it (GC helpers)
+    const decoderCpu = Math.max(0, thrF.otherThreadsCpu - synF.otherThreadsCpu);
+    const synEps = synF.eventsPerSec;
     const same = JSON.stringify(direct) === JSON.stringify(threaded) && JSON.stringify(direct) === JSON.stringify(inline);
     return {
       session: `ES ${DATE} ${cfg.simulation.session_start}-${cfg.simulation.session_end} New York, MBO export`,
@@ -111,11 +176,13 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
       records,
       fileBytes,
       decode: { compressedMBps: fileBytes / 1e6 / decS, decodedMBps: (records * MBO_RECORD_BYTES) / 1e6 / decS, recordsPerSec: records / decS, rounds: dec.map((d) => d.seconds) },
-      synthetic: { eventsPerSec: synEps, rounds: syn },
-      replayThreaded: { eventsPerSec: eps(thr), rounds: thr },
-      replayInline: { eventsPerSec: eps(inl), rounds: inl },
-      ratioThreaded: eps(thr) / synEps,
-      ratioInline: eps(inl) / synEps,
+      source: { eventsPerCpuSec: src[0].events / median(src.map((r) => r.cpu)), rounds: src.map((r) => r.cpu) },
+      synthetic: synF,
+      replayThreaded: thrF,
+      replayInline: inlF,
+      ratioThreaded: thrF.eventsPerSec / synEps,
+      ratioInline: inlF.eventsPerSec / synEps,
+      twoCoreRatio: synF.sessionThreadCpu / Math.max(thrF.sessionThreadCpu, decoderCpu),
       target: 0.8,
       sameResult: same,
       loadavg: loadavg(),
@@ -126,14 +193,17 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
 }
 
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+const cpu = (f: PipelineFigures) => `${f.sessionThreadCpu.toFixed(2)}, other threads ${f.otherThreadsCpu.toFixed(2)}`;
 
 export function replayRows(b: ReplayBench): string[] {
   return [
     `replay bench: ${b.session}: ${fmt(b.events)} L2 events from ${fmt(b.records)} MBO records, ${(b.fileBytes / 1e6).toFixed(2)} MB zstd`,
     `  decode (DbnReader, zstd):   ${b.decode.compressedMBps.toFixed(1)} MB/s compressed, ${b.decode.decodedMBps.toFixed(1)} MB/s decoded, ${fmt(b.decode.recordsPerSec)} records/s`,
-    `  pipeline, synthetic:        ${fmt(b.synthetic.eventsPerSec)} events/s`,
-    `  pipeline, DBN decode thread: ${fmt(b.replayThreaded.eventsPerSec)} events/s (${b.ratioThreaded.toFixed(2)}x synthetic; target >= ${b.target}x: ${b.ratioThreaded >= b.target ? 'met' : 'NOT met'})`,
-    `  pipeline, DBN same thread:  ${fmt(b.replayInline.eventsPerSec)} events/s (${b.ratioInline.toFixed(2)}x synthetic)`,
+    `  decoder thread's work alone: ${fmt(b.source.eventsPerCpuSec)} L2 events per CPU second (reader + MBO book)`,
+    `  pipeline, synthetic:        ${fmt(b.synthetic.eventsPerSec)} events/s; CPU s: session thread ${cpu(b.synthetic)}`,
+    `  pipeline, DBN decode thread: ${fmt(b.replayThreaded.eventsPerSec)} events/s (${b.ratioThreaded.toFixed(2)}x synthetic; target >= ${b.target}x: ${b.ratioThreaded >= b.target ? 'met' : 'NOT met'}); CPU s: session thread ${cpu(b.replayThreaded)}`,
+    `  pipeline, DBN same thread:  ${fmt(b.replayInline.eventsPerSec)} events/s (${b.ratioInline.toFixed(2)}x synthetic); CPU s: session thread ${cpu(b.replayInline)}`,
+    `  on two idle cores (CPU estimate): ${b.twoCoreRatio.toFixed(2)}x synthetic (target >= ${b.target}x: ${b.twoCoreRatio >= b.target ? 'met' : 'NOT met'})`,
     `  same session result as the direct run: ${b.sameResult ? 'yes' : 'NO'}; load average ${b.loadavg.map((x) => x.toFixed(2)).join(' ')}`,
   ];
 }

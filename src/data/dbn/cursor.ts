@@ -115,9 +115,44 @@ export class DbnCursor {
     return this.view.getUint32(this.pos + this.at.sequence, true);
   }
 
+  /**
+   * ts_event - time base and the price (NaN when undefined) into out[at] and out[at + 1]. The
+   * getters return these doubles, and a getter V8 does not inline boxes each into a new heap
+   * number; written into a typed array they allocate nothing.
+   */
+  timeAndPrice(out: Float64Array, at: number): void {
+    out[at] = this.relTime(this.pos + 8);
+    const p = this.pos + this.at.price;
+    const hi = this.view.getInt32(p + 4, true);
+    const lo = this.view.getUint32(p, true);
+    out[at + 1] = hi === 0x7fffffff && lo === 0xffffffff ? Number.NaN : hi * TWO32 + lo;
+  }
+
+  /** The record's levels (levelCount), prices (NaN when undefined) and sizes, into the arrays. */
+  levelsInto(bidPx: Float64Array, bidSz: Float64Array, askPx: Float64Array, askSz: Float64Array): void {
+    const v = this.view;
+    for (let i = 0, p = this.pos + RECORD_LEN.TRADE; i < this.levelCount; i++, p += RECORD_LEN.LEVEL) {
+      const bh = v.getInt32(p + 4, true);
+      const bl = v.getUint32(p, true);
+      bidPx[i] = bh === 0x7fffffff && bl === 0xffffffff ? Number.NaN : bh * TWO32 + bl;
+      const ah = v.getInt32(p + 12, true);
+      const al = v.getUint32(p + 8, true);
+      askPx[i] = ah === 0x7fffffff && al === 0xffffffff ? Number.NaN : ah * TWO32 + al;
+      bidSz[i] = v.getUint32(p + 16, true);
+      askSz[i] = v.getUint32(p + 20, true);
+    }
+  }
+
   // --- MBO only ---
   get orderId(): number {
     return this.view.getUint32(this.pos + 20, true) * TWO32 + this.view.getUint32(this.pos + 16, true);
+  }
+  /** The order id's high and low 32 bits as int32 (exact for every id, never a heap number). */
+  get orderIdHi(): number {
+    return this.view.getInt32(this.pos + 20, true);
+  }
+  get orderIdLo(): number {
+    return this.view.getInt32(this.pos + 16, true);
   }
   orderIdExact(): bigint {
     return this.view.getBigUint64(this.pos + 16, true);

@@ -8,7 +8,7 @@ import { DbnCursor } from './cursor.ts';
 import { DbnError } from './errors.ts';
 import { type DbnMetadata, decodeMetadata, decodePrelude, PRELUDE_LEN } from './metadata.ts';
 import { decodeRecord, type DbnRecord } from './records.ts';
-import { isZstd, ZSTD_UNEXPECTED_EOF, ZstdStreamDecoder } from './zstd.ts';
+import { isZstd, ZstdDecodeError, ZstdStreamDecoder } from './zstd.ts';
 
 export interface DbnReadOptions {
   /** Bytes read from the file per call (default 256 KiB). */
@@ -164,7 +164,7 @@ export class DbnReader {
       this.start += PRELUDE_LEN + length;
       this.cursor.setTimeBase(this.metadata.start);
     } catch (e) {
-      source.close();
+      this.close();
       throw e;
     }
   }
@@ -211,6 +211,7 @@ export class DbnReader {
   }
 
   close(): void {
+    this.zstd?.close();
     this.source.close();
   }
 
@@ -240,8 +241,7 @@ export class DbnReader {
     while (this.end - this.start < n && !this.eof) {
       if (this.start > 0 && this.buf.length - this.start < n + this.chunk.length) this.compact();
       const got = this.readFile();
-      // fzstd keeps references to input it cannot decode yet, so it gets its own copy.
-      if (this.zstd) this.pushCompressed(this.chunk.slice(0, got), got === 0);
+      if (this.zstd) this.pushCompressed(this.chunk.subarray(0, got), got === 0);
       else this.append(this.chunk.subarray(0, got));
       if (got === 0) this.eof = true;
     }
@@ -251,9 +251,9 @@ export class DbnReader {
     try {
       this.zstd?.push(data, final);
     } catch (e) {
-      const code = (e as { code?: number }).code;
-      const kind = code === ZSTD_UNEXPECTED_EOF ? 'truncated' : 'zstd';
-      const what = code === ZSTD_UNEXPECTED_EOF ? 'compressed file ends inside a zstd frame' : `corrupt zstd data: ${(e as Error).message}`;
+      if (!(e instanceof ZstdDecodeError)) throw e;
+      const kind = e.truncated ? 'truncated' : 'zstd';
+      const what = e.truncated ? 'compressed file ends inside a zstd frame' : `corrupt zstd data: ${e.message}`;
       throw new DbnError(kind, { file: this.file, offset: this.base + this.end }, `${what} (at compressed byte ${this.fileBytes})`);
     }
   }

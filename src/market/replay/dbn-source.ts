@@ -37,7 +37,8 @@ export class DbnMarketSource implements MarketSource {
   private readonly askSz = new Float64Array(MBP_LEVELS);
   private readonly timeShift: number;
   private eof = false;
-  private lastTs = -Infinity;
+  /** The record being applied: its time (engine ns), its price (ticks), the previous record's time. */
+  private readonly rec = new Float64Array([0, 0, -Infinity]);
   private seqBase = 0;
   private drained = 0;
   /** Records of the session's instrument applied to the book. */
@@ -104,36 +105,40 @@ export class DbnMarketSource implements MarketSource {
       return;
     }
     if (c.rtype !== this.rtype || c.instrumentId !== this.spec.instrumentId) return;
-    let ts = c.tsEventRel + this.timeShift;
-    if (ts < this.startNs || ts >= this.endNs) return;
-    if (ts < this.lastTs) {
-      ts = this.lastTs;
+    // Doubles stay in typed arrays (the time, prices): see DbnCursor.timeAndPrice.
+    const r = this.rec;
+    c.timeAndPrice(r, 0);
+    r[0] += this.timeShift;
+    if (r[0] < this.startNs || r[0] >= this.endNs) return;
+    if (r[0] < r[2]) {
+      r[0] = r[2];
       this.timeClamped++;
     }
-    this.lastTs = ts;
+    r[2] = r[0];
     this.records++;
-    if (this.mbo !== null) this.mbo.apply(ts, c.action, c.side, this.ticks(c, c.price), c.size, c.orderId, c.flags);
-    else this.applyMbp(ts, c);
+    this.toTicks(c, r, 1, 2);
+    if (this.mbo !== null) this.mbo.apply(r[0], c.action, c.side, r[1], c.size, c.orderIdHi, c.orderIdLo, c.flags);
+    else this.applyMbp(c);
   }
 
-  private applyMbp(ts: number, c: DbnCursor): void {
-    for (let i = 0; i < MBP_LEVELS; i++) {
-      this.bidPx[i] = this.ticks(c, c.bidPx(i));
-      this.bidSz[i] = c.bidSz(i);
-      this.askPx[i] = this.ticks(c, c.askPx(i));
-      this.askSz[i] = c.askSz(i);
-    }
-    this.mbp!.apply(ts, c.action, c.side, this.ticks(c, c.price), c.size, c.flags, this.bidPx, this.bidSz, this.askPx, this.askSz);
+  private applyMbp(c: DbnCursor): void {
+    c.levelsInto(this.bidPx, this.bidSz, this.askPx, this.askSz);
+    this.toTicks(c, this.bidPx, 0, MBP_LEVELS);
+    this.toTicks(c, this.askPx, 0, MBP_LEVELS);
+    this.mbp!.apply(this.rec[0], c.action, c.side, this.rec[1], c.size, c.flags, this.bidPx, this.bidSz, this.askPx, this.askSz);
   }
 
-  /** A DBN price (1e-9 units; NaN = undefined) in whole ticks; off the tick grid is an error. */
-  private ticks(c: DbnCursor, price: number): number {
-    if (price !== price) return Number.NaN;
-    const t = price / this.spec.tickUnits;
-    if (t !== Math.floor(t)) {
-      throw new Error(`${this.spec.file}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`);
+  /** DBN prices (1e-9 units; NaN = undefined) in a[from..to) to whole ticks; off the tick grid is an error. */
+  private toTicks(c: DbnCursor, a: Float64Array, from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      const price = a[i];
+      if (price !== price) continue;
+      const t = price / this.spec.tickUnits;
+      if (t !== Math.floor(t)) {
+        throw new Error(`${this.spec.file}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`);
+      }
+      a[i] = t;
     }
-    return t;
   }
 }
 

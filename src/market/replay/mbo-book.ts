@@ -21,6 +21,7 @@
 import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE } from '../../core/events.ts';
 import { FLAGS } from '../../data/dbn/index.ts';
 import type { EventQueue } from './event-queue.ts';
+import { OrderIdIndex } from './order-id-index.ts';
 
 const F_LAST = FLAGS.F_LAST;
 const A = 0x41;
@@ -45,14 +46,19 @@ export class MboBook {
   private readonly out: EventQueue;
   private readonly perOrder: boolean;
   /** Order id -> slot in the column arrays below. */
-  private readonly index = new Map<number, number>();
+  private readonly index = new OrderIdIndex();
   private side = new Int8Array(1024);
   private price = new Float64Array(1024); // ticks
   private size = new Float64Array(1024); // size in the book (DBN's view)
   private credit = new Float64Array(1024); // filled, not yet removed by its C/M
   private prio = new Int32Array(1024);
-  private ids = new Float64Array(1024);
-  private free: number[] = [];
+  private idHi = new Int32Array(1024); // the order id's high and low 32 bits
+  private idLo = new Int32Array(1024);
+  /** When the slot's order was indexed (a count from 1), 0 when the slot is free. */
+  private born = new Float64Array(1024);
+  private births = 0;
+  private free = new Int32Array(1024);
+  private freeCount = 0;
   private used = 0;
   /** The last queued event may absorb the next change of the same kind/level (same event). */
   private isOpen = false;
@@ -76,68 +82,70 @@ export class MboBook {
   /** Displayed size at a level, summed over its orders (tests and checks; O(orders)). */
   levelSize(side: number, price: number): number {
     let q = 0;
-    for (const s of this.index.values()) if (this.side[s] === side && this.price[s] === price) q += this.size[s] - this.credit[s];
+    for (let s = 0; s < this.used; s++) if (this.born[s] > 0 && this.side[s] === side && this.price[s] === price) q += this.size[s] - this.credit[s];
     return q;
   }
 
   /**
    * One MBO record. `ts` is the engine's time (ns after the session date's New York midnight),
-   * `price` in ticks (ignored where DBN has none), action and side as character codes.
+   * `price` in ticks (ignored where DBN has none), action and side as character codes, the order
+   * id as its high and low 32 bits (int32: see order-id-index.ts).
    */
-  apply(ts: number, action: number, sideChar: number, price: number, size: number, orderId: number, flags: number): void {
+  apply(ts: number, action: number, sideChar: number, price: number, size: number, idHi: number, idLo: number, flags: number): void {
     const side = sideChar === SIDE_BID ? BID : sideChar === SIDE_ASK ? ASK : -1;
-    if (action === A) this.add(ts, side, price, size, orderId);
-    else if (action === C) this.cancel(ts, size, orderId);
-    else if (action === M) this.modify(ts, side, price, size, orderId);
-    else if (action === F) this.fill(ts, size, orderId);
-    else if (action === R) this.clear(ts);
+    this.out.ts = ts;
+    if (action === A) this.add(side, price, size, idHi, idLo);
+    else if (action === C) this.cancel(size, idHi, idLo);
+    else if (action === M) this.modify(side, price, size, idHi, idLo);
+    else if (action === F) this.fill(size, idHi, idLo);
+    else if (action === R) this.clear();
     if ((flags & F_LAST) !== 0) this.isOpen = false;
   }
 
-  private add(ts: number, side: number, price: number, size: number, id: number): void {
+  private add(side: number, price: number, size: number, hi: number, lo: number): void {
     if (side < 0 || !(size > 0)) return;
-    const old = this.index.get(id);
-    if (old !== undefined) {
+    const old = this.index.get(hi, lo);
+    if (old >= 0) {
       this.counts.duplicateAdds++;
-      this.remove(ts, old, this.size[old] - this.credit[old]);
+      this.remove(old, this.size[old] - this.credit[old]);
     }
-    const s = this.alloc(id);
+    const s = this.alloc(hi, lo);
     this.side[s] = side;
     this.price[s] = price;
     this.size[s] = size;
     this.credit[s] = 0;
-    this.prio[s] = this.emit(ts, MD_ADD, side, price, size, -1);
+    this.prio[s] = this.emit(MD_ADD, side, price, size, -1);
   }
 
-  private cancel(ts: number, size: number, id: number): void {
-    const s = this.index.get(id);
-    if (s === undefined) {
+  private cancel(size: number, hi: number, lo: number): void {
+    const s = this.index.get(hi, lo);
+    if (s < 0) {
       this.counts.unknownCancels++;
       return;
     }
-    this.reduce(ts, s, size > this.size[s] || !(size > 0) ? this.size[s] : size);
+    this.reduce(s, size > this.size[s] || !(size > 0) ? this.size[s] : size);
   }
 
   /** The order's book size drops by `by`: its fill credit absorbs it first, the rest is a cancel. */
-  private reduce(ts: number, s: number, by: number): void {
+  private reduce(s: number, by: number): void {
     const absorbed = by < this.credit[s] ? by : this.credit[s];
     this.credit[s] -= absorbed;
     this.size[s] -= by;
     const q = by - absorbed;
-    if (q > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], q, this.prio[s]);
+    if (q > 0) this.emit(MD_CANCEL, this.side[s], this.price[s], q, this.prio[s]);
     if (!(this.size[s] > 0)) this.release(s);
   }
 
-  private modify(ts: number, side: number, price: number, size: number, id: number): void {
-    const s = this.index.get(id);
-    if (s === undefined) {
+  private modify(side: number, price: number, size: number, hi: number, lo: number): void {
+    const s = this.index.get(hi, lo);
+    if (s < 0) {
       this.counts.unknownModifies++;
-      this.add(ts, side, price, size, id);
+      this.add(side, price, size, hi, lo);
       return;
     }
     if (side < 0) side = this.side[s];
     if (price === this.price[s] && side === this.side[s] && size <= this.size[s]) {
-      if (size < this.size[s]) this.reduce(ts, s, this.size[s] - size); // keeps priority
+      if (size < this.size[s]) this.reduce(s, this.size[s] - size); // keeps priority
       return;
     }
     // A new price or more size: to the back of the (new) level, as a new order.
@@ -146,17 +154,17 @@ export class MboBook {
       // A price-level feed sees only the level grow; the lost priority matters to l3_fifo alone.
       this.credit[s] = 0;
       this.size[s] = size;
-      this.prio[s] = this.emit(ts, MD_ADD, side, price, size - shown, -1);
+      this.prio[s] = this.emit(MD_ADD, side, price, size - shown, -1);
       return;
     }
     this.release(s);
-    if (shown > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
-    this.add(ts, side, price, size, id);
+    if (shown > 0) this.emit(MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
+    this.add(side, price, size, hi, lo);
   }
 
-  private fill(ts: number, size: number, id: number): void {
-    const s = this.index.get(id);
-    if (s === undefined) {
+  private fill(size: number, hi: number, lo: number): void {
+    const s = this.index.get(hi, lo);
+    if (s < 0) {
       this.counts.unknownFills++;
       return;
     }
@@ -164,20 +172,24 @@ export class MboBook {
     const q = size < shown ? size : shown;
     if (!(q > 0)) return;
     this.credit[s] += q;
-    this.emit(ts, MD_TRADE, this.side[s], this.price[s], q, this.prio[s]);
+    this.emit(MD_TRADE, this.side[s], this.price[s], q, this.prio[s]);
   }
 
-  private clear(ts: number): void {
-    for (const s of Array.from(this.index.values())) this.remove(ts, s, this.size[s] - this.credit[s]);
+  /** Cancels every order, oldest indexed first (the order a Map of the ids would iterate in). */
+  private clear(): void {
+    const live: number[] = [];
+    for (let s = 0; s < this.used; s++) if (this.born[s] > 0) live.push(s);
+    live.sort((a, b) => this.born[a] - this.born[b]);
+    for (const s of live) this.remove(s, this.size[s] - this.credit[s]);
   }
 
-  private remove(ts: number, s: number, shown: number): void {
-    if (shown > 0) this.emit(ts, MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
+  private remove(s: number, shown: number): void {
+    if (shown > 0) this.emit(MD_CANCEL, this.side[s], this.price[s], shown, this.prio[s]);
     this.release(s);
   }
 
   /** Queues an L2 event, merging it into the open one when it continues it; returns its index. */
-  private emit(ts: number, kind: number, side: number, price: number, qty: number, prio: number): number {
+  private emit(kind: number, side: number, price: number, qty: number, prio: number): number {
     const out = this.out;
     if (!this.perOrder && this.isOpen && out.length > 0) {
       const d = out.data;
@@ -188,24 +200,28 @@ export class MboBook {
       }
     }
     this.isOpen = true;
-    const k = out.push(ts, kind, side, price, qty, prio);
+    const k = out.push(kind, side, price, qty, prio);
     return kind === MD_ADD ? k : prio;
   }
 
-  private alloc(id: number): number {
-    let s = this.free.pop();
-    if (s === undefined) {
+  private alloc(hi: number, lo: number): number {
+    let s: number;
+    if (this.freeCount > 0) s = this.free[--this.freeCount];
+    else {
       if (this.used === this.side.length) this.grow();
       s = this.used++;
     }
-    this.index.set(id, s);
-    this.ids[s] = id;
+    this.index.set(hi, lo, s);
+    this.idHi[s] = hi;
+    this.idLo[s] = lo;
+    this.born[s] = ++this.births;
     return s;
   }
 
   private release(s: number): void {
-    this.index.delete(this.ids[s]);
-    this.free.push(s);
+    this.index.delete(this.idHi[s], this.idLo[s]);
+    this.born[s] = 0;
+    this.free[this.freeCount++] = s;
   }
 
   private grow(): void {
@@ -220,6 +236,9 @@ export class MboBook {
     this.size = g(this.size, (k) => new Float64Array(k));
     this.credit = g(this.credit, (k) => new Float64Array(k));
     this.prio = g(this.prio, (k) => new Int32Array(k));
-    this.ids = g(this.ids, (k) => new Float64Array(k));
+    this.idHi = g(this.idHi, (k) => new Int32Array(k));
+    this.idLo = g(this.idLo, (k) => new Int32Array(k));
+    this.born = g(this.born, (k) => new Float64Array(k));
+    this.free = g(this.free, (k) => new Int32Array(k));
   }
 }

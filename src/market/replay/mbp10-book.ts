@@ -59,15 +59,16 @@ export class Mbp10Book {
     askPx: Float64Array,
     askSz: Float64Array,
   ): void {
-    if (action === T) this.trade(ts, side, price, size);
+    this.out.ts = ts;
+    if (action === T) this.trade(side, price, size);
     if ((flags & F_LAST) === 0) return;
-    this.remove(ts, BID, bidPx, bidSz);
-    this.remove(ts, ASK, askPx, askSz);
-    this.insert(ts, BID, bidPx, bidSz);
-    this.insert(ts, ASK, askPx, askSz);
+    this.remove(BID, bidPx, bidSz);
+    this.remove(ASK, askPx, askSz);
+    this.insert(BID, bidPx, bidSz);
+    this.insert(ASK, askPx, askSz);
   }
 
-  private trade(ts: number, aggressor: number, price: number, size: number): void {
+  private trade(aggressor: number, price: number, size: number): void {
     let rest: number;
     if (aggressor === SIDE_BID) rest = ASK;
     else if (aggressor === SIDE_ASK) rest = BID;
@@ -85,11 +86,11 @@ export class Mbp10Book {
       return;
     }
     this.sz[rest][i] -= q;
-    this.out.push(ts, MD_TRADE, rest, price, q, -1);
+    this.out.push(MD_TRADE, rest, price, q, -1);
   }
 
   /** Cancels what the record no longer shows at each of our levels. */
-  private remove(ts: number, side: number, px: Float64Array, sz: Float64Array): void {
+  private remove(side: number, px: Float64Array, sz: Float64Array): void {
     const m = count(px, sz);
     const cp = this.px[side];
     const cs = this.sz[side];
@@ -101,20 +102,24 @@ export class Mbp10Book {
           break;
         }
       }
-      if (cs[i] > want) this.out.push(ts, MD_CANCEL, side, cp[i], cs[i] - want, -1);
+      if (cs[i] > want) this.out.push(MD_CANCEL, side, cp[i], cs[i] - want, -1);
     }
   }
 
   /** Adds what the record shows beyond our levels, then takes its levels as ours. */
-  private insert(ts: number, side: number, px: Float64Array, sz: Float64Array): void {
+  private insert(side: number, px: Float64Array, sz: Float64Array): void {
     const m = count(px, sz);
     for (let j = 0; j < m; j++) {
       const i = this.find(side, px[j]);
       const have = i < 0 ? 0 : this.sz[side][i];
-      if (sz[j] > have) this.out.push(ts, MD_ADD, side, px[j], sz[j] - have, -1);
+      if (sz[j] > have) this.out.push(MD_ADD, side, px[j], sz[j] - have, -1);
     }
-    this.px[side].set(px.subarray(0, m));
-    this.sz[side].set(sz.subarray(0, m));
+    const cp = this.px[side];
+    const cs = this.sz[side];
+    for (let k = 0; k < m; k++) {
+      cp[k] = px[k]; // a loop, not set(subarray()): a subarray is a new object per call
+      cs[k] = sz[k];
+    }
     this.n[side] = m;
   }
 
