@@ -1,4 +1,4 @@
-// Dense L2 order book: level sizes in typed arrays indexed by price tick. The index is
+// Dense L2 order book: level sizes in one typed array (bids, then asks) indexed by price tick. The index is
 // `price & mask`, a ring over the tick axis, so the window follows the price without ever
 // copying. The window is the capacity - 1 prices within capacity/2 - 1 ticks of the anchor.
 // The anchor is re-centred on a best price that changes to more than capacity/4 ticks from
