@@ -1,4 +1,4 @@
-// Dense L2 order book: level sizes in typed arrays indexed by price tick. The index is
+// Dense L2 order book: level sizes in one typed array (bids, then asks) indexed by price tick. The index is
 // `price & mask`, a ring over the tick axis, so the window follows the price without ever
 // copying. The window is the capacity - 1 prices within capacity/2 - 1 ticks of the anchor.
 // The anchor is re-centred on a best price that changes to more than capacity/4 ticks from
@@ -23,10 +23,18 @@ KIND_SIGN[MD_CANCEL] = -1;
 KIND_SIGN[MD_TRADE] = -1;
 
 export class DenseBook {
-  readonly capacity: number;
-  readonly mask: number;
-  readonly bids: Int32Array;
-  readonly asks: Int32Array;
+  // Fields set in the constructor are `declare`d: a plain declaration is emitted as a class
+  // field, which first holds undefined, and V8 then keeps it as a generic tagged value, checked
+  // and untagged on every read in the hot path. Declared, the first store is the number (or the
+  // typed array) and the field keeps that representation.
+  declare readonly capacity: number;
+  declare readonly mask: number;
+  /** Both sides in one array, bids in [0, capacity), asks in [capacity, 2 capacity): a level's
+   * slot is `side * capacity + (price & mask)`, so a size change needs no branch on the side. */
+  declare readonly slots: Int32Array;
+  /** Views of `slots`: bids[price & mask], asks[price & mask]. */
+  declare readonly bids: Int32Array;
+  declare readonly asks: Int32Array;
   bestBid = NO_PRICE;
   bestAsk = NO_PRICE;
   /** Non-empty levels per side; lets a scan stop when a side is empty. */
@@ -35,8 +43,12 @@ export class DenseBook {
   /** Updates ignored because they were outside the window. */
   outOfRange = 0;
   private anchor = NO_PRICE;
-  private readonly halfM1: number; // capacity/2 - 1
-  private readonly capM2: number; // capacity - 2
+  declare private readonly halfM1: number; // capacity/2 - 1
+  declare private readonly capM2: number; // capacity - 2
+  declare private readonly sideShift: number; // log2(capacity): side << sideShift is the side's half of `slots`
+  // The sign table on the instance, not read from the module: bundled, a module constant is a
+  // mutable variable, and each read of it is a load, a type check and a branch.
+  private readonly kindSign = KIND_SIGN;
 
   constructor(capacityTicks = 4096) {
     if (capacityTicks < 64 || (capacityTicks & (capacityTicks - 1)) !== 0) {
@@ -46,64 +58,64 @@ export class DenseBook {
     this.mask = capacityTicks - 1;
     this.halfM1 = (capacityTicks >> 1) - 1;
     this.capM2 = capacityTicks - 2;
-    this.bids = new Int32Array(capacityTicks);
-    this.asks = new Int32Array(capacityTicks);
+    this.sideShift = 31 - Math.clz32(capacityTicks);
+    this.slots = new Int32Array(2 * capacityTicks);
+    this.bids = this.slots.subarray(0, capacityTicks);
+    this.asks = this.slots.subarray(capacityTicks);
   }
 
   clear(): void {
-    this.bids.fill(0);
-    this.asks.fill(0);
+    this.slots.fill(0);
     this.bestBid = this.bestAsk = this.anchor = NO_PRICE;
     this.bidLevels = this.askLevels = 0;
     this.outOfRange = 0;
   }
 
-  /** Applies one market event: MD_ADD adds `qty`; MD_CANCEL and MD_TRADE remove it. */
+  /** Applies one market event: MD_ADD adds `qty`; MD_CANCEL and MD_TRADE remove it. `side` is BID or ASK. */
   apply(kind: number, side: number, price: number, qty: number): void {
     // A sign table, not `kind === MD_ADD ? qty : -qty`: adds and cancels alternate almost at
     // random, and a mispredicted branch per event cost more than the table load.
-    this.update(side, price, qty * KIND_SIGN[kind & 7]);
+    this.update(side, price, qty * this.kindSign[kind & 7]);
   }
 
-  /** Changes the size at one level by `delta` (clamped at zero). */
+  /** Changes the size at one level by `delta` (clamped at zero). `side` is BID or ASK. */
   update(side: number, price: number, delta: number): void {
     // In the window iff -half < price - anchor < half: one unsigned compare. An unset anchor
     // (NO_PRICE) lands outside too and is handled on the slow path.
     if (((price - this.anchor + this.halfM1) >>> 0) > this.capM2 && !this.admit(price)) return;
-    const i = price & this.mask;
-    if (side === BID) {
-      const levels = this.bids;
-      const before = levels[i];
-      const after = before + delta;
-      if (after > 0) {
-        levels[i] = after;
-        if (before === 0) {
-          this.bidLevels++;
-          if (price > this.bestBid) this.setBestBid(price); // NO_PRICE is below every price
-        }
-      } else if (before > 0) {
-        levels[i] = 0;
+    const i = (side << this.sideShift) | (price & this.mask);
+    const before = this.slots[i];
+    const after = before + delta;
+    // Most changes resize a level that stays non-empty: one store, no bookkeeping.
+    if (before > 0 && after > 0) this.slots[i] = after;
+    else this.emptyOrFill(side, price, i, before, after);
+  }
+
+  /** update() when a level appears or empties (or a no-op on an empty level). */
+  private emptyOrFill(side: number, price: number, i: number, before: number, after: number): void {
+    if (after > 0) {
+      this.slots[i] = after;
+      if (side === BID) {
+        this.bidLevels++;
+        if (price > this.bestBid) this.setBestBid(price); // NO_PRICE is below every price
+      } else {
+        this.askLevels++;
+        if (price < this.bestAsk || this.bestAsk === NO_PRICE) this.setBestAsk(price);
+      }
+      return;
+    }
+    if (before > 0) {
+      this.slots[i] = 0;
+      if (side === BID) {
         this.bidLevels--;
         if (price === this.bestBid) this.setBestBid(this.bidLevels === 0 ? NO_PRICE : this.scanDown(price - 1));
-        if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
-      } else if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE; // a no-op on an empty book anchors nothing
-    } else {
-      const levels = this.asks;
-      const before = levels[i];
-      const after = before + delta;
-      if (after > 0) {
-        levels[i] = after;
-        if (before === 0) {
-          this.askLevels++;
-          if (price < this.bestAsk || this.bestAsk === NO_PRICE) this.setBestAsk(price);
-        }
-      } else if (before > 0) {
-        levels[i] = 0;
+      } else {
         this.askLevels--;
         if (price === this.bestAsk) this.setBestAsk(this.askLevels === 0 ? NO_PRICE : this.scanUp(price + 1));
-        if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
-      } else if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
+      }
     }
+    // A book emptied (or a no-op on an empty book) anchors nothing.
+    if ((this.bidLevels | this.askLevels) === 0) this.anchor = NO_PRICE;
   }
 
   /** Slow path of update(): the first price anchors an empty book; anything else is out of range. */
