@@ -214,9 +214,9 @@ export class Engine {
     if (exTs >= this.markouts.due[0]) this.markouts.resolve(c, C_EXCH);
     if (exTs >= c[C_NEXT_SAMPLE]) this.sampleEquity();
     if (exTs >= c[C_NEXT_QUOTE]) this.sampleQuotes();
-    // Equity moves only with the mid or a fill. Most events change neither (ES: ~1 in 10 moves
-    // the mid), and checking an unchanged value again changes nothing unless a warning or trip
-    // is still pending (risk.settled), so those events skip the check.
+    // Equity moves only with the mid or a fill. Most events change neither (the benchmark's ES
+    // session: 73k of its 5.76M events move the mid), and checking an unchanged value again
+    // changes nothing unless a warning or trip is still pending (risk.settled): those skip it.
     if (mid !== c[C_CHECKED_MID] || this.portfolio.fills !== c[C_CHECKED_FILLS] || !this.risk.settled) {
       if (this.checkEquity()) this.cancelAll();
     }
