@@ -1,6 +1,6 @@
 // Allocation in the hot loop: a million market events through the full pipeline (runSession over
-// the recorded session: book, features, strategy, risk, portfolio, exchange), after a warm-up
-// run so the code measured is the optimised steady state. The loop's boundaries are marked from
+// the recorded session: book, features, strategy, risk, portfolio, exchange), after two warm-up
+// runs so the code measured is the optimised steady state. The loop's boundaries are marked from
 // inside it (by the market source: its first generate() call and the moment it reports done), so
 // the session's set-up and result assembly are outside. Reported: V8 heap used at both marks,
 // and every garbage collection (perf_hooks 'gc' entries) whose start falls between them.
@@ -64,10 +64,14 @@ class MarkingSource implements MarketSource {
 
 async function measure(spec: SessionSpec, rec: Recording, events: number): Promise<AllocationRun> {
   const n = Math.min(events, rec.count);
-  // Warm-up, through the same source class (a new class at the driver's call site would
-  // deoptimise it at the start of the measured loop).
-  runSession(spec, { source: new MarkingSource(new ReplaySource(rec.events, Math.min(n, 300_000))) });
-  (globalThis as { gc?: () => void }).gc?.();
+  // Warm-up over the same events, twice, through the same source class (a new class at the
+  // driver's call site would deoptimise it at the start of the measured loop): a path first
+  // taken late in the events deoptimises the code, which boxes doubles until it is optimised
+  // again. Then a scavenge empties the new space, not a full GC: a full GC may drop type
+  // feedback and optimised code, and the measured loop would run re-optimisation, not the
+  // steady state.
+  for (let i = 0; i < 2; i++) runSession(spec, { source: new MarkingSource(new ReplaySource(rec.events, n)) });
+  (globalThis as { gc?: (o?: { type: 'minor' | 'major' }) => void }).gc?.({ type: 'minor' });
   await sleep(50);
   const entries: PerformanceEntry[] = [];
   const obs = new PerformanceObserver((list) => entries.push(...list.getEntries()));
@@ -105,7 +109,7 @@ export async function benchAllocation(spec: SessionSpec, specML: SessionSpec, re
     withoutModel: await measure(spec, rec, o.events),
     withModel: await measure(specML, rec, o.events),
     method:
-      'runSession over the recorded session after a warm-up run; the loop is marked from its market source (first generate(), then done); ' +
+      'runSession over the recorded session after two warm-up runs over the same events and a scavenge; the loop is marked from its market source (first generate(), then done); ' +
       'heapUsed at both marks; perf_hooks gc entries starting between them; allocation sites from a second identical run under ' +
       'the sampling heap profiler (whole session: set-up and result assembly included)',
     loadavg: loadavg(),

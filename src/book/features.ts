@@ -177,6 +177,8 @@ export class FeatureExtractor {
   private readonly buckets: Float64Array;
   private bucketHead = 0;
   private hasTs = false;
+  /** depthTauNs === volHorizonNs: both decays use the same factor. */
+  private readonly depthTauIsVolH: boolean;
 
   // ---- outputs, as of the last event ----
   /** Mid price, ticks (last two-sided value). */
@@ -257,6 +259,7 @@ export class FeatureExtractor {
     k[K_VOL_H_S] = o.volHorizonNs / NS_PER_S;
     k[K_VOL_FLOOR_SQ] = o.volFloor * o.volFloor;
     k[K_BUCKET_VOLUME] = o.vpinBucketVolume;
+    this.depthTauIsVolH = k[K_INV_DEPTH_TAU] === k[K_INV_VOL_H];
     this.buckets = new Float64Array(o.vpinBuckets);
     this.reset();
   }
@@ -295,10 +298,13 @@ export class FeatureExtractor {
       s[S_OFI] *= d;
       s[S_BUY] *= d;
       s[S_SELL] *= d;
-      s[S_VOL_Q] *= 1 + expm1Neg(dt * k[K_INV_VOL_H]);
+      const eVol = expm1Neg(dt * k[K_INV_VOL_H]);
+      s[S_VOL_Q] *= 1 + eVol;
       if (this.ready) {
         s[S_MID_EMA] -= expm1Neg(dt * k[K_INV_MOM_TAU]) * (s[S_MID] - s[S_MID_EMA]);
-        s[S_DEPTH_AVG] -= expm1Neg(dt * k[K_INV_DEPTH_TAU]) * (s[S_DEPTH_L1] - s[S_DEPTH_AVG]);
+        // The depth average's time constant is the volatility horizon by default (10 s): the
+        // same argument gives the same factor, so it is computed once (one series in four).
+        s[S_DEPTH_AVG] -= (this.depthTauIsVolH ? eVol : expm1Neg(dt * k[K_INV_DEPTH_TAU])) * (s[S_DEPTH_L1] - s[S_DEPTH_AVG]);
       }
     }
 

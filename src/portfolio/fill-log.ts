@@ -29,15 +29,36 @@ export const FILL_FIELDS = [
 export type FillField = (typeof FILL_FIELDS)[number];
 const FIRST_MARKOUT = FILL_FIELDS.indexOf('markout100ms');
 
+// Slots of FillLog.row (FILL_FIELDS order, up to 'mid').
+export const FL_EXCH_TS = 0;
+export const FL_RECV_TS = 1;
+export const FL_SENT_TS = 2;
+export const FL_ORDER_ID = 3;
+export const FL_SIDE = 4;
+export const FL_PRICE = 5;
+export const FL_QTY = 6;
+export const FL_LIQ = 7;
+export const FL_FEE = 8;
+export const FL_POSITION = 9;
+export const FL_TRADE_PNL = 10;
+export const FL_MID = 11;
+
 export class FillLog {
   length = 0;
+  /**
+   * The fill add() appends, written by the caller first (FL_* slots): staged in a typed array,
+   * not passed as twelve arguments, because a double argument of a call V8 does not inline is
+   * boxed in a fresh HeapNumber (about six per fill).
+   */
+  readonly row = new Float64Array(FIRST_MARKOUT);
   private cols: Float64Array[];
 
   constructor(initialCapacity = 1024) {
     this.cols = FILL_FIELDS.map(() => new Float64Array(initialCapacity));
   }
 
-  push(exchTs: number, recvTs: number, sentTs: number, orderId: number, side: number, price: number, qty: number, liq: number, fee: number, position: number, tradePnl: number, mid: number): void {
+  /** Appends `row` as the next fill (its markouts NaN until setMarkout). */
+  add(): void {
     if (this.length === this.cols[0].length) {
       this.cols = this.cols.map((c) => {
         const n = new Float64Array(c.length * 2);
@@ -47,18 +68,8 @@ export class FillLog {
     }
     const i = this.length++;
     const c = this.cols;
-    c[0][i] = exchTs;
-    c[1][i] = recvTs;
-    c[2][i] = sentTs;
-    c[3][i] = orderId;
-    c[4][i] = side;
-    c[5][i] = price;
-    c[6][i] = qty;
-    c[7][i] = liq;
-    c[8][i] = fee;
-    c[9][i] = position;
-    c[10][i] = tradePnl;
-    c[11][i] = mid;
+    const r = this.row;
+    for (let k = 0; k < FIRST_MARKOUT; k++) c[k][i] = r[k];
     for (let k = FIRST_MARKOUT; k < c.length; k++) c[k][i] = NaN;
   }
 

@@ -67,11 +67,14 @@ export class MarkoutTracker {
   }
 
   /**
-   * Resolves the markouts due by `exchTs` at `mid` (ticks). Callers check `due[0]` first, on
-   * every market event, and call this only when something is due: passing a timestamp and a
-   * half-tick mid to a call V8 does not inline boxes both, and that would be every event.
+   * Resolves the markouts due by exchange time at[k] at the mid at[k + 1] (ticks). Callers
+   * check `due[0]` first, on every market event, and call this only when something is due. Both
+   * inputs come in a typed array: a timestamp or a half-tick mid passed as an argument to a call
+   * V8 does not inline is boxed in a fresh HeapNumber.
    */
-  resolve(exchTs: number, mid: number): void {
+  resolve(at: Float64Array, k: number): void {
+    const exchTs = at[k];
+    const mid = at[k + 1];
     if (mid !== mid) return; // NaN: a side is empty
     let due = Infinity;
     for (let h = 0; h < this.cursor.length; h++) {

@@ -22,7 +22,7 @@ export function emptyTradeStats(): ClosedTradeStats {
 // Scalar state lives in one Float64Array so the whole portfolio can sit in a SharedArrayBuffer
 // and survive a restart of the thread that owns it (see src/runtime).
 const POS = 0, REALIZED = 1, FEES = 2, VOLUME = 3, FILLS = 4, MAX_ABS = 5, LOT_HEAD = 6, LOT_COUNT = 7, OPEN_COST = 8;
-const T_COUNT = 9, T_WINS = 10, T_LOSSES = 11, T_GROSS_WIN = 12, T_GROSS_LOSS = 13, LAST_TRADE_PNL = 14;
+const T_COUNT = 9, T_WINS = 10, T_LOSSES = 11, T_GROSS_WIN = 12, T_GROSS_LOSS = 13, LAST_TRADE_PNL = 14, LAST_REALIZED = 15;
 const SCALARS = 16;
 
 export class Portfolio {
@@ -35,6 +35,8 @@ export class Portfolio {
   private readonly lotQty: Float64Array;
   private readonly lotFee: Float64Array;
   private readonly lotMask: number;
+  /** onFill's fee, passed on to onFillAt. */
+  private readonly scratch = new Float64Array(1);
 
   /** Bytes a portfolio with room for `maxLots` open lots needs (see `buffer`). */
   static bytes(maxLots: number): number {
@@ -98,7 +100,20 @@ export class Portfolio {
    * Returns the realised P&L (USD, gross of fees) the fill produced.
    */
   onFill(side: number, price: number, qty: number, fee: number): number {
+    const at = this.scratch;
+    at[0] = fee;
+    this.onFillAt(side, price, qty, at, 0);
+    return this.s[LAST_REALIZED];
+  }
+
+  /**
+   * onFill with the fee (USD, whole fill) read from at[i], and the realised P&L left in the
+   * portfolio's state, not returned: a double passed to or returned from a call V8 does not
+   * inline is boxed in a fresh HeapNumber (the engine books every fill through this).
+   */
+  onFillAt(side: number, price: number, qty: number, at: Float64Array, i: number): void {
     const s = this.s;
+    const fee = at[i];
     const dir = side === BID ? 1 : -1;
     const feePer = fee / qty;
     let left = qty;
@@ -147,7 +162,7 @@ export class Portfolio {
     const abs = s[POS] < 0 ? -s[POS] : s[POS];
     if (abs > s[MAX_ABS]) s[MAX_ABS] = abs;
     s[LAST_TRADE_PNL] = tradePnl;
-    return realized;
+    s[LAST_REALIZED] = realized;
   }
 
   /** Unrealised P&L in USD of the open position marked at `markTicks` (the mid). */
@@ -159,6 +174,14 @@ export class Portfolio {
 
   equity(markTicks: number): number {
     return this.initialCapital + this.s[REALIZED] + this.unrealized(markTicks) - this.s[FEES];
+  }
+
+  /**
+   * at[out] = equity(at[mark]): for hot callers, whose call V8 may not inline (a double argument
+   * or result of such a call is boxed in a fresh HeapNumber; here only indices cross the call).
+   */
+  writeEquity(at: Float64Array, mark: number, out: number): void {
+    at[out] = this.equity(at[mark]);
   }
 
   /** Average entry price of the open position in ticks (NaN when flat). */

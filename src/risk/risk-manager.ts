@@ -4,7 +4,7 @@
 //   orders count until the exchange confirms them done, so no fill can take us past it.
 // - Drawdown from the running equity peak and the day's loss trip the kill switch (when enabled):
 //   the engine then cancels everything and quotes nothing more in the session.
-// Equity here is checked continuously (every market event); the reported max_drawdown_pct
+// Equity here is checked continuously (every market event that changes it); the reported max_drawdown_pct
 // metric is computed over the per-minute samples as REFERENCE.md defines it.
 //
 // The checks take a value v and an account base b: equity = b + v. The live simulation passes
@@ -51,6 +51,8 @@ export class RiskManager {
   private readonly now = new Float64Array(3);
   /** Levels of drawdown and daily loss at which the next warning or trip is due. */
   private readonly next = new Float64Array(2);
+  /** onEquity's inputs, passed on to checkEquity. */
+  private readonly scratch = new Float64Array(2);
   /**
    * Orders the checks refused: a quote refused again on every requote is one refused order
    * until the desired quote (price or size) changes or an order on that side passes.
@@ -161,12 +163,26 @@ export class RiskManager {
   }
 
   /**
-   * Continuous equity check, on every market event; returns true when this call tripped the
-   * kill switch. Kept tiny so it inlines (a call that is not inlined boxes its double
-   * arguments); warnings and trips are in limitsCrossed().
+   * Equity check at `ts` of `value` (equity = base + value); returns true when this call tripped
+   * the kill switch. For callers holding plain numbers (tests, rare events): the engine's per-event
+   * path calls checkEquity, whose inputs are in a typed array.
    */
   onEquity(ts: number, value: number): boolean {
+    const at = this.scratch;
+    at[0] = ts;
+    at[1] = value;
+    return this.checkEquity(at, 0);
+  }
+
+  /**
+   * The continuous equity check: at[i] = time (ns), at[i + 1] = the value; returns true when
+   * this call tripped the kill switch. The inputs come in a typed array because a double passed
+   * to (or returned from) a call V8 does not inline is boxed in a fresh HeapNumber; warnings and
+   * trips are in limitsCrossed().
+   */
+  checkEquity(at: Float64Array, i: number): boolean {
     const st = this.st;
+    const value = at[i + 1];
     const equity = st[ST_BASE] + value;
     if (equity > st[ST_PEAK]) st[ST_PEAK] = equity;
     const peak = st[ST_PEAK];
@@ -174,9 +190,18 @@ export class RiskManager {
     now[0] = drawdownOf(peak, equity);
     now[1] = st[ST_DAY_START] - value;
     now[2] = value;
-    if (this.path !== null) this.path.add(value);
+    if (this.path !== null) this.path.addAt(at, i + 1);
     if (now[0] < this.next[0] && now[1] < this.next[1]) return false;
-    return this.limitsCrossed(ts);
+    return this.limitsCrossed(at[i]);
+  }
+
+  /**
+   * True when no warning or trip is pending at the last value checked: checking that same value
+   * again would change nothing (the peak, the path and every limit already account for it), so
+   * a caller whose value has not changed may skip the call.
+   */
+  get settled(): boolean {
+    return this.now[0] < this.next[0] && this.now[1] < this.next[1];
   }
 
   private limitsCrossed(ts: number): boolean {
@@ -258,6 +283,7 @@ export function drawdownOf(peak: number, equity: number): number {
 export class DrawdownPath {
   private readonly highs: Float64Array;
   private readonly lows: Float64Array;
+  private readonly scratch = new Float64Array(1);
   n = 0;
   overflowed = false;
 
@@ -267,6 +293,14 @@ export class DrawdownPath {
   }
 
   add(v: number): void {
+    const at = this.scratch;
+    at[0] = v;
+    this.addAt(at, 0);
+  }
+
+  /** add(at[i]), with no double crossing the call (see RiskManager.checkEquity). */
+  addAt(at: Float64Array, i: number): void {
+    const v = at[i];
     const n = this.n;
     if (n > 0 && v <= this.highs[n - 1]) {
       if (v < this.lows[n - 1]) this.lows[n - 1] = v;

@@ -5,13 +5,13 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** A real gc() without --expose-gc on the command line, made only when a test asks for one. */
-let gc: (() => void) | null = null;
-function fullGc(): void {
+let gc: ((o?: { type: 'minor' | 'major' }) => void) | null = null;
+function collect(type: 'minor' | 'major'): void {
   if (!gc) {
     v8.setFlagsFromString('--expose-gc');
-    gc = vm.runInNewContext('gc') as () => void;
+    gc = vm.runInNewContext('gc') as (o?: { type: 'minor' | 'major' }) => void;
   }
-  gc();
+  gc({ type });
 }
 
 export interface Allocation {
@@ -31,7 +31,7 @@ const newSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((s) => s.spa
  * optimising compiler can be starved, so the optimised code may not be installed when the measured
  * loop starts, and the interpreter boxes doubles. Code that really allocates does so in every attempt.
  */
-export async function measureAllocation(fn: () => void, opts: { fullGcFirst?: boolean; attempts?: number } = {}): Promise<Allocation> {
+export async function measureAllocation(fn: () => void, opts: { fullGcFirst?: boolean; scavengeFirst?: boolean; attempts?: number } = {}): Promise<Allocation> {
   let best: Allocation | null = null;
   for (let i = 0; i < (opts.attempts ?? 1); i++) {
     const a = await measureOnce(fn, opts);
@@ -44,15 +44,17 @@ export async function measureAllocation(fn: () => void, opts: { fullGcFirst?: bo
 /**
  * Runs `fn` once and reports what it allocated. `fullGcFirst` finishes any GC work left by earlier
  * tests first; it is an option because a full GC may also drop type feedback, and the code that
- * is then re-optimised during `fn` shows as heap growth.
+ * is then re-optimised during `fn` shows as heap growth. `scavengeFirst` only empties the new
+ * space (a minor GC), so `fn` starts with all of it free and keeps its optimised code.
  */
-async function measureOnce(fn: () => void, opts: { fullGcFirst?: boolean }): Promise<Allocation> {
+async function measureOnce(fn: () => void, opts: { fullGcFirst?: boolean; scavengeFirst?: boolean }): Promise<Allocation> {
   const entries: { start: number; kind: number | undefined }[] = [];
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) entries.push({ start: e.startTime, kind: (e as unknown as { detail?: { kind?: number } }).detail?.kind });
   });
   obs.observe({ entryTypes: ['gc'] });
-  if (opts.fullGcFirst) fullGc();
+  if (opts.fullGcFirst) collect('major');
+  else if (opts.scavengeFirst) collect('minor');
   const ns0 = newSpaceUsed();
   const h0 = process.memoryUsage().heapUsed;
   const t0 = performance.now();
