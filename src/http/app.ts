@@ -1,6 +1,8 @@
 // The Hono application: middleware (request metrics, security headers, Host allow-list, CORS,
 // bearer token, rate limit, 405 handling, JSON errors) and the routes. Route modules live in routes/; shared objects (metrics registry, SSE hub) are created
-// here and closed by close().
+// here and closed by close(). Also the fast path of plain GET /api/state requests
+// (state-fast-path.ts), built from the same checks, and the fetch the Node server runs
+// (raw-response.ts: the event stream writes its own body).
 
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
