@@ -1,6 +1,6 @@
 // The real engine as a child process (node dist/engine.js, simulation mode) on an ephemeral
 // port, for the HTTP and memory benchmarks. Its config is the shipped one with data_dir in a
-// temporary directory, so a benchmark run leaves nothing behind.
+// temporary directory, so a benchmark run leaves nothing behind, and max_sse_clients raised.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfigPath } from '../src/config/load.ts';
 import { packageRoot } from '../src/core/paths.ts';
+
+/** max_sse_clients of the benchmarked engine. */
+export const SSE_CLIENTS_ALLOWED = 2000;
 
 export interface EngineProcess {
   proc: ChildProcess;
@@ -27,8 +30,11 @@ export async function startEngineProcess(nodeArgs: string[] = [], timeoutMs = 30
   const dir = mkdtempSync(join(tmpdir(), 'mm-bench-'));
   prepareDataDir?.(join(dir, 'data'));
   const cfgPath = join(dir, 'config.toml');
-  // The shipped file with only data_dir replaced.
-  const shipped = readFileSync(defaultConfigPath(), 'utf8').replace(/^data_dir\s*=.*$/m, `data_dir = ${JSON.stringify(join(dir, 'data'))}`);
+  // The shipped file with data_dir replaced, and room for the SSE fan-out benchmark's 1,000
+  // clients (the shipped max_sse_clients is 100).
+  const shipped = readFileSync(defaultConfigPath(), 'utf8')
+    .replace(/^data_dir\s*=.*$/m, `data_dir = ${JSON.stringify(join(dir, 'data'))}`)
+    .replace(/^max_sse_clients\s*=.*$/m, `max_sse_clients = ${SSE_CLIENTS_ALLOWED}`);
   writeFileSync(cfgPath, shipped);
   const startedAt = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, join(packageRoot(), 'dist', 'engine.js'), '--config', cfgPath], {

@@ -1,14 +1,16 @@
 // HTTP: GET /api/state under autocannon against the real engine process (simulation mode, all
 // its worker threads running), and against a bare node:http server (another process) returning
 // the same bytes with the same headers: the ratio is what the engine's routing, state building
-// and JSON cost. Then SSE fan-out: N clients on /api/stream at the configured stream_hz, and the
-// CPU the engine process spends on them: utime + stime from /proc/PID/stat (whole process, and
-// its main thread, which runs HTTP) over a window with no client and a window with N clients.
-// Note: autocannon and the SSE clients run in this process, on the same (2-core) machine.
+// and JSON cost. Then SSE fan-out: N clients (1,000 in a full run) on /api/stream at the
+// configured stream_hz, and the CPU the engine process spends on them: utime + stime from
+// /proc/PID/stat (whole process, and its main thread, which runs HTTP) over a window with no
+// client and a window with N clients, the frames each client received, and the frames the engine
+// coalesced or the clients it dropped (from its /metrics): what was lost.
+// autocannon runs in this process, the SSE clients in a process of their own
+// (bench/sse-clients.ts); all of them share the same (2-core) machine with the engine.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { get, type ClientRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +55,14 @@ export interface SseResult {
   clients: number;
   windowS: number;
   framesPerClientPerSec: number;
+  minFramesPerClientPerSec: number;
+  maxFramesPerClientPerSec: number;
+  /** State frames the engine replaced before a slow client got them, during the window (0 = none lost). */
+  coalescedFrames: number;
+  /** Clients the engine dropped as too slow during the window. */
+  droppedClients: number;
+  /** CPU of the clients' own process (% of one core), for the load it put on the machine. */
+  clientProcessCpuPct: number;
   bytesPerSec: number;
   engineCpuIdlePct: number; // % of one core, whole process, no client
   engineCpuWithClientsPct: number;
@@ -98,7 +108,50 @@ function summarize(rs: AutocannonResult[]): LoadResult {
   };
 }
 
-async function sseFanOut(engine: EngineProcess, clients: number, windowS: number): Promise<SseResult> {
+/** A counter of the engine's /metrics (the sum over its label sets that match `series`). */
+async function metricSum(engine: EngineProcess, series: string): Promise<number> {
+  const text = await (await fetch(`${engine.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) if (line.startsWith(series) && (line[series.length] === ' ' || line[series.length] === '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return sum;
+}
+
+/** The SSE clients' process (bench/sse-clients.ts), once all of them have their first state event. */
+async function startSseClients(url: string, clients: number): Promise<{ proc: ChildProcess; count(): Promise<{ frames: number[]; bytes: number }> }> {
+  const bundled = import.meta.url.endsWith('.js');
+  const script = new URL(bundled ? './sse-clients.js' : './sse-clients.ts', import.meta.url).pathname;
+  const proc = fork(script, [url, String(clients)], { execArgv: bundled ? [] : ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting: ((m: { frames: number[]; bytes: number }) => void)[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${clients} SSE clients did not all connect within 60 s`)), 60_000);
+    proc.on('message', (m: { type: string; message?: string; frames?: number[]; bytes?: number }) => {
+      if (m.type === 'connected') {
+        clearTimeout(t);
+        resolve();
+      } else if (m.type === 'error') {
+        clearTimeout(t);
+        reject(new Error(`SSE clients: ${m.message}`));
+      } else if (m.type === 'count') waiting.shift()?.({ frames: m.frames!, bytes: m.bytes! });
+    });
+    proc.once('exit', (code) => reject(new Error(`SSE clients exited with ${code}`)));
+  });
+  return {
+    proc,
+    count: () =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        proc.send({ type: 'count' });
+      }),
+  };
+}
+
+/**
+ * SSE fan-out: the engine's CPU (process and main thread, from /proc) over `windowS` with no
+ * stream client, then over `windowS` with `clients` clients in another process; frames each client
+ * received in that window, and the frames the engine coalesced (replaced before a slow client got
+ * them) or clients it dropped: the frames lost.
+ */
+export async function sseFanOut(engine: EngineProcess, clients: number, windowS: number): Promise<SseResult> {
   const cpu = () => ({ proc: procCpuSeconds(engine.pid), main: procCpuSeconds(engine.pid, engine.pid), t: performance.now() });
   // Baseline: the engine with no stream client.
   let a = cpu();
@@ -108,53 +161,45 @@ async function sseFanOut(engine: EngineProcess, clients: number, windowS: number
   const idleProc = (100 * (b.proc - a.proc)) / idleWall;
   const idleMain = (100 * (b.main - a.main)) / idleWall;
 
-  let frames = 0;
-  let bytes = 0;
-  let connected = 0;
-  const reqs: ClientRequest[] = [];
-  const MARK = 'event: state\n';
-  for (let i = 0; i < clients; i++) {
-    let carry = '';
-    const req = get(`${engine.url}/api/stream`, (res) => {
-      if (res.statusCode === 200) connected++;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        bytes += chunk.length;
-        const text = carry + chunk;
-        for (let k = text.indexOf(MARK); k >= 0; k = text.indexOf(MARK, k + MARK.length)) frames++;
-        carry = text.slice(Math.max(0, text.length - MARK.length + 1));
-      });
-      res.on('error', () => {});
-    });
-    req.on('error', () => {});
-    reqs.push(req);
+  const cs = await startSseClients(`${engine.url}/api/stream`, clients);
+  try {
+    await sleep(1000); // every client past its first frames
+    const lost = async () => ({ coalesced: await metricSum(engine, 'engine_sse_coalesced_frames_total'), dropped: await metricSum(engine, 'engine_sse_dropped_clients_total') });
+    const lost0 = await lost();
+    const c0 = await cs.count();
+    const clientCpu0 = procCpuSeconds(cs.proc.pid!);
+    a = cpu();
+    await sleep(windowS * 1000);
+    b = cpu();
+    const c1 = await cs.count();
+    const clientCpu1 = procCpuSeconds(cs.proc.pid!);
+    const lost1 = await lost();
+    const wall = (b.t - a.t) / 1000;
+    const perClient = c1.frames.map((f, i) => f - c0.frames[i]);
+    const nFrames = perClient.reduce((x, y) => x + y, 0);
+    const withProc = (100 * (b.proc - a.proc)) / wall;
+    const withMain = (100 * (b.main - a.main)) / wall;
+    return {
+      clients,
+      windowS: wall,
+      framesPerClientPerSec: nFrames / clients / wall,
+      minFramesPerClientPerSec: Math.min(...perClient) / wall,
+      maxFramesPerClientPerSec: Math.max(...perClient) / wall,
+      coalescedFrames: lost1.coalesced - lost0.coalesced,
+      droppedClients: lost1.dropped - lost0.dropped,
+      bytesPerSec: (c1.bytes - c0.bytes) / wall,
+      engineCpuIdlePct: idleProc,
+      engineCpuWithClientsPct: withProc,
+      mainThreadCpuIdlePct: idleMain,
+      mainThreadCpuWithClientsPct: withMain,
+      costPctOfCore: withMain - idleMain,
+      costUsPerFrame: nFrames > 0 ? (((withMain - idleMain) / 100) * wall * 1e6) / nFrames : NaN,
+      clientProcessCpuPct: (100 * (clientCpu1 - clientCpu0)) / wall,
+      connected: c1.frames.filter((f) => f > 0).length,
+    };
+  } finally {
+    cs.proc.kill('SIGTERM');
   }
-  await sleep(1500); // connect, first frames
-  const f0 = frames;
-  const by0 = bytes;
-  a = cpu();
-  await sleep(windowS * 1000);
-  b = cpu();
-  const f1 = frames;
-  const by1 = bytes;
-  for (const r of reqs) r.destroy();
-  const wall = (b.t - a.t) / 1000;
-  const withProc = (100 * (b.proc - a.proc)) / wall;
-  const withMain = (100 * (b.main - a.main)) / wall;
-  const nFrames = f1 - f0;
-  return {
-    clients,
-    windowS: wall,
-    framesPerClientPerSec: nFrames / clients / wall,
-    bytesPerSec: (by1 - by0) / wall,
-    engineCpuIdlePct: idleProc,
-    engineCpuWithClientsPct: withProc,
-    mainThreadCpuIdlePct: idleMain,
-    mainThreadCpuWithClientsPct: withMain,
-    costPctOfCore: withMain - idleMain,
-    costUsPerFrame: nFrames > 0 ? (((withMain - idleMain) / 100) * wall * 1e6) / nFrames : NaN,
-    connected,
-  };
 }
 
 /**

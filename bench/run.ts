@@ -94,6 +94,7 @@ function plan(quick: boolean) {
         httpDuration: 2,
         httpRounds: 1,
         sseWindow: 2,
+        sseClients: 100,
         memoryAgeS: 20,
       }
     : {
@@ -115,6 +116,7 @@ function plan(quick: boolean) {
         httpDuration: 10,
         httpRounds: 2,
         sseWindow: 10,
+        sseClients: 1000,
         memoryAgeS: 180,
       };
 }
@@ -187,7 +189,7 @@ export async function runSuite(o: Options): Promise<Results> {
       engine = await startEngineProcess();
       sampler = new RssSampler(engine, 5);
     }
-    await section('http', () => benchHttp(engine!, { durationS: p.httpDuration, rounds: p.httpRounds, connections: 10, sseClients: 50, sseWindowS: p.sseWindow, profile: true }));
+    await section('http', () => benchHttp(engine!, { durationS: p.httpDuration, rounds: p.httpRounds, connections: 10, sseClients: p.sseClients, sseWindowS: p.sseWindow, profile: true }));
     await section('memory', () => benchMemory(engine!, sampler!, { ageS: p.memoryAgeS, servedHttp: want('http') }));
     await section('journal', () => benchJournal(o.quick ? { runs: 500, floodS: 2, concurrency: 2 } : { runs: 10_000, floodS: 15, concurrency: 4 }));
   } finally {

@@ -242,10 +242,11 @@ function fakeSink() {
   let destroyed = false;
   let stuck = false;
   const sink: SseSink = {
-    write(chunk) {
-      writes.push(chunk);
-      if (stuck) return new Promise<void>((r) => pending.push(r));
-      return Promise.resolve();
+    write(chunk, done) {
+      writes.push(Buffer.from(chunk).toString());
+      if (!done) return;
+      if (stuck) pending.push(() => done());
+      else void Promise.resolve().then(() => done());
     },
     close() {},
     destroy() {
@@ -272,8 +273,8 @@ test('hub: a busy client has at most one write in flight and only the latest sta
   const slow = fakeSink();
   const fast = fakeSink();
   slow.stuck = true;
-  const cs = hub.attach(slow.sink, hub.stateFrame())!;
-  const cf = hub.attach(fast.sink, hub.stateFrame())!;
+  const cs = hub.attach(slow.sink, Buffer.from(hub.stateFrame()))!;
+  const cf = hub.attach(fast.sink, Buffer.from(hub.stateFrame()))!;
   await sleep(0);
   for (let i = 0; i < 5; i++) {
     now += 100;
@@ -300,7 +301,7 @@ test('hub: a stalled or overflowing client is dropped and its sink destroyed', a
   const hub = new SseHub({ hz: 1, maxClients: 5, stallTimeoutMs: 1000, maxQueuedFrames: 3, state: () => ({}), now: () => now, onDrop: (r) => drops.push(r) });
   const a = fakeSink();
   a.stuck = true;
-  hub.attach(a.sink, 'x');
+  hub.attach(a.sink, Buffer.from('x'));
   now += 999;
   hub.tick();
   assert.not.ok(a.destroyed, 'not yet stalled');
@@ -310,7 +311,7 @@ test('hub: a stalled or overflowing client is dropped and its sink destroyed', a
   assert.equal(drops, ['stalled']);
   const b = fakeSink();
   b.stuck = true;
-  hub.attach(b.sink, 'x');
+  hub.attach(b.sink, Buffer.from('x'));
   for (let i = 0; i < 3; i++) hub.publish('fill', { i });
   assert.not.ok(b.destroyed);
   hub.publish('fill', { i: 3 });

@@ -1,6 +1,8 @@
 // The Hono application: middleware (request metrics, security headers, Host allow-list, CORS,
 // bearer token, rate limit, 405 handling, JSON errors) and the routes. Route modules live in routes/; shared objects (metrics registry, SSE hub) are created
-// here and closed by close().
+// here and closed by close(). Also the fast path of plain GET /api/state requests
+// (state-fast-path.ts), built from the same checks, and the fetch the Node server runs
+// (raw-response.ts: the event stream writes its own body).
 
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
@@ -10,9 +12,9 @@ import { matchedRoutes } from 'hono/route';
 import type { BacktestEvent } from '../backtest/service.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ApiContext, App, AppEnv, HttpDeps } from './context.ts';
-import { bearerAuth, bearerMatches, digest } from './auth.ts';
+import { bearerAuth, bearerMatches, digest, tokenNeeded } from './auth.ts';
 import { ApiError, apiError, respondApiError } from './errors.ts';
-import { hostCheck } from './host-check.ts';
+import { hostAllowed, hostCheck } from './host-check.ts';
 import { EngineMetrics } from './metrics.ts';
 import { liveDataSource } from '../runtime/live-source.ts';
 import { registerBacktestArtifacts } from './routes/backtest-artifacts.ts';
@@ -21,13 +23,15 @@ import { registerDatasets } from './routes/datasets.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerMetrics } from './routes/metrics.ts';
 import { registerOpenApi } from './routes/openapi.ts';
-import { registerState, StateCache } from './routes/state.ts';
+import { registerState, STATE_PATH, StateCache } from './routes/state.ts';
 import { registerStream } from './routes/stream.ts';
 import { registerSweeps } from './routes/sweeps.ts';
 import { SweepService } from '../sweep/service.ts';
 import { mutatingRateLimit } from './rate-limit.ts';
 import { securityHeaders } from './security-headers.ts';
+import { RawResponses } from './raw-response.ts';
 import { SseHub } from './sse.ts';
+import { stateFastPath, type StateFastPath } from './state-fast-path.ts';
 
 export type { HttpDeps } from './context.ts';
 
@@ -52,6 +56,10 @@ export interface HttpOptions {
 
 export interface HttpApp {
   app: App;
+  /** What the Node server runs: app.fetch, with the bodies routes write themselves (raw-response.ts) started. */
+  fetch: (req: Request, env?: AppEnv['Bindings']) => Response | Promise<Response>;
+  /** GET /api/state before the router (state-fast-path.ts): true when it answered. */
+  fastPath: StateFastPath;
   metrics: EngineMetrics;
   hub: SseHub;
   ctx: ApiContext;
@@ -116,18 +124,22 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   backtests.observer = metrics.backtestObserver();
   metrics.backtestsRunning.set(backtests.running);
 
-  const ctx: ApiContext = { ...deps, sweeps, metrics, hub, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024 };
+  const rawResponses = new RawResponses();
+  const ctx: ApiContext = { ...deps, sweeps, metrics, hub, rawResponses, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024 };
   const app: App = new Hono<AppEnv>();
 
+  const debug = log.isLevelEnabled('debug');
+  /** Request metrics and log line of every answer, Hono's and the fast path's. */
+  const answered = (method: string, path: string, route: string, status: number, seconds: number) => {
+    metrics.httpRequests.inc({ method, route, status: String(status) });
+    metrics.httpDuration.observe({ method, route }, seconds);
+    if (status >= 500) log.warn({ method, path, status }, 'request failed');
+    else if (debug) log.debug({ method, path, status }, 'request');
+  };
   app.use('*', async (c, next) => {
-    const t0 = process.hrtime.bigint();
+    const t0 = performance.now();
     await next();
-    const route = routeLabel(c);
-    const status = c.res.status;
-    metrics.httpRequests.inc({ method: c.req.method, route, status: String(status) });
-    metrics.httpDuration.observe({ method: c.req.method, route }, Number(process.hrtime.bigint() - t0) / 1e9);
-    if (status >= 500) log.warn({ method: c.req.method, path: c.req.path, status }, 'request failed');
-    else log.debug({ method: c.req.method, path: c.req.path, status }, 'request');
+    answered(c.req.method, c.req.path, routeLabel(c), c.res.status, (performance.now() - t0) / 1000);
   });
   app.use('*', securityHeaders());
   const hosts = hostCheck(config.http.allowed_hosts);
@@ -146,6 +158,12 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   const token = opts.apiToken ?? null;
   if (token !== null) app.use('*', bearerAuth({ token, reads: config.http.require_auth_for_reads }));
   const tokenDigest = token === null ? null : digest(token);
+  const fastPath = stateFastPath({
+    body: () => stateCache.bytes(),
+    hostAllowed: hostAllowed(config.http.allowed_hosts),
+    tokenDigest: tokenDigest !== null && tokenNeeded('GET', STATE_PATH, config.http.require_auth_for_reads) ? tokenDigest : null,
+    answered,
+  });
   const limiter = mutatingRateLimit({
     limit: config.http.rate_limit_requests,
     windowS: config.http.rate_limit_window_s,
@@ -182,6 +200,8 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
 
   return {
     app,
+    fetch: rawResponses.fetch(app),
+    fastPath,
     metrics,
     hub,
     ctx,

@@ -67,12 +67,16 @@ export interface AuthOptions {
 }
 
 /** 401 with `WWW-Authenticate: Bearer` unless the request may pass (see the header comment). */
+/** Whether a request needs the token (see the header comment); `reads`: [http] require_auth_for_reads. */
+export function tokenNeeded(method: string, path: string, reads: boolean): boolean {
+  return READ_METHODS.has(method) ? reads && method !== 'OPTIONS' && !OPEN_PATHS.has(path) : true;
+}
+
 export function bearerAuth(o: AuthOptions): MiddlewareHandler<AppEnv> {
   const tokenDigest = digest(o.token);
   return async (c, next) => {
     const method = c.req.method;
-    const needed = READ_METHODS.has(method) ? o.reads && method !== 'OPTIONS' && !OPEN_PATHS.has(c.req.path) : true;
-    if (!needed) return next();
+    if (!tokenNeeded(method, c.req.path, o.reads)) return next();
     const header = c.req.header('authorization');
     if (bearerMatches(header, tokenDigest)) return next();
     const [challenge, message] =

@@ -8,6 +8,7 @@ import type { SweepService } from '../sweep/service.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import type { RuntimeView } from '../runtime/view.ts';
 import type { EngineMetrics } from './metrics.ts';
+import type { RawResponses } from './raw-response.ts';
 import type { SseHub } from './sse.ts';
 
 /** Hono environment: under @hono/node-server, c.env holds the Node request/response. */
@@ -26,6 +27,8 @@ export interface HttpDeps {
 export interface ApiContext extends HttpDeps {
   metrics: EngineMetrics;
   hub: SseHub;
+  /** Bodies routes write to the Node response themselves (the event stream). */
+  rawResponses: RawResponses;
   sweeps: SweepService;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;

@@ -22,15 +22,24 @@ export function hostName(header: string): string {
   return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
-/** The middleware, or null when every Host is allowed ("*"). */
-export function hostCheck(allowedHosts: readonly string[]): MiddlewareHandler<AppEnv> | null {
+/**
+ * The allow-list as a predicate over the Host header, or null when every Host is allowed ("*").
+ * No Host at all is an HTTP/1.0 client, never a browser (browsers always send one): allowed.
+ */
+export function hostAllowed(allowedHosts: readonly string[]): ((header: string | undefined) => boolean) | null {
   if (allowedHosts.includes('*')) return null;
   const allowed = new Set([...LOOPBACK_HOSTS, ...allowedHosts.map((h) => h.toLowerCase())]);
+  return (header) => header === undefined || allowed.has(hostName(header));
+}
+
+/** The middleware, or null when every Host is allowed ("*"). */
+export function hostCheck(allowedHosts: readonly string[]): MiddlewareHandler<AppEnv> | null {
+  const ok = hostAllowed(allowedHosts);
+  if (!ok) return null;
   return async (c, next) => {
     const header = c.req.header('host');
-    // No Host at all is an HTTP/1.0 client, never a browser (browsers always send one).
-    if (header === undefined || allowed.has(hostName(header))) return next();
-    const shown = header.length > 100 ? `${header.slice(0, 100)}...` : header;
+    if (ok(header)) return next();
+    const shown = header!.length > 100 ? `${header!.slice(0, 100)}...` : header!;
     return apiError(
       c,
       400,

@@ -11,10 +11,14 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.ts';
 
+/** What every answer says unless its route sets its own Cache-Control. */
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
+
+const ENTRIES = Object.entries(SECURITY_HEADERS);
+
 export function securityHeaders(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Cache-Control', 'no-store');
+    for (const [k, v] of ENTRIES) c.header(k, v);
     await next();
     const incoming = c.env?.incoming;
     if (incoming && !incoming.complete && c.res.headers.get('connection') === null) c.header('Connection', 'close');

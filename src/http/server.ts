@@ -6,10 +6,11 @@
 //      spare connections, which server.closeIdleConnections() leaves alone), end each busy one when
 //      its response is done, and after `graceMs` destroy whatever remains.
 
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { createHttpApp, type HttpApp, type HttpDeps, type HttpOptions } from './app.ts';
+import type { AppEnv } from './context.ts';
 
 export interface StartOptions extends HttpOptions {
   port: number;
@@ -31,7 +32,12 @@ export interface HttpServer {
 export async function startHttpServer(deps: HttpDeps, opts: StartOptions): Promise<HttpServer> {
   const http = createHttpApp(deps, opts);
   const log = deps.logger.child({ component: 'http' });
-  const server = createAdaptorServer({ fetch: http.app.fetch }) as Server;
+  // GET /api/state first (state-fast-path.ts), everything else through Hono.
+  const hono = getRequestListener((req, env) => http.fetch(req, env as AppEnv['Bindings']));
+  const fast = http.fastPath;
+  const server = createServer((req, res) => {
+    if (!fast.handle(req, res)) void hono(req, res);
+  });
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error) => {

@@ -21,12 +21,14 @@ export function statePayload(runtime: RuntimeView, only?: string, dataSource = '
 }
 
 /**
- * The state as JSON text, rebuilt at most every `maxAgeMs`: the engine thread publishes its
- * snapshot every 50 ms, so building more often would serialise the same data again. One cache
- * serves /api/state and the stream's state events.
+ * The state as JSON text and as its UTF-8 bytes, rebuilt at most every `maxAgeMs`: the engine
+ * thread publishes its snapshot every 50 ms, so building more often would serialise the same
+ * data again. One cache serves /api/state (both paths: state-fast-path.ts) and the stream's state events.
  */
+const utf8 = new TextEncoder();
+
 export class StateCache {
-  private readonly entries = new Map<string, { at: number; json: string }>();
+  private readonly entries = new Map<string, { at: number; json: string; bytes: Uint8Array<ArrayBuffer> | null }>();
   constructor(
     private readonly runtime: RuntimeView,
     private readonly maxAgeMs = 50,
@@ -34,26 +36,39 @@ export class StateCache {
     private readonly dataSource = 'synthetic',
   ) {}
 
-  json(only?: string): string {
+  private entry(only?: string): { at: number; json: string; bytes: Uint8Array<ArrayBuffer> | null } {
     const key = only ?? '';
     const now = Date.now();
     const hit = this.entries.get(key);
-    if (hit && now - hit.at < this.maxAgeMs) return hit.json;
-    const json = JSON.stringify(statePayload(this.runtime, only, this.dataSource));
-    this.entries.set(key, { at: now, json });
-    return json;
+    if (hit && now - hit.at < this.maxAgeMs) return hit;
+    const e = { at: now, json: JSON.stringify(statePayload(this.runtime, only, this.dataSource)), bytes: null };
+    this.entries.set(key, e);
+    return e;
+  }
+
+  json(only?: string): string {
+    return this.entry(only).json;
+  }
+
+  /** The same JSON as bytes, encoded once per snapshot (an answer then copies nothing). */
+  bytes(only?: string): Uint8Array<ArrayBuffer> {
+    const e = this.entry(only);
+    e.bytes ??= utf8.encode(e.json);
+    return e.bytes;
   }
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+/** The route's own headers (security-headers.ts adds nosniff). */
+export const STATE_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } as const;
+export const STATE_PATH = '/api/state';
 
 export function registerState(app: App, ctx: ApiContext, cache: StateCache): void {
-  app.get('/api/state', (c) => {
+  app.get(STATE_PATH, (c) => {
     const q = c.req.query('symbol');
-    if (q === undefined) return c.body(cache.json(), 200, JSON_HEADERS);
+    if (q === undefined) return c.body(cache.bytes(), 200, STATE_HEADERS);
     const wanted = q.trim().toUpperCase();
     const symbol = ctx.runtime.symbols.find((s) => s.toUpperCase() === wanted);
     if (!symbol) return apiError(c, 404, 'unknown_symbol', `unknown symbol '${q}': this engine runs ${ctx.runtime.symbols.join(', ') || 'no symbol'}`);
-    return c.body(cache.json(symbol), 200, JSON_HEADERS);
+    return c.body(cache.bytes(symbol), 200, STATE_HEADERS);
   });
 }
