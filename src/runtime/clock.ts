@@ -41,7 +41,8 @@ export class SimClock {
 
   /** Simulated ns elapsed since the first session's open at wall time `wallMs`. */
   elapsedNs(wallMs: number): number {
-    // Math.max, not `e > 0 ? e : 0`: the ternary's 0 made V8 box e on every call.
+    // Math.max, not `e > 0 ? e : 0`: such a ternary with a constant can make V8 box the double
+    // (docs/performance.md, "Where the time goes").
     return Math.max((wallMs - this.originMs) * 1e6 * this.speed, 0);
   }
 
@@ -50,10 +51,10 @@ export class SimClock {
   }
 
   /**
-   * Continuous engine time at wall time `wallMs`. The worker threads call it in their idle
-   * loops, so the session found last is kept in a typed array (elapsed-time bounds, day offset,
-   * open): a double returned from the calls of the general path, which V8 does not all inline,
-   * was a heap number allocated on every call. Same arithmetic either way.
+   * Continuous engine time at wall time `wallMs`. The worker threads call it on every pass of
+   * their idle loops, and the general path (binary search, calendar) allocated: 4 scavenges per
+   * 1M calls (test/simulation-worker-clock.test.ts). So the session found last is kept in a
+   * typed array and the usual call is a few reads that inline. Same arithmetic either way.
    */
   nowNs(wallMs: number): number {
     const e = this.elapsedNs(wallMs);
