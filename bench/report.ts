@@ -97,7 +97,7 @@ export function tableRows(s: Sections): Row[] {
       rows.push({
         benchmark: `Tick-to-trade, across threads, ${r.spinUs > 0 ? `spin ${r.spinUs} µs` : 'blocking'}`,
         ours: `p50 ${r.samplesUs.p50.toFixed(1)} µs, p99 ${r.samplesUs.p99.toFixed(1)} µs`,
-        comparedWith: `${fmtNum(r.samplesUs.count, 0)} samples in ${r.seconds.toFixed(0)} s at speed ${r.speed}; ${r.cpuCoresUsed.toFixed(2)} cores busy`,
+        comparedWith: `${fmtNum(r.samplesUs.count, 0)} samples in ${r.seconds.toFixed(0)} s at speed ${r.speed}; ${r.cpuCoresUsed.toFixed(2)} cores busy; bare notify -> wake p50 ${s['cross-thread'].bareWakeUs.p50.toFixed(1)} µs, p99 ${s['cross-thread'].bareWakeUs.p99.toFixed(1)} µs`,
         target: '-',
         met: '-',
       });

@@ -12,8 +12,10 @@ import { Seqlock } from '../src/shm/seqlock.ts';
 import { C_HB_INF, C_STOP, FT_FIELDS, FT_TS, LAT_SECONDS, LAT_STAGE, PR_COUNT, PR_TS, PR_VALUE, PR_WALL, STAGE_INFERENCE } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
 import type { WorkerInit } from '../src/runtime/worker-config.ts';
+import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
 
 const init = workerData as WorkerInit & { model: ModelFile | null };
+setThreadTimerSlack(WORKER_TIMER_SLACK_NS);
 const ctl = new Int32Array(init.layout.control);
 
 const slots = init.layout.symbols.map((m) => ({

@@ -23,12 +23,20 @@ import { checkStallFault } from '../src/runtime/layout.ts';
 import { executionParams, latencyParams } from '../src/config/derive.ts';
 import { simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
 import type { SimClock } from '../src/runtime/clock.ts';
+import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
+import { wallMs } from '../src/runtime/wall-clock.ts';
 
 const init = workerData as WorkerInit;
+setThreadTimerSlack(WORKER_TIMER_SLACK_NS);
 const cfg = init.config;
 const ctl = new Int32Array(init.layout.control);
 const clock = simClock(init);
 const SNAPSHOT_LEVELS = 200;
+// Market events go to the engine this far (wall time) ahead of the exchange time: more than this
+// thread's timed waits overshoot (~25 µs; ms when the machine is busy), so the engine has each
+// event before it is due and can be awake when it is.
+const LOOKAHEAD_MS = 2;
+const lookaheadNs = LOOKAHEAD_MS * 1e6 * clock.speed;
 
 class Feed {
   readonly mem: SymbolMemory;
@@ -43,6 +51,10 @@ class Feed {
   private readonly tape: L3Tape | null;
   private readonly mdLatency: Latency;
   private readonly mdLink = new FifoLink();
+  /** Events of `local` published to the engine but not yet executed by the exchange. */
+  private ahead = 0;
+  /** The exchange's copy of the event it executes (engine time, offset included). */
+  private readonly event = new Float64Array(EV_STRIDE);
   session = -1;
   private offset = 0;
   private readonly prices = new Float64Array(SNAPSHOT_LEVELS);
@@ -73,6 +85,7 @@ class Feed {
     });
     this.local.advance(this.local.available());
     this.local.release();
+    this.ahead = 0;
     this.session = k;
     this.push(startNs, MD_RESET, 0, k, 0, wall);
     this.md.publish();
@@ -123,6 +136,9 @@ class Feed {
       for (let i = 0; i < n; i++) this.push(now, MD_ADD, side, this.prices[i], this.sizes[i], wall);
     }
     this.md.publish();
+    // The events published ahead went to the old engine (the new one skips everything before its
+    // reset): publish them again after the snapshot, which is the book before them.
+    this.ahead = 0;
   }
 
   private push(ts: number, kind: number, side: number, price: number, qty: number, wall: number): void {
@@ -143,68 +159,104 @@ class Feed {
   }
 
   /**
-   * Executes every order message and market event due by `now`, in time order.
-   * Returns the engine time of the next pending item (Infinity when none).
+   * Publishes market events to the engine up to `lookaheadNs` ahead of `now` (the engine still
+   * acts on each only at its receive time), then executes every order message and market event
+   * due by `now`, in time order. Returns the engine time at which this feed next has work
+   * (Infinity when none).
    */
-  pump(now: number, wall: number): number {
+  pump(now: number, lookaheadNs: number): number {
     const gen = this.gen;
     if (!gen) return Infinity;
+    const nextPublish = this.publishAhead(gen, now, lookaheadNs);
     const local = this.local;
     const om = this.om;
-    const md = this.md;
-    let wrote = false;
-    let next = Infinity;
+    const ev = this.event;
     for (;;) {
-      if (local.available() === 0 && !gen.done) {
-        local.release();
-        gen.generate(local, local.free() < 4096 ? local.free() : 4096);
-      }
       const tOm = om.available() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
-      const tEv = local.available() > 0 ? local.data[local.peek() + EV_TS] + this.offset : Infinity;
+      // Only published events reach the exchange: the engine's copy always goes out first.
+      const tEv = this.ahead > 0 ? local.data[local.peek() + EV_TS] + this.offset : Infinity;
       if (tOm <= tEv) {
-        if (tOm > now) {
-          next = tOm;
-          break;
-        }
+        if (tOm > now) return tOm < nextPublish ? tOm : nextPublish;
         this.exchange.onOrderMessage(om.data, om.peek());
         om.advance();
         om.release();
-        wrote = true;
       } else {
-        if (tEv > now) {
-          next = tEv;
-          break;
-        }
-        const off = md.claim();
-        if (off < 0) {
-          // Back-pressure: the engine is behind; the market waits rather than drop L2 updates.
-          Atomics.add(ctl, C_MD_STALLS, 1);
-          next = now;
-          break;
-        }
+        if (tEv > now) return tEv < nextPublish ? tEv : nextPublish;
         const src = local.peek();
         const L = local.data;
-        const d = md.data;
-        const ts = L[src + EV_TS] + this.offset;
-        d[off + EV_TS] = ts;
-        d[off + EV_KIND] = L[src + EV_KIND];
-        d[off + EV_SIDE] = L[src + EV_SIDE];
-        d[off + EV_PRICE] = L[src + EV_PRICE];
-        d[off + EV_QTY] = L[src + EV_QTY];
-        d[off + EV_RECV] = ts + this.mdLatency.marketData(d, off + EV_TS);
-        this.mdLink.arrive(d, off + EV_RECV);
-        d[off + EV_WALL] = wall;
+        ev[EV_TS] = tEv;
+        ev[EV_KIND] = L[src + EV_KIND];
+        ev[EV_SIDE] = L[src + EV_SIDE];
+        ev[EV_PRICE] = L[src + EV_PRICE];
+        ev[EV_QTY] = L[src + EV_QTY];
         if (this.tape !== null) this.tape.cur = local.readSeq;
-        this.exchange.onMarketEvent(d, off);
+        this.exchange.onMarketEvent(ev, 0);
         local.advance();
-        wrote = true;
+        this.ahead--;
       }
     }
-    if (wrote) {
-      md.publish();
-      wake(ctl, C_WAKE_OB);
+  }
+
+  /**
+   * Copies the market's next events, stamped with their receive time, onto the md ring: every
+   * event due at the exchange by `now`, and the following ones up to `now + lookaheadNs` while
+   * the ring is at most half full. Returns when it next needs to run: once the first event not
+   * yet published is within half the lookahead (so publishing goes in batches), or `now` when
+   * a full ring held back an event already due (back-pressure, counted: the market waits
+   * rather than drop L2 updates).
+   */
+  private publishAhead(gen: MarketSource, now: number, lookaheadNs: number): number {
+    const local = this.local;
+    const md = this.md;
+    const first = md.writeSeq;
+    let room = md.free() - (md.capacity >> 1);
+    let next = Infinity;
+    for (;;) {
+      if (this.ahead === local.available()) {
+        if (gen.done) break;
+        local.release();
+        gen.generate(local, local.free() < 4096 ? local.free() : 4096);
+        if (this.ahead === local.available()) break;
+      }
+      const src = local.peekAt(this.ahead);
+      const L = local.data;
+      const ts = L[src + EV_TS] + this.offset;
+      if (ts > now + lookaheadNs) {
+        next = ts - lookaheadNs / 2;
+        break;
+      }
+      if (ts > now && room <= 0) {
+        next = ts; // the ring is half full: publish it when it is due
+        break;
+      }
+      const off = md.claim();
+      if (off < 0) {
+        Atomics.add(ctl, C_MD_STALLS, 1);
+        next = now;
+        break;
+      }
+      room--;
+      const d = md.data;
+      d[off + EV_TS] = ts;
+      d[off + EV_KIND] = L[src + EV_KIND];
+      d[off + EV_SIDE] = L[src + EV_SIDE];
+      d[off + EV_PRICE] = L[src + EV_PRICE];
+      d[off + EV_QTY] = L[src + EV_QTY];
+      d[off + EV_RECV] = ts + this.mdLatency.marketData(d, off + EV_TS);
+      this.mdLink.arrive(d, off + EV_RECV);
+      this.ahead++;
     }
+    if (md.writeSeq !== first) this.publishFrom(first);
     return next;
+  }
+
+  /** Stamps the records from sequence `first` on with the wall time, publishes them, wakes the engine. */
+  private publishFrom(first: number): void {
+    const md = this.md;
+    const wall = wallMs();
+    for (let s = first; s !== md.writeSeq; s = (s + 1) | 0) md.data[(s & md.mask) * md.stride + EV_WALL] = wall;
+    md.publish();
+    wake(ctl, C_WAKE_OB);
   }
 }
 
@@ -214,7 +266,9 @@ let served = Atomics.load(ctl, C_GEN_ACK);
 while (Atomics.load(ctl, C_STOP) === 0) {
   Atomics.add(ctl, C_HB_MD, 1);
   checkStallFault(ctl, 'market-data');
-  const wall = performance.timeOrigin + performance.now();
+  // Read before looking at the rings: an order sent after this read makes the wait return at once.
+  const seen = Atomics.load(ctl, C_WAKE_MD);
+  const wall = wallMs();
   const now = clock.nowNs(wall);
   const k = clock.sessionIndex(wall);
   const gen = Atomics.load(ctl, C_GEN);
@@ -231,14 +285,14 @@ while (Atomics.load(ctl, C_STOP) === 0) {
       f.roll(k, clock.sessionBounds(k).startNs, wall);
       if (first && init.restarts > 0) f.fastForward(now);
     }
-    const t = f.pump(now, wall);
+    const t = f.pump(now, lookaheadNs);
     if (t < next) next = t;
   }
-  // Sleep until the next item is due (or an order message wakes us); spin the last stretch.
+  // Sleep until the next item is due or an order message wakes us. No spinning here: the events
+  // the engine waits for are published ahead of their receive time, so this thread's wake-up
+  // latency is not on the tick-to-trade path, and on two cores the engine thread is the only
+  // one that spins.
   const waitMs = next === Infinity ? 5 : (next - now) / 1e6 / clock.speed;
-  if (waitMs > init.spinUs / 1000) {
-    const seen = Atomics.load(ctl, C_WAKE_MD);
-    Atomics.wait(ctl, C_WAKE_MD, seen, Math.min(5, waitMs - init.spinUs / 1000));
-  } else if (waitMs > 0) spinFor(waitMs * 1000);
+  if (waitMs > 0) Atomics.wait(ctl, C_WAKE_MD, seen, Math.min(5, waitMs));
 }
 Atomics.store(ctl, C_GEN_ACK, served);

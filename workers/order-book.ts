@@ -48,9 +48,12 @@ import { checkStallFault } from '../src/runtime/layout.ts';
 import { writeSnapshot, type EngineTotals, type FillCounters } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
+import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
+import { wallMs } from '../src/runtime/wall-clock.ts';
 import { Engine } from '../src/trading/engine.ts';
 
 const init = workerData as WorkerInit;
+setThreadTimerSlack(WORKER_TIMER_SLACK_NS);
 const cfg = init.config;
 const ctl = new Int32Array(init.layout.control);
 const clock = simClock(init);
@@ -162,10 +165,13 @@ class Trader {
       this.nextDue = tEr < tMd ? tEr : tMd;
       if (tEr <= tMd) {
         if (tEr > now) break;
-        this.engine!.onExecReport(er.data, er.peek());
+        const e = this.engine!;
+        const sent = e.ordersSent + e.cancelsSent;
+        e.onExecReport(er.data, er.peek());
         er.advance();
         er.release(); // release each report at once: a restart must not book a fill twice
         this.afterReports();
+        if (e.ordersSent + e.cancelsSent !== sent) wake(ctl, C_WAKE_MD);
       } else {
         if (tMd > now) break;
         const off = md.peek();
@@ -183,27 +189,24 @@ class Trader {
     }
     if (n > 0) md.release();
     const e = this.engine;
-    if (e !== null && n > 0) {
-      this.exchangeWithInference(e);
-      if (e.ordersSent + e.cancelsSent > 0) wake(ctl, C_WAKE_MD);
-    }
+    if (e !== null && n > 0) this.exchangeWithInference(e);
     return n;
   }
 
   private onMarket(e: Engine, d: Float64Array, off: number): void {
     const sent = e.ordersSent + e.cancelsSent;
-    const t0 = performance.now();
+    const t0 = wallMs();
     e.onMarketData(d, off);
     if (e.ordersSent + e.cancelsSent !== sent) {
       // Tick-to-trade: from the moment this thread could first act on the event (published by
       // the market-data thread and due at its receive time) to the order message published.
-      const after = performance.timeOrigin + performance.now();
+      const after = wallMs();
       const due = clock.wallMsAt(d[off + EV_RECV], this.session);
       const from = d[off + EV_WALL] > due ? d[off + EV_WALL] : due;
       this.sample(STAGE_TICK_TO_TRADE, (after - from) / 1000);
       wake(ctl, C_WAKE_MD);
     } else if ((e.eventsProcessed & BOOK_SAMPLE_MASK) === 0) {
-      this.sample(STAGE_BOOK_UPDATE, (performance.now() - t0) / 1000);
+      this.sample(STAGE_BOOK_UPDATE, (wallMs() - t0) / 1000);
     }
   }
 
@@ -300,33 +303,45 @@ while (Atomics.load(ctl, C_GEN_ACK) < init.generation && Atomics.load(ctl, C_STO
   Atomics.wait(ctl, C_GEN_ACK, Atomics.load(ctl, C_GEN_ACK), 20);
 }
 
-let lastSnapshot = 0;
-while (Atomics.load(ctl, C_STOP) === 0) {
+const lastSnapshot = new Float64Array(1); // wall ms of the last snapshot published
+
+/**
+ * One pass of the engine thread: every input due, a snapshot when one is due, and when idle,
+ * the wait for the next input. A function per pass rather than module top-level code, which V8
+ * compiles only by on-stack replacement.
+ */
+function step(): void {
   Atomics.add(ctl, C_HB_OB, 1);
   checkStallFault(ctl, 'order-book');
-  const wallNow = performance.timeOrigin + performance.now();
+  // Read before looking at the rings: input published after this read makes the wait return at once.
+  const seen = Atomics.load(ctl, C_WAKE_OB);
+  const wallNow = wallMs();
   const now = clock.nowNs(wallNow);
   let work = 0;
-  for (const t of traders) work += t.pump(now);
-  if (wallNow - lastSnapshot >= SNAPSHOT_EVERY_MS) {
-    lastSnapshot = wallNow;
-    for (const t of traders) t.publish();
+  for (let i = 0; i < traders.length; i++) work += traders[i].pump(now);
+  if (wallNow - lastSnapshot[0] >= SNAPSHOT_EVERY_MS) {
+    lastSnapshot[0] = wallNow;
+    for (let i = 0; i < traders.length; i++) traders[i].publish();
   }
-  if (work === 0) {
-    // Idle. An input already received but not yet due (its simulated latency still running)
-    // is waited for exactly: spin-poll when it is close, else sleep until just before it. With
-    // nothing pending, spin-poll for new input a little, then block until a producer wakes us.
-    let due = Infinity;
-    for (const t of traders) if (t.nextDue < due) due = t.nextDue;
-    const untilDueMs = (due - now) / 1e6 / clock.speed;
-    const spinMs = init.spinUs / 1000;
-    if (untilDueMs <= spinMs) continue;
-    const seen = Atomics.load(ctl, C_WAKE_OB);
-    const spinUntil = performance.now() + spinMs;
-    while (Atomics.load(ctl, C_WAKE_OB) === seen && performance.now() < spinUntil) {
+  if (work > 0) return;
+  // Idle. The market-data thread publishes events ahead of their receive time, so the next
+  // input is usually already here, not yet due: sleep until spinUs before it is due (a timed
+  // wait wakes some 25 µs late even with this thread's 1 ns timer slack), then spin the rest,
+  // so the engine is running when it is due. With nothing pending, spin-poll for new input
+  // (an execution report) for spinUs, then block until a producer wakes us.
+  let due = traders[0].nextDue;
+  for (let i = 1; i < traders.length; i++) due = Math.min(due, traders[i].nextDue);
+  const untilDueMs = (due - now) / 1e6 / clock.speed;
+  const spinMs = init.spinUs / 1000;
+  if (untilDueMs <= spinMs) return;
+  if (due === Infinity) {
+    const spinUntil = wallMs() + spinMs;
+    while (Atomics.load(ctl, C_WAKE_OB) === seen && wallMs() < spinUntil) {
       /* spin-poll */
     }
-    if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, Math.min(5, untilDueMs - spinMs));
   }
+  if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, Math.min(5, untilDueMs - spinMs));
 }
+
+while (Atomics.load(ctl, C_STOP) === 0) step();
 for (const t of traders) t.publish();

@@ -8,6 +8,9 @@
 import { formatDate, hasSession, parseDate, sessionCloseNs } from '../market/calendar.ts';
 
 export const NS_PER_DAY = 86_400e9;
+const L_FROM = 0;
+const L_TO = 1;
+const L_OFFSET = 2;
 
 export class SimClock {
   readonly startDate: string;
@@ -20,6 +23,8 @@ export class SimClock {
   private readonly offsets: number[] = [];
   /** Simulated ns of trading before session k opens (the sum of the earlier sessions' lengths). */
   private readonly opens: number[] = [0];
+  /** The session of the last nowNs(): opens[k], opens[k + 1], dayOffsetNs(k) (empty range at first). */
+  private readonly last = new Float64Array(3);
 
   constructor(startDate: string, sessionStartNs: number, sessionEndNs: number, speed: number, originMs: number) {
     this.startDate = startDate;
@@ -36,19 +41,35 @@ export class SimClock {
 
   /** Simulated ns elapsed since the first session's open at wall time `wallMs`. */
   elapsedNs(wallMs: number): number {
-    const e = (wallMs - this.originMs) * 1e6 * this.speed;
-    return e > 0 ? e : 0;
+    // Math.max, not `e > 0 ? e : 0`: such a ternary with a constant can make V8 box the double
+    // (docs/performance.md, "Where the time goes").
+    return Math.max((wallMs - this.originMs) * 1e6 * this.speed, 0);
   }
 
   sessionIndex(wallMs: number): number {
     return this.sessionAt(this.elapsedNs(wallMs));
   }
 
-  /** Continuous engine time at wall time `wallMs`. */
+  /**
+   * Continuous engine time at wall time `wallMs`. The worker threads call it on every pass of
+   * their idle loops, and the general path (binary search, calendar) allocated: 4 scavenges per
+   * 1M calls (test/simulation-worker-clock.test.ts). So the session found last is kept in a
+   * typed array and the usual call is a few reads that inline. Same arithmetic either way.
+   */
   nowNs(wallMs: number): number {
     const e = this.elapsedNs(wallMs);
+    const c = this.last;
+    if (!(e >= c[L_FROM] && e < c[L_TO])) this.findSession(e);
+    return c[L_OFFSET] + this.sessionStartNs + (e - c[L_FROM]);
+  }
+
+  /** Sets `last` to the session holding elapsed time e (kept out of nowNs so that it inlines). */
+  private findSession(e: number): void {
     const k = this.sessionAt(e);
-    return this.dayOffsetNs(k) + this.sessionStartNs + (e - this.opens[k]);
+    const c = this.last;
+    c[L_FROM] = this.opens[k];
+    c[L_TO] = this.opens[k + 1];
+    c[L_OFFSET] = this.dayOffsetNs(k);
   }
 
   /** Wall-clock ms at which the engine clock reads `ns` during session k (inverse of nowNs). */

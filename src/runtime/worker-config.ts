@@ -5,6 +5,7 @@ import { parseClock } from '../market/calendar.ts';
 import { contractForRoot, type ContractSpec } from '../market/instruments.ts';
 import type { SharedLayout } from './layout.ts';
 import { SimClock } from './clock.ts';
+import { wallMs } from './wall-clock.ts';
 
 export interface WorkerInit {
   layout: SharedLayout;
@@ -30,8 +31,8 @@ export function specOf(root: string): ContractSpec {
 
 /** Busy-waits `us` microseconds. */
 export function spinFor(us: number): void {
-  const until = performance.now() + us / 1000;
-  while (performance.now() < until) {
+  const until = wallMs() + us / 1000;
+  while (wallMs() < until) {
     /* spin */
   }
 }
