@@ -52,6 +52,8 @@ import { simClock, type WorkerInit } from './worker-config.ts';
 
 const STALL_MS = 3000; // a worker whose heartbeat has not moved for this long is stalled
 const RESTART_DELAY_MS = 200;
+// A new worker loads its bundle and compiles before its first beat: slow on a loaded machine.
+const START_STALL_MS = 30_000;
 const RECENT_FILLS = 200;
 const RECENT_ALERTS = 100;
 const LATENCY_WINDOW = 4096;
@@ -151,7 +153,9 @@ export class SimulationRuntime implements RuntimeView {
 
   start(): void {
     for (const name of WORKER_NAMES) {
-      this.sup.set(name, { name, worker: null, state: 'starting', restarts: 0, lastBeat: -1, lastBeatChangeMs: Date.now(), lastError: null, expectedExit: false });
+      // lastBeat starts at the counter's value, so a worker counts as running only once it has beaten.
+      const lastBeat = Atomics.load(this.ctl, HEARTBEAT_INDEX[name]);
+      this.sup.set(name, { name, worker: null, state: 'starting', restarts: 0, lastBeat, lastBeatChangeMs: Date.now(), lastError: null, expectedExit: false });
       this.spawn(name);
     }
     this.timers.push(setInterval(() => this.supervise(), 250));
@@ -219,9 +223,10 @@ export class SimulationRuntime implements RuntimeView {
         s.lastBeat = beat;
         s.lastBeatChangeMs = now;
         if (s.worker && (s.state === 'starting' || s.state === 'restarting' || s.state === 'stalled')) s.state = 'running';
-      } else if (s.worker && s.state === 'running' && now - s.lastBeatChangeMs > STALL_MS) {
+      } else if (s.worker && (s.state === 'running' ? now - s.lastBeatChangeMs > STALL_MS : (s.state === 'starting' || s.state === 'restarting') && now - s.lastBeatChangeMs > START_STALL_MS)) {
+        const why = s.state === 'running' ? `no heartbeat for ${now - s.lastBeatChangeMs} ms` : `no first heartbeat ${now - s.lastBeatChangeMs} ms after start`;
         s.state = 'stalled';
-        s.lastError = `no heartbeat for ${now - s.lastBeatChangeMs} ms`;
+        s.lastError = why;
         this.log.error({ worker: s.name, silent_ms: now - s.lastBeatChangeMs }, 'worker stalled; terminating it');
         void s.worker.terminate(); // its exit handler restarts it
       }
