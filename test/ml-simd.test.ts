@@ -12,7 +12,7 @@ import { packageRoot } from '../src/core/paths.ts';
 import { Rng } from '../src/core/rng.ts';
 import { createPredictor, SimdMlpPredictor, simdKernel } from '../src/ml/mlp-simd.ts';
 import { loadModel, MlpPredictor, type LayerSpec, type ModelFile } from '../src/ml/model.ts';
-import { measureAllocation } from './helpers/allocation.ts';
+import { assertPredictsWithoutAllocation } from './helpers/predictor-allocation.ts';
 
 const shipped = (): ModelFile => {
   const r = loadModel(join(packageRoot(), 'models'));
@@ -133,30 +133,11 @@ test('an invalid model is refused as by the scalar predictor', () => {
   assert.throws(() => simd(bad), /invalid model: layers\[0\]\.weights has/);
 });
 
-let sink: unknown = null;
-
 test('1M SIMD predict calls allocate nothing', async () => {
   const m = shipped();
   const p = simd(m);
   const xs = inputs(m, 64, 2, 3).slice(0, 64);
-  const check = new Float64Array(1); // a typed array: a JS double kept across the loop may box
-  const loop = (n: number): void => {
-    for (let i = 0; i < n; i++) check[0] += p.predict(xs[i & 63]);
-  };
-  for (let k = 0; k < 10; k++) loop(20_000); // until V8 has optimised the loop
-  check[0] = 0;
-  // Up to 3 attempts: under load the optimised code may arrive late (see measureAllocation).
-  const r = await measureAllocation(() => loop(1_000_000), { attempts: 3 });
-  assert.ok(Number.isFinite(check[0]) && check[0] !== 0, 'the loop did real work');
-  assert.is(r.gcs, 0, `${r.gcs} garbage collections during 1M calls`);
-  assert.ok(r.newSpaceGrowth < 1 << 20, `new space grew ${r.newSpaceGrowth} bytes`);
-  assert.ok(r.heapGrowth < 1 << 20, `heap grew ${r.heapGrowth} bytes`);
-  // the detector is not blind: the same loop keeping one small array per call trips it
-  const a = await measureAllocation(() => {
-    for (let i = 0; i < 1_000_000; i++) sink = [p.predict(xs[i & 63])];
-  });
-  assert.ok(a.gcs > 0 || a.newSpaceGrowth > 1 << 20, `allocating loop: ${JSON.stringify(a)}`);
-  assert.ok(sink !== null);
+  await assertPredictsWithoutAllocation(p, xs);
 });
 
 test.run();
