@@ -129,7 +129,7 @@ class Trader {
       firstOrderId: init.generation * 1e9 + k * 1e6 + 1,
     });
     if (this.firstEngine && init.generation > 0) {
-      const now = clock.nowNs(performance.timeOrigin + performance.now());
+      const now = clock.nowNs(wallMs());
       e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange`, init.restarts, 3);
       // At the restart's simulated time; trips once (the state is shared): later restarts do not repeat it.
       if (init.restarts >= 3) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);

@@ -66,12 +66,12 @@ export interface AuthOptions {
   reads: boolean;
 }
 
-/** 401 with `WWW-Authenticate: Bearer` unless the request may pass (see the header comment). */
 /** Whether a request needs the token (see the header comment); `reads`: [http] require_auth_for_reads. */
 export function tokenNeeded(method: string, path: string, reads: boolean): boolean {
   return READ_METHODS.has(method) ? reads && method !== 'OPTIONS' && !OPEN_PATHS.has(path) : true;
 }
 
+/** 401 with `WWW-Authenticate: Bearer` unless the request may pass (see the header comment). */
 export function bearerAuth(o: AuthOptions): MiddlewareHandler<AppEnv> {
   const tokenDigest = digest(o.token);
   return async (c, next) => {

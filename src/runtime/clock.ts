@@ -17,7 +17,7 @@ export class SimClock {
   readonly sessionStartNs: number;
   readonly sessionEndNs: number;
   readonly speed: number;
-  /** Wall-clock origin in ms (performance.timeOrigin + performance.now() of the main thread). */
+  /** Wall-clock origin in ms on the shared time base (wall-clock.ts wallMs(), read by the main thread). */
   readonly originMs: number;
   private readonly dates: string[] = [];
   private readonly offsets: number[] = [];
@@ -34,10 +34,6 @@ export class SimClock {
     this.originMs = originMs;
   }
 
-  /** Wall-clock ms on the shared time base (same in every thread of the process). */
-  static wallMs(): number {
-    return performance.timeOrigin + performance.now();
-  }
 
   /** Simulated ns elapsed since the first session's open at wall time `wallMs`. */
   elapsedNs(wallMs: number): number {

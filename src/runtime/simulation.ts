@@ -3,6 +3,7 @@
 // worker is logged, reported by /health and restarted), drains fills, alerts and latency
 // samples, and answers the HTTP layer (RuntimeView) from the engine's shared snapshots.
 
+import { wallMs } from './wall-clock.ts';
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type pino from 'pino';
@@ -128,7 +129,7 @@ export class SimulationRuntime implements RuntimeView {
     this.symbols = syms.map((s) => s.symbol);
     this.layout = allocateLayout(syms);
     this.ctl = new Int32Array(this.layout.control);
-    this.originMs = performance.timeOrigin + performance.now();
+    this.originMs = wallMs();
     this.clock = simClock(this.init(0, 0));
     this.per = this.layout.symbols.map((m) => ({
       symbol: m.symbol,
