@@ -17,11 +17,15 @@ import type { EngineConfig } from '../src/config/schema.ts';
 import { loadModel } from '../src/ml/model.ts';
 import { modelDir } from '../src/backtest/request.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
+import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
 import type { LatencySummary } from '../src/runtime/view.ts';
 import { loadavg, percentiles, sleep, type Percentiles } from './util.ts';
 
 export interface CrossThreadRun {
-  spinUs: number;
+  /** `[simulation] engine_idle` of the run; spin runs give their spin. */
+  idle: EngineIdlePolicy;
+  /** µs the engine thread spins before an input is due (null: busy_poll, it never sleeps). */
+  spinUs: number | null;
   policy: string;
   seconds: number;
   warmupSeconds: number;
@@ -83,7 +87,20 @@ async function bareWake(samples: number): Promise<Percentiles> {
   return percentiles(us);
 }
 
-async function runOnce(config: EngineConfig, spinUs: number, seconds: number, warmupSeconds: number): Promise<CrossThreadRun> {
+/** The policies measured: the one that never sleeps, the default's spin (longer here), and blocking. */
+export const CROSS_THREAD_POLICIES: readonly { idle: EngineIdlePolicy; spinUs: number }[] = [
+  { idle: 'busy_poll', spinUs: Infinity },
+  { idle: 'spin', spinUs: 100 },
+  { idle: 'block', spinUs: 0 },
+];
+
+function describe(idle: EngineIdlePolicy, spinUs: number): string {
+  if (idle === 'busy_poll') return 'busy-poll: never sleeps, order path warmed while idle';
+  if (idle === 'block') return 'Atomics.wait until due or woken (blocking), no warm-up';
+  return `sleep to ${spinUs + 50} µs before due, warm the order path, spin the rest`;
+}
+
+async function runOnce(config: EngineConfig, idle: EngineIdlePolicy, spinUs: number, seconds: number, warmupSeconds: number): Promise<CrossThreadRun> {
   const m = loadModel(modelDir(config));
   const model = m.ok ? { file: m.model, error: null } : { file: null, error: m.error };
   const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model, spinUs });
@@ -114,8 +131,9 @@ async function runOnce(config: EngineConfig, spinUs: number, seconds: number, wa
     const wall = (performance.now() - w0) / 1000;
     const st = rt.state(symbol);
     return {
-      spinUs,
-      policy: spinUs > 0 ? `spin ${spinUs} µs, then Atomics.wait` : 'Atomics.wait at once (blocking)',
+      idle,
+      spinUs: Number.isFinite(spinUs) ? spinUs : null,
+      policy: describe(idle, spinUs),
       seconds: wall,
       warmupSeconds,
       speed: config.simulation.speed,
@@ -131,18 +149,19 @@ async function runOnce(config: EngineConfig, spinUs: number, seconds: number, wa
   }
 }
 
-export async function benchCrossThread(config: EngineConfig, o: { seconds: number; warmupSeconds: number; speed: number; spins: number[] }): Promise<CrossThreadBench> {
+export async function benchCrossThread(config: EngineConfig, o: { seconds: number; warmupSeconds: number; speed: number }): Promise<CrossThreadBench> {
   const cfg = structuredClone(config);
   cfg.simulation.speed = o.speed;
   cfg.strategy.use_ml = true;
   const runs: CrossThreadRun[] = [];
-  for (const spin of o.spins) runs.push(await runOnce(cfg, spin, o.seconds, o.warmupSeconds));
+  for (const p of CROSS_THREAD_POLICIES) runs.push(await runOnce(cfg, p.idle, p.spinUs, o.seconds, o.warmupSeconds));
   return {
     runs,
     bareWakeUs: await bareWake(o.seconds >= 10 ? 1000 : 200),
     includes:
       'order-book worker: from max(event published by the market-data thread, event due at its receive time) to the order message published; ' +
       'the market-data thread publishes events up to 2 ms (wall) ahead of their receive time, so the engine usually has the event before it is due ' +
-      'and the figure is its own wake-up (spin or timed wait) to the due time, the engine call and the publish; the model runs in the inference worker',
+      'and the figure is its own wake-up (spin or timed wait) to the due time, the engine call and the publish; the model runs in the inference worker; ' +
+      'spinning policies run the order path on a shadow engine while idle (OrderPathWarmer), blocking does not',
   };
 }

@@ -183,7 +183,7 @@ export async function runSuite(o: Options): Promise<Results> {
     );
     session = null;
     await section('replay', () => benchReplay(o.quick));
-    await section('cross-thread', () => benchCrossThread(config, { seconds: p.crossSeconds, warmupSeconds: p.crossWarmup, speed: 4, spins: [100, 0] }));
+    await section('cross-thread', () => benchCrossThread(config, { seconds: p.crossSeconds, warmupSeconds: p.crossWarmup, speed: 4 }));
     if (want('http') || want('memory')) {
       note('starting the engine process');
       engine = await startEngineProcess();

@@ -94,7 +94,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     await runtime.stop();
     return 1;
   }
-  log.info({ port: http.port, symbols: runtime.symbols }, `listening on http://${http.host}:${http.port}`);
+  log.info({ port: http.port, symbols: runtime.symbols, engine_idle: config.simulation.engine_idle }, `listening on http://${http.host}:${http.port}`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

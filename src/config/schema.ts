@@ -154,6 +154,8 @@ export type FeesConfig = FeeTable & { readonly [root: string]: FeeTable | number
 const feesSection = table('fees', { ...feesShape, ...rootFeesSections }) as unknown as z.ZodType<FeesConfig, unknown>;
 
 export const MARKET_SOURCES = ['synthetic', 'replay'] as const;
+/** How the engine thread waits for its next input (src/runtime/idle-policy.ts). */
+export const ENGINE_IDLE_POLICIES = ['spin', 'busy_poll', 'block'] as const;
 
 const simulationShape = {
   seed: intField(0, B.SEED.max).default(42),
@@ -169,6 +171,9 @@ const simulationShape = {
   replay_path: z.string('a path to a .dbn or .dbn.zst file or a directory of them').default(''),
   // Recorded data replays every record whatever its time of day; true keeps 09:30-16:00 New York.
   regular_hours_only: bool().default(false),
+  // How the engine thread waits for its next input: "spin" sleeps until 50 µs before it is due and
+  // spins the rest, "busy_poll" never sleeps (one core), "block" sleeps in Atomics.wait.
+  engine_idle: oneOf(ENGINE_IDLE_POLICIES).default('spin'),
 };
 
 const executionShape = {

@@ -3,6 +3,7 @@
 // worker is logged, reported by /health and restarted), drains fills, alerts and latency
 // samples, and answers the HTTP layer (RuntimeView) from the engine's shared snapshots.
 
+import { idleSpinUs } from './idle-policy.ts';
 import { wallMs } from './wall-clock.ts';
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -69,7 +70,7 @@ export interface SimulationOptions {
   config: EngineConfig;
   logger: pino.Logger;
   model: ModelStatus;
-  /** Idle spin before blocking, µs (default 50). */
+  /** Idle spin before the next input is due, µs (0: block, Infinity: busy-poll); default from `[simulation] engine_idle`. */
   spinUs?: number;
 }
 
@@ -121,7 +122,7 @@ export class SimulationRuntime implements RuntimeView {
     this.cfg = o.config;
     this.log = o.logger;
     this.model = o.model;
-    this.spinUs = o.spinUs ?? 50;
+    this.spinUs = o.spinUs ?? idleSpinUs(o.config.simulation.engine_idle);
     const syms = o.config.trading.symbols.map((s) => {
       const ins = parseSymbol(s);
       return { symbol: s, root: ins.root };
