@@ -17,6 +17,7 @@ import type { EngineConfig } from '../src/config/schema.ts';
 import { loadModel } from '../src/ml/model.ts';
 import { modelDir } from '../src/backtest/request.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
+import { wallMs } from '../src/runtime/wall-clock.ts';
 import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
 import type { LatencySummary } from '../src/runtime/view.ts';
 import { loadavg, percentiles, sleep, type Percentiles } from './util.ts';
@@ -53,7 +54,8 @@ const t = new Float64Array(workerData, 16, 2);
 let seen = 0;
 while (Atomics.load(c, 2) === 0) {
   Atomics.wait(c, 0, seen);
-  const now = performance.timeOrigin + performance.now();
+  const h = process.hrtime(); // the simulation's time base (src/runtime/wall-clock.ts)
+  const now = h[0] * 1e3 + h[1] / 1e6;
   seen = Atomics.load(c, 0);
   t[1] = now - t[0];
   Atomics.store(c, 1, seen);
@@ -69,7 +71,7 @@ async function bareWake(samples: number): Promise<Percentiles> {
     await sleep(200);
     for (let i = 0; i < samples; i++) {
       await sleep(2); // the worker is blocked again, as the engine thread is between events
-      t[0] = performance.timeOrigin + performance.now();
+      t[0] = wallMs();
       const seq = Atomics.add(c, 0, 1) + 1;
       Atomics.notify(c, 0);
       const until = performance.now() + 1000;

@@ -160,6 +160,7 @@ test('wrong types name key, value and expectation', () => {
   expectIssue('[latency]\norder_latency_ns = 1.5', 'latency.order_latency_ns', '1.5', /an integer >= 0 \(nanoseconds\)/);
   expectIssue('log_level = "verbose"', 'log_level', '"verbose"', /one of "trace", "debug", "info", "warn", "error"/);
   expectIssue('[execution]\nqueue_model = "fifo"', 'execution.queue_model', '"fifo"', /one of "power", "risk_averse"/);
+  expectIssue('[simulation]\nengine_idle = "sleep"', 'simulation.engine_idle', '"sleep"', /one of "spin", "busy_poll", "block"/);
 });
 
 test('out of range values name key, value and range', () => {

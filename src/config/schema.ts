@@ -171,8 +171,9 @@ const simulationShape = {
   replay_path: z.string('a path to a .dbn or .dbn.zst file or a directory of them').default(''),
   // Recorded data replays every record whatever its time of day; true keeps 09:30-16:00 New York.
   regular_hours_only: bool().default(false),
-  // How the engine thread waits for its next input: "spin" sleeps until 50 µs before it is due and
-  // spins the rest, "busy_poll" never sleeps (one core), "block" sleeps in Atomics.wait.
+  // How the engine thread waits for its next input: "spin" sleeps until 100 µs before it is due,
+  // warms its order path and spins the rest, "busy_poll" never sleeps (one core), "block" sleeps
+  // in Atomics.wait (src/runtime/idle-policy.ts).
   engine_idle: oneOf(ENGINE_IDLE_POLICIES).default('spin'),
 };
 

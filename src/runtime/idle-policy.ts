@@ -1,8 +1,9 @@
 // The engine thread's idle policy (`[simulation] engine_idle`) as the spin it gives the worker:
-// how long before its next input is due the thread stops sleeping and spins.
+// how long before its next input is due the thread stops sleeping and spins (a spinning thread
+// also wakes 50 µs earlier to warm its order path first: workers/order-book.ts).
 //   block      0 µs: Atomics.wait until the input is due or a producer wakes it (least CPU; every
 //              input pays a timed wait's or a wake-up's lateness, tens of µs on a shared machine)
-//   spin      50 µs: sleeps until then, spins the rest with the order path warmed (the default)
+//   spin      50 µs: the default
 //   busy_poll  never sleeps: one core busy all the time, the lowest and steadiest latency
 import type { ENGINE_IDLE_POLICIES } from '../config/schema.ts';
 
