@@ -1,7 +1,11 @@
 // Incremental market features, updated on every market-data event after the book has applied
 // it. Everything is O(1) per event and allocation-free: numeric state in fixed Float64Arrays
 // (read through getters), one fixed Float64Array feature vector for the model, one fixed ring
-// of VPIN buckets.
+// of VPIN buckets. Only the state that the next event needs is updated per event; the outputs
+// that are a plain function of it (microprice, the imbalances, ofiNorm, momentum, the vector)
+// are computed when read, by the same expressions from the same doubles, so they are the values
+// an eager update would have stored. Per event only the volatility is read (by the strategy),
+// and it is kept up to date.
 //
 // Units: prices in ticks, sizes in contracts, time in exchange nanoseconds (EV_TS). Decays use
 // the event's exchange time, are applied lazily at the next event (a value reflects the state
@@ -114,32 +118,33 @@ const L5_REACH = 4; // ticks beyond the best that imbalanceL5 reads
 // measured here: `rate > this.volFloorSq ? rate : this.volFloorSq` allocated once per event.
 // Typed-array slots are raw float64s and never box.
 const S_MID = 0;
-const S_MICRO = 1;
-const S_SPREAD = 2;
-const S_IMB_L1 = 3;
-const S_IMB_L5 = 4;
-const S_OFI = 5;
-const S_OFI_NORM = 6;
-const S_TRADE_IMB = 7;
-const S_VOL = 8;
-const S_VPIN = 9;
-const S_MOMENTUM = 10;
-const S_DEPTH_AVG = 11;
-const S_BUY = 12;
-const S_SELL = 13;
-const S_EVENTS = 14;
-const S_LAST_TS = 15;
-const S_PREV_BID = 16;
-const S_PREV_ASK = 17;
-const S_PREV_BID_SZ = 18;
-const S_PREV_ASK_SZ = 19;
-const S_W_BID = 20;
-const S_W_ASK = 21;
-const S_DEPTH_L1 = 22;
-const S_VOL_Q = 23;
-const S_MID_EMA = 24;
-const S_BUCKET_BUY = 25;
-const S_BUCKET_SELL = 26;
+const S_SPREAD = 1;
+const S_OFI = 2;
+const S_VOL = 3;
+const S_VPIN = 4;
+const S_DEPTH_AVG = 5;
+const S_BUY = 6;
+const S_SELL = 7;
+const S_EVENTS = 8;
+const S_LAST_TS = 9;
+const S_PREV_BID = 10;
+const S_PREV_ASK = 11;
+const S_PREV_BID_SZ = 12;
+const S_PREV_ASK_SZ = 13;
+const S_W_BID = 14;
+const S_W_ASK = 15;
+const S_DEPTH_L1 = 16;
+const S_VOL_Q = 17;
+const S_MID_EMA = 18;
+const S_BUCKET_BUY = 19;
+const S_BUCKET_SELL = 20;
+// The inputs of the book-derived outputs at the last two-sided event (held while a side is empty).
+const S_TS_BID = 21;
+const S_TS_ASK = 22;
+const S_TS_BID_SZ = 23;
+const S_TS_ASK_SZ = 24;
+const S_TS_W_BID = 25;
+const S_TS_W_ASK = 26;
 const S_COUNT = 27;
 
 const K_INV_OFI_TAU = 0;
@@ -162,8 +167,6 @@ function expm1Neg(x: number): number {
 }
 
 export class FeatureExtractor {
-  /** The model's input: FEATURE_COUNT values, named by FEATURE_NAMES; rewritten every event. */
-  readonly values = new Float64Array(FEATURE_COUNT);
   readonly opts: Readonly<Required<FeatureOptions>>;
   /** Both sides of the book present at the last event. */
   twoSided = false;
@@ -173,6 +176,7 @@ export class FeatureExtractor {
   vpinFilled = 0;
 
   private readonly s = new Float64Array(S_COUNT);
+  private readonly vec = new Float64Array(FEATURE_COUNT);
   private readonly k = new Float64Array(K_COUNT);
   private readonly buckets: Float64Array;
   private bucketHead = 0;
@@ -187,17 +191,25 @@ export class FeatureExtractor {
   }
   /** Size-weighted microprice, ticks. */
   get microprice(): number {
-    return this.s[S_MICRO];
+    const s = this.s;
+    if (!this.ready) return 0;
+    const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
+    return (s[S_TS_BID] * as + s[S_TS_ASK] * bs) / (bs + as);
   }
   /** Spread, ticks. */
   get spread(): number {
     return this.s[S_SPREAD];
   }
   get imbalanceL1(): number {
-    return this.s[S_IMB_L1];
+    const s = this.s;
+    if (!this.ready) return 0;
+    const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
+    return (bs - as) / (bs + as);
   }
   get imbalanceL5(): number {
-    return this.s[S_IMB_L5];
+    const s = this.s;
+    const w = s[S_TS_W_BID] + s[S_TS_W_ASK];
+    return w > 0 ? (s[S_TS_W_BID] - s[S_TS_W_ASK]) / w : 0;
   }
   /** Decayed OFI, contracts. */
   get ofi(): number {
@@ -205,10 +217,13 @@ export class FeatureExtractor {
   }
   /** ofi / average best depth. */
   get ofiNorm(): number {
-    return this.s[S_OFI_NORM];
+    const s = this.s;
+    return s[S_DEPTH_AVG] > 0 ? s[S_OFI] / s[S_DEPTH_AVG] : 0;
   }
   get tradeImbalance(): number {
-    return this.s[S_TRADE_IMB];
+    const s = this.s;
+    const tv = s[S_BUY] + s[S_SELL];
+    return tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
   }
   /** Realised volatility of the mid, ticks per sqrt(second). */
   get volatility(): number {
@@ -219,7 +234,7 @@ export class FeatureExtractor {
   }
   /** mid - EWMA(mid), ticks. */
   get momentum(): number {
-    return this.s[S_MOMENTUM];
+    return this.ready ? this.s[S_MID] - this.s[S_MID_EMA] : 0;
   }
   /** Time-weighted average of (bidSz + askSz) / 2, contracts. */
   get depthAvg(): number {
@@ -236,6 +251,24 @@ export class FeatureExtractor {
   /** Events seen since construction/reset. */
   get events(): number {
     return this.s[S_EVENTS];
+  }
+
+  /**
+   * The model's input as of the last event: FEATURE_COUNT values, named by FEATURE_NAMES. The
+   * same array on every read, filled at the read: read it again after the next event.
+   */
+  get values(): Float64Array {
+    const v = this.vec;
+    v[F_MICRO_OFFSET] = this.microprice - this.s[S_MID];
+    v[F_SPREAD] = this.s[S_SPREAD];
+    v[F_IMB_L1] = this.imbalanceL1;
+    v[F_IMB_L5] = this.imbalanceL5;
+    v[F_OFI] = this.ofiNorm;
+    v[F_TRADE_IMB] = this.tradeImbalance;
+    v[F_VOL] = this.s[S_VOL];
+    v[F_VPIN] = this.s[S_VPIN];
+    v[F_MOMENTUM] = this.momentum;
+    return v;
   }
 
   constructor(opts: FeatureOptions = {}) {
@@ -270,8 +303,7 @@ export class FeatureExtractor {
     s[S_PREV_BID] = s[S_PREV_ASK] = NO_PRICE;
     s[S_VOL_Q] = this.opts.volInit * this.opts.volInit * this.k[K_VOL_H_S];
     this.updateVolatility();
-    this.values.fill(0);
-    this.values[F_VOL] = s[S_VOL];
+    this.vec.fill(0);
     this.twoSided = this.ready = this.hasTs = false;
     this.vpinFilled = 0;
     this.bucketHead = 0;
@@ -366,29 +398,17 @@ export class FeatureExtractor {
       s[S_MID] = mid;
       s[S_DEPTH_L1] = depth;
       s[S_SPREAD] = ba - bb;
-      s[S_MICRO] = (bb * as + ba * bs) / (bs + as);
-      s[S_IMB_L1] = (bs - as) / (bs + as);
-      const w = s[S_W_BID] + s[S_W_ASK];
-      s[S_IMB_L5] = w > 0 ? (s[S_W_BID] - s[S_W_ASK]) / w : 0;
+      // What microprice and the imbalances are computed from when read.
+      s[S_TS_BID] = bb;
+      s[S_TS_ASK] = ba;
+      s[S_TS_BID_SZ] = bs;
+      s[S_TS_ASK_SZ] = as;
+      s[S_TS_W_BID] = s[S_W_BID];
+      s[S_TS_W_ASK] = s[S_W_ASK];
     }
 
-    // 4. Derived outputs and the vector.
-    s[S_OFI_NORM] = s[S_DEPTH_AVG] > 0 ? s[S_OFI] / s[S_DEPTH_AVG] : 0;
-    const tv = s[S_BUY] + s[S_SELL];
-    s[S_TRADE_IMB] = tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
+    // 4. The volatility, read by the strategy on every event (the other outputs: on read).
     this.updateVolatility();
-    s[S_MOMENTUM] = this.ready ? s[S_MID] - s[S_MID_EMA] : 0;
-
-    const v = this.values;
-    v[F_MICRO_OFFSET] = s[S_MICRO] - s[S_MID];
-    v[F_SPREAD] = s[S_SPREAD];
-    v[F_IMB_L1] = s[S_IMB_L1];
-    v[F_IMB_L5] = s[S_IMB_L5];
-    v[F_OFI] = s[S_OFI_NORM];
-    v[F_TRADE_IMB] = s[S_TRADE_IMB];
-    v[F_VOL] = s[S_VOL];
-    v[F_VPIN] = s[S_VPIN];
-    v[F_MOMENTUM] = s[S_MOMENTUM];
   }
 
   private updateVolatility(): void {
