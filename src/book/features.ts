@@ -43,6 +43,52 @@
 
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_TS, MD_TRADE, NS_PER_S } from '../core/events.ts';
 import { NO_PRICE, type DenseBook } from './dense-book.ts';
+import {
+  L5_REACH,
+  S_MID,
+  S_SPREAD,
+  S_OFI,
+  S_VOL,
+  S_VPIN,
+  S_DEPTH_AVG,
+  S_BUY,
+  S_SELL,
+  S_EVENTS,
+  S_LAST_TS,
+  S_PREV_BID,
+  S_PREV_ASK,
+  S_PREV_BID_SZ,
+  S_PREV_ASK_SZ,
+  S_W_BID,
+  S_W_ASK,
+  S_DEPTH_L1,
+  S_VOL_Q,
+  S_MID_EMA,
+  S_BUCKET_BUY,
+  S_BUCKET_SELL,
+  S_TS_BID,
+  S_TS_ASK,
+  S_TS_BID_SZ,
+  S_TS_ASK_SZ,
+  S_TS_W_BID,
+  S_TS_W_ASK,
+  S_COUNT,
+  K_INV_OFI_TAU,
+  K_INV_VOL_H,
+  K_INV_MOM_TAU,
+  K_INV_DEPTH_TAU,
+  K_VOL_H_S,
+  K_VOL_FLOOR_SQ,
+  K_BUCKET_VOLUME,
+  K_COUNT,
+} from './feature-slots.ts';
+
+// imbalanceL5 weights exp(-k/2), k = 0..4
+const W0 = 1;
+const W1 = Math.exp(-0.5);
+const W2 = Math.exp(-1);
+const W3 = Math.exp(-1.5);
+const W4 = Math.exp(-2);
 
 // ---- the model's feature vector: stationary, free of the price level ----
 export const F_MICRO_OFFSET = 0; // microprice - mid, ticks
@@ -103,58 +149,6 @@ export const FEATURE_DEFAULTS: Readonly<Required<FeatureOptions>> = Object.freez
   volFloor: 0.05,
 });
 
-// imbalanceL5 weights exp(-k/2), k = 0..4
-const W0 = 1;
-const W1 = Math.exp(-0.5);
-const W2 = Math.exp(-1);
-const W3 = Math.exp(-1.5);
-const W4 = Math.exp(-2);
-const L5_REACH = 4; // ticks beyond the best that imbalanceL5 reads
-
-// The extractor's numbers live in two Float64Arrays (state `s`, constants `k`), not in object
-// fields. A field declared without an initialiser starts as `undefined` (ES2022 class fields),
-// so V8 gives it the generic "tagged" representation: every double written to it, and every
-// double merged with it in optimised code, is boxed in a fresh 16-byte HeapNumber. That was
-// measured here: `rate > this.volFloorSq ? rate : this.volFloorSq` allocated once per event.
-// Typed-array slots are raw float64s and never box.
-const S_MID = 0;
-const S_SPREAD = 1;
-const S_OFI = 2;
-const S_VOL = 3;
-const S_VPIN = 4;
-const S_DEPTH_AVG = 5;
-const S_BUY = 6;
-const S_SELL = 7;
-const S_EVENTS = 8;
-const S_LAST_TS = 9;
-const S_PREV_BID = 10;
-const S_PREV_ASK = 11;
-const S_PREV_BID_SZ = 12;
-const S_PREV_ASK_SZ = 13;
-const S_W_BID = 14;
-const S_W_ASK = 15;
-const S_DEPTH_L1 = 16;
-const S_VOL_Q = 17;
-const S_MID_EMA = 18;
-const S_BUCKET_BUY = 19;
-const S_BUCKET_SELL = 20;
-// The inputs of the book-derived outputs at the last two-sided event (held while a side is empty).
-const S_TS_BID = 21;
-const S_TS_ASK = 22;
-const S_TS_BID_SZ = 23;
-const S_TS_ASK_SZ = 24;
-const S_TS_W_BID = 25;
-const S_TS_W_ASK = 26;
-const S_COUNT = 27;
-
-const K_INV_OFI_TAU = 0;
-const K_INV_VOL_H = 1;
-const K_INV_MOM_TAU = 2;
-const K_INV_DEPTH_TAU = 3;
-const K_VOL_H_S = 4;
-const K_VOL_FLOOR_SQ = 5;
-const K_BUCKET_VOLUME = 6;
-const K_COUNT = 7;
 
 /**
  * expm1(-x) for x >= 0. Between two events x = dt / tau is usually tiny (microseconds against
