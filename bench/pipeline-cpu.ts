@@ -4,10 +4,11 @@
 // it in several processes, interleaved with a build of another commit, to compare two codes:
 //   npx esbuild bench/pipeline-cpu.ts --bundle --platform=node --format=esm --target=node20 \
 //     --packages=external --minify-syntax --sourcemap --outfile=dist/bench/pipeline-cpu.js
-//   node dist/bench/pipeline-cpu.js [--rounds N] [--ml] [--fills] [--profile]
+//   node dist/bench/pipeline-cpu.js [--rounds N] [--events N] [--ml] [--fills] [--profile]
 // (bundled with bench/build.mjs's options). --fills records fills and quotes as a report does
-// (the throughput section does not). Prints one JSON line: events per CPU second per round and their median, wall time, the load
-// average, and a hash of every session result (equal hashes: the same backtest).
+// (the throughput section does not); --events replays only the session's first N events. Prints
+// one JSON line: events per CPU second per round and their median, wall time, the load average,
+// and a hash of every session result (equal hashes: the same backtest).
 
 import { createHash } from 'node:crypto';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
@@ -26,6 +27,7 @@ const value = (name: string, dflt: number) => {
   return v;
 };
 const rounds = value('--rounds', 4);
+const maxEvents = value('--events', 100_000_000);
 const useML = flag('--ml');
 
 /** A hash of everything the session computed (Float64Array fill columns as their bytes). */
@@ -37,7 +39,7 @@ function resultHash(r: SessionResult): string {
 
 const config = shippedConfig();
 const spec = { ...benchRequest(config, { useML }).specs[0], collectFills: flag('--fills') };
-const rec = recordSession(spec, 100_000_000);
+const rec = recordSession(spec, maxEvents);
 const run = () => runSession(spec, { source: new ReplaySource(rec.events, rec.count) });
 
 const load0 = loadavg();
