@@ -173,6 +173,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   // account's equity (carry.capital + P&L) is only used by the drawdown check (see RiskManager).
   const path = new DrawdownPath();
   const riskState = RiskManager.initState(new Float64Array(RISK_STATE_FIELDS), spec.carry.capital, spec.carry.peak ?? -Infinity);
+  const predictor = hooks.predictor !== undefined ? hooks.predictor : predictorForSpec(spec);
   const engine = new Engine({
     spec: contract,
     initialCapital: 0,
@@ -185,8 +186,10 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     sessionStartNs: spec.sessionStartNs,
     sessionEndNs: spec.sessionEndNs,
     flattenMinutes: spec.flattenMinutes,
-    predictor: hooks.predictor !== undefined ? hooks.predictor : predictorForSpec(spec),
+    predictor,
     sampleQuotes: spec.collectFills,
+    // Without the model nothing in a session reads a feature but the strategy's volatility.
+    featureScope: predictor === null ? 'volatility' : 'all',
   });
 
   const D = md.data;

@@ -160,8 +160,17 @@ function expm1Neg(x: number): number {
   return Math.expm1(-x);
 }
 
+/**
+ * What an extractor computes: every feature ('all'), or only the volatility and the mid
+ * ('volatility': what the market maker reads without a model; a backtest without the model reads
+ * nothing else, and skips the rest of the per-event work). The volatility is the same double in
+ * both: it depends on nothing else.
+ */
+export type FeatureScope = 'all' | 'volatility';
+
 export class FeatureExtractor {
   readonly opts: Readonly<Required<FeatureOptions>>;
+  readonly scope: FeatureScope;
   /** Both sides of the book present at the last event. */
   twoSided = false;
   /** At least one two-sided book seen since construction/reset. */
@@ -177,6 +186,8 @@ export class FeatureExtractor {
   private hasTs = false;
   /** depthTauNs === volHorizonNs: both decays use the same factor. */
   private readonly depthTauIsVolH: boolean;
+  /** scope === 'all' (a boolean field: tested on every event). */
+  private readonly all: boolean;
 
   // ---- outputs, as of the last event ----
   /** Mid price, ticks (last two-sided value). */
@@ -185,6 +196,7 @@ export class FeatureExtractor {
   }
   /** Size-weighted microprice, ticks. */
   get microprice(): number {
+    if (!this.all) this.notComputed('microprice');
     const s = this.s;
     if (!this.ready) return 0;
     const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
@@ -192,29 +204,35 @@ export class FeatureExtractor {
   }
   /** Spread, ticks. */
   get spread(): number {
+    if (!this.all) this.notComputed('spread');
     return this.s[S_SPREAD];
   }
   get imbalanceL1(): number {
+    if (!this.all) this.notComputed('imbalanceL1');
     const s = this.s;
     if (!this.ready) return 0;
     const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
     return (bs - as) / (bs + as);
   }
   get imbalanceL5(): number {
+    if (!this.all) this.notComputed('imbalanceL5');
     const s = this.s;
     const w = s[S_TS_W_BID] + s[S_TS_W_ASK];
     return w > 0 ? (s[S_TS_W_BID] - s[S_TS_W_ASK]) / w : 0;
   }
   /** Decayed OFI, contracts. */
   get ofi(): number {
+    if (!this.all) this.notComputed('ofi');
     return this.s[S_OFI];
   }
   /** ofi / average best depth. */
   get ofiNorm(): number {
+    if (!this.all) this.notComputed('ofiNorm');
     const s = this.s;
     return s[S_DEPTH_AVG] > 0 ? s[S_OFI] / s[S_DEPTH_AVG] : 0;
   }
   get tradeImbalance(): number {
+    if (!this.all) this.notComputed('tradeImbalance');
     const s = this.s;
     const tv = s[S_BUY] + s[S_SELL];
     return tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
@@ -224,22 +242,27 @@ export class FeatureExtractor {
     return this.s[S_VOL];
   }
   get vpin(): number {
+    if (!this.all) this.notComputed('vpin');
     return this.s[S_VPIN];
   }
   /** mid - EWMA(mid), ticks. */
   get momentum(): number {
+    if (!this.all) this.notComputed('momentum');
     return this.ready ? this.s[S_MID] - this.s[S_MID_EMA] : 0;
   }
   /** Time-weighted average of (bidSz + askSz) / 2, contracts. */
   get depthAvg(): number {
+    if (!this.all) this.notComputed('depthAvg');
     return this.s[S_DEPTH_AVG];
   }
   /** Decayed buyer-initiated volume, contracts. */
   get buyVolume(): number {
+    if (!this.all) this.notComputed('buyVolume');
     return this.s[S_BUY];
   }
   /** Decayed seller-initiated volume, contracts. */
   get sellVolume(): number {
+    if (!this.all) this.notComputed('sellVolume');
     return this.s[S_SELL];
   }
   /** Events seen since construction/reset. */
@@ -252,6 +275,7 @@ export class FeatureExtractor {
    * same array on every read, filled at the read: read it again after the next event.
    */
   get values(): Float64Array {
+    if (!this.all) this.notComputed('values');
     const v = this.vec;
     v[F_MICRO_OFFSET] = this.microprice - this.s[S_MID];
     v[F_SPREAD] = this.s[S_SPREAD];
@@ -265,7 +289,10 @@ export class FeatureExtractor {
     return v;
   }
 
-  constructor(opts: FeatureOptions = {}) {
+  constructor(opts: FeatureOptions = {}, scope: FeatureScope = 'all') {
+    if (scope !== 'all' && scope !== 'volatility') throw new Error(`feature scope must be "all" or "volatility", got ${String(scope)}`);
+    this.scope = scope;
+    this.all = scope === 'all';
     const o = { ...FEATURE_DEFAULTS };
     for (const k of Object.keys(FEATURE_DEFAULTS) as (keyof FeatureOptions)[]) {
       const v = opts[k];
@@ -291,6 +318,10 @@ export class FeatureExtractor {
     this.reset();
   }
 
+  private notComputed(name: string): never {
+    throw new Error(`feature ${name} is not computed: this FeatureExtractor's scope is 'volatility' (only mid and volatility)`);
+  }
+
   reset(): void {
     const s = this.s;
     s.fill(0);
@@ -304,13 +335,11 @@ export class FeatureExtractor {
     this.buckets.fill(0);
   }
 
-  /** Updates every feature from one event record at data[off]; `book` has already applied it. */
+  /** Updates the features of its scope from one event record at data[off]; `book` has already applied it. */
   onEvent(book: DenseBook, data: Float64Array, off: number): void {
     const s = this.s;
     const k = this.k;
     const ts = data[off + EV_TS];
-    const side = data[off + EV_SIDE];
-    const price = data[off + EV_PRICE];
     s[S_EVENTS]++;
 
     // 1. Decay everything to this event's time (the state held since the last event).
@@ -320,13 +349,15 @@ export class FeatureExtractor {
     } else if (ts > s[S_LAST_TS]) {
       const dt = ts - s[S_LAST_TS];
       s[S_LAST_TS] = ts;
-      const d = 1 + expm1Neg(dt * k[K_INV_OFI_TAU]);
-      s[S_OFI] *= d;
-      s[S_BUY] *= d;
-      s[S_SELL] *= d;
       const eVol = expm1Neg(dt * k[K_INV_VOL_H]);
       s[S_VOL_Q] *= 1 + eVol;
-      if (this.ready) {
+      if (this.all) {
+        const d = 1 + expm1Neg(dt * k[K_INV_OFI_TAU]);
+        s[S_OFI] *= d;
+        s[S_BUY] *= d;
+        s[S_SELL] *= d;
+      }
+      if (this.all && this.ready) {
         s[S_MID_EMA] -= expm1Neg(dt * k[K_INV_MOM_TAU]) * (s[S_MID] - s[S_MID_EMA]);
         // The depth average's time constant is the volatility horizon by default (10 s): the
         // same argument gives the same factor, so it is computed once (one series in four).
@@ -335,49 +366,54 @@ export class FeatureExtractor {
     }
 
     // 2. Trades: flow imbalance and VPIN buckets.
-    if (data[off + EV_KIND] === MD_TRADE) {
+    if (this.all && data[off + EV_KIND] === MD_TRADE) {
+      const side = data[off + EV_SIDE];
       const qty = data[off + EV_QTY];
       if (side === ASK) s[S_BUY] += qty;
       else s[S_SELL] += qty;
       this.addToBuckets(side, qty);
     }
 
-    // 3. Book: OFI from the change of the best queues, then the top-of-book values.
+    // 3. Book: the top-of-book values (and OFI and the weighted depths).
     const bb = book.bestBid;
     const ba = book.bestAsk;
     const bs = bb === NO_PRICE ? 0 : book.bids[bb & book.mask];
     const as = ba === NO_PRICE ? 0 : book.asks[ba & book.mask];
-    const pb = s[S_PREV_BID];
-    const pa = s[S_PREV_ASK];
-    let e = 0;
-    if (bb !== NO_PRICE && pb !== NO_PRICE) {
-      if (bb >= pb) e += bs;
-      if (bb <= pb) e -= s[S_PREV_BID_SZ];
-    }
-    if (ba !== NO_PRICE && pa !== NO_PRICE) {
-      if (ba <= pa) e -= as;
-      if (ba >= pa) e += s[S_PREV_ASK_SZ];
-    }
-    s[S_OFI] += e;
-
-    // The 5-tick weighted depths change only when the best moved or the event touched them.
-    // (Inline, not helpers returning a double: a call that V8 does not inline boxes its
-    // double result in a fresh HeapNumber, an allocation per event.)
-    if (bb !== pb || (side === BID && price >= bb - L5_REACH)) {
-      const l = book.bids, m = book.mask;
-      s[S_W_BID] = bb === NO_PRICE ? 0 : W0 * l[bb & m] + W1 * l[(bb - 1) & m] + W2 * l[(bb - 2) & m] + W3 * l[(bb - 3) & m] + W4 * l[(bb - 4) & m];
-    }
-    if (ba !== pa || (side === ASK && price <= ba + L5_REACH)) {
-      const l = book.asks, m = book.mask;
-      s[S_W_ASK] = ba === NO_PRICE ? 0 : W0 * l[ba & m] + W1 * l[(ba + 1) & m] + W2 * l[(ba + 2) & m] + W3 * l[(ba + 3) & m] + W4 * l[(ba + 4) & m];
-    }
-
-    s[S_PREV_BID] = bb;
-    s[S_PREV_ASK] = ba;
-    s[S_PREV_BID_SZ] = bs;
-    s[S_PREV_ASK_SZ] = as;
-
     this.twoSided = bb !== NO_PRICE && ba !== NO_PRICE && bs + as > 0;
+    if (this.all) {
+      // OFI from the change of the best queues, and the 5-tick weighted depths.
+      const side = data[off + EV_SIDE];
+      const price = data[off + EV_PRICE];
+      const pb = s[S_PREV_BID];
+      const pa = s[S_PREV_ASK];
+      let e = 0;
+      if (bb !== NO_PRICE && pb !== NO_PRICE) {
+        if (bb >= pb) e += bs;
+        if (bb <= pb) e -= s[S_PREV_BID_SZ];
+      }
+      if (ba !== NO_PRICE && pa !== NO_PRICE) {
+        if (ba <= pa) e -= as;
+        if (ba >= pa) e += s[S_PREV_ASK_SZ];
+      }
+      s[S_OFI] += e;
+
+      // The 5-tick weighted depths change only when the best moved or the event touched them.
+      // (Inline, not helpers returning a double: a call that V8 does not inline boxes its
+      // double result in a fresh HeapNumber, an allocation per event.)
+      if (bb !== pb || (side === BID && price >= bb - L5_REACH)) {
+        const l = book.bids, m = book.mask;
+        s[S_W_BID] = bb === NO_PRICE ? 0 : W0 * l[bb & m] + W1 * l[(bb - 1) & m] + W2 * l[(bb - 2) & m] + W3 * l[(bb - 3) & m] + W4 * l[(bb - 4) & m];
+      }
+      if (ba !== pa || (side === ASK && price <= ba + L5_REACH)) {
+        const l = book.asks, m = book.mask;
+        s[S_W_ASK] = ba === NO_PRICE ? 0 : W0 * l[ba & m] + W1 * l[(ba + 1) & m] + W2 * l[(ba + 2) & m] + W3 * l[(ba + 3) & m] + W4 * l[(ba + 4) & m];
+      }
+
+      s[S_PREV_BID] = bb;
+      s[S_PREV_ASK] = ba;
+      s[S_PREV_BID_SZ] = bs;
+      s[S_PREV_ASK_SZ] = as;
+    }
     if (this.twoSided) {
       const mid = (bb + ba) * 0.5;
       const depth = (bs + as) * 0.5;
@@ -390,15 +426,17 @@ export class FeatureExtractor {
         s[S_VOL_Q] += dm * dm;
       }
       s[S_MID] = mid;
-      s[S_DEPTH_L1] = depth;
-      s[S_SPREAD] = ba - bb;
-      // What microprice and the imbalances are computed from when read.
-      s[S_TS_BID] = bb;
-      s[S_TS_ASK] = ba;
-      s[S_TS_BID_SZ] = bs;
-      s[S_TS_ASK_SZ] = as;
-      s[S_TS_W_BID] = s[S_W_BID];
-      s[S_TS_W_ASK] = s[S_W_ASK];
+      if (this.all) {
+        s[S_DEPTH_L1] = depth;
+        s[S_SPREAD] = ba - bb;
+        // What microprice and the imbalances are computed from when read.
+        s[S_TS_BID] = bb;
+        s[S_TS_ASK] = ba;
+        s[S_TS_BID_SZ] = bs;
+        s[S_TS_ASK_SZ] = as;
+        s[S_TS_W_BID] = s[S_W_BID];
+        s[S_TS_W_ASK] = s[S_W_ASK];
+      }
     }
 
     // 4. The volatility, read by the strategy on every event (the other outputs: on read).

@@ -6,7 +6,7 @@
 // driver and the live-simulation worker run this same class.
 
 import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
-import { FeatureExtractor } from '../book/features.ts';
+import { FeatureExtractor, type FeatureScope } from '../book/features.ts';
 import {
   ASK,
   BID,
@@ -103,12 +103,18 @@ export interface EngineOptions {
   firstOrderId?: number;
   /** Sample our quotes every QUOTE_SAMPLE_NS into `quotes` (backtest reports; default off). */
   sampleQuotes?: boolean;
+  /**
+   * The features to compute (default 'all'). 'volatility' when nothing but the strategy reads
+   * them (a backtest without the model): the other features are not computed at all. Not with a
+   * predictor, which reads them all.
+   */
+  featureScope?: FeatureScope;
 }
 
 export class Engine {
   readonly spec: ContractSpec;
   readonly book = new DenseBook(4096);
-  readonly features = new FeatureExtractor();
+  declare readonly features: FeatureExtractor; // set in the constructor (declared: no undefined-first field)
   readonly mm: MarketMaker;
   readonly risk: RiskManager;
   readonly portfolio: Portfolio;
@@ -180,6 +186,8 @@ export class Engine {
     this.sessionEndNs = o.sessionEndNs;
     this.reduceOnlyFromNs = o.sessionEndNs - o.flattenMinutes * NS_PER_MIN;
     this.predictor = o.predictor ?? null;
+    if (this.predictor !== null && o.featureScope === 'volatility') throw new Error(`engine: featureScope 'volatility' with a predictor: the model reads every feature`);
+    this.features = new FeatureExtractor({}, o.featureScope ?? 'all');
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     const c = this.clock;
     c[C_NEXT_SAMPLE] = o.sessionStartNs + NS_PER_MIN;
