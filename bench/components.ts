@@ -39,11 +39,11 @@ function bookOnly(e: Float64Array, n: number): number {
 function bookAndFeatures(e: Float64Array, n: number, sink: Float64Array): void {
   const book = new DenseBook(4096);
   const fx = new FeatureExtractor();
-  const v = fx.values;
   for (let i = 0, o = 0; i < n; i++, o += STRIDE) {
     book.apply(e[o + K_KIND], e[o + K_SIDE], e[o + K_PRICE], e[o + K_QTY]);
     fx.onEvent(book, e, o);
   }
+  const v = fx.values;
   sink[0] += v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7] + v[8];
 }
 

@@ -173,6 +173,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   // account's equity (carry.capital + P&L) is only used by the drawdown check (see RiskManager).
   const path = new DrawdownPath();
   const riskState = RiskManager.initState(new Float64Array(RISK_STATE_FIELDS), spec.carry.capital, spec.carry.peak ?? -Infinity);
+  const predictor = hooks.predictor !== undefined ? hooks.predictor : predictorForSpec(spec);
   const engine = new Engine({
     spec: contract,
     initialCapital: 0,
@@ -185,8 +186,10 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     sessionStartNs: spec.sessionStartNs,
     sessionEndNs: spec.sessionEndNs,
     flattenMinutes: spec.flattenMinutes,
-    predictor: hooks.predictor !== undefined ? hooks.predictor : predictorForSpec(spec),
+    predictor,
     sampleQuotes: spec.collectFills,
+    // Without the model nothing in a session reads a feature but the strategy's volatility.
+    featureScope: predictor === null ? 'volatility' : 'all',
   });
 
   const D = md.data;
@@ -196,12 +199,12 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   let ex = md.readSeq; // exchange cursor: events before it have their EV_RECV stamped
   let nextProgress = 1 << 20;
 
-  // Each pass takes the earliest head. Handling a record changes only some heads, so a run of
-  // records from one stream refreshes only those: the exchange's market events append to the
-  // reports (tEr) and stamp the engine's next market event (tMd), never the orders (tOm); the
-  // engine's market events append to the orders only. Ties go in the stream order above, so a
-  // market event reaches the exchange when tEx <= every other head and the engine when tMd <
-  // every other head.
+  // Each pass takes the earliest head; ties go in the stream order above (exchange market
+  // event, order, report, engine market event). Handling a record changes only some heads: the
+  // exchange's market events append to the reports (tEr) and stamp the engine's next market
+  // event (tMd), never the orders (tOm); the engine's market events append to the orders only.
+  // So market events at both ends are merged in an inner loop that refreshes only those heads,
+  // and most events (no order or report in flight) never go back through the outer pass.
   for (;;) {
     if (ex === md.writeSeq && !gen.done) {
       md.release();
@@ -214,45 +217,48 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     let tOm = om.availableSameThread() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
     let tEr = er.availableSameThread() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
 
-    if (tEx <= tOm && tEx <= tEr && tEx <= tMd) {
-      // Market events at the exchange, until another head is due or the ring needs refilling.
-      do {
-        const off = (ex & mask) * stride;
-        D[off + EV_RECV] = D[off + EV_TS] + enLatency.marketData(D, off + EV_TS);
-        mdLink.arrive(D, off + EV_RECV);
-        if (tape !== null) tape.cur = ex;
-        exchange.onMarketEvent(D, off);
-        ex = (ex + 1) | 0;
-        if (ex === md.writeSeq) break;
-        tEx = D[(ex & mask) * stride + EV_TS];
-        if (tMd === Infinity) tMd = D[md.peek() + EV_RECV];
-        if (tEr === Infinity && er.availableSameThread() > 0) tEr = er.data[er.peek() + ER_TS];
-      } while (tEx <= tOm && tEx <= tEr && tEx <= tMd);
-    } else if (tOm <= tEr && tOm <= tMd) {
+    if (tOm < tEx && tOm <= tEr && tOm <= tMd) {
       if (taps?.order) taps.order(om.data, om.peek());
       exchange.onOrderMessage(om.data, om.peek());
       om.advance();
       om.release();
-    } else if (tEr <= tMd) {
+    } else if (tEr < tEx && tEr < tOm && tEr <= tMd) {
       if (taps?.report) taps.report(er.data, er.peek());
       engine.onExecReport(er.data, er.peek());
       er.advance();
       er.release();
     } else {
-      // Market events at the engine, until another head is due.
-      do {
-        if (taps !== null && taps.marketData) taps.marketData(D, md.peek(), engine);
-        engine.onMarketData(D, md.peek());
-        if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, md.peek(), engine);
-        md.advance();
-        if (engine.eventsProcessed >= nextProgress) {
-          nextProgress += 1 << 20;
-          hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
+      // Market events at the exchange and at the engine, until a message is due or the ring
+      // needs refilling.
+      for (;;) {
+        if (tEx <= tMd) {
+          if (tEx > tOm || tEx > tEr) break;
+          const off = (ex & mask) * stride;
+          D[off + EV_RECV] = D[off + EV_TS] + enLatency.marketData(D, off + EV_TS);
+          mdLink.arrive(D, off + EV_RECV);
+          if (tape !== null) tape.cur = ex;
+          exchange.onMarketEvent(D, off);
+          ex = (ex + 1) | 0;
+          if (ex === md.writeSeq) break;
+          tEx = D[(ex & mask) * stride + EV_TS];
+          if (tMd === Infinity) tMd = D[md.peek() + EV_RECV];
+          if (tEr === Infinity && er.availableSameThread() > 0) tEr = er.data[er.peek() + ER_TS];
+        } else {
+          if (tMd >= tOm || tMd >= tEr) break;
+          if (taps !== null && taps.marketData) taps.marketData(D, md.peek(), engine);
+          engine.onMarketData(D, md.peek());
+          if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, md.peek(), engine);
+          md.advance();
+          if (engine.eventsProcessed >= nextProgress) {
+            nextProgress += 1 << 20;
+            hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
+          }
+          if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
+          if (md.readSeq !== ex) tMd = D[md.peek() + EV_RECV];
+          else if (tEx === Infinity) break;
+          else tMd = Infinity;
         }
-        if (md.readSeq === ex) break;
-        tMd = D[md.peek() + EV_RECV];
-        if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
-      } while (tMd < tEx && tMd < tOm && tMd < tEr);
+      }
     }
   }
   engine.finish(spec.sessionEndNs);

@@ -13,8 +13,9 @@
 // a short scan to the next non-empty level; a re-centre costs one slot check per tick moved.
 
 import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE } from '../core/events.ts';
+import { NO_PRICE } from './no-price.ts';
 
-export const NO_PRICE = -2147483648;
+export { NO_PRICE };
 
 /** Size change sign by event kind: MD_ADD +1, MD_CANCEL and MD_TRADE -1 (others 0). */
 const KIND_SIGN = new Int32Array(8);

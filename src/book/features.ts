@@ -1,7 +1,11 @@
 // Incremental market features, updated on every market-data event after the book has applied
 // it. Everything is O(1) per event and allocation-free: numeric state in fixed Float64Arrays
 // (read through getters), one fixed Float64Array feature vector for the model, one fixed ring
-// of VPIN buckets.
+// of VPIN buckets. Only the state that the next event needs is updated per event; the outputs
+// that are a plain function of it (microprice, the imbalances, ofiNorm, momentum, the vector)
+// are computed when read, by the same expressions from the same doubles, so they are the values
+// an eager update would have stored. Per event only the volatility is read (by the strategy),
+// and it is kept up to date.
 //
 // Units: prices in ticks, sizes in contracts, time in exchange nanoseconds (EV_TS). Decays use
 // the event's exchange time, are applied lazily at the next event (a value reflects the state
@@ -39,6 +43,52 @@
 
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_TS, MD_TRADE, NS_PER_S } from '../core/events.ts';
 import { NO_PRICE, type DenseBook } from './dense-book.ts';
+import {
+  L5_REACH,
+  S_MID,
+  S_SPREAD,
+  S_OFI,
+  S_VOL,
+  S_VPIN,
+  S_DEPTH_AVG,
+  S_BUY,
+  S_SELL,
+  S_EVENTS,
+  S_LAST_TS,
+  S_PREV_BID,
+  S_PREV_ASK,
+  S_PREV_BID_SZ,
+  S_PREV_ASK_SZ,
+  S_W_BID,
+  S_W_ASK,
+  S_DEPTH_L1,
+  S_VOL_Q,
+  S_MID_EMA,
+  S_BUCKET_BUY,
+  S_BUCKET_SELL,
+  S_TS_BID,
+  S_TS_ASK,
+  S_TS_BID_SZ,
+  S_TS_ASK_SZ,
+  S_TS_W_BID,
+  S_TS_W_ASK,
+  S_COUNT,
+  K_INV_OFI_TAU,
+  K_INV_VOL_H,
+  K_INV_MOM_TAU,
+  K_INV_DEPTH_TAU,
+  K_VOL_H_S,
+  K_VOL_FLOOR_SQ,
+  K_BUCKET_VOLUME,
+  K_COUNT,
+} from './feature-slots.ts';
+
+// imbalanceL5 weights exp(-k/2), k = 0..4
+const W0 = 1;
+const W1 = Math.exp(-0.5);
+const W2 = Math.exp(-1);
+const W3 = Math.exp(-1.5);
+const W4 = Math.exp(-2);
 
 // ---- the model's feature vector: stationary, free of the price level ----
 export const F_MICRO_OFFSET = 0; // microprice - mid, ticks
@@ -99,57 +149,6 @@ export const FEATURE_DEFAULTS: Readonly<Required<FeatureOptions>> = Object.freez
   volFloor: 0.05,
 });
 
-// imbalanceL5 weights exp(-k/2), k = 0..4
-const W0 = 1;
-const W1 = Math.exp(-0.5);
-const W2 = Math.exp(-1);
-const W3 = Math.exp(-1.5);
-const W4 = Math.exp(-2);
-const L5_REACH = 4; // ticks beyond the best that imbalanceL5 reads
-
-// The extractor's numbers live in two Float64Arrays (state `s`, constants `k`), not in object
-// fields. A field declared without an initialiser starts as `undefined` (ES2022 class fields),
-// so V8 gives it the generic "tagged" representation: every double written to it, and every
-// double merged with it in optimised code, is boxed in a fresh 16-byte HeapNumber. That was
-// measured here: `rate > this.volFloorSq ? rate : this.volFloorSq` allocated once per event.
-// Typed-array slots are raw float64s and never box.
-const S_MID = 0;
-const S_MICRO = 1;
-const S_SPREAD = 2;
-const S_IMB_L1 = 3;
-const S_IMB_L5 = 4;
-const S_OFI = 5;
-const S_OFI_NORM = 6;
-const S_TRADE_IMB = 7;
-const S_VOL = 8;
-const S_VPIN = 9;
-const S_MOMENTUM = 10;
-const S_DEPTH_AVG = 11;
-const S_BUY = 12;
-const S_SELL = 13;
-const S_EVENTS = 14;
-const S_LAST_TS = 15;
-const S_PREV_BID = 16;
-const S_PREV_ASK = 17;
-const S_PREV_BID_SZ = 18;
-const S_PREV_ASK_SZ = 19;
-const S_W_BID = 20;
-const S_W_ASK = 21;
-const S_DEPTH_L1 = 22;
-const S_VOL_Q = 23;
-const S_MID_EMA = 24;
-const S_BUCKET_BUY = 25;
-const S_BUCKET_SELL = 26;
-const S_COUNT = 27;
-
-const K_INV_OFI_TAU = 0;
-const K_INV_VOL_H = 1;
-const K_INV_MOM_TAU = 2;
-const K_INV_DEPTH_TAU = 3;
-const K_VOL_H_S = 4;
-const K_VOL_FLOOR_SQ = 5;
-const K_BUCKET_VOLUME = 6;
-const K_COUNT = 7;
 
 /**
  * expm1(-x) for x >= 0. Between two events x = dt / tau is usually tiny (microseconds against
@@ -161,10 +160,17 @@ function expm1Neg(x: number): number {
   return Math.expm1(-x);
 }
 
+/**
+ * What an extractor computes: every feature ('all'), or only the volatility and the mid
+ * ('volatility': what the market maker reads without a model; a backtest without the model reads
+ * nothing else, and skips the rest of the per-event work). The volatility is the same double in
+ * both: it depends on nothing else.
+ */
+export type FeatureScope = 'all' | 'volatility';
+
 export class FeatureExtractor {
-  /** The model's input: FEATURE_COUNT values, named by FEATURE_NAMES; rewritten every event. */
-  readonly values = new Float64Array(FEATURE_COUNT);
   readonly opts: Readonly<Required<FeatureOptions>>;
+  readonly scope: FeatureScope;
   /** Both sides of the book present at the last event. */
   twoSided = false;
   /** At least one two-sided book seen since construction/reset. */
@@ -173,12 +179,15 @@ export class FeatureExtractor {
   vpinFilled = 0;
 
   private readonly s = new Float64Array(S_COUNT);
+  private readonly vec = new Float64Array(FEATURE_COUNT);
   private readonly k = new Float64Array(K_COUNT);
   private readonly buckets: Float64Array;
   private bucketHead = 0;
   private hasTs = false;
   /** depthTauNs === volHorizonNs: both decays use the same factor. */
   private readonly depthTauIsVolH: boolean;
+  /** scope === 'all' (a boolean field: tested on every event). */
+  private readonly all: boolean;
 
   // ---- outputs, as of the last event ----
   /** Mid price, ticks (last two-sided value). */
@@ -187,50 +196,73 @@ export class FeatureExtractor {
   }
   /** Size-weighted microprice, ticks. */
   get microprice(): number {
-    return this.s[S_MICRO];
+    if (!this.all) this.notComputed('microprice');
+    const s = this.s;
+    if (!this.ready) return 0;
+    const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
+    return (s[S_TS_BID] * as + s[S_TS_ASK] * bs) / (bs + as);
   }
   /** Spread, ticks. */
   get spread(): number {
+    if (!this.all) this.notComputed('spread');
     return this.s[S_SPREAD];
   }
   get imbalanceL1(): number {
-    return this.s[S_IMB_L1];
+    if (!this.all) this.notComputed('imbalanceL1');
+    const s = this.s;
+    if (!this.ready) return 0;
+    const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
+    return (bs - as) / (bs + as);
   }
   get imbalanceL5(): number {
-    return this.s[S_IMB_L5];
+    if (!this.all) this.notComputed('imbalanceL5');
+    const s = this.s;
+    const w = s[S_TS_W_BID] + s[S_TS_W_ASK];
+    return w > 0 ? (s[S_TS_W_BID] - s[S_TS_W_ASK]) / w : 0;
   }
   /** Decayed OFI, contracts. */
   get ofi(): number {
+    if (!this.all) this.notComputed('ofi');
     return this.s[S_OFI];
   }
   /** ofi / average best depth. */
   get ofiNorm(): number {
-    return this.s[S_OFI_NORM];
+    if (!this.all) this.notComputed('ofiNorm');
+    const s = this.s;
+    return s[S_DEPTH_AVG] > 0 ? s[S_OFI] / s[S_DEPTH_AVG] : 0;
   }
   get tradeImbalance(): number {
-    return this.s[S_TRADE_IMB];
+    if (!this.all) this.notComputed('tradeImbalance');
+    const s = this.s;
+    const tv = s[S_BUY] + s[S_SELL];
+    return tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
   }
   /** Realised volatility of the mid, ticks per sqrt(second). */
   get volatility(): number {
     return this.s[S_VOL];
   }
   get vpin(): number {
+    if (!this.all) this.notComputed('vpin');
     return this.s[S_VPIN];
   }
   /** mid - EWMA(mid), ticks. */
   get momentum(): number {
-    return this.s[S_MOMENTUM];
+    if (!this.all) this.notComputed('momentum');
+    return this.ready ? this.s[S_MID] - this.s[S_MID_EMA] : 0;
   }
   /** Time-weighted average of (bidSz + askSz) / 2, contracts. */
   get depthAvg(): number {
+    if (!this.all) this.notComputed('depthAvg');
     return this.s[S_DEPTH_AVG];
   }
   /** Decayed buyer-initiated volume, contracts. */
   get buyVolume(): number {
+    if (!this.all) this.notComputed('buyVolume');
     return this.s[S_BUY];
   }
   /** Decayed seller-initiated volume, contracts. */
   get sellVolume(): number {
+    if (!this.all) this.notComputed('sellVolume');
     return this.s[S_SELL];
   }
   /** Events seen since construction/reset. */
@@ -238,7 +270,29 @@ export class FeatureExtractor {
     return this.s[S_EVENTS];
   }
 
-  constructor(opts: FeatureOptions = {}) {
+  /**
+   * The model's input as of the last event: FEATURE_COUNT values, named by FEATURE_NAMES. The
+   * same array on every read, filled at the read: read it again after the next event.
+   */
+  get values(): Float64Array {
+    if (!this.all) this.notComputed('values');
+    const v = this.vec;
+    v[F_MICRO_OFFSET] = this.microprice - this.s[S_MID];
+    v[F_SPREAD] = this.s[S_SPREAD];
+    v[F_IMB_L1] = this.imbalanceL1;
+    v[F_IMB_L5] = this.imbalanceL5;
+    v[F_OFI] = this.ofiNorm;
+    v[F_TRADE_IMB] = this.tradeImbalance;
+    v[F_VOL] = this.s[S_VOL];
+    v[F_VPIN] = this.s[S_VPIN];
+    v[F_MOMENTUM] = this.momentum;
+    return v;
+  }
+
+  constructor(opts: FeatureOptions = {}, scope: FeatureScope = 'all') {
+    if (scope !== 'all' && scope !== 'volatility') throw new Error(`feature scope must be "all" or "volatility", got ${String(scope)}`);
+    this.scope = scope;
+    this.all = scope === 'all';
     const o = { ...FEATURE_DEFAULTS };
     for (const k of Object.keys(FEATURE_DEFAULTS) as (keyof FeatureOptions)[]) {
       const v = opts[k];
@@ -264,27 +318,28 @@ export class FeatureExtractor {
     this.reset();
   }
 
+  private notComputed(name: string): never {
+    throw new Error(`feature ${name} is not computed: this FeatureExtractor's scope is 'volatility' (only mid and volatility)`);
+  }
+
   reset(): void {
     const s = this.s;
     s.fill(0);
     s[S_PREV_BID] = s[S_PREV_ASK] = NO_PRICE;
     s[S_VOL_Q] = this.opts.volInit * this.opts.volInit * this.k[K_VOL_H_S];
     this.updateVolatility();
-    this.values.fill(0);
-    this.values[F_VOL] = s[S_VOL];
+    this.vec.fill(0);
     this.twoSided = this.ready = this.hasTs = false;
     this.vpinFilled = 0;
     this.bucketHead = 0;
     this.buckets.fill(0);
   }
 
-  /** Updates every feature from one event record at data[off]; `book` has already applied it. */
+  /** Updates the features of its scope from one event record at data[off]; `book` has already applied it. */
   onEvent(book: DenseBook, data: Float64Array, off: number): void {
     const s = this.s;
     const k = this.k;
     const ts = data[off + EV_TS];
-    const side = data[off + EV_SIDE];
-    const price = data[off + EV_PRICE];
     s[S_EVENTS]++;
 
     // 1. Decay everything to this event's time (the state held since the last event).
@@ -294,13 +349,15 @@ export class FeatureExtractor {
     } else if (ts > s[S_LAST_TS]) {
       const dt = ts - s[S_LAST_TS];
       s[S_LAST_TS] = ts;
-      const d = 1 + expm1Neg(dt * k[K_INV_OFI_TAU]);
-      s[S_OFI] *= d;
-      s[S_BUY] *= d;
-      s[S_SELL] *= d;
       const eVol = expm1Neg(dt * k[K_INV_VOL_H]);
       s[S_VOL_Q] *= 1 + eVol;
-      if (this.ready) {
+      if (this.all) {
+        const d = 1 + expm1Neg(dt * k[K_INV_OFI_TAU]);
+        s[S_OFI] *= d;
+        s[S_BUY] *= d;
+        s[S_SELL] *= d;
+      }
+      if (this.all && this.ready) {
         s[S_MID_EMA] -= expm1Neg(dt * k[K_INV_MOM_TAU]) * (s[S_MID] - s[S_MID_EMA]);
         // The depth average's time constant is the volatility horizon by default (10 s): the
         // same argument gives the same factor, so it is computed once (one series in four).
@@ -309,49 +366,54 @@ export class FeatureExtractor {
     }
 
     // 2. Trades: flow imbalance and VPIN buckets.
-    if (data[off + EV_KIND] === MD_TRADE) {
+    if (this.all && data[off + EV_KIND] === MD_TRADE) {
+      const side = data[off + EV_SIDE];
       const qty = data[off + EV_QTY];
       if (side === ASK) s[S_BUY] += qty;
       else s[S_SELL] += qty;
       this.addToBuckets(side, qty);
     }
 
-    // 3. Book: OFI from the change of the best queues, then the top-of-book values.
+    // 3. Book: the top-of-book values (and OFI and the weighted depths).
     const bb = book.bestBid;
     const ba = book.bestAsk;
     const bs = bb === NO_PRICE ? 0 : book.bids[bb & book.mask];
     const as = ba === NO_PRICE ? 0 : book.asks[ba & book.mask];
-    const pb = s[S_PREV_BID];
-    const pa = s[S_PREV_ASK];
-    let e = 0;
-    if (bb !== NO_PRICE && pb !== NO_PRICE) {
-      if (bb >= pb) e += bs;
-      if (bb <= pb) e -= s[S_PREV_BID_SZ];
-    }
-    if (ba !== NO_PRICE && pa !== NO_PRICE) {
-      if (ba <= pa) e -= as;
-      if (ba >= pa) e += s[S_PREV_ASK_SZ];
-    }
-    s[S_OFI] += e;
-
-    // The 5-tick weighted depths change only when the best moved or the event touched them.
-    // (Inline, not helpers returning a double: a call that V8 does not inline boxes its
-    // double result in a fresh HeapNumber, an allocation per event.)
-    if (bb !== pb || (side === BID && price >= bb - L5_REACH)) {
-      const l = book.bids, m = book.mask;
-      s[S_W_BID] = bb === NO_PRICE ? 0 : W0 * l[bb & m] + W1 * l[(bb - 1) & m] + W2 * l[(bb - 2) & m] + W3 * l[(bb - 3) & m] + W4 * l[(bb - 4) & m];
-    }
-    if (ba !== pa || (side === ASK && price <= ba + L5_REACH)) {
-      const l = book.asks, m = book.mask;
-      s[S_W_ASK] = ba === NO_PRICE ? 0 : W0 * l[ba & m] + W1 * l[(ba + 1) & m] + W2 * l[(ba + 2) & m] + W3 * l[(ba + 3) & m] + W4 * l[(ba + 4) & m];
-    }
-
-    s[S_PREV_BID] = bb;
-    s[S_PREV_ASK] = ba;
-    s[S_PREV_BID_SZ] = bs;
-    s[S_PREV_ASK_SZ] = as;
-
     this.twoSided = bb !== NO_PRICE && ba !== NO_PRICE && bs + as > 0;
+    if (this.all) {
+      // OFI from the change of the best queues, and the 5-tick weighted depths.
+      const side = data[off + EV_SIDE];
+      const price = data[off + EV_PRICE];
+      const pb = s[S_PREV_BID];
+      const pa = s[S_PREV_ASK];
+      let e = 0;
+      if (bb !== NO_PRICE && pb !== NO_PRICE) {
+        if (bb >= pb) e += bs;
+        if (bb <= pb) e -= s[S_PREV_BID_SZ];
+      }
+      if (ba !== NO_PRICE && pa !== NO_PRICE) {
+        if (ba <= pa) e -= as;
+        if (ba >= pa) e += s[S_PREV_ASK_SZ];
+      }
+      s[S_OFI] += e;
+
+      // The 5-tick weighted depths change only when the best moved or the event touched them.
+      // (Inline, not helpers returning a double: a call that V8 does not inline boxes its
+      // double result in a fresh HeapNumber, an allocation per event.)
+      if (bb !== pb || (side === BID && price >= bb - L5_REACH)) {
+        const l = book.bids, m = book.mask;
+        s[S_W_BID] = bb === NO_PRICE ? 0 : W0 * l[bb & m] + W1 * l[(bb - 1) & m] + W2 * l[(bb - 2) & m] + W3 * l[(bb - 3) & m] + W4 * l[(bb - 4) & m];
+      }
+      if (ba !== pa || (side === ASK && price <= ba + L5_REACH)) {
+        const l = book.asks, m = book.mask;
+        s[S_W_ASK] = ba === NO_PRICE ? 0 : W0 * l[ba & m] + W1 * l[(ba + 1) & m] + W2 * l[(ba + 2) & m] + W3 * l[(ba + 3) & m] + W4 * l[(ba + 4) & m];
+      }
+
+      s[S_PREV_BID] = bb;
+      s[S_PREV_ASK] = ba;
+      s[S_PREV_BID_SZ] = bs;
+      s[S_PREV_ASK_SZ] = as;
+    }
     if (this.twoSided) {
       const mid = (bb + ba) * 0.5;
       const depth = (bs + as) * 0.5;
@@ -364,31 +426,21 @@ export class FeatureExtractor {
         s[S_VOL_Q] += dm * dm;
       }
       s[S_MID] = mid;
-      s[S_DEPTH_L1] = depth;
-      s[S_SPREAD] = ba - bb;
-      s[S_MICRO] = (bb * as + ba * bs) / (bs + as);
-      s[S_IMB_L1] = (bs - as) / (bs + as);
-      const w = s[S_W_BID] + s[S_W_ASK];
-      s[S_IMB_L5] = w > 0 ? (s[S_W_BID] - s[S_W_ASK]) / w : 0;
+      if (this.all) {
+        s[S_DEPTH_L1] = depth;
+        s[S_SPREAD] = ba - bb;
+        // What microprice and the imbalances are computed from when read.
+        s[S_TS_BID] = bb;
+        s[S_TS_ASK] = ba;
+        s[S_TS_BID_SZ] = bs;
+        s[S_TS_ASK_SZ] = as;
+        s[S_TS_W_BID] = s[S_W_BID];
+        s[S_TS_W_ASK] = s[S_W_ASK];
+      }
     }
 
-    // 4. Derived outputs and the vector.
-    s[S_OFI_NORM] = s[S_DEPTH_AVG] > 0 ? s[S_OFI] / s[S_DEPTH_AVG] : 0;
-    const tv = s[S_BUY] + s[S_SELL];
-    s[S_TRADE_IMB] = tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
+    // 4. The volatility, read by the strategy on every event (the other outputs: on read).
     this.updateVolatility();
-    s[S_MOMENTUM] = this.ready ? s[S_MID] - s[S_MID_EMA] : 0;
-
-    const v = this.values;
-    v[F_MICRO_OFFSET] = s[S_MICRO] - s[S_MID];
-    v[F_SPREAD] = s[S_SPREAD];
-    v[F_IMB_L1] = s[S_IMB_L1];
-    v[F_IMB_L5] = s[S_IMB_L5];
-    v[F_OFI] = s[S_OFI_NORM];
-    v[F_TRADE_IMB] = s[S_TRADE_IMB];
-    v[F_VOL] = s[S_VOL];
-    v[F_VPIN] = s[S_VPIN];
-    v[F_MOMENTUM] = s[S_MOMENTUM];
   }
 
   private updateVolatility(): void {

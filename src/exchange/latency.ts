@@ -45,12 +45,14 @@ function checkNs(name: string, v: number): number {
  * drawn. No allocation per sample.
  */
 export class LatencyModel implements Latency {
-  readonly orderLatencyNs: number;
-  readonly marketDataLatencyNs: number;
-  readonly responseLatencyNs: number;
-  readonly jitterNs: number;
-  private readonly span: number; // 2 * jitterNs + 1 possible jitter values
-  private readonly rng: Rng;
+  // Set in the constructor and `declare`d: a plain declaration is emitted as a class field that
+  // first holds undefined, and V8 then checks and untags the field on every read (every sample).
+  declare readonly orderLatencyNs: number;
+  declare readonly marketDataLatencyNs: number;
+  declare readonly responseLatencyNs: number;
+  declare readonly jitterNs: number;
+  declare private readonly span: number; // 2 * jitterNs + 1 possible jitter values
+  declare private readonly rng: Rng;
   // Jitter is drawn in blocks: a draw returns a double from a call V8 may not inline, which
   // would allocate once per sample. The model owns its Rng, so the sequence is unchanged.
   private readonly block = new Int32Array(1024);

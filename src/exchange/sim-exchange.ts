@@ -123,12 +123,15 @@ export interface SimExchangeOptions {
 const INT32_LIMIT = 2147483647;
 
 export class SimExchange {
-  readonly book: DenseBook;
-  readonly maxOrders: number;
-  readonly fees: FeeModel;
-  readonly latency: Latency;
-  readonly queue: QueueModel;
-  readonly reports: RecordRing;
+  // Fields set in the constructor are `declare`d (as in DenseBook): a plain declaration is
+  // emitted as a class field that first holds undefined, and V8 then keeps it as a generic tagged
+  // value, checked (and untagged, for a number) on every read on the per-event path.
+  declare readonly book: DenseBook;
+  declare readonly maxOrders: number;
+  declare readonly fees: FeeModel;
+  declare readonly latency: Latency;
+  declare readonly queue: QueueModel;
+  declare readonly reports: RecordRing;
 
   /** Reports that could not be written because the reports ring was full (also reports.countDrop). */
   reportOverflows = 0;
@@ -144,34 +147,48 @@ export class SimExchange {
   marketEvents = 0;
 
   // ---- our orders: struct of arrays indexed by slot ----
-  private readonly oId: Float64Array;
-  private readonly oSide: Int8Array;
-  private readonly oPrice: Float64Array;
-  private readonly oLeaves: Float64Array;
-  private readonly oFront: Float64Array;
-  private readonly oSent: Float64Array; // OM_SENT of the order's NEW
-  private readonly oSeq: Float64Array; // arrival sequence: queue order among our orders at a level
-  private readonly oJoinedEmpty: Uint8Array; // 1: nothing displayed ahead when it started resting
+  declare private readonly oId: Float64Array;
+  declare private readonly oSide: Int8Array;
+  declare private readonly oPrice: Float64Array;
+  declare private readonly oLeaves: Float64Array;
+  declare private readonly oFront: Float64Array;
+  declare private readonly oSent: Float64Array; // OM_SENT of the order's NEW
+  declare private readonly oSeq: Float64Array; // arrival sequence: queue order among our orders at a level
+  declare private readonly oJoinedEmpty: Uint8Array; // 1: nothing displayed ahead when it started resting
   private seq = 0;
-  private readonly atLevel: Int32Array; // scratch: our slots at one level, in queue order
-  private readonly oPos: Int32Array; // index of the slot in `live`
-  private readonly live: Int32Array; // live slots, compact
+  declare private readonly atLevel: Int32Array; // scratch: our slots at one level, in queue order
+  declare private readonly oPos: Int32Array; // index of the slot in `live`
+  declare private readonly live: Int32Array; // live slots, compact
   private nLive = 0;
-  private readonly freeSlots: Int32Array;
-  private nFree: number;
-  // live order count per price (price & mask), per side
-  private readonly bidAt: Int32Array;
-  private readonly askAt: Int32Array;
-  private readonly mask: number;
-  // highest live buy price / lowest live sell price (+-Infinity when none)
-  private maxBuy = -Infinity;
-  private minSell = Infinity;
+  declare private readonly freeSlots: Int32Array;
+  declare private nFree: number;
+  // Live order count per side and price, indexed as the book's slots: (side << sideShift) |
+  // (price & mask). One array for both sides: the side is an index, not a branch (bids and asks
+  // alternate at random in the feed).
+  declare private readonly ourAt: Int32Array;
+  declare private readonly sideShift: number;
+  declare private readonly mask: number;
+  // Highest live buy price / lowest live sell price (+-Infinity when none), in a typed array: a
+  // number field holding a double is a heap number to load and unbox on every read.
+  private readonly ourBest = new Float64Array([-Infinity, Infinity]);
+  private get maxBuy(): number {
+    return this.ourBest[0];
+  }
+  private set maxBuy(p: number) {
+    this.ourBest[0] = p;
+  }
+  private get minSell(): number {
+    return this.ourBest[1];
+  }
+  private set minSell(p: number) {
+    this.ourBest[1] = p;
+  }
 
   // The exchange clock (ns) in a typed array: the latency port reads the send time from it.
   private readonly clock = new Float64Array(1);
   private readonly link = new FifoLink();
   private wrote = false;
-  private readonly rd: Float64Array;
+  declare private readonly rd: Float64Array;
   private readonly rec = new Float64Array(ER_STRIDE); // report being staged
 
   constructor(opts: SimExchangeOptions) {
@@ -200,8 +217,8 @@ export class SimExchange {
     this.freeSlots = new Int32Array(maxOrders);
     this.nFree = 0;
     for (let s = maxOrders - 1; s >= 0; s--) this.freeSlots[this.nFree++] = s;
-    this.bidAt = new Int32Array(this.book.capacity);
-    this.askAt = new Int32Array(this.book.capacity);
+    this.sideShift = 31 - Math.clz32(this.book.capacity);
+    this.ourAt = new Int32Array(2 * this.book.capacity);
   }
 
   /** Forgets all orders, the market book and the report clock (counters are kept). */
@@ -210,8 +227,7 @@ export class SimExchange {
     this.nLive = 0;
     this.nFree = 0;
     for (let s = this.maxOrders - 1; s >= 0; s--) this.freeSlots[this.nFree++] = s;
-    this.bidAt.fill(0);
-    this.askAt.fill(0);
+    this.ourAt.fill(0);
     this.maxBuy = -Infinity;
     this.minSell = Infinity;
     this.clock[0] = 0;
@@ -251,7 +267,7 @@ export class SimExchange {
       book.apply(kind, side, price, qty);
       return;
     }
-    const here = (side === BID ? this.bidAt[price & this.mask] : this.askAt[price & this.mask]) !== 0;
+    const here = this.ourAt[(side << this.sideShift) | (price & this.mask)] !== 0;
     if (kind === MD_CANCEL) {
       if (here) {
         const before = book.size(side, price);
@@ -540,13 +556,10 @@ export class SimExchange {
     this.oSeq[s] = ++this.seq;
     this.oPos[s] = this.nLive;
     this.live[this.nLive++] = s;
+    this.ourAt[(side << this.sideShift) | (price & this.mask)]++;
     if (side === BID) {
-      this.bidAt[price & this.mask]++;
       if (price > this.maxBuy) this.maxBuy = price;
-    } else {
-      this.askAt[price & this.mask]++;
-      if (price < this.minSell) this.minSell = price;
-    }
+    } else if (price < this.minSell) this.minSell = price;
   }
 
   private cancelOrder(data: Float64Array, off: number): void {
@@ -590,8 +603,8 @@ export class SimExchange {
     this.oPos[last] = i;
     this.freeSlots[this.nFree++] = s;
     const price = this.oPrice[s];
+    this.ourAt[(this.oSide[s] << this.sideShift) | (price & this.mask)]--;
     if (this.oSide[s] === BID) {
-      this.bidAt[price & this.mask]--;
       if (price === this.maxBuy) {
         let m = -Infinity;
         for (let k = 0; k < this.nLive; k++) {
@@ -600,16 +613,13 @@ export class SimExchange {
         }
         this.maxBuy = m;
       }
-    } else {
-      this.askAt[price & this.mask]--;
-      if (price === this.minSell) {
-        let m = Infinity;
-        for (let k = 0; k < this.nLive; k++) {
-          const t = this.live[k];
-          if (this.oSide[t] === ASK && this.oPrice[t] < m) m = this.oPrice[t];
-        }
-        this.minSell = m;
+    } else if (price === this.minSell) {
+      let m = Infinity;
+      for (let k = 0; k < this.nLive; k++) {
+        const t = this.live[k];
+        if (this.oSide[t] === ASK && this.oPrice[t] < m) m = this.oPrice[t];
       }
+      this.minSell = m;
     }
   }
 

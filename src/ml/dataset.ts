@@ -68,7 +68,6 @@ export function sessionSamples(ref: SessionRef, o: SampleOptions): Dataset {
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 13, false);
   const book = new DenseBook(4096);
   const fx = new FeatureExtractor();
-  const v = fx.values;
   const D = ring.data;
   let k = 0;
   let next = first;
@@ -80,7 +79,7 @@ export function sessionSamples(ref: SessionRef, o: SampleOptions): Dataset {
       const off = ring.peek();
       const ts = D[off + EV_TS];
       while (ts >= next && k < grid) {
-        feats.set(v, k * FEATURE_COUNT);
+        feats.set(fx.values, k * FEATURE_COUNT);
         mids[k] = fx.mid;
         k++;
         next = first + k * o.sampleIntervalNs;
@@ -93,7 +92,7 @@ export function sessionSamples(ref: SessionRef, o: SampleOptions): Dataset {
     events += n;
   }
   for (; k < grid; k++) {
-    feats.set(v, k * FEATURE_COUNT);
+    feats.set(fx.values, k * FEATURE_COUNT);
     mids[k] = fx.mid;
   }
   const m = grid - ahead;

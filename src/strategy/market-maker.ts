@@ -14,6 +14,7 @@
 
 import { NO_PRICE } from '../book/dense-book.ts';
 import { ASK, BID } from '../core/events.ts';
+import { EPS, HORIZON_S, IN_SIGMA, IN_SIGNAL, MIN_SIGMA } from './quote-constants.ts';
 
 export interface QuoteParams {
   orderSize: number;
@@ -25,14 +26,7 @@ export interface QuoteParams {
   mlWeight: number;
 }
 
-/** Float inputs of decide(), written by the caller into `inputs` (doubles passed as arguments to
- * a call V8 does not inline are boxed: one allocation each, per event). */
-export const IN_SIGMA = 0; // mid volatility, ticks per sqrt(second)
-export const IN_SIGNAL = 1; // model's expected mid move, ticks (NaN: none)
-
-const HORIZON_S = 1;
-const MIN_SIGMA = 0.05; // ticks / sqrt(s): floor so a silent market still has a defined spread
-const EPS = 1e-9;
+export { IN_SIGMA, IN_SIGNAL };
 
 export class MarketMaker {
   readonly p: QuoteParams;
@@ -68,8 +62,9 @@ export class MarketMaker {
     const sigma = this.inputs[IN_SIGMA];
     const signalTicks = this.inputs[IN_SIGNAL];
     const mid = (bestBid + bestAsk) * 0.5;
-    // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`: bundled, MIN_SIGMA is a module
-    // variable holding a heap number, and that ternary would box sigma on every call.
+    // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`, which gives MIN_SIGMA for a NaN
+    // sigma where Math.max gives NaN (and, while MIN_SIGMA was a module variable holding a heap
+    // number, boxed sigma on every call).
     const s = Math.max(sigma, MIN_SIGMA);
     const shift = p.skewFactor * position * s * s * HORIZON_S;
     // Nearest half tick, halves away from zero (symmetric for long and short).

@@ -6,7 +6,7 @@
 // driver and the live-simulation worker run this same class.
 
 import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
-import { FeatureExtractor } from '../book/features.ts';
+import { FeatureExtractor, type FeatureScope } from '../book/features.ts';
 import {
   ASK,
   BID,
@@ -59,6 +59,21 @@ import type { Alert, Severity } from '../risk/alerts.ts';
 import { type DrawdownPath, RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import { IN_SIGMA, IN_SIGNAL, MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
 import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
+import {
+  MAX_ORDERS_PER_SIDE,
+  C_NOW,
+  C_EQUITY,
+  C_EXCH,
+  C_MID,
+  C_CHECKED_MID,
+  C_CHECKED_FILLS,
+  C_NEXT_SAMPLE,
+  C_NEXT_QUOTE,
+  C_NEXT_PREDICT,
+  C_SIGNAL,
+  C_SIGNAL_TS,
+  C_COUNT,
+} from './engine-slots.ts';
 
 export interface EngineOptions {
   spec: ContractSpec;
@@ -88,30 +103,18 @@ export interface EngineOptions {
   firstOrderId?: number;
   /** Sample our quotes every QUOTE_SAMPLE_NS into `quotes` (backtest reports; default off). */
   sampleQuotes?: boolean;
+  /**
+   * The features to compute (default 'all'). 'volatility' when nothing but the strategy reads
+   * them (a backtest without the model): the other features are not computed at all. Not with a
+   * predictor, which reads them all.
+   */
+  featureScope?: FeatureScope;
 }
-
-const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
-
-// The engine's per-event doubles, in one Float64Array (`clock`): a double stored into a number
-// field V8 has not settled as a double, or passed to or returned from a call it does not inline,
-// is boxed in a fresh HeapNumber, an allocation per event. Callees read pairs of adjacent slots.
-const C_NOW = 0; // engine clock: receive time of the last input, ns (latency.orderEntry reads it)
-const C_EQUITY = 1; // the value of the last equity check (risk.checkEquity reads C_NOW, C_EQUITY)
-const C_EXCH = 2; // exchange time of the last market event, ns
-const C_MID = 3; // book mid at the last two-sided market event, ticks (markouts.resolve reads C_EXCH, C_MID)
-const C_CHECKED_MID = 4; // the mid and the portfolio's fill count of the last equity check (NaN: none yet)
-const C_CHECKED_FILLS = 5;
-const C_NEXT_SAMPLE = 6; // next equity sample time, ns
-const C_NEXT_QUOTE = 7; // next quote sample time, ns (Infinity: not sampling)
-const C_NEXT_PREDICT = 8; // next model evaluation, exchange ns
-const C_SIGNAL = 9; // latest model output, ticks (NaN: none)
-const C_SIGNAL_TS = 10; // its exchange time (-1: none)
-const C_COUNT = 11;
 
 export class Engine {
   readonly spec: ContractSpec;
   readonly book = new DenseBook(4096);
-  readonly features = new FeatureExtractor();
+  declare readonly features: FeatureExtractor; // set in the constructor (declared: no undefined-first field)
   readonly mm: MarketMaker;
   readonly risk: RiskManager;
   readonly portfolio: Portfolio;
@@ -183,6 +186,8 @@ export class Engine {
     this.sessionEndNs = o.sessionEndNs;
     this.reduceOnlyFromNs = o.sessionEndNs - o.flattenMinutes * NS_PER_MIN;
     this.predictor = o.predictor ?? null;
+    if (this.predictor !== null && o.featureScope === 'volatility') throw new Error(`engine: featureScope 'volatility' with a predictor: the model reads every feature`);
+    this.features = new FeatureExtractor({}, o.featureScope ?? 'all');
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     const c = this.clock;
     c[C_NEXT_SAMPLE] = o.sessionStartNs + NS_PER_MIN;

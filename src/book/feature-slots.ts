@@ -1,0 +1,52 @@
+// FeatureExtractor's constants (features.ts): the slots of its state and constant arrays and how
+// far beyond the best imbalanceL5 reads. In a module that imports nothing because esbuild inlines
+// module constants into the bundle only from such a module: declared in features.ts (which
+// imports), every `s[S_...]` on the per-event path first loaded the index from the module context
+// and checked and untagged it. Internal to features.ts.
+
+export const L5_REACH = 4; // ticks beyond the best that imbalanceL5 reads
+
+// The extractor's numbers live in two Float64Arrays (state `s`, constants `k`), not in object
+// fields. A field declared without an initialiser starts as `undefined` (ES2022 class fields),
+// so V8 gives it the generic "tagged" representation: every double written to it, and every
+// double merged with it in optimised code, is boxed in a fresh 16-byte HeapNumber. That was
+// measured here: `rate > this.volFloorSq ? rate : this.volFloorSq` allocated once per event.
+// Typed-array slots are raw float64s and never box.
+export const S_MID = 0;
+export const S_SPREAD = 1;
+export const S_OFI = 2;
+export const S_VOL = 3;
+export const S_VPIN = 4;
+export const S_DEPTH_AVG = 5;
+export const S_BUY = 6;
+export const S_SELL = 7;
+export const S_EVENTS = 8;
+export const S_LAST_TS = 9;
+export const S_PREV_BID = 10;
+export const S_PREV_ASK = 11;
+export const S_PREV_BID_SZ = 12;
+export const S_PREV_ASK_SZ = 13;
+export const S_W_BID = 14;
+export const S_W_ASK = 15;
+export const S_DEPTH_L1 = 16;
+export const S_VOL_Q = 17;
+export const S_MID_EMA = 18;
+export const S_BUCKET_BUY = 19;
+export const S_BUCKET_SELL = 20;
+// The inputs of the book-derived outputs at the last two-sided event (held while a side is empty).
+export const S_TS_BID = 21;
+export const S_TS_ASK = 22;
+export const S_TS_BID_SZ = 23;
+export const S_TS_ASK_SZ = 24;
+export const S_TS_W_BID = 25;
+export const S_TS_W_ASK = 26;
+export const S_COUNT = 27;
+
+export const K_INV_OFI_TAU = 0;
+export const K_INV_VOL_H = 1;
+export const K_INV_MOM_TAU = 2;
+export const K_INV_DEPTH_TAU = 3;
+export const K_VOL_H_S = 4;
+export const K_VOL_FLOOR_SQ = 5;
+export const K_BUCKET_VOLUME = 6;
+export const K_COUNT = 7;

@@ -1,0 +1,12 @@
+// MarketMaker's constants (market-maker.ts), in a module that imports nothing because esbuild
+// inlines module constants into the bundle only from such a module: declared in market-maker.ts,
+// each use in decide() loaded a value from the module context (a heap number for the doubles).
+
+/** Float inputs of decide(), written by the caller into `inputs` (doubles passed as arguments to
+ * a call V8 does not inline are boxed: one allocation each, per event). */
+export const IN_SIGMA = 0; // mid volatility, ticks per sqrt(second)
+export const IN_SIGNAL = 1; // model's expected mid move, ticks (NaN: none)
+
+export const HORIZON_S = 1;
+export const MIN_SIGMA = 0.05; // ticks / sqrt(s): floor so a silent market still has a defined spread
+export const EPS = 1e-9;

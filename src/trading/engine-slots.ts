@@ -1,0 +1,22 @@
+// Engine's constants (engine.ts): the slots of its per-event doubles and the order cap per side.
+// In a module that imports nothing because esbuild inlines module constants into the bundle
+// only from such a module: declared in engine.ts, every `c[C_...]` on the per-event path first
+// loaded the index from the module context and checked and untagged it. Internal to engine.ts.
+
+export const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
+
+// The engine's per-event doubles, in one Float64Array (`clock`): a double stored into a number
+// field V8 has not settled as a double, or passed to or returned from a call it does not inline,
+// is boxed in a fresh HeapNumber, an allocation per event. Callees read pairs of adjacent slots.
+export const C_NOW = 0; // engine clock: receive time of the last input, ns (latency.orderEntry reads it)
+export const C_EQUITY = 1; // the value of the last equity check (risk.checkEquity reads C_NOW, C_EQUITY)
+export const C_EXCH = 2; // exchange time of the last market event, ns
+export const C_MID = 3; // book mid at the last two-sided market event, ticks (markouts.resolve reads C_EXCH, C_MID)
+export const C_CHECKED_MID = 4; // the mid and the portfolio's fill count of the last equity check (NaN: none yet)
+export const C_CHECKED_FILLS = 5;
+export const C_NEXT_SAMPLE = 6; // next equity sample time, ns
+export const C_NEXT_QUOTE = 7; // next quote sample time, ns (Infinity: not sampling)
+export const C_NEXT_PREDICT = 8; // next model evaluation, exchange ns
+export const C_SIGNAL = 9; // latest model output, ticks (NaN: none)
+export const C_SIGNAL_TS = 10; // its exchange time (-1: none)
+export const C_COUNT = 11;

@@ -1,0 +1,31 @@
+// The backtest pipeline's results are pinned bit for bit. Speed work on the per-event path (issue
+// 15: features computed on read, the driver's merged market loop, inlined constants) must not move
+// a single double, so the digests below are those of the code before it (commit 8ef154c): a
+// session over the first 300k events of the shipped ES session with and without the model (every
+// counter, P&L, markout, equity sample, fill and quote sample), and the model's feature vector at
+// checkpoints. A change meant to change results (a model, a strategy) updates them, and says so.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { featureVectors, recordedStream, sessionDigest } from './helpers/pipeline-digest.ts';
+
+const rec = recordedStream();
+
+test('session results equal the pinned ones, without and with the model', () => {
+  assert.is(sessionDigest(false, rec), 'b6811bd1ccc203513acdf34ae31813d41d9b4cb8c4b4502ebad16c378e4be6d0');
+  assert.is(sessionDigest(true, rec), '0d36435638bf1861ea951d32286d25ba62e8470d3e2e64422357819112d85853');
+});
+
+test('the feature vector equals the pinned one at every checkpoint', () => {
+  const json = JSON.stringify(featureVectors(50_000, false, rec));
+  assert.is(createHash('sha256').update(json).digest('hex'), '267afefd8f0adc4e2bcae95c27932be5cebec90402aa4ac430694a5b9696da30');
+});
+
+test('outputs computed on read do not depend on when, or how often, they are read', () => {
+  const readOnce = featureVectors(997, false, rec);
+  const readEveryEvent = featureVectors(997, true, rec);
+  assert.is(readOnce.length, 300);
+  assert.equal(readEveryEvent, readOnce);
+});
+
+test.run();
