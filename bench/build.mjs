@@ -11,7 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 await build({
   absWorkingDir: root,
   // inference.ts is its own bundle: inlined into run.js, its "run as a script" check would fire there.
-  entryPoints: ['bench/run.ts', 'bench/inference.ts', 'bench/bare-server.ts', 'bench/sse-clients.ts', 'bench/replay.ts'],
+  entryPoints: ['bench/run.ts', 'bench/inference.ts', 'bench/bare-server.ts', 'bench/sse-clients.ts', 'bench/replay.ts', 'bench/pipeline-worker.ts'],
   outdir: 'dist/bench',
   bundle: true,
   platform: 'node',

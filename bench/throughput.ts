@@ -2,7 +2,7 @@
 // - generation alone: MarketGenerator.generate into a ring that is drained (reported apart);
 // - speed of light: a bare loop that only reads every field of the same recorded event buffer,
 //   and the same reads through the replay source and the market ring (what any driver must do);
-// - the full pipeline on one thread: runSession (book, features, strategy, risk, portfolio,
+// - the full pipeline on one thread (a fresh worker thread, as in the backtest pool): runSession (book, features, strategy, risk, portfolio,
 //   simulated exchange, latency model, the four-stream merge) replaying the recorded session
 //   through hooks.source, so generation is excluded; with the shipped config (no model) and with
 //   the model (useML);
@@ -18,18 +18,11 @@ import { contractForRoot } from '../src/market/instruments.ts';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
 import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
+import { Worker } from 'node:worker_threads';
+import type { PipelineJob, PipelineRun } from './pipeline-worker.ts';
 import { profileWhile, type ProfileSummary } from './profile.ts';
 import { benchRequest, type Recording } from './stream.ts';
 import { loadavg, median, note } from './util.ts';
-
-export interface PipelineRun {
-  eventsPerSec: number; // median of rounds
-  rounds: number[];
-  events: number;
-  ordersSent: number;
-  fills: number;
-  predictions: number;
-}
 
 export interface ScalingPoint {
   workers: number;
@@ -121,15 +114,24 @@ function replayRingLoop(rec: Recording, n: number): number {
   return a + b + c + e + f + g;
 }
 
-function pipelineRounds(spec: SessionSpec, rec: Recording, rounds: number): PipelineRun {
-  const rates: number[] = [];
-  let last = null as ReturnType<typeof runSession> | null;
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    last = runSession(spec, { source: new ReplaySource(rec.events, rec.count) });
-    rates.push((last.eventsProcessed * 1000) / (performance.now() - t0));
+/**
+ * The pipeline rounds without and with the model, in a fresh worker thread (bench/pipeline-worker.ts
+ * says why), over a shared copy of the recording.
+ */
+async function pipelineInWorker(spec: SessionSpec, specML: SessionSpec, rec: Recording, rounds: number, roundsML: number): Promise<{ pipe: PipelineRun; pipeML: PipelineRun }> {
+  const events = new Float64Array(new SharedArrayBuffer(rec.count * EV_STRIDE * 8));
+  events.set(rec.events.subarray(0, rec.count * EV_STRIDE));
+  const job: PipelineJob = { spec, specML, events, count: rec.count, rounds, roundsML };
+  const w = new Worker(new URL('./pipeline-worker.js', import.meta.url), { workerData: job });
+  try {
+    return await new Promise((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+      w.once('exit', (code) => reject(new Error(`pipeline worker exited with code ${code}`)));
+    });
+  } finally {
+    await w.terminate();
   }
-  return { eventsPerSec: median(rates), rounds: rates, events: last!.eventsProcessed, ordersSent: last!.ordersSent, fills: last!.fills, predictions: last!.predictions };
 }
 
 export async function benchThroughput(
@@ -159,11 +161,8 @@ export async function benchThroughput(
   }
 
   note(`throughput: full pipeline, one thread (${n.toLocaleString('en-US')} events x ${o.rounds})`);
-  runSession(spec, { source: new ReplaySource(rec.events, Math.min(n, 500_000)) }); // warm-up
-  const pipe = pipelineRounds(spec, rec, o.rounds);
-  note(`throughput: full pipeline with the model (x ${o.roundsML})`);
-  runSession(specML, { source: new ReplaySource(rec.events, Math.min(n, 300_000)) });
-  const pipeML = pipelineRounds(specML, rec, o.roundsML);
+  // Then with the model (x roundsML), in the same fresh thread.
+  const { pipe, pipeML } = await pipelineInWorker(spec, specML, rec, o.rounds, o.roundsML);
 
   let profile: ProfileSummary | null = null;
   let profileML: ProfileSummary | null = null;

@@ -1,0 +1,50 @@
+// The throughput section's single-thread pipeline rounds, run in a thread of their own, as a
+// backtest pool worker runs sessions: V8's type feedback there is that of sessions alone. In the
+// bench's main thread, after the sections before it (features with every output, the strategy and
+// the model on their own), the same rounds measured 4.19-4.52M events/s against 5.76M for the
+// same build with only the book section before it (2026-11-23): the earlier sections' shapes had
+// made the pipeline's optimised code more general.
+import { parentPort, workerData } from 'node:worker_threads';
+import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { runSession, type SessionSpec } from '../src/backtest/session.ts';
+import { median } from './util.ts';
+
+export interface PipelineRun {
+  eventsPerSec: number; // median of rounds
+  rounds: number[];
+  events: number;
+  ordersSent: number;
+  fills: number;
+  predictions: number;
+}
+
+export interface PipelineJob {
+  spec: SessionSpec;
+  specML: SessionSpec;
+  /** The recorded session (EV_STRIDE float64s per event), shared with the bench's main thread. */
+  events: Float64Array;
+  count: number;
+  rounds: number;
+  roundsML: number;
+}
+
+function pipelineRounds(spec: SessionSpec, events: Float64Array, count: number, rounds: number): PipelineRun {
+  const rates: number[] = [];
+  let last = null as ReturnType<typeof runSession> | null;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = performance.now();
+    last = runSession(spec, { source: new ReplaySource(events, count) });
+    rates.push((last.eventsProcessed * 1000) / (performance.now() - t0));
+  }
+  return { eventsPerSec: median(rates), rounds: rates, events: last!.eventsProcessed, ordersSent: last!.ordersSent, fills: last!.fills, predictions: last!.predictions };
+}
+
+if (parentPort) {
+  const job = workerData as PipelineJob;
+  const { events, count } = job;
+  runSession(job.spec, { source: new ReplaySource(events, Math.min(count, 500_000)) }); // warm-up
+  const pipe = pipelineRounds(job.spec, events, count, job.rounds);
+  runSession(job.specML, { source: new ReplaySource(events, Math.min(count, 300_000)) });
+  const pipeML = pipelineRounds(job.specML, events, count, job.roundsML);
+  parentPort.postMessage({ pipe, pipeML });
+}
