@@ -61,6 +61,9 @@ const clock = simClock(init);
 const SNAPSHOT_EVERY_MS = 50;
 const FEATURES_EVERY_NS = 10e6; // publish the feature vector at most every 10 ms of market time
 const BOOK_SAMPLE_MASK = 15; // time one market event in 16
+// A thread that spins (simulation.engine_idle spin or busy_poll) keeps its order path warm while
+// it waits (OrderPathWarmer); one that blocks cannot without waking early, i.e. spinning.
+const WARM = init.spinUs > 0;
 
 class Trader {
   readonly mem: SymbolMemory;
@@ -105,12 +108,12 @@ class Trader {
     const spec = specOf(mem.root);
     this.portfolio = new Portfolio(cfg.trading.initial_capital, spec.tickValue, MAX_LOTS, mem.portfolio);
     this.riskState = new Float64Array(mem.risk);
-    this.warmer = init.spinUs > 0 ? new OrderPathWarmer({ spec, initialCapital: cfg.trading.initial_capital, limits: riskLimits(cfg), quote: quoteParams(cfg), latency: latencyParams(cfg), flattenMinutes: cfg.strategy.flatten_minutes }) : null;
+    this.warmer = WARM ? new OrderPathWarmer({ spec, initialCapital: cfg.trading.initial_capital, limits: riskLimits(cfg), quote: quoteParams(cfg), latency: latencyParams(cfg), flattenMinutes: cfg.strategy.flatten_minutes }) : null;
   }
 
-  /** Warms the order path (see OrderPathWarmer) unless this thread blocks rather than spins. */
+  /** Warms the order path (see OrderPathWarmer); only called when WARM. */
   warm(): void {
-    if (this.warmer !== null) this.warmer.run();
+    this.warmer!.run();
   }
 
   /** A new engine for session k (a session roll, or this thread's first engine after a restart). */
@@ -315,10 +318,9 @@ while (Atomics.load(ctl, C_GEN_ACK) < init.generation && Atomics.load(ctl, C_STO
 const lastSnapshot = new Float64Array(1); // wall ms of the last snapshot published
 // Idle policy (simulation.engine_idle): spinUs 0 blocks in Atomics.wait; spinUs > 0 sleeps until
 // spinUs before the next input is due and spins the rest; Infinity (busy_poll) never sleeps.
-// A spinning thread keeps the order path warm (OrderPathWarmer): it wakes WARM_LEAD_MS earlier
-// to run it once before each input, and again every WARM_EVERY_MS of a longer spin, but never
-// within WARM_MIN_MS of the due time (a run takes ~2 µs warm, up to ~20 µs cold).
-const WARM = init.spinUs > 0;
+// A spinning thread (WARM) wakes WARM_LEAD_MS earlier to warm the order path once before each
+// input, and again every WARM_EVERY_MS of a longer spin, but never within WARM_MIN_MS of the due
+// time (a run takes ~2 µs warm, up to ~20 µs cold).
 const WARM_LEAD_MS = WARM ? 0.05 : 0;
 const WARM_EVERY_MS = 1;
 const WARM_MIN_MS = 0.03;
