@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { NO_PRICE } from '../src/book/dense-book.ts';
-import { IN_SIGMA, IN_SIGNAL, MarketMaker } from '../src/strategy/market-maker.ts';
+import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker } from '../src/strategy/market-maker.ts';
+import { Rng } from '../src/core/rng.ts';
 
 /** decide() with its float inputs set the way the engine sets them. */
 function quote(mm: MarketMaker, bb: number, ba: number, sigma: number, pos: number, signal: number, reduceOnly: boolean): void {
@@ -90,6 +91,45 @@ test('skew acts gradually: a quote leaves the touch once the inventory shift is 
   quote(mm, 100, 101, 1, -3, NaN, false);
   assert.is(mm.askPrice, 102);
   assert.is(mm.bidPrice, 100);
+});
+
+test('sameQuotesDown: every volatility in the band it reports gives the same quotes (checked by brute force)', () => {
+  const rng = new Rng(11);
+  let bands = 0;
+  let wide = 0;
+  for (let n = 0; n < 3000; n++) {
+    const p = { ...params, skewFactor: [0, 0.1, 0.5, 2][rng.int(4)], volSpreadFactor: [0, 0.5, 1.3][rng.int(3)], spreadMultiplier: [0.5, 1, 2][rng.int(3)], useML: rng.int(2) === 1 };
+    const mm = new MarketMaker(p);
+    const bb = 1000 + rng.int(5);
+    const ba = bb + 1 + rng.int(3);
+    const pos = rng.int(11) - 5;
+    const sigma = 0.01 + 3 * rng.next();
+    const signal = rng.int(3) === 0 ? NaN : (rng.next() - 0.5) * 4;
+    const reduceOnly = rng.int(5) === 0;
+    quote(mm, bb, ba, sigma, pos, signal, reduceOnly);
+    const want = [mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize];
+    mm.sameQuotesDown(bb, ba, pos, reduceOnly);
+    const lo = mm.inputs[IN_SIGMA_LO];
+    assert.ok(lo >= 0 && lo <= sigma, `band [${lo}, ${sigma}]`);
+    bands++;
+    if (lo < sigma) wide++;
+    // The band's ends, a dense grid inside it and the doubles next to each end.
+    const probes = [lo, sigma, Math.max(lo, sigma * (1 - 1e-15)), lo + (sigma - lo) * 1e-12];
+    for (let k = 1; k < 200; k++) probes.push(lo + ((sigma - lo) * k) / 200);
+    for (const s of probes) {
+      quote(mm, bb, ba, s, pos, signal, reduceOnly);
+      assert.equal([mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize], want, `sigma ${s} in [${lo}, ${sigma}] (pos ${pos}, params ${JSON.stringify(p)})`);
+    }
+  }
+  // Not a band of width zero everywhere: most cases skip decide() over a real range.
+  assert.ok(wide > bands * 0.5, `${wide} of ${bands} bands are wider than one value`);
+});
+
+test('sameQuotesDown: a NaN volatility gives no band', () => {
+  const mm = new MarketMaker(params);
+  quote(mm, 100, 101, NaN, 2, NaN, false);
+  mm.sameQuotesDown(100, 101, 2, false);
+  assert.ok(!(mm.inputs[IN_SIGMA_LO] <= 1e9), 'no volatility compares inside a NaN band');
 });
 
 test.run();

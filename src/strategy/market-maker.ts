@@ -14,7 +14,7 @@
 
 import { NO_PRICE } from '../book/dense-book.ts';
 import { ASK, BID } from '../core/events.ts';
-import { EPS, HORIZON_S, IN_SIGMA, IN_SIGNAL, MIN_SIGMA } from './quote-constants.ts';
+import { EPS, HORIZON_S, IN_COUNT, IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MIN_SIGMA, Q_ASK, Q_ASK_SIZE, Q_BID, Q_BID_SIZE, Q_COUNT, Q_SHIFT } from './quote-constants.ts';
 
 export interface QuoteParams {
   orderSize: number;
@@ -26,31 +26,39 @@ export interface QuoteParams {
   mlWeight: number;
 }
 
-export { IN_SIGMA, IN_SIGNAL };
+export { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL };
+
+// Trial volatilities of sameQuotesDown(), as fractions of the current one: 0 (every volatility
+// down to the floor), then bands of about 3 % and 0.4 % (the volatility decays by about 0.05 %
+// per event between mid changes with the default 10 s horizon).
+const TRIALS = [0, 1 - 1 / 32, 1 - 1 / 256];
 
 export class MarketMaker {
   readonly p: QuoteParams;
-  readonly inputs = new Float64Array(2);
+  readonly inputs = new Float64Array(IN_COUNT);
   // Outputs in a typed array: plain number fields that take both small integers and doubles
   // can make V8 box a double on the way in.
-  private readonly out = new Float64Array([NO_PRICE, NO_PRICE, 0, 0]);
+  private readonly out = new Float64Array(Q_COUNT);
+  private readonly trial = new Float64Array(Q_COUNT);
 
   /** Desired bid/ask price in ticks (NO_PRICE: do not quote that side). */
   get bidPrice(): number {
-    return this.out[0];
+    return this.out[Q_BID];
   }
   get askPrice(): number {
-    return this.out[1];
+    return this.out[Q_ASK];
   }
   get bidSize(): number {
-    return this.out[2];
+    return this.out[Q_BID_SIZE];
   }
   get askSize(): number {
-    return this.out[3];
+    return this.out[Q_ASK_SIZE];
   }
 
   constructor(p: QuoteParams) {
     this.p = p;
+    this.out[Q_BID] = NO_PRICE;
+    this.out[Q_ASK] = NO_PRICE;
   }
 
   /**
@@ -58,8 +66,36 @@ export class MarketMaker {
    * from the touch, the position and `inputs` (volatility; the model's signal, used with useML).
    */
   decide(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
+    this.quote(this.out, this.inputs[IN_SIGMA], bestBid, bestAsk, position, reduceOnly);
+  }
+
+  /**
+   * After decide(), with the same arguments: the lowest volatility in inputs[IN_SIGMA_LO] from
+   * which up to inputs[IN_SIGMA] decide() gives the same quotes (at worst inputs[IN_SIGMA]
+   * itself), everything else equal. Exact, not estimated: every step of quote() is monotone in
+   * the volatility (IEEE operations round monotonically), the shift is, and for a fixed shift
+   * so are both prices; so when a trial volatility gives the same shift and prices, every
+   * volatility between the two does. The engine skips decide() while the inputs stay in that
+   * band (Engine.quotesStand).
+   */
+  sameQuotesDown(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
+    const inp = this.inputs;
+    const o = this.out;
+    const t = this.trial;
+    const sigma = inp[IN_SIGMA];
+    inp[IN_SIGMA_LO] = sigma;
+    for (let i = 0; i < TRIALS.length; i++) {
+      const lo = sigma * TRIALS[i];
+      this.quote(t, lo, bestBid, bestAsk, position, reduceOnly);
+      if (t[Q_BID] === o[Q_BID] && t[Q_ASK] === o[Q_ASK] && t[Q_SHIFT] === o[Q_SHIFT]) {
+        inp[IN_SIGMA_LO] = lo;
+        return;
+      }
+    }
+  }
+
+  private quote(out: Float64Array, sigma: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
     const p = this.p;
-    const sigma = this.inputs[IN_SIGMA];
     const signalTicks = this.inputs[IN_SIGNAL];
     const mid = (bestBid + bestAsk) * 0.5;
     // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`, which gives MIN_SIGMA for a NaN
@@ -68,7 +104,8 @@ export class MarketMaker {
     const s = Math.max(sigma, MIN_SIGMA);
     const shift = p.skewFactor * position * s * s * HORIZON_S;
     // Nearest half tick, halves away from zero (symmetric for long and short).
-    let r = shift >= 0 ? mid - Math.round(shift * 2) * 0.5 : mid + Math.round(-shift * 2) * 0.5;
+    const half = shift >= 0 ? Math.round(shift * 2) * 0.5 : -Math.round(-shift * 2) * 0.5;
+    let r = mid - half;
     if (p.useML && signalTicks === signalTicks) r += p.mlWeight * signalTicks;
     const volHalf = p.volSpreadFactor * s * Math.sqrt(HORIZON_S);
     const d = p.spreadMultiplier * Math.max(volHalf, 0.5);
@@ -84,13 +121,13 @@ export class MarketMaker {
       bidSize = position < 0 ? Math.min(bidSize, -position) : 0;
       askSize = position > 0 ? Math.min(askSize, position) : 0;
     }
-    const out = this.out;
-    out[0] = NO_PRICE;
-    out[1] = NO_PRICE;
-    if (bidSize > 0) out[0] = bid;
-    if (askSize > 0) out[1] = ask;
-    out[2] = bidSize;
-    out[3] = askSize;
+    out[Q_BID] = NO_PRICE;
+    out[Q_ASK] = NO_PRICE;
+    if (bidSize > 0) out[Q_BID] = bid;
+    if (askSize > 0) out[Q_ASK] = ask;
+    out[Q_BID_SIZE] = bidSize;
+    out[Q_ASK_SIZE] = askSize;
+    out[Q_SHIFT] = half;
   }
 
   /**

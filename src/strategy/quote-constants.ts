@@ -6,6 +6,16 @@
  * a call V8 does not inline are boxed: one allocation each, per event). */
 export const IN_SIGMA = 0; // mid volatility, ticks per sqrt(second)
 export const IN_SIGNAL = 1; // model's expected mid move, ticks (NaN: none)
+export const IN_SIGMA_LO = 2; // written by sameQuotesDown(): the quotes hold from here up to IN_SIGMA
+export const IN_COUNT = 3;
+
+// Slots of a quote (decide()'s outputs; the shift is kept for sameQuotesDown()).
+export const Q_BID = 0; // ticks, NO_PRICE: do not quote
+export const Q_ASK = 1;
+export const Q_BID_SIZE = 2; // contracts
+export const Q_ASK_SIZE = 3;
+export const Q_SHIFT = 4; // the inventory shift of the reservation price, rounded to half ticks
+export const Q_COUNT = 5;
 
 export const HORIZON_S = 1;
 export const MIN_SIGMA = 0.05; // ticks / sqrt(s): floor so a silent market still has a defined spread

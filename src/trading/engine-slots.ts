@@ -20,3 +20,14 @@ export const C_NEXT_PREDICT = 8; // next model evaluation, exchange ns
 export const C_SIGNAL = 9; // latest model output, ticks (NaN: none)
 export const C_SIGNAL_TS = 10; // its exchange time (-1: none)
 export const C_COUNT = 11;
+
+// The inputs of the last requote that left the quotes standing (Engine.quotesStand): while they
+// hold, decide() would give the same quotes and the requote would send nothing.
+export const QS_BID = 0; // touch, ticks
+export const QS_ASK = 1;
+export const QS_POS = 2; // position, contracts
+export const QS_SIGNAL = 3; // model signal (NaN: none)
+export const QS_SIGMA_LO = 4; // the volatility band in which decide() gives the same quotes
+export const QS_SIGMA_HI = 5;
+export const QS_UNTIL = 6; // exchange time the reduce-only window starts (Infinity: already in it)
+export const QS_COUNT = 7;

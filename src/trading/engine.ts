@@ -57,7 +57,7 @@ import { QUOTE_SAMPLE_NS, QuoteSamples } from '../portfolio/quote-samples.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import type { Alert, Severity } from '../risk/alerts.ts';
 import { type DrawdownPath, RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
-import { IN_SIGMA, IN_SIGNAL, MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
+import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
 import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
 import {
   MAX_ORDERS_PER_SIDE,
@@ -73,6 +73,14 @@ import {
   C_SIGNAL,
   C_SIGNAL_TS,
   C_COUNT,
+  QS_BID,
+  QS_ASK,
+  QS_POS,
+  QS_SIGNAL,
+  QS_SIGMA_LO,
+  QS_SIGMA_HI,
+  QS_UNTIL,
+  QS_COUNT,
 } from './engine-slots.ts';
 
 export interface EngineOptions {
@@ -173,6 +181,9 @@ export class Engine {
   openBuyQty = 0;
   openSellQty = 0;
   private quoting = false;
+  /** The last requote left every side as decided (see quotesStand); its inputs in `standing`. */
+  private settled = false;
+  private readonly standing = new Float64Array(QS_COUNT);
 
   constructor(o: EngineOptions) {
     this.spec = o.spec;
@@ -231,7 +242,31 @@ export class Engine {
       if (exTs <= this.sessionStartNs) return;
       this.quoting = true;
     }
+    if (this.settled && this.quotesStand(bb, ba, exTs)) return;
     this.requote();
+  }
+
+  /**
+   * True when a requote now would change nothing: the last one left both sides as decided (a
+   * working order at each desired price, none where none is wanted) and every input of decide()
+   * is what it was then, or within the volatility band where decide() gives the same quotes
+   * (MarketMaker.sameQuotesDown). Orders, fills and reports clear `settled`.
+   */
+  private quotesStand(bb: number, ba: number, exTs: number): boolean {
+    const q = this.standing;
+    const c = this.clock;
+    const sigma = this.features.volatility;
+    const sig = c[C_SIGNAL];
+    const ref = q[QS_SIGNAL];
+    return (
+      bb === q[QS_BID] &&
+      ba === q[QS_ASK] &&
+      this.portfolio.position === q[QS_POS] &&
+      exTs < q[QS_UNTIL] &&
+      sigma >= q[QS_SIGMA_LO] &&
+      sigma <= q[QS_SIGMA_HI] &&
+      (sig === ref || (sig !== sig && ref !== ref))
+    );
   }
 
   /** The equity check at the mid C_MID; true when it tripped the kill switch. */
@@ -341,6 +376,7 @@ export class Engine {
   }
 
   private done(slot: number): void {
+    this.settled = false;
     const side = this.orders.side[slot];
     if (this.working[side] === slot) this.working[side] = -1;
     this.openCount[side]--;
@@ -356,15 +392,35 @@ export class Engine {
     if (this.lastExchTs >= this.sessionEndNs) return;
     const pos = this.portfolio.position;
     const mm = this.mm;
+    const reduceOnly = this.lastExchTs >= this.reduceOnlyFromNs;
     mm.inputs[IN_SIGMA] = this.features.volatility;
     mm.inputs[IN_SIGNAL] = this.signal;
-    mm.decide(bb, ba, pos, this.lastExchTs >= this.reduceOnlyFromNs);
+    mm.decide(bb, ba, pos, reduceOnly);
     // Both sides' cancels go out before either new order: the order link is FIFO, so a new bid
     // never reaches the exchange while our ask at its price is still resting there (no self-match).
     const keepBid = this.keepOrCancel(BID, mm.bidPrice);
     const keepAsk = this.keepOrCancel(ASK, mm.askPrice);
     if (!keepBid) this.place(BID, mm.bidPrice, mm.bidSize);
     if (!keepAsk) this.place(ASK, mm.askPrice, mm.askSize);
+    // Anything short of the decided quotes (an order refused, a cancel not sent) is retried at
+    // the next input, as before: only a fully standing result is remembered.
+    this.settled = this.sideStands(BID, mm.bidPrice) && this.sideStands(ASK, mm.askPrice);
+    if (!this.settled) return;
+    mm.sameQuotesDown(bb, ba, pos, reduceOnly);
+    const q = this.standing;
+    q[QS_BID] = bb;
+    q[QS_ASK] = ba;
+    q[QS_POS] = pos;
+    q[QS_SIGNAL] = mm.inputs[IN_SIGNAL];
+    q[QS_SIGMA_LO] = mm.inputs[IN_SIGMA_LO];
+    q[QS_SIGMA_HI] = mm.inputs[IN_SIGMA];
+    q[QS_UNTIL] = reduceOnly ? Infinity : this.reduceOnlyFromNs;
+  }
+
+  /** The side is as decided: a working order at `price`, or none when price is NO_PRICE. */
+  private sideStands(side: number, price: number): boolean {
+    const w = this.working[side];
+    return price === NO_PRICE ? w < 0 : w >= 0 && this.orders.price[w] === price;
   }
 
   /** True when the side's working order stays (its price is the desired one); otherwise cancels it. */
@@ -438,6 +494,7 @@ export class Engine {
 
   /** Cancels every open order (kill switch, shutdown, restart). */
   cancelAll(): void {
+    this.settled = false;
     const o = this.orders;
     for (let s = 0; s < o.capacity; s++) {
       if (o.state[s] === ORD_PENDING_NEW || o.state[s] === ORD_LIVE) this.sendCancel(s);
