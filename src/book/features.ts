@@ -2,10 +2,10 @@
 // it. Everything is O(1) per event and allocation-free: numeric state in fixed Float64Arrays
 // (read through getters), one fixed Float64Array feature vector for the model, one fixed ring
 // of VPIN buckets. Only the state that the next event needs is updated per event; the outputs
-// that are a plain function of it (microprice, the imbalances, ofiNorm, momentum, the vector)
-// are computed when read, by the same expressions from the same doubles, so they are the values
-// an eager update would have stored. Per event only the volatility is read (by the strategy),
-// and it is kept up to date.
+// that are a plain function of it (microprice, the imbalances, ofiNorm, momentum, the
+// volatility, the vector) are computed when read, by the same expressions from the same doubles,
+// so they are the values an eager update would have stored. The engine reads the volatility only
+// when it requotes; between requotes it compares the sum behind it (volatilitySum) with a band.
 //
 // Units: prices in ticks, sizes in contracts, time in exchange nanoseconds (EV_TS). Decays use
 // the event's exchange time, are applied lazily at the next event (a value reflects the state
@@ -48,7 +48,6 @@ import {
   S_MID,
   S_SPREAD,
   S_OFI,
-  S_VOL,
   S_VPIN,
   S_DEPTH_AVG,
   S_BUY,
@@ -237,9 +236,21 @@ export class FeatureExtractor {
     const tv = s[S_BUY] + s[S_SELL];
     return tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
   }
-  /** Realised volatility of the mid, ticks per sqrt(second). */
+  /** Realised volatility of the mid, ticks per sqrt(second) (computed when read, from volatilitySum). */
   get volatility(): number {
-    return this.s[S_VOL];
+    const rate = this.s[S_VOL_Q] / this.k[K_VOL_H_S];
+    const floor = this.k[K_VOL_FLOOR_SQ];
+    return Math.sqrt(rate > floor ? rate : floor);
+  }
+  /** The decayed sum of squared mid changes behind the volatility (Q); the volatility never falls as Q grows. */
+  get volatilitySum(): number {
+    return this.s[S_VOL_Q];
+  }
+  /** at[i + 1] = the volatility for the sum at[i], by the expression of `volatility`. */
+  volatilityFor(at: Float64Array, i: number): void {
+    const rate = at[i] / this.k[K_VOL_H_S];
+    const floor = this.k[K_VOL_FLOOR_SQ];
+    at[i + 1] = Math.sqrt(rate > floor ? rate : floor);
   }
   get vpin(): number {
     if (!this.all) this.notComputed('vpin');
@@ -283,7 +294,7 @@ export class FeatureExtractor {
     v[F_IMB_L5] = this.imbalanceL5;
     v[F_OFI] = this.ofiNorm;
     v[F_TRADE_IMB] = this.tradeImbalance;
-    v[F_VOL] = this.s[S_VOL];
+    v[F_VOL] = this.volatility;
     v[F_VPIN] = this.s[S_VPIN];
     v[F_MOMENTUM] = this.momentum;
     return v;
@@ -327,7 +338,6 @@ export class FeatureExtractor {
     s.fill(0);
     s[S_PREV_BID] = s[S_PREV_ASK] = NO_PRICE;
     s[S_VOL_Q] = this.opts.volInit * this.opts.volInit * this.k[K_VOL_H_S];
-    this.updateVolatility();
     this.vec.fill(0);
     this.twoSided = this.ready = this.hasTs = false;
     this.vpinFilled = 0;
@@ -438,15 +448,6 @@ export class FeatureExtractor {
         s[S_TS_W_ASK] = s[S_W_ASK];
       }
     }
-
-    // 4. The volatility, read by the strategy on every event (the other outputs: on read).
-    this.updateVolatility();
-  }
-
-  private updateVolatility(): void {
-    const rate = this.s[S_VOL_Q] / this.k[K_VOL_H_S];
-    const floor = this.k[K_VOL_FLOOR_SQ];
-    this.s[S_VOL] = Math.sqrt(rate > floor ? rate : floor);
   }
 
   private addToBuckets(side: number, qty: number): void {

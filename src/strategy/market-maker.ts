@@ -28,11 +28,6 @@ export interface QuoteParams {
 
 export { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL };
 
-// Trial volatilities of sameQuotesDown(), as fractions of the current one: 0 (every volatility
-// down to the floor), then bands of about 3 % and 0.4 % (the volatility decays by about 0.05 %
-// per event between mid changes with the default 10 s horizon).
-const TRIALS = [0, 1 - 1 / 32, 1 - 1 / 256];
-
 export class MarketMaker {
   readonly p: QuoteParams;
   readonly inputs = new Float64Array(IN_COUNT);
@@ -70,28 +65,18 @@ export class MarketMaker {
   }
 
   /**
-   * After decide(), with the same arguments: the lowest volatility in inputs[IN_SIGMA_LO] from
-   * which up to inputs[IN_SIGMA] decide() gives the same quotes (at worst inputs[IN_SIGMA]
-   * itself), everything else equal. Exact, not estimated: every step of quote() is monotone in
-   * the volatility (IEEE operations round monotonically), the shift is, and for a fixed shift
-   * so are both prices; so when a trial volatility gives the same shift and prices, every
-   * volatility between the two does. The engine skips decide() while the inputs stay in that
-   * band (Engine.quotesStand).
+   * After decide(), with the same arguments: true when the volatility inputs[IN_SIGMA_LO] (at or
+   * below inputs[IN_SIGMA]) gives the same prices and inventory shift as decide() did. Then so
+   * does every volatility between the two, everything else equal: every step of the quote is
+   * monotone in the volatility (IEEE operations round monotonically), the shift is, and for a
+   * fixed shift so are both prices; sizes do not depend on it. The engine skips decide() while
+   * its inputs stay in such a band (Engine.quotesStand).
    */
-  sameQuotesDown(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
-    const inp = this.inputs;
+  sameQuotesAt(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): boolean {
     const o = this.out;
     const t = this.trial;
-    const sigma = inp[IN_SIGMA];
-    inp[IN_SIGMA_LO] = sigma;
-    for (let i = 0; i < TRIALS.length; i++) {
-      const lo = sigma * TRIALS[i];
-      this.quote(t, lo, bestBid, bestAsk, position, reduceOnly);
-      if (t[Q_BID] === o[Q_BID] && t[Q_ASK] === o[Q_ASK] && t[Q_SHIFT] === o[Q_SHIFT]) {
-        inp[IN_SIGMA_LO] = lo;
-        return;
-      }
-    }
+    this.quote(t, this.inputs[IN_SIGMA_LO], bestBid, bestAsk, position, reduceOnly);
+    return t[Q_BID] === o[Q_BID] && t[Q_ASK] === o[Q_ASK] && t[Q_SHIFT] === o[Q_SHIFT];
   }
 
   private quote(out: Float64Array, sigma: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {

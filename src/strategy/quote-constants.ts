@@ -6,7 +6,7 @@
  * a call V8 does not inline are boxed: one allocation each, per event). */
 export const IN_SIGMA = 0; // mid volatility, ticks per sqrt(second)
 export const IN_SIGNAL = 1; // model's expected mid move, ticks (NaN: none)
-export const IN_SIGMA_LO = 2; // written by sameQuotesDown(): the quotes hold from here up to IN_SIGMA
+export const IN_SIGMA_LO = 2; // a lower volatility sameQuotesAt() tries
 export const IN_COUNT = 3;
 
 // Slots of a quote (decide()'s outputs; the shift is kept for sameQuotesDown()).

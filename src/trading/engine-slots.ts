@@ -27,7 +27,14 @@ export const QS_BID = 0; // touch, ticks
 export const QS_ASK = 1;
 export const QS_POS = 2; // position, contracts
 export const QS_SIGNAL = 3; // model signal (NaN: none)
-export const QS_SIGMA_LO = 4; // the volatility band in which decide() gives the same quotes
-export const QS_SIGMA_HI = 5;
+export const QS_SUM_LO = 4; // the band of the volatility's sum (FeatureExtractor.volatilitySum) in
+export const QS_SUM_HI = 5; // which decide() gives the same quotes
 export const QS_UNTIL = 6; // exchange time the reduce-only window starts (Infinity: already in it)
-export const QS_COUNT = 7;
+export const QS_TRIAL_SUM = 7; // a trial sum and its volatility (FeatureExtractor.volatilityFor)
+export const QS_TRIAL_SIGMA = 8;
+export const QS_COUNT = 9;
+
+// Trial lower ends of the band, as fractions of the sum at the requote: 0 (every volatility
+// down to the floor), then about 6 % and 0.8 % of the sum (3 % and 0.4 % of the volatility; with
+// the default 10 s horizon the sum decays by about 0.1 % per event between mid changes).
+export const BAND_TRIALS = [0, 1 - 1 / 16, 1 - 1 / 128];

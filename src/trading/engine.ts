@@ -77,10 +77,13 @@ import {
   QS_ASK,
   QS_POS,
   QS_SIGNAL,
-  QS_SIGMA_LO,
-  QS_SIGMA_HI,
+  QS_SUM_LO,
+  QS_SUM_HI,
   QS_UNTIL,
+  QS_TRIAL_SUM,
+  QS_TRIAL_SIGMA,
   QS_COUNT,
+  BAND_TRIALS,
 } from './engine-slots.ts';
 
 export interface EngineOptions {
@@ -249,13 +252,13 @@ export class Engine {
   /**
    * True when a requote now would change nothing: the last one left both sides as decided (a
    * working order at each desired price, none where none is wanted) and every input of decide()
-   * is what it was then, or within the volatility band where decide() gives the same quotes
-   * (MarketMaker.sameQuotesDown). Orders, fills and reports clear `settled`.
+   * is what it was then, the volatility within a band where decide() gives the same quotes
+   * (see standBand). Orders, fills and reports clear `settled`.
    */
   private quotesStand(bb: number, ba: number, exTs: number): boolean {
     const q = this.standing;
     const c = this.clock;
-    const sigma = this.features.volatility;
+    const sum = this.features.volatilitySum;
     const sig = c[C_SIGNAL];
     const ref = q[QS_SIGNAL];
     return (
@@ -263,8 +266,8 @@ export class Engine {
       ba === q[QS_ASK] &&
       this.portfolio.position === q[QS_POS] &&
       exTs < q[QS_UNTIL] &&
-      sigma >= q[QS_SIGMA_LO] &&
-      sigma <= q[QS_SIGMA_HI] &&
+      sum >= q[QS_SUM_LO] &&
+      sum <= q[QS_SUM_HI] &&
       (sig === ref || (sig !== sig && ref !== ref))
     );
   }
@@ -406,15 +409,37 @@ export class Engine {
     // the next input, as before: only a fully standing result is remembered.
     this.settled = this.sideStands(BID, mm.bidPrice) && this.sideStands(ASK, mm.askPrice);
     if (!this.settled) return;
-    mm.sameQuotesDown(bb, ba, pos, reduceOnly);
     const q = this.standing;
     q[QS_BID] = bb;
     q[QS_ASK] = ba;
     q[QS_POS] = pos;
     q[QS_SIGNAL] = mm.inputs[IN_SIGNAL];
-    q[QS_SIGMA_LO] = mm.inputs[IN_SIGMA_LO];
-    q[QS_SIGMA_HI] = mm.inputs[IN_SIGMA];
     q[QS_UNTIL] = reduceOnly ? Infinity : this.reduceOnlyFromNs;
+    this.standBand(bb, ba, pos, reduceOnly);
+  }
+
+  /**
+   * The band of the volatility's sum in which the quotes just decided stand: from the lowest trial
+   * sum whose volatility gives the same quotes (MarketMaker.sameQuotesAt) up to the sum now. The
+   * volatility is a monotone function of the sum, so every sum in the band gives a volatility
+   * between the two tried. Between mid changes the sum only decays (and a mid change moves the
+   * touch), so the band holds until the volatility has fallen past the trial.
+   */
+  private standBand(bb: number, ba: number, pos: number, reduceOnly: boolean): void {
+    const q = this.standing;
+    const mm = this.mm;
+    const sum = this.features.volatilitySum;
+    q[QS_SUM_HI] = sum;
+    q[QS_SUM_LO] = sum;
+    for (let i = 0; i < BAND_TRIALS.length; i++) {
+      q[QS_TRIAL_SUM] = sum * BAND_TRIALS[i];
+      this.features.volatilityFor(q, QS_TRIAL_SUM);
+      mm.inputs[IN_SIGMA_LO] = q[QS_TRIAL_SIGMA];
+      if (mm.sameQuotesAt(bb, ba, pos, reduceOnly)) {
+        q[QS_SUM_LO] = q[QS_TRIAL_SUM];
+        return;
+      }
+    }
   }
 
   /** The side is as decided: a working order at `price`, or none when price is NO_PRICE. */
