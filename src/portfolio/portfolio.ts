@@ -6,6 +6,7 @@
 // Prices are integer ticks; USD = ticks x tickValue.
 
 import { BID } from '../core/events.ts';
+import { FEES, FILLS, LAST_REALIZED, LAST_TRADE_PNL, LOT_COUNT, LOT_HEAD, MAX_ABS, OPEN_COST, POS, REALIZED, SCALARS, T_COUNT, T_GROSS_LOSS, T_GROSS_WIN, T_LOSSES, T_WINS, VOLUME } from './portfolio-slots.ts';
 
 export interface ClosedTradeStats {
   count: number;
@@ -21,9 +22,6 @@ export function emptyTradeStats(): ClosedTradeStats {
 
 // Scalar state lives in one Float64Array so the whole portfolio can sit in a SharedArrayBuffer
 // and survive a restart of the thread that owns it (see src/runtime).
-const POS = 0, REALIZED = 1, FEES = 2, VOLUME = 3, FILLS = 4, MAX_ABS = 5, LOT_HEAD = 6, LOT_COUNT = 7, OPEN_COST = 8;
-const T_COUNT = 9, T_WINS = 10, T_LOSSES = 11, T_GROSS_WIN = 12, T_GROSS_LOSS = 13, LAST_TRADE_PNL = 14, LAST_REALIZED = 15;
-const SCALARS = 16;
 
 export class Portfolio {
   readonly initialCapital: number;

@@ -18,6 +18,7 @@
 
 import { BID } from '../core/events.ts';
 import { AlertLog } from './alerts.ts';
+import { RISK_STATE_FIELDS, ST_BASE, ST_DAY, ST_DAY_START, ST_KILL_TS, ST_KILL_VALUE, ST_KILLED, ST_PEAK, ST_REASON } from './risk-slots.ts';
 
 export interface RiskLimits {
   maxOrderSize: number;
@@ -35,8 +36,7 @@ export const RISK_KILLED = 3;
 // Kill-switch state and the equity references live in a small Float64Array that may sit in a
 // SharedArrayBuffer, so a tripped kill switch stays tripped across an engine-thread restart and a
 // session roll (it needs a restart of the process to clear, as a human decision).
-const ST_KILLED = 0, ST_REASON = 1, ST_KILL_TS = 2, ST_PEAK = 3, ST_DAY_START = 4, ST_DAY = 5, ST_BASE = 6, ST_KILL_VALUE = 7;
-export const RISK_STATE_FIELDS = 8;
+export { RISK_STATE_FIELDS };
 export const KILL_REASONS = ['', 'MAX_DRAWDOWN', 'MAX_DAILY_LOSS', 'ENGINE_RESTARTS', 'MANUAL', 'OTHER'] as const;
 
 /** Warn at half of a loss limit. */
