@@ -180,6 +180,7 @@ export class FeatureExtractor {
   private readonly s = new Float64Array(S_COUNT);
   private readonly vec = new Float64Array(FEATURE_COUNT);
   private readonly k = new Float64Array(K_COUNT);
+  private readonly scratch = new Float64Array(1);
   private readonly buckets: Float64Array;
   private bucketHead = 0;
   private hasTs = false;
@@ -238,19 +239,26 @@ export class FeatureExtractor {
   }
   /** Realised volatility of the mid, ticks per sqrt(second) (computed when read, from volatilitySum). */
   get volatility(): number {
-    const rate = this.s[S_VOL_Q] / this.k[K_VOL_H_S];
-    const floor = this.k[K_VOL_FLOOR_SQ];
-    return Math.sqrt(rate > floor ? rate : floor);
+    this.sigmaOf(this.s, S_VOL_Q, this.scratch, 0);
+    return this.scratch[0];
+  }
+  /** out[i] = the volatility; on the hot path, where a double returned by a call V8 does not inline would be boxed. */
+  writeVolatility(out: Float64Array, i: number): void {
+    this.sigmaOf(this.s, S_VOL_Q, out, i);
   }
   /** The decayed sum of squared mid changes behind the volatility (Q); the volatility never falls as Q grows. */
   get volatilitySum(): number {
     return this.s[S_VOL_Q];
   }
-  /** at[i + 1] = the volatility for the sum at[i], by the expression of `volatility`. */
+  /** at[i + 1] = the volatility for the sum at[i]. */
   volatilityFor(at: Float64Array, i: number): void {
-    const rate = at[i] / this.k[K_VOL_H_S];
+    this.sigmaOf(at, i, at, i + 1);
+  }
+  /** The volatility's one definition: out[j] = sqrt(max(Q / horizon_s, volFloor^2)) for Q = q[i]. */
+  private sigmaOf(q: Float64Array, i: number, out: Float64Array, j: number): void {
+    const rate = q[i] / this.k[K_VOL_H_S];
     const floor = this.k[K_VOL_FLOOR_SQ];
-    at[i + 1] = Math.sqrt(rate > floor ? rate : floor);
+    out[j] = Math.sqrt(rate > floor ? rate : floor);
   }
   get vpin(): number {
     if (!this.all) this.notComputed('vpin');
@@ -294,7 +302,7 @@ export class FeatureExtractor {
     v[F_IMB_L5] = this.imbalanceL5;
     v[F_OFI] = this.ofiNorm;
     v[F_TRADE_IMB] = this.tradeImbalance;
-    v[F_VOL] = this.volatility;
+    this.writeVolatility(v, F_VOL);
     v[F_VPIN] = this.s[S_VPIN];
     v[F_MOMENTUM] = this.momentum;
     return v;

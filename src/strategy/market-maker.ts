@@ -61,7 +61,7 @@ export class MarketMaker {
    * from the touch, the position and `inputs` (volatility; the model's signal, used with useML).
    */
   decide(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
-    this.quote(this.out, this.inputs[IN_SIGMA], bestBid, bestAsk, position, reduceOnly);
+    this.quote(this.out, IN_SIGMA, bestBid, bestAsk, position, reduceOnly);
   }
 
   /**
@@ -75,12 +75,14 @@ export class MarketMaker {
   sameQuotesAt(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): boolean {
     const o = this.out;
     const t = this.trial;
-    this.quote(t, this.inputs[IN_SIGMA_LO], bestBid, bestAsk, position, reduceOnly);
+    this.quote(t, IN_SIGMA_LO, bestBid, bestAsk, position, reduceOnly);
     return t[Q_BID] === o[Q_BID] && t[Q_ASK] === o[Q_ASK] && t[Q_SHIFT] === o[Q_SHIFT];
   }
 
-  private quote(out: Float64Array, sigma: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
+  /** The quotes for the volatility inputs[sigmaSlot] into `out` (a slot, not the double: an argument V8 does not inline would be boxed). */
+  private quote(out: Float64Array, sigmaSlot: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
     const p = this.p;
+    const sigma = this.inputs[sigmaSlot];
     const signalTicks = this.inputs[IN_SIGNAL];
     const mid = (bestBid + bestAsk) * 0.5;
     // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`, which gives MIN_SIGMA for a NaN

@@ -72,6 +72,7 @@ import {
   C_NEXT_PREDICT,
   C_SIGNAL,
   C_SIGNAL_TS,
+  C_DUE,
   C_COUNT,
   QS_BID,
   QS_ASK,
@@ -208,6 +209,7 @@ export class Engine {
     c[C_NEXT_QUOTE] = o.sampleQuotes ? o.sessionStartNs : Infinity;
     c[C_CHECKED_MID] = NaN;
     c[C_CHECKED_FILLS] = -1;
+    c[C_DUE] = -Infinity; // the first market event schedules the timed checks
     c[C_SIGNAL] = NaN;
     c[C_SIGNAL_TS] = -1;
     this.now = o.sessionStartNs; // until the first input: never a time before the session
@@ -230,16 +232,13 @@ export class Engine {
     if (bb === NO_PRICE || ba === NO_PRICE) return;
     const mid = (bb + ba) * 0.5;
     c[C_MID] = mid;
-    if (exTs >= this.markouts.due[0]) this.markouts.resolve(c, C_EXCH);
-    if (exTs >= c[C_NEXT_SAMPLE]) this.sampleEquity();
-    if (exTs >= c[C_NEXT_QUOTE]) this.sampleQuotes();
+    if (exTs >= c[C_DUE]) this.timedChecks();
     // Equity moves only with the mid or a fill. Most events change neither (the benchmark's ES
     // session: 73k of its 5.76M events move the mid), and checking an unchanged value again
-    // changes nothing unless a warning or trip is still pending (risk.settled): those skip it.
-    if (mid !== c[C_CHECKED_MID] || this.portfolio.fills !== c[C_CHECKED_FILLS] || !this.risk.settled) {
+    // changes nothing unless a warning or trip is still pending (then C_CHECKED_MID is NaN).
+    if (mid !== c[C_CHECKED_MID] || this.portfolio.fills !== c[C_CHECKED_FILLS]) {
       if (this.checkEquity()) this.cancelAll();
     }
-    if (this.predictor !== null && exTs >= c[C_NEXT_PREDICT]) this.runModel();
     // The opening snapshot arrives as a burst at the session start; quote once it is complete.
     if (!this.quoting) {
       if (exTs <= this.sessionStartNs) return;
@@ -272,14 +271,44 @@ export class Engine {
     );
   }
 
+  /**
+   * What falls due by exchange time (markouts, equity and quote samples, the model), at most
+   * one check per event in all: C_DUE is the earliest of their due times. The model's signal
+   * and the equity check read nothing of each other, so their order within an event is free.
+   */
+  private timedChecks(): void {
+    const c = this.clock;
+    const exTs = c[C_EXCH];
+    const m = this.markouts;
+    if (exTs >= m.due[0]) m.resolve(c, C_EXCH);
+    if (exTs >= c[C_NEXT_SAMPLE]) this.sampleEquity();
+    if (exTs >= c[C_NEXT_QUOTE]) this.sampleQuotes();
+    if (this.predictor !== null && exTs >= c[C_NEXT_PREDICT]) this.runModel();
+    this.scheduleChecks();
+  }
+
+  private scheduleChecks(): void {
+    const c = this.clock;
+    let due = this.markouts.due[0];
+    if (c[C_NEXT_SAMPLE] < due) due = c[C_NEXT_SAMPLE];
+    if (c[C_NEXT_QUOTE] < due) due = c[C_NEXT_QUOTE];
+    if (this.predictor !== null && c[C_NEXT_PREDICT] < due) due = c[C_NEXT_PREDICT];
+    c[C_DUE] = due;
+  }
+
   /** The equity check at the mid C_MID; true when it tripped the kill switch. */
   private checkEquity(): boolean {
     const c = this.clock;
     const p = this.portfolio;
-    c[C_CHECKED_MID] = c[C_MID];
     c[C_CHECKED_FILLS] = p.fills;
     p.writeEquity(c, C_MID, C_EQUITY);
-    return this.risk.checkEquity(c, C_NOW);
+    const tripped = this.risk.checkEquity(c, C_NOW);
+    // Checking the same value again changes nothing once no warning or trip is pending
+    // (risk.settled); until then a NaN, which no mid equals, makes the next event check again.
+    // (Two stores: a double merged with the NaN constant in one expression is boxed.)
+    c[C_CHECKED_MID] = c[C_MID];
+    if (!this.risk.settled) c[C_CHECKED_MID] = NaN;
+    return tripped;
   }
 
   /** Equity samples due by the last market event (one per simulated minute), marked at C_MID. */
@@ -362,6 +391,7 @@ export class Engine {
     row[FL_TRADE_PNL] = p.lastFillTradePnl;
     this.fills.add();
     this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty, this.fills.length - 1);
+    if (this.markouts.due[0] < this.clock[C_DUE]) this.clock[C_DUE] = this.markouts.due[0];
     this.risk.onPosition(this.now, p.position);
     if (mid !== mid) return;
     this.clock[C_MID] = mid;
@@ -396,7 +426,7 @@ export class Engine {
     const pos = this.portfolio.position;
     const mm = this.mm;
     const reduceOnly = this.lastExchTs >= this.reduceOnlyFromNs;
-    mm.inputs[IN_SIGMA] = this.features.volatility;
+    this.features.writeVolatility(mm.inputs, IN_SIGMA);
     mm.inputs[IN_SIGNAL] = this.signal;
     mm.decide(bb, ba, pos, reduceOnly);
     // Both sides' cancels go out before either new order: the order link is FIFO, so a new bid
