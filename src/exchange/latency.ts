@@ -87,8 +87,7 @@ export class LatencyModel implements Latency {
   }
 
   private refill(): void {
-    const b = this.block;
-    for (let i = 0; i < b.length; i++) b[i] = this.rng.int(this.span) - this.jitterNs;
+    this.rng.fillInt(this.block, this.span, -this.jitterNs);
     this.next = 0;
   }
 }
