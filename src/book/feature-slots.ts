@@ -15,7 +15,7 @@ export const L5_REACH = 4; // ticks beyond the best that imbalanceL5 reads
 export const S_MID = 0;
 export const S_SPREAD = 1;
 export const S_OFI = 2;
-// 3: free (the volatility is computed when read, from S_VOL_Q)
+export const S_X = 3; // scratch: the argument and result of expm1NegAt
 export const S_VPIN = 4;
 export const S_DEPTH_AVG = 5;
 export const S_BUY = 6;

@@ -5,7 +5,7 @@
 // that are a plain function of it (microprice, the imbalances, ofiNorm, momentum, the
 // volatility, the vector) are computed when read, by the same expressions from the same doubles,
 // so they are the values an eager update would have stored. The engine reads the volatility only
-// when it requotes; between requotes it compares the sum behind it (volatilitySum) with a band.
+// when it requotes; between requotes it compares the sum behind it with a band.
 //
 // Units: prices in ticks, sizes in contracts, time in exchange nanoseconds (EV_TS). Decays use
 // the event's exchange time, are applied lazily at the next event (a value reflects the state
@@ -62,6 +62,7 @@ import {
   S_W_ASK,
   S_DEPTH_L1,
   S_VOL_Q,
+  S_X,
   S_MID_EMA,
   S_BUCKET_BUY,
   S_BUCKET_SELL,
@@ -150,13 +151,16 @@ export const FEATURE_DEFAULTS: Readonly<Required<FeatureOptions>> = Object.freez
 
 
 /**
- * expm1(-x) for x >= 0. Between two events x = dt / tau is usually tiny (microseconds against
- * seconds), where a 5-term series is exact to double precision (error < x^6 / 720 < 2e-15 for
- * x < 0.01) and far cheaper than Math.expm1, which dominated the per-event cost.
+ * a[i] = expm1(-a[i]) for a[i] >= 0, in place. Between two events x = dt / tau is usually tiny
+ * (microseconds against seconds), where a 5-term series is exact to double precision (error <
+ * x^6 / 720 < 2e-15 for x < 0.01) and far cheaper than Math.expm1, which dominated the per-event
+ * cost. In a slot, so only integers cross the call: when V8 does not inline it (its inlining
+ * budget depends on what else the caller inlines, e.g. on the model's path) a double argument or
+ * result is boxed (the bench's allocation section measured 64 bytes per event with the model).
  */
-function expm1Neg(x: number): number {
-  if (x < 0.01) return -x * (1 - x * (0.5 - x * (0.16666666666666666 - x * (0.041666666666666664 - x * 0.008333333333333333))));
-  return Math.expm1(-x);
+function expm1NegAt(a: Float64Array, i: number): void {
+  const x = a[i];
+  a[i] = x < 0.01 ? -x * (1 - x * (0.5 - x * (0.16666666666666666 - x * (0.041666666666666664 - x * 0.008333333333333333)))) : Math.expm1(-x);
 }
 
 /**
@@ -237,7 +241,7 @@ export class FeatureExtractor {
     const tv = s[S_BUY] + s[S_SELL];
     return tv > 1e-12 ? (s[S_BUY] - s[S_SELL]) / tv : 0;
   }
-  /** Realised volatility of the mid, ticks per sqrt(second) (computed when read, from volatilitySum). */
+  /** Realised volatility of the mid, ticks per sqrt(second) (computed when read, from the sum Q). */
   get volatility(): number {
     this.sigmaOf(this.s, S_VOL_Q, this.scratch, 0);
     return this.scratch[0];
@@ -246,9 +250,18 @@ export class FeatureExtractor {
   writeVolatility(out: Float64Array, i: number): void {
     this.sigmaOf(this.s, S_VOL_Q, out, i);
   }
-  /** The decayed sum of squared mid changes behind the volatility (Q); the volatility never falls as Q grows. */
-  get volatilitySum(): number {
-    return this.s[S_VOL_Q];
+  /**
+   * out[i] = the decayed sum of squared mid changes behind the volatility (Q); the volatility
+   * never falls as Q grows. (Slots, here and below: a double returned by a call V8 does not
+   * inline would be boxed, once per event in the engine's check.)
+   */
+  writeVolatilitySum(out: Float64Array, i: number): void {
+    out[i] = this.s[S_VOL_Q];
+  }
+  /** band[lo] <= Q <= band[lo + 1]. */
+  volatilitySumWithin(band: Float64Array, lo: number): boolean {
+    const q = this.s[S_VOL_Q];
+    return q >= band[lo] && q <= band[lo + 1];
   }
   /** at[i + 1] = the volatility for the sum at[i]. */
   volatilityFor(at: Float64Array, i: number): void {
@@ -367,19 +380,30 @@ export class FeatureExtractor {
     } else if (ts > s[S_LAST_TS]) {
       const dt = ts - s[S_LAST_TS];
       s[S_LAST_TS] = ts;
-      const eVol = expm1Neg(dt * k[K_INV_VOL_H]);
+      s[S_X] = dt * k[K_INV_VOL_H];
+      expm1NegAt(s, S_X);
+      const eVol = s[S_X];
       s[S_VOL_Q] *= 1 + eVol;
       if (this.all) {
-        const d = 1 + expm1Neg(dt * k[K_INV_OFI_TAU]);
+        s[S_X] = dt * k[K_INV_OFI_TAU];
+        expm1NegAt(s, S_X);
+        const d = 1 + s[S_X];
         s[S_OFI] *= d;
         s[S_BUY] *= d;
         s[S_SELL] *= d;
       }
       if (this.all && this.ready) {
-        s[S_MID_EMA] -= expm1Neg(dt * k[K_INV_MOM_TAU]) * (s[S_MID] - s[S_MID_EMA]);
+        s[S_X] = dt * k[K_INV_MOM_TAU];
+        expm1NegAt(s, S_X);
+        s[S_MID_EMA] -= s[S_X] * (s[S_MID] - s[S_MID_EMA]);
         // The depth average's time constant is the volatility horizon by default (10 s): the
         // same argument gives the same factor, so it is computed once (one series in four).
-        s[S_DEPTH_AVG] -= (this.depthTauIsVolH ? eVol : expm1Neg(dt * k[K_INV_DEPTH_TAU])) * (s[S_DEPTH_L1] - s[S_DEPTH_AVG]);
+        s[S_X] = eVol;
+        if (!this.depthTauIsVolH) {
+          s[S_X] = dt * k[K_INV_DEPTH_TAU];
+          expm1NegAt(s, S_X);
+        }
+        s[S_DEPTH_AVG] -= s[S_X] * (s[S_DEPTH_L1] - s[S_DEPTH_AVG]);
       }
     }
 

@@ -244,7 +244,7 @@ export class Engine {
       if (exTs <= this.sessionStartNs) return;
       this.quoting = true;
     }
-    if (this.settled && this.quotesStand(bb, ba, exTs)) return;
+    if (this.settled && this.quotesStand(bb, ba)) return;
     this.requote();
   }
 
@@ -254,19 +254,19 @@ export class Engine {
    * is what it was then, the volatility within a band where decide() gives the same quotes
    * (see standBand). Orders, fills and reports clear `settled`.
    */
-  private quotesStand(bb: number, ba: number, exTs: number): boolean {
+  private quotesStand(bb: number, ba: number): boolean {
+    // Integers and slots only: a double argument of a call V8 does not inline is boxed (with the
+    // model, onMarketData is too large for V8 to inline this into it).
     const q = this.standing;
     const c = this.clock;
-    const sum = this.features.volatilitySum;
     const sig = c[C_SIGNAL];
     const ref = q[QS_SIGNAL];
     return (
       bb === q[QS_BID] &&
       ba === q[QS_ASK] &&
       this.portfolio.position === q[QS_POS] &&
-      exTs < q[QS_UNTIL] &&
-      sum >= q[QS_SUM_LO] &&
-      sum <= q[QS_SUM_HI] &&
+      c[C_EXCH] < q[QS_UNTIL] &&
+      this.features.volatilitySumWithin(q, QS_SUM_LO) &&
       (sig === ref || (sig !== sig && ref !== ref))
     );
   }
@@ -458,11 +458,10 @@ export class Engine {
   private standBand(bb: number, ba: number, pos: number, reduceOnly: boolean): void {
     const q = this.standing;
     const mm = this.mm;
-    const sum = this.features.volatilitySum;
-    q[QS_SUM_HI] = sum;
-    q[QS_SUM_LO] = sum;
+    this.features.writeVolatilitySum(q, QS_SUM_HI);
+    q[QS_SUM_LO] = q[QS_SUM_HI];
     for (let i = 0; i < BAND_TRIALS.length; i++) {
-      q[QS_TRIAL_SUM] = sum * BAND_TRIALS[i];
+      q[QS_TRIAL_SUM] = q[QS_SUM_HI] * BAND_TRIALS[i];
       this.features.volatilityFor(q, QS_TRIAL_SUM);
       mm.inputs[IN_SIGMA_LO] = q[QS_TRIAL_SIGMA];
       if (mm.sameQuotesAt(bb, ba, pos, reduceOnly)) {
