@@ -17,7 +17,7 @@ import { DbnReader } from '../src/data/dbn/index.ts';
 import { ZstdStreamDecoder } from '../src/data/dbn/zstd.ts';
 import { type ExportSession, exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
-import { loadavg, median, round } from './util.ts';
+import { loadavg, median } from './util.ts';
 
 export interface DecodeFigures {
   schema: 'mbo' | 'mbp-10';
@@ -116,15 +116,15 @@ export async function benchDbnDecode(opts: { quick: boolean }): Promise<DbnDecod
         schema,
         records: summary.records,
         l2Events: summary.events,
-        compressedMiB: round(compressed / 2 ** 20, 1),
-        decodedMiB: round(decoded / 2 ** 20, 1),
-        recordsPerSec: Math.round(summary.records / fast.cpu),
-        decodedMBps: round(decoded / 1e6 / fast.cpu, 1),
-        compressedMBps: round(compressed / 1e6 / fast.cpu, 1),
-        recordsPerWallSec: Math.round(summary.records / fast.wall),
-        zstdOnlyDecodedMBps: round(decoded / 1e6 / zstdOnly.cpu, 1),
-        fzstdOnlyDecodedMBps: round(decoded / 1e6 / fzstdOnly.cpu, 1),
-        exactRecordsPerSec: Math.round(summary.records / exact.cpu),
+        compressedMiB: compressed / 2 ** 20,
+        decodedMiB: decoded / 2 ** 20,
+        recordsPerSec: summary.records / fast.cpu,
+        decodedMBps: decoded / 1e6 / fast.cpu,
+        compressedMBps: compressed / 1e6 / fast.cpu,
+        recordsPerWallSec: summary.records / fast.wall,
+        zstdOnlyDecodedMBps: decoded / 1e6 / zstdOnly.cpu,
+        fzstdOnlyDecodedMBps: decoded / 1e6 / fzstdOnly.cpu,
+        exactRecordsPerSec: summary.records / exact.cpu,
       });
     }
   } finally {
@@ -149,9 +149,9 @@ if (process.argv[1] === self) {
     else {
       for (const f of result.figures) {
         process.stdout.write(
-          `${f.schema.padEnd(7)} ${f.records.toLocaleString('en-US')} records (${f.l2Events.toLocaleString('en-US')} L2 events), ${f.compressedMiB} MiB zstd -> ${f.decodedMiB} MiB: ` +
-            `${(f.recordsPerSec / 1e6).toFixed(2)} M records/s, ${f.decodedMBps} MB/s decoded (${f.compressedMBps} MB/s compressed) per CPU second ` +
-            `(${(f.recordsPerWallSec / 1e6).toFixed(2)} M records per wall second); zstd alone ${f.zstdOnlyDecodedMBps} MB/s (fzstd ${f.fzstdOnlyDecodedMBps}); exact face ${(f.exactRecordsPerSec / 1e6).toFixed(2)} M records/s\n`,
+          `${f.schema.padEnd(7)} ${f.records.toLocaleString('en-US')} records (${f.l2Events.toLocaleString('en-US')} L2 events), ${f.compressedMiB.toFixed(1)} MiB zstd -> ${f.decodedMiB.toFixed(1)} MiB: ` +
+            `${(f.recordsPerSec / 1e6).toFixed(2)} M records/s, ${f.decodedMBps.toFixed(1)} MB/s decoded (${f.compressedMBps.toFixed(1)} MB/s compressed) per CPU second ` +
+            `(${(f.recordsPerWallSec / 1e6).toFixed(2)} M records per wall second); zstd alone ${f.zstdOnlyDecodedMBps.toFixed(1)} MB/s (fzstd ${f.fzstdOnlyDecodedMBps.toFixed(1)}); exact face ${(f.exactRecordsPerSec / 1e6).toFixed(2)} M records/s\n`,
         );
       }
       process.stdout.write(`median of ${result.runs} run(s); load average ${result.loadavg.join(' ')}\n`);

@@ -59,10 +59,10 @@ for (let r = 0; r < rounds; r++) {
 const out: Record<string, unknown> = {
   events: rec.count,
   useML,
-  medianEventsPerCpuS: Math.round(median(rates)),
-  nsPerEventCpu: Math.round(1e10 / median(rates)) / 10,
-  rounds: rates.map(Math.round),
-  wallMs: wall.map(Math.round),
+  medianEventsPerCpuS: median(rates),
+  nsPerEventCpu: 1e9 / median(rates),
+  rounds: rates,
+  wallMs: wall,
   load: [load0, loadavg()],
   hashes: [...hashes],
 };

@@ -31,7 +31,7 @@ import { benchRequest, recordBookStream, recordSession, shippedConfig, type Book
 import { benchReplay } from './replay.ts';
 import { benchThroughput } from './throughput.ts';
 import { benchTickToTrade } from './tick-to-trade.ts';
-import { loadavg, machine, note, tidy } from './util.ts';
+import { loadavg, machine, note } from './util.ts';
 
 export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'replay', 'cross-thread', 'http', 'memory', 'journal'] as const;
 export type SectionName = (typeof SECTIONS)[number];
@@ -207,7 +207,7 @@ export async function runSuite(o: Options): Promise<Results> {
     sectionInfo: info,
     table: tableRows(sections),
   };
-  return tidy(results);
+  return results; // full precision: only the table for people rounds
 }
 
 async function main(): Promise<number> {

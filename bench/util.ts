@@ -68,27 +68,6 @@ export function percentiles(xs: ArrayLike<number>, n = xs.length): Percentiles {
   return { count: n, p50: pct(a, 0.5), p90: pct(a, 0.9), p99: pct(a, 0.99), p999: pct(a, 0.999), max: n ? a[n - 1] : NaN, mean: n ? sum / n : NaN };
 }
 
-export function round(x: number, digits = 2): number {
-  if (!Number.isFinite(x)) return x;
-  const k = 10 ** digits;
-  return Math.round(x * k) / k;
-}
-
-/** Rounds every number in a (JSON-like) value to `sig` significant digits, for the report. */
-export function tidy<T>(v: T, sig = 4): T {
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v) || Number.isInteger(v)) return v;
-    return Number(v.toPrecision(sig)) as T;
-  }
-  if (Array.isArray(v)) return v.map((x) => tidy(x, sig)) as T;
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = tidy(x, sig);
-    return out as T;
-  }
-  return v;
-}
-
 export function nowNs(): bigint {
   return process.hrtime.bigint();
 }
