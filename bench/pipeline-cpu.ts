@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
 import { runSession, type SessionResult } from '../src/backtest/session.ts';
 import { profileWhile } from './profile.ts';
-import { benchRequest, recordSession, shippedConfig } from './stream.ts';
+import { benchConfig, benchRequest, recordSession } from './stream.ts';
 import { loadavg, median } from './util.ts';
 
 const args = process.argv.slice(2);
@@ -37,7 +37,7 @@ function resultHash(r: SessionResult): string {
   return h.digest('hex').slice(0, 16);
 }
 
-const config = shippedConfig();
+const config = benchConfig(); // the session traded throughout (stream.ts)
 const spec = { ...benchRequest(config, { useML }).specs[0], collectFills: flag('--fills') };
 const rec = recordSession(spec, maxEvents);
 const run = () => runSession(spec, { source: new ReplaySource(rec.events, rec.count) });

@@ -16,6 +16,8 @@ export interface PipelineRun {
   ordersSent: number;
   fills: number;
   predictions: number;
+  /** The session's kill switch tripped (it then trades no more: benchConfig() keeps it off). */
+  killSwitchTripped: boolean;
 }
 
 export interface PipelineJob {
@@ -36,7 +38,7 @@ function pipelineRounds(spec: SessionSpec, events: Float64Array, count: number, 
     last = runSession(spec, { source: new ReplaySource(events, count) });
     rates.push((last.eventsProcessed * 1000) / (performance.now() - t0));
   }
-  return { eventsPerSec: median(rates), rounds: rates, events: last!.eventsProcessed, ordersSent: last!.ordersSent, fills: last!.fills, predictions: last!.predictions };
+  return { eventsPerSec: median(rates), rounds: rates, events: last!.eventsProcessed, ordersSent: last!.ordersSent, fills: last!.fills, predictions: last!.predictions, killSwitchTripped: last!.killSwitch.tripped };
 }
 
 if (parentPort) {

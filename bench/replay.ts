@@ -27,7 +27,7 @@ import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
 import { openReplaySource } from '../src/market/replay/dbn-source.ts';
-import { shippedConfig } from './stream.ts';
+import { benchConfig } from './stream.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { EV_STRIDE } from '../src/core/events.ts';
 import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
@@ -122,7 +122,7 @@ function decodeOnce(file: string): { seconds: number; records: number; checksum:
 }
 
 export async function benchReplay(quick: boolean): Promise<ReplayBench> {
-  const cfg = shippedConfig();
+  const cfg = benchConfig();
   cfg.simulation.session_start = '09:30';
   cfg.simulation.session_end = quick ? '09:40' : '10:30';
   const v = validateBacktestRequest({ symbol: 'ES', startDate: DATE, useML: false }, cfg);

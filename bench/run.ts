@@ -27,7 +27,7 @@ import { benchHttp } from './http.ts';
 import { benchJournal } from './journal.ts';
 import { benchMemory, RssSampler } from './memory.ts';
 import { markdownTable, renderTable, tableRows, type Results, type Sections } from './report.ts';
-import { benchRequest, recordBookStream, recordSession, shippedConfig, type BookStream, type Recording } from './stream.ts';
+import { benchConfig, benchRequest, recordBookStream, recordSession, type BookStream, type Recording } from './stream.ts';
 import { benchReplay } from './replay.ts';
 import { benchThroughput } from './throughput.ts';
 import { benchTickToTrade } from './tick-to-trade.ts';
@@ -126,7 +126,7 @@ export async function runSuite(o: Options): Promise<Results> {
   const t0 = performance.now();
   const m = machine();
   note(`${o.quick ? 'quick' : 'full'} run of ${o.only.join(', ')} on ${m.cpuModel} (${m.cores} cores), Node ${m.node}, load ${m.loadavgAtStart.join(' ')}`);
-  const config = shippedConfig();
+  const config = benchConfig();
   const plain = benchRequest(config, { useML: false });
   const withML = benchRequest(config, { useML: true });
   const spec = plain.specs[0];

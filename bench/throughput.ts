@@ -163,6 +163,10 @@ export async function benchThroughput(
   note(`throughput: full pipeline, one thread (${n.toLocaleString('en-US')} events x ${o.rounds})`);
   // Then with the model (x roundsML), in the same fresh thread.
   const { pipe, pipeML } = await pipelineInWorker(spec, specML, rec, o.rounds, o.roundsML);
+  // A session whose strategy stopped part-way is not the full pipeline for the rest of its events.
+  for (const [what, p] of [['without', pipe], ['with', pipeML]] as const) {
+    if (p.killSwitchTripped) throw new Error(`throughput: the session ${what} the model tripped its kill switch; the pipeline rows need a session traded throughout (benchConfig)`);
+  }
 
   let profile: ProfileSummary | null = null;
   let profileML: ProfileSummary | null = null;
@@ -175,12 +179,11 @@ export async function benchThroughput(
   // Scaling over a pool: the same multi-day request on 1..maxWorkers workers.
   const cfg = structuredClone(config);
   if (o.sessionEnd) cfg.simulation.session_end = o.sessionEnd;
-  // The shipped strategy's first session trips the account's 6 % drawdown kill switch, after which
-  // a multi-day run trades no more sessions (one account across days), and a drawdown near that
-  // limit makes later sessions run again with the true carry (account.ts). This measures the
-  // pool, not the strategy: with the limit at 100 % every session runs once, in parallel.
-  cfg.risk.enable_kill_switch = false;
-  cfg.risk.max_drawdown_pct = 1;
+  // `config` is benchConfig() (stream.ts): no kill switch, the drawdown limit at 100 %. With the
+  // shipped limits the first session trips the account's kill switch, after which a multi-day run
+  // trades no more sessions (one account across days), and a drawdown near the limit makes later
+  // sessions run again with the true carry (account.ts). This measures the pool, not the
+  // strategy: every session runs once, in parallel.
   const { req } = benchRequest(cfg, { useML: false, endDate: o.endDate });
   const points: ScalingPoint[] = [];
   for (let w = 1; w <= o.maxWorkers; w++) {

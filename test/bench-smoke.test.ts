@@ -78,6 +78,8 @@ test('components, tick-to-trade and throughput figures are positive and finite',
   positive(tp.pipeline.eventsPerSec, 'pipeline');
   assert.is(tp.pipeline.events, tp.recording.events, 'the replay delivered every recorded event');
   positive(tp.pipeline.ordersSent, 'orders sent');
+  assert.is(tp.pipeline.killSwitchTripped, false, 'the measured session trades throughout');
+  assert.is(tp.pipelineWithModel.killSwitchTripped, false, 'the measured session with the model trades throughout');
   positive(tp.pipelineWithModel.predictions, 'predictions with the model');
   assert.ok(tp.scaling.points.length >= 1);
   for (const p of tp.scaling.points) positive(p.eventsPerSec, `pool of ${p.workers}`);
