@@ -108,10 +108,17 @@ export function tableRows(s: Sections): Row[] {
     rows.push({
       benchmark: 'Backtest, 1 thread, full pipeline (ev/s)',
       ours: f1(t.pipeline.eventsPerSec),
-      comparedWith: `speed of light (bare read loop) ${f1(t.speedOfLight.bareLoopEventsPerSec)} -> ${(100 * t.ratioToSpeedOfLight).toFixed(1)}%; replay+ring ${f1(t.speedOfLight.replayRingEventsPerSec)}`,
+      comparedWith: `speed of light (bare read loop) ${f1(t.speedOfLight.bareLoopEventsPerSec)} -> ${(100 * t.ratioToSpeedOfLight).toFixed(1)}%; replay+ring ${f1(t.speedOfLight.replayRingEventsPerSec)}; ${fmtNum(t.pipeline.ordersSent, 0)} orders, ${fmtNum(t.pipeline.fills, 0)} fills, ${t.pipeline.killSwitchTripped ? 'KILL SWITCH TRIPPED' : 'traded throughout'}`,
       target: '>= 10M ev/s/core',
       met: yes(t.pipeline.eventsPerSec >= 10e6),
     });
+    if (s.book) {
+      // issue 15's measure: the whole pipeline's cost per event against ccxt's book alone, same run
+      const ccxt = s.book.implementations[1];
+      const ns = 1e9 / t.pipeline.eventsPerSec;
+      const ratio = ns / ccxt.nsPerUpdate;
+      rows.push({ benchmark: 'Backtest pipeline per event / ccxt book per update', ours: `${ns.toFixed(1)} ns = ${ratio.toFixed(2)}x`, comparedWith: `ccxt ${ccxt.nsPerUpdate.toFixed(1)} ns per update (book row)`, target: '<= 2x', met: yes(ratio <= 2) });
+    }
     rows.push({ benchmark: 'Backtest, 1 thread, with model (ev/s)', ours: f1(t.pipelineWithModel.eventsPerSec), comparedWith: `${fmtNum(t.pipelineWithModel.predictions, 0)} predictions / ${fmtNum(t.pipelineWithModel.events, 0)} events`, target: '-', met: '-' });
     rows.push({ benchmark: 'Market generation alone (ev/s)', ours: f1(t.generation.eventsPerSec), comparedWith: 'MarketGenerator into a drained ring', target: '-', met: '-' });
     for (const p of t.scaling.points) {
