@@ -29,7 +29,8 @@ function harness() {
   const bp = new Float64Array(MBP_LEVELS), bs = new Float64Array(MBP_LEVELS), ap = new Float64Array(MBP_LEVELS), as = new Float64Array(MBP_LEVELS);
   const kinds: number[] = [];
   const apply = (ts: number, action: number, side: number, price: number, size: number, flags: number) => {
-    mbp.apply(ts, action, side, price, size, flags, bp, bs, ap, as);
+    q.ts = ts;
+    mbp.apply(action, side, price, size, flags, bp, bs, ap, as);
     q.drainTo(ring, q.length, null, 0);
     while (ring.availableSameThread() > 0) {
       const o = ring.peek();

@@ -48,7 +48,10 @@ test('l3_fifo model: cancels ahead advance us, cancels and adds behind do not, a
 function replay(records: [number, number, number, number, number, number][], order: { at: number; side: 0 | 1; price: number; qty: number }) {
   const q = new EventQueue();
   const book = new MboBook(q, true);
-  for (const [ts, act, side, price, size, id] of records) book.apply(ts, act, side, price, size, 0, id, F_LAST);
+  for (const [ts, act, side, price, size, id] of records) {
+    q.ts = ts;
+    book.apply(act, side, price, size, 0, id, F_LAST);
+  }
   const md = RecordRing.allocate(EV_STRIDE, 64, false);
   const tape = new L3Tape(64);
   q.drainTo(md, 64, tape, 0);
@@ -132,12 +135,17 @@ test('MBO modifies: up loses priority (moves behind us), down keeps it; unknown 
 test('MBO book without perOrder merges one event\'s changes at a level into one L2 event', () => {
   const q = new EventQueue();
   const book = new MboBook(q, false);
-  book.apply(1, A, B, 100, 5, 0, 1, F_LAST);
-  book.apply(1, A, B, 100, 2, 0, 2, F_LAST);
-  book.apply(2, C, B, 100, 2, 0, 2, 0);
-  book.apply(2, C, B, 100, 1, 0, 1, F_LAST);
-  book.apply(3, F, B, 100, 4, 0, 1, 0);
-  book.apply(3, C, B, 100, 4, 0, 1, F_LAST);
+  // one record at time ts (the book takes its time from the queue)
+  const at = (ts: number) => {
+    q.ts = ts;
+    return book;
+  };
+  at(1).apply(A, B, 100, 5, 0, 1, F_LAST);
+  at(1).apply(A, B, 100, 2, 0, 2, F_LAST);
+  at(2).apply(C, B, 100, 2, 0, 2, 0);
+  at(2).apply(C, B, 100, 1, 0, 1, F_LAST);
+  at(3).apply(F, B, 100, 4, 0, 1, 0);
+  at(3).apply(C, B, 100, 4, 0, 1, F_LAST);
   assert.is(q.length, 4);
   const md = RecordRing.allocate(EV_STRIDE, 8, false);
   q.drainTo(md, 8, null, 0);

@@ -117,7 +117,8 @@ export class DbnMarketSource implements MarketSource {
     r[2] = r[0];
     this.records++;
     this.toTicks(c, r, 1, 2);
-    if (this.mbo !== null) this.mbo.apply(r[0], c.action, c.side, r[1], c.size, c.orderIdHi, c.orderIdLo, c.flags);
+    this.queue.ts = r[0]; // the time of the events this record yields
+    if (this.mbo !== null) this.mbo.apply(c.action, c.side, r[1], c.size, c.orderIdHi, c.orderIdLo, c.flags);
     else this.applyMbp(c);
   }
 
@@ -125,7 +126,7 @@ export class DbnMarketSource implements MarketSource {
     c.levelsInto(this.bidPx, this.bidSz, this.askPx, this.askSz);
     this.toTicks(c, this.bidPx, 0, MBP_LEVELS);
     this.toTicks(c, this.askPx, 0, MBP_LEVELS);
-    this.mbp!.apply(this.rec[0], c.action, c.side, this.rec[1], c.size, c.flags, this.bidPx, this.bidSz, this.askPx, this.askSz);
+    this.mbp!.apply(c.action, c.side, this.rec[1], c.size, c.flags, this.bidPx, this.bidSz, this.askPx, this.askSz);
   }
 
   /** DBN prices (1e-9 units; NaN = undefined) in a[from..to) to whole ticks; off the tick grid is an error. */

@@ -21,9 +21,9 @@ export class EventQueue {
   /** Events pushed so far: the emitted index of the next one. */
   emitted = 0;
   /**
-   * Time (EV_TS) of the events pushed next: the adapter sets it once per record. A field, not an
-   * argument: ns times are doubles, and passing one to a call V8 does not inline allocates a
-   * heap number, i.e. garbage on every event of the decoder thread.
+   * Time (EV_TS) of the events pushed next: the adapter sets it once per record, before the book
+   * applies the record. A field, not an argument: ns times are doubles, and passing one to a call
+   * V8 does not inline allocates a heap number, i.e. garbage on every event of the decoder thread.
    */
   ts = 0;
 

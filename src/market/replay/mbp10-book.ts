@@ -44,11 +44,11 @@ export class Mbp10Book {
   }
 
   /**
-   * One MBP-10 record: `price` in ticks; the level arrays in ticks and contracts, best first, a
-   * NaN price (DBN's UNDEF_PRICE) or zero size ending a side.
+   * One MBP-10 record, at the output queue's time (EventQueue.ts, set by the adapter: see
+   * MboBook.apply): `price` in ticks; the level arrays in ticks and contracts, best first, a NaN
+   * price (DBN's UNDEF_PRICE) or zero size ending a side.
    */
   apply(
-    ts: number,
     action: number,
     side: number,
     price: number,
@@ -59,7 +59,6 @@ export class Mbp10Book {
     askPx: Float64Array,
     askSz: Float64Array,
   ): void {
-    this.out.ts = ts;
     if (action === T) this.trade(side, price, size);
     if ((flags & F_LAST) === 0) return;
     this.remove(BID, bidPx, bidSz);
