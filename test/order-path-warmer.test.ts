@@ -4,9 +4,7 @@
 // (a new shadow before the synthetic session ends) and allocate nothing per run.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import type { Allocation } from './helpers/allocation.ts';
+import { type Allocation, runProbe } from './helpers/allocation.ts';
 import { ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_STRIDE, ER_TS, ER_TYPE, EV_RECV, EV_STRIDE, OM_ID, OM_NEW, OM_QTY, OM_STRIDE, OM_TYPE } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { loadConfig } from '../src/config/load.ts';
@@ -119,10 +117,9 @@ test('the real engine sends the same orders, ids and latencies with warm-up runs
 });
 
 test('a run allocates nothing (measured in a process of its own, see the probe)', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/helpers/warmer-gc-probe.ts'], { encoding: 'utf8' });
-  const m = JSON.parse(stdout) as Allocation & { orders: number };
+  const m = await runProbe<Allocation & { orders: number }>('test/helpers/warmer-gc-probe.ts');
   assert.ok(m.orders > 150_000, `orders sent by the shadow: ${m.orders}`);
-  assert.is(m.gcs, 0, `garbage collections during 100,000 runs: ${stdout}`);
+  assert.is(m.gcs, 0, `garbage collections during 100,000 runs: ${JSON.stringify(m)}`);
 });
 
 test.run();

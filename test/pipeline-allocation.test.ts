@@ -11,8 +11,7 @@
 // without the model (each kind alone missed doubles boxed only in code optimised for both).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { runProbe } from './helpers/allocation.ts';
 
 interface Probe {
   gcs: number;
@@ -25,13 +24,7 @@ interface Probe {
 }
 
 /** Runs test/helpers/pipeline-gc-probe.ts in a process of its own (see there why). */
-async function probe(mode: 'plain' | 'model' | 'allocating'): Promise<Probe> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/helpers/pipeline-gc-probe.ts', mode], {
-    cwd: new URL('..', import.meta.url),
-    maxBuffer: 1 << 20,
-  });
-  return JSON.parse(stdout.trim().split('\n').at(-1)!);
-}
+const probe = (mode: 'plain' | 'model' | 'allocating') => runProbe<Probe>('test/helpers/pipeline-gc-probe.ts', [mode]);
 
 test('a 1M-event backtest session without the model runs with no GC', async () => {
   const p = await probe('plain');

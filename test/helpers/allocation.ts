@@ -1,6 +1,8 @@
 // The allocation meter of the no-allocation tests: garbage collections (from perf_hooks' gc
 // entries) and heap growth while a loop runs. It never looks at how long the loop took.
+import { execFile } from 'node:child_process';
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -71,4 +73,20 @@ async function measureOnce(fn: () => void, opts: { fullGcFirst?: boolean; scaven
     newSpaceGrowth: ns1 - ns0,
     heapGrowth: h1 - h0,
   };
+}
+
+/**
+ * Runs a probe script (a .ts file run with tsx) in a fresh Node process and returns the JSON of
+ * its last output line. Allocation probes measure there when the suite's shared process would
+ * change what they measure: other test files' calls leave type feedback that makes the shared
+ * classes' optimised code more general than in the thread the code runs in.
+ */
+export async function runProbe<T>(script: string | URL, args: string[] = []): Promise<T> {
+  const path = script instanceof URL ? script.pathname : script;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path, ...args], {
+    cwd: new URL('../..', import.meta.url),
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as T;
 }
