@@ -35,10 +35,9 @@ export function shippedConfig(): EngineConfig {
  * The config of every pipeline measurement: the shipped one with the kill switch off and the
  * drawdown limit at 100 %, so the strategy trades from the first event to the last. With the
  * shipped limits, the bench's session (ES 2024-01-02, seed 42) trips the account's 6 % drawdown
- * kill switch after 73 % of its events; the 1.53M events after it cost less (no orders to keep,
- * none at the exchange): 150-154 ns per event against 162-170 ns for the session traded
- * throughout (pipeline-cpu, CPU time, alternated, 2026-11-23). A pipeline figure should not owe
- * part of its speed to the strategy having stopped.
+ * kill switch after 73 % of its events, and the events after it cost less (no orders to keep,
+ * none at the exchange; docs/performance.md, round five, has the figures). A pipeline figure
+ * should not owe part of its speed to the strategy having stopped.
  */
 export function benchConfig(): EngineConfig {
   const c = shippedConfig();

@@ -76,14 +76,13 @@ async function measureOnce(fn: () => void, opts: { fullGcFirst?: boolean; scaven
 }
 
 /**
- * Runs a probe script (a .ts file run with tsx) in a fresh Node process and returns the JSON of
+ * Runs a probe script (a .ts file run with tsx, its path from the project root) in a fresh Node process and returns the JSON of
  * its last output line. Allocation probes measure there when the suite's shared process would
  * change what they measure: other test files' calls leave type feedback that makes the shared
  * classes' optimised code more general than in the thread the code runs in.
  */
-export async function runProbe<T>(script: string | URL, args: string[] = []): Promise<T> {
-  const path = script instanceof URL ? script.pathname : script;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path, ...args], {
+export async function runProbe<T>(script: string, args: string[] = []): Promise<T> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: new URL('../..', import.meta.url),
     encoding: 'utf8',
     maxBuffer: 1 << 20,

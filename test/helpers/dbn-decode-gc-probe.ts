@@ -1,8 +1,9 @@
 // The measurement of dbn-replay-allocation.test.ts, run in a process of its own, as the decoder
 // thread runs: there only the reader and the MBO book run, while in the suite's shared process the
 // other DBN test files (other schemas, versions and record layouts) leave the reader's code
-// optimised for all of them. Under load, in that process, the decoding loop allocated ~23 bytes
-// per record in every attempt (1 scavenge); alone it allocates none. Prints one JSON line.
+// optimised for all of them, and its new space, grown large by them, hides a few MB of garbage.
+// (This probe found the decoder boxing each record's time in some JIT states: docs/performance.md,
+// round five.) Prints one JSON line.
 //   node --import tsx test/helpers/dbn-decode-gc-probe.ts read|decode FILE
 import { EV_STRIDE } from '../../src/core/events.ts';
 import { RecordRing } from '../../src/core/ring.ts';
