@@ -1,10 +1,12 @@
-// Decoder thread of a DBN replay (src/market/replay/decode-thread.ts): reads the file, turns its
-// records into L2 events (DbnMarketSource) and publishes them on the shared ring, waiting while
-// the ring is full. Each job ends with a state word: done, or failed with the error's text. The
-// worker takes one job per message and stays for the next (decode-thread.ts keeps it idle).
+// Decoder thread of a DBN replay (src/market/replay/decode-thread.ts): reads the file (its zstd
+// inflated in a thread of its own: src/data/dbn/inflate-thread.ts), turns its records into L2
+// events (DbnMarketSource) and publishes them on the shared ring, waiting while the ring is full.
+// Each job ends with a state word: done, or failed with the error's text. The worker takes one
+// job per message and stays for the next (decode-thread.ts keeps it idle).
 
 import { parentPort } from 'node:worker_threads';
 import { RecordRing } from '../src/core/ring.ts';
+import { openInflated } from '../src/data/dbn/inflate-thread.ts';
 import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
 import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
 import {
@@ -28,7 +30,7 @@ function run(job: DecodeJob): void {
   const tape = job.tape ? new L3Tape(DECODE_RING_CAPACITY, new Int32Array(job.tape)) : null;
   let source: DbnMarketSource | null = null;
   try {
-    source = new DbnMarketSource(job.spec, job.startNs, job.endNs, tape);
+    source = new DbnMarketSource(job.spec, job.startNs, job.endNs, tape, openInflated(job.spec.file));
     while (!source.done && Atomics.load(status, ST_STOP) === 0) {
       const room = ring.free();
       if (room === 0) {

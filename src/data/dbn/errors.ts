@@ -18,6 +18,8 @@ export class DbnError extends Error {
   readonly file: string;
   readonly offset: number | undefined;
   readonly record: number | undefined;
+  /** What went wrong, without the file and the place (the message has them). */
+  readonly detail: string;
 
   constructor(kind: DbnErrorKind, where: DbnErrorWhere, detail: string) {
     const at = [where.record === undefined ? '' : `record ${where.record}`, where.offset === undefined ? '' : `byte offset ${where.offset}`].filter(Boolean).join(', ');
@@ -26,5 +28,6 @@ export class DbnError extends Error {
     this.file = where.file;
     this.offset = where.offset;
     this.record = where.record;
+    this.detail = detail;
   }
 }

@@ -17,14 +17,14 @@ export interface DbnReadOptions {
   checkOrder?: boolean;
 }
 
-/** Where the bytes come from: a file descriptor or an in-memory buffer. */
-interface ByteSource {
-  /** Fills `dst` from the start; returns the count read, 0 at the end. */
+/** Where the bytes come from: a file descriptor, an in-memory buffer, another thread (inflate-thread.ts). */
+export interface ByteSource {
+  /** Fills `dst` from the start with what is there (at least one byte); returns the count, 0 at the end. */
   read(dst: Uint8Array): number;
   close(): void;
 }
 
-function fileSource(path: string): ByteSource {
+export function fileSource(path: string): ByteSource {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -125,6 +125,11 @@ export class DbnReader {
   /** Reads DBN (plain or zstd) from memory; `name` is used in error messages. */
   static fromBytes(bytes: Uint8Array, name = '<bytes>', options: DbnReadOptions = {}): DbnReader {
     return new DbnReader(name, bytesSource(bytes), options);
+  }
+
+  /** Reads DBN (plain or zstd) from `source`; `name` is used in error messages. Closing the reader closes it. */
+  static fromSource(source: ByteSource, name: string, options: DbnReadOptions = {}): DbnReader {
+    return new DbnReader(name, source, options);
   }
 
   private constructor(file: string, source: ByteSource, options: DbnReadOptions) {
@@ -252,9 +257,7 @@ export class DbnReader {
       this.zstd?.push(data, final);
     } catch (e) {
       if (!(e instanceof ZstdDecodeError)) throw e;
-      const kind = e.truncated ? 'truncated' : 'zstd';
-      const what = e.truncated ? 'compressed file ends inside a zstd frame' : `corrupt zstd data: ${e.message}`;
-      throw new DbnError(kind, { file: this.file, offset: this.base + this.end }, `${what} (at compressed byte ${this.fileBytes})`);
+      throw zstdFailure(e, this.file, this.base + this.end, this.fileBytes);
     }
   }
 
@@ -279,4 +282,10 @@ export class DbnReader {
     this.buf.set(data, this.end);
     this.end += data.length;
   }
+}
+
+/** The DbnError of a zstd failure after `decoded` bytes of the DBN stream and `compressed` bytes of the file. */
+export function zstdFailure(e: ZstdDecodeError, file: string, decoded: number, compressed: number): DbnError {
+  const what = e.truncated ? 'compressed file ends inside a zstd frame' : `corrupt zstd data: ${e.message}`;
+  return new DbnError(e.truncated ? 'truncated' : 'zstd', { file, offset: decoded }, `${what} (at compressed byte ${compressed})`);
 }

@@ -46,12 +46,16 @@ export class DbnMarketSource implements MarketSource {
   /** Records whose ts_event was before the previous record's (kept at the previous time). */
   timeClamped = 0;
 
-  /** `tape`: where order priorities go (a shared one in the decoder thread); default: its own. */
-  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number, tape: L3Tape | null = null) {
+  /**
+   * `tape`: where order priorities go (a shared one in the decoder thread); default: its own.
+   * `reader`: the file's reader (the decoder thread's inflates in a thread of its own); default:
+   * one that decodes in this thread.
+   */
+  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number, tape: L3Tape | null = null, reader: DbnReader | null = null) {
     this.spec = spec;
     this.startNs = startNs;
     this.endNs = endNs;
-    this.reader = DbnReader.open(spec.file);
+    this.reader = reader ?? DbnReader.open(spec.file);
     // The cursor's times count from the metadata start: shift them to New York midnight.
     this.timeShift = Number(this.reader.metadata.start - BigInt(spec.baseUtcNs));
     if (spec.schema === 'mbo') {
