@@ -93,13 +93,13 @@ function indexTsOffset(rtype: number): number {
 export class DbnReader {
   readonly file: string;
   readonly metadata: DbnMetadata;
-  /** The file's bytes are zstd (detected by magic, not by name). */
+  /** The bytes this reader reads are zstd (detected by magic, not by name; false over an inflater thread's output). */
   readonly compressed: boolean;
   /** Records of types this module does not lay out, skipped by length so far. */
   skipped = 0;
   /** Records read so far (skipped ones included). */
   count = 0;
-  /** Bytes read from the file so far (compressed bytes for .zst). */
+  /** Bytes read from the source so far (compressed bytes for .zst read here). */
   fileBytes = 0;
 
   private readonly source: ByteSource;
