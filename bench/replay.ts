@@ -85,15 +85,20 @@ function timed(fn: () => void): number {
 }
 
 function measured(fn: () => void): Run {
-  const m0 = procCpuSeconds(process.pid, process.pid);
-  const p0 = procCpuSeconds(process.pid);
+  const p0 = procCpuSeconds(process.pid); // the whole process: threads that exit during fn count too
   const th0 = threadsCpu();
   const t0 = process.hrtime.bigint();
   fn();
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  const procCpu = procCpuSeconds(process.pid) - p0;
+  let mainCpu = 0;
   let busiestOtherCpu = 0;
-  for (const [tid, cpu] of threadsCpu()) if (tid !== process.pid) busiestOtherCpu = Math.max(busiestOtherCpu, cpu - (th0.get(tid) ?? 0));
-  return { wall, mainCpu: procCpuSeconds(process.pid, process.pid) - m0, procCpu: procCpuSeconds(process.pid) - p0, busiestOtherCpu };
+  for (const [tid, cpu] of threadsCpu()) {
+    const used = cpu - (th0.get(tid) ?? 0);
+    if (tid === process.pid) mainCpu = used;
+    else if (used > busiestOtherCpu) busiestOtherCpu = used;
+  }
+  return { wall, mainCpu, procCpu, busiestOtherCpu };
 }
 
 function figures(events: number, runs: Run[]): PipelineFigures {
