@@ -125,6 +125,56 @@ test('sameQuotesAt: when a lower volatility gives the same quotes, every volatil
   assert.ok(same > tried * 0.3 && same < tried * 0.95, `${same} of ${tried} trial volatilities give the same quotes`);
 });
 
+test('signalBand: every signal and volatility in the box gives the decided quotes (brute force)', () => {
+  const rng = new Rng(23);
+  const band = new Float64Array(2);
+  let tried = 0;
+  let wide = 0;
+  for (let n = 0; n < 3000; n++) {
+    const p = { ...params, skewFactor: [0, 0.1, 0.5, 2][rng.int(4)], volSpreadFactor: [0, 0.5, 1.3][rng.int(3)], spreadMultiplier: [0.5, 1, 2][rng.int(3)], useML: true, mlWeight: [0.3, 1, 4][rng.int(3)] };
+    const mm = new MarketMaker(p);
+    const bb = 1000 + rng.int(5);
+    const ba = bb + 1 + rng.int(3);
+    const pos = rng.int(11) - 5;
+    const sigma = 0.01 + 3 * rng.next();
+    const signal = (rng.next() - 0.5) * 4;
+    const reduceOnly = rng.int(5) === 0;
+    quote(mm, bb, ba, sigma, pos, signal, reduceOnly);
+    const want = [mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize];
+    // The volatility's band as the engine finds it: a lower trial that gives the same quotes, else none.
+    let lo = sigma * [0, 0.5, 0.9, 0.97, 0.995][rng.int(5)];
+    mm.inputs[IN_SIGMA_LO] = lo;
+    if (!mm.sameQuotesAt(bb, ba, pos, reduceOnly)) lo = mm.inputs[IN_SIGMA_LO] = sigma;
+    mm.signalBand(bb, ba, pos, reduceOnly, band, 0);
+    tried++;
+    const [sLo, sHi] = [band[0], band[1]];
+    assert.ok(sLo <= signal && signal <= sHi, `band [${sLo}, ${sHi}] holds the signal ${signal}`);
+    if (sHi - sLo > 0) wide++;
+    const signals = [sLo, sHi, signal, Math.min(sHi, signal + (sHi - signal) * (1 - 1e-15))];
+    for (let k = 1; k < 40; k++) signals.push(sLo + ((sHi - sLo) * k) / 40);
+    const sigmas = [lo, sigma, lo + (sigma - lo) / 3, lo + ((sigma - lo) * 2) / 3];
+    for (const s of signals) {
+      for (const v of sigmas) {
+        quote(mm, bb, ba, v, pos, s, reduceOnly);
+        assert.equal([mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize], want, `signal ${s} in [${sLo}, ${sHi}], sigma ${v} in [${lo}, ${sigma}] (pos ${pos}, params ${JSON.stringify(p)})`);
+      }
+    }
+  }
+  // Most bands are wider than the signal alone: the check is not vacuous.
+  assert.ok(wide > tried * 0.8, `${wide} of ${tried} bands wider than the signal`);
+});
+
+test('signalBand: the signal alone without the model, without a signal, or with mlWeight 0', () => {
+  const band = new Float64Array(2);
+  for (const [useML, mlWeight, signal] of [[false, 1, 0.3], [true, 1, NaN], [true, 0, 0.3]] as const) {
+    const mm = new MarketMaker({ ...params, useML, mlWeight });
+    quote(mm, 100, 102, 0.5, 0, signal, false);
+    mm.inputs[IN_SIGMA_LO] = 0.5;
+    mm.signalBand(100, 102, 0, false, band, 0);
+    assert.equal([band[0], band[1]], [signal, signal], `useML ${useML}, mlWeight ${mlWeight}, signal ${signal}`);
+  }
+});
+
 test('sameQuotesAt: a NaN volatility never gives the same quotes', () => {
   const mm = new MarketMaker(params);
   quote(mm, 100, 101, NaN, 2, NaN, false);

@@ -14,7 +14,7 @@
 
 import { NO_PRICE } from '../book/dense-book.ts';
 import { ASK, BID } from '../core/events.ts';
-import { EPS, HORIZON_S, IN_COUNT, IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MIN_SIGMA, Q_ASK, Q_ASK_SIZE, Q_BID, Q_BID_SIZE, Q_COUNT, Q_SHIFT } from './quote-constants.ts';
+import { EPS, HORIZON_S, IN_COUNT, IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, IN_SIGNAL_TRIAL, MIN_SIGMA, Q_ASK, Q_ASK_RAW, Q_ASK_SIZE, Q_BID, Q_BID_RAW, Q_BID_SIZE, Q_COUNT, Q_SHIFT } from './quote-constants.ts';
 
 export interface QuoteParams {
   orderSize: number;
@@ -26,7 +26,7 @@ export interface QuoteParams {
   mlWeight: number;
 }
 
-export { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL };
+export { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, IN_SIGNAL_TRIAL };
 
 export class MarketMaker {
   readonly p: QuoteParams;
@@ -61,7 +61,7 @@ export class MarketMaker {
    * from the touch, the position and `inputs` (volatility; the model's signal, used with useML).
    */
   decide(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
-    this.quote(this.out, IN_SIGMA, bestBid, bestAsk, position, reduceOnly);
+    this.quote(this.out, IN_SIGMA, IN_SIGNAL, bestBid, bestAsk, position, reduceOnly);
   }
 
   /**
@@ -73,17 +73,67 @@ export class MarketMaker {
    * its inputs stay in such a band (Engine.quotesStand).
    */
   sameQuotesAt(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): boolean {
+    return this.sameQuotesWith(IN_SIGMA_LO, IN_SIGNAL, bestBid, bestAsk, position, reduceOnly);
+  }
+
+  /**
+   * After decide() and a sameQuotesAt() that held (inputs[IN_SIGMA_LO] its volatility, or
+   * inputs[IN_SIGMA] when none did), with the same arguments: writes to band[at] and
+   * band[at + 1] a range of signals around inputs[IN_SIGNAL] in which decide() gives the same
+   * quotes for every volatility between the two. Both prices are monotone in the signal (the
+   * reservation price moves with mlWeight >= 0 times it) and, for a fixed shift, in the
+   * volatility (the bid falls and the ask rises with it). So when the four corners of the box
+   * give the decided quotes, every point inside does. The range is estimated from how far the
+   * reservation price can move before the bid's floor or the ask's ceiling changes, kept 0.1 %
+   * inside that, and then checked at the corners. When a corner differs, or no signal is in
+   * use, the range is the signal alone. The engine skips decide() for a new signal inside the
+   * range (Engine.quotesStand): on the bench's session with the model, 96 % of the requotes a
+   * new prediction caused sent nothing.
+   */
+  signalBand(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean, band: Float64Array, at: number): void {
+    const inp = this.inputs;
     const o = this.out;
     const t = this.trial;
-    this.quote(t, IN_SIGMA_LO, bestBid, bestAsk, position, reduceOnly);
+    const w = this.p.mlWeight;
+    band[at] = inp[IN_SIGNAL];
+    band[at + 1] = inp[IN_SIGNAL];
+    if (!this.p.useML || !(w > 0) || inp[IN_SIGNAL] !== inp[IN_SIGNAL]) return;
+    // The raw bid is lowest at the higher volatility (o) and highest at the lower one (t); the raw
+    // ask the other way round. The reservation price may move by any x in [lo, hi] before
+    // either rounds to another tick.
+    this.quote(t, IN_SIGMA_LO, IN_SIGNAL, bestBid, bestAsk, position, reduceOnly);
+    const bidFloor = Math.floor(o[Q_BID_RAW]);
+    const askCeil = Math.ceil(o[Q_ASK_RAW]);
+    let lo = bidFloor - o[Q_BID_RAW];
+    if (askCeil - 1 - t[Q_ASK_RAW] > lo) lo = askCeil - 1 - t[Q_ASK_RAW];
+    let hi = bidFloor + 1 - t[Q_BID_RAW];
+    if (askCeil - o[Q_ASK_RAW] < hi) hi = askCeil - o[Q_ASK_RAW];
+    if (!(lo <= 0 && hi >= 0)) return;
+    const sLo = inp[IN_SIGNAL] + (lo * 0.999) / w;
+    const sHi = inp[IN_SIGNAL] + (hi * 0.999) / w;
+    inp[IN_SIGNAL_TRIAL] = sLo;
+    if (!this.sameQuotesWith(IN_SIGMA, IN_SIGNAL_TRIAL, bestBid, bestAsk, position, reduceOnly)) return;
+    if (!this.sameQuotesWith(IN_SIGMA_LO, IN_SIGNAL_TRIAL, bestBid, bestAsk, position, reduceOnly)) return;
+    inp[IN_SIGNAL_TRIAL] = sHi;
+    if (!this.sameQuotesWith(IN_SIGMA, IN_SIGNAL_TRIAL, bestBid, bestAsk, position, reduceOnly)) return;
+    if (!this.sameQuotesWith(IN_SIGMA_LO, IN_SIGNAL_TRIAL, bestBid, bestAsk, position, reduceOnly)) return;
+    band[at] = sLo;
+    band[at + 1] = sHi;
+  }
+
+  /** True when the inputs in the given slots give the prices and shift decide() gave. */
+  private sameQuotesWith(sigmaSlot: number, signalSlot: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): boolean {
+    const o = this.out;
+    const t = this.trial;
+    this.quote(t, sigmaSlot, signalSlot, bestBid, bestAsk, position, reduceOnly);
     return t[Q_BID] === o[Q_BID] && t[Q_ASK] === o[Q_ASK] && t[Q_SHIFT] === o[Q_SHIFT];
   }
 
-  /** The quotes for the volatility inputs[sigmaSlot] into `out` (a slot, not the double: an argument V8 does not inline would be boxed). */
-  private quote(out: Float64Array, sigmaSlot: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
+  /** The quotes for the volatility and signal in inputs' slots into `out` (slots, not doubles: an argument V8 does not inline would be boxed). */
+  private quote(out: Float64Array, sigmaSlot: number, signalSlot: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
     const p = this.p;
     const sigma = this.inputs[sigmaSlot];
-    const signalTicks = this.inputs[IN_SIGNAL];
+    const signalTicks = this.inputs[signalSlot];
     const mid = (bestBid + bestAsk) * 0.5;
     // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`, which gives MIN_SIGMA for a NaN
     // sigma where Math.max gives NaN (and, while MIN_SIGMA was a module variable holding a heap
@@ -97,8 +147,10 @@ export class MarketMaker {
     const volHalf = p.volSpreadFactor * s * Math.sqrt(HORIZON_S);
     const d = p.spreadMultiplier * Math.max(volHalf, 0.5);
 
-    let bid = Math.floor(r - d + EPS);
-    let ask = Math.ceil(r + d - EPS);
+    out[Q_BID_RAW] = r - d + EPS;
+    out[Q_ASK_RAW] = r + d - EPS;
+    let bid = Math.floor(out[Q_BID_RAW]);
+    let ask = Math.ceil(out[Q_ASK_RAW]);
     if (bid >= bestAsk) bid = bestAsk - 1;
     if (ask <= bestBid) ask = bestBid + 1;
 

@@ -7,7 +7,8 @@
 export const IN_SIGMA = 0; // mid volatility, ticks per sqrt(second)
 export const IN_SIGNAL = 1; // model's expected mid move, ticks (NaN: none)
 export const IN_SIGMA_LO = 2; // a lower volatility sameQuotesAt() tries
-export const IN_COUNT = 3;
+export const IN_SIGNAL_TRIAL = 3; // a signal signalBand() tries
+export const IN_COUNT = 4;
 
 // Slots of a quote (decide()'s outputs; the shift is kept for sameQuotesDown()).
 export const Q_BID = 0; // ticks, NO_PRICE: do not quote
@@ -15,7 +16,9 @@ export const Q_ASK = 1;
 export const Q_BID_SIZE = 2; // contracts
 export const Q_ASK_SIZE = 3;
 export const Q_SHIFT = 4; // the inventory shift of the reservation price, rounded to half ticks
-export const Q_COUNT = 5;
+export const Q_BID_RAW = 5; // what the bid and ask are the floor and ceiling of (signalBand())
+export const Q_ASK_RAW = 6;
+export const Q_COUNT = 7;
 
 export const HORIZON_S = 1;
 export const MIN_SIGMA = 0.05; // ticks / sqrt(s): floor so a silent market still has a defined spread

@@ -33,7 +33,9 @@ export const QS_SUM_HI = 5; // which decide() gives the same quotes (adjacent: v
 export const QS_UNTIL = 6; // exchange time the reduce-only window starts (Infinity: already in it)
 export const QS_TRIAL_SUM = 7; // a trial sum and its volatility (FeatureExtractor.volatilityFor)
 export const QS_TRIAL_SIGMA = 8;
-export const QS_COUNT = 9;
+export const QS_SIGNAL_LO = 9; // the range of signals in which decide() gives the same quotes
+export const QS_SIGNAL_HI = 10; // (MarketMaker.signalBand; [QS_SIGNAL, QS_SIGNAL] without one)
+export const QS_COUNT = 11;
 
 // Trial lower ends of the band, as fractions of the sum at the requote: 0 (every volatility
 // down to the floor), then about 6 % and 0.8 % of the sum (3 % and 0.4 % of the volatility; with

@@ -78,6 +78,8 @@ import {
   QS_ASK,
   QS_POS,
   QS_SIGNAL,
+  QS_SIGNAL_HI,
+  QS_SIGNAL_LO,
   QS_SUM_LO,
   QS_SUM_HI,
   QS_UNTIL,
@@ -251,8 +253,8 @@ export class Engine {
   /**
    * True when a requote now would change nothing: the last one left both sides as decided (a
    * working order at each desired price, none where none is wanted) and every input of decide()
-   * is what it was then, the volatility within a band where decide() gives the same quotes
-   * (see standBand). Orders, fills and reports clear `settled`.
+   * is what it was then, the volatility and the model's signal within a band where decide()
+   * gives the same quotes (see standBand). Orders, fills and reports clear `settled`.
    */
   private quotesStand(bb: number, ba: number): boolean {
     // Integers and slots only: a double argument of a call V8 does not inline is boxed (with the
@@ -267,7 +269,7 @@ export class Engine {
       this.portfolio.position === q[QS_POS] &&
       c[C_EXCH] < q[QS_UNTIL] &&
       this.features.volatilitySumWithin(q, QS_SUM_LO) &&
-      (sig === ref || (sig !== sig && ref !== ref))
+      ((sig >= q[QS_SIGNAL_LO] && sig <= q[QS_SIGNAL_HI]) || (sig !== sig && ref !== ref))
     );
   }
 
@@ -453,22 +455,25 @@ export class Engine {
    * sum whose volatility gives the same quotes (MarketMaker.sameQuotesAt) up to the sum now. The
    * volatility is a monotone function of the sum, so every sum in the band gives a volatility
    * between the two tried. Between mid changes the sum only decays (and a mid change moves the
-   * touch), so the band holds until the volatility has fallen past the trial.
+   * touch), so the band holds until the volatility has fallen past the trial. Then the band of
+   * the model's signal in which the quotes stand for every volatility in that band (a new
+   * prediction moves the signal either way, usually by less than a tick's worth).
    */
   private standBand(bb: number, ba: number, pos: number, reduceOnly: boolean): void {
     const q = this.standing;
     const mm = this.mm;
     this.features.writeVolatilitySum(q, QS_SUM_HI);
     q[QS_SUM_LO] = q[QS_SUM_HI];
-    for (let i = 0; i < BAND_TRIALS.length; i++) {
+    let found = false;
+    for (let i = 0; i < BAND_TRIALS.length && !found; i++) {
       q[QS_TRIAL_SUM] = q[QS_SUM_HI] * BAND_TRIALS[i];
       this.features.volatilityFor(q, QS_TRIAL_SUM);
       mm.inputs[IN_SIGMA_LO] = q[QS_TRIAL_SIGMA];
-      if (mm.sameQuotesAt(bb, ba, pos, reduceOnly)) {
-        q[QS_SUM_LO] = q[QS_TRIAL_SUM];
-        return;
-      }
+      found = mm.sameQuotesAt(bb, ba, pos, reduceOnly);
     }
+    if (found) q[QS_SUM_LO] = q[QS_TRIAL_SUM];
+    else mm.inputs[IN_SIGMA_LO] = mm.inputs[IN_SIGMA];
+    mm.signalBand(bb, ba, pos, reduceOnly, q, QS_SIGNAL_LO);
   }
 
   /** The side is as decided: a working order at `price`, or none when price is NO_PRICE. */
