@@ -328,3 +328,29 @@ export async function benchBook(stream: BookStream, o: { rounds: number }): Prom
     loadavg: loadavg(),
   };
 }
+
+/**
+ * ccxt's book as a peer timed between other measurements: each call replays the whole stream
+ * into a fresh ccxt OrderBook and returns the ns per update. The throughput section times it
+ * between its pipeline rounds, so the pipeline / ccxt ratio of issue 15 compares two codes
+ * measured in the same minutes (the book section runs minutes earlier, and this host's speed
+ * drifts by up to ±20 % in that time). Throws if a replay ends in another state than the first.
+ */
+export async function ccxtPeer(stream: BookStream): Promise<() => number> {
+  const { OrderBook } = await loadCcxtOrderBook();
+  const records = int32Records(stream);
+  const n = stream.count;
+  let first: string | null = null;
+  const once = (): number => {
+    const book = new OrderBook({});
+    const t0 = nowNs();
+    ccxtReplay(book, records, 0, n);
+    const ns = Number(nowNs() - t0) / n;
+    const sum = checksum(ccxtTop(book));
+    if (first === null) first = sum;
+    else if (sum !== first) throw new Error(`ccxt peer: the replay ended in state ${sum}, the first in ${first}`);
+    return ns;
+  };
+  once(); // warm-up, as the book section's verification pass
+  return once;
+}

@@ -6,7 +6,7 @@
 // made the pipeline's optimised code more general.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
-import { runSession, type SessionSpec } from '../src/backtest/session.ts';
+import { runSession, type SessionResult, type SessionSpec } from '../src/backtest/session.ts';
 import { median } from './util.ts';
 
 export interface PipelineRun {
@@ -26,30 +26,51 @@ export interface PipelineJob {
   /** The recorded session (EV_STRIDE float64s per event), shared with the bench's main thread. */
   events: Float64Array;
   count: number;
-  rounds: number;
+  /** Rounds with the model (those without are run one by one on command). */
   roundsML: number;
 }
 
-function pipelineRounds(spec: SessionSpec, events: Float64Array, count: number, rounds: number): PipelineRun {
-  const rates: number[] = [];
-  let last = null as ReturnType<typeof runSession> | null;
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    last = runSession(spec, { source: new ReplaySource(events, count) });
-    rates.push((last.eventsProcessed * 1000) / (performance.now() - t0));
-  }
-  return { eventsPerSec: median(rates), rounds: rates, events: last!.eventsProcessed, ordersSent: last!.ordersSent, fills: last!.fills, predictions: last!.predictions, killSwitchTripped: last!.killSwitch.tripped };
+/** What the bench's main thread sends: one timed round without the model, or the rest of the job. */
+export type PipelineCommand = 'round' | 'finish';
+export type PipelineReply = { type: 'ready' } | { type: 'round'; eventsPerSec: number } | { type: 'done'; pipe: PipelineRun; pipeML: PipelineRun };
+
+function timedRound(spec: SessionSpec, events: Float64Array, count: number): { rate: number; result: SessionResult } {
+  const t0 = performance.now();
+  const result = runSession(spec, { source: new ReplaySource(events, count) });
+  return { rate: (result.eventsProcessed * 1000) / (performance.now() - t0), result };
+}
+
+function summary(rates: number[], last: SessionResult): PipelineRun {
+  return { eventsPerSec: median(rates), rounds: rates, events: last.eventsProcessed, ordersSent: last.ordersSent, fills: last.fills, predictions: last.predictions, killSwitchTripped: last.killSwitch.tripped };
 }
 
 if (parentPort) {
+  const port = parentPort;
   const job = workerData as PipelineJob;
   const { events, count } = job;
   // Warm-up: one whole untimed session, as the book section replays its whole stream once before
   // timing. After 500k events (the earlier warm-up) the rounds were still speeding up, e.g.
   // 4.22M, 6.51M, 7.47M events/s (2026-11-23): V8 was still optimising.
   runSession(job.spec, { source: new ReplaySource(events, count) });
-  const pipe = pipelineRounds(job.spec, events, count, job.rounds);
-  runSession(job.specML, { source: new ReplaySource(events, count) });
-  const pipeML = pipelineRounds(job.specML, events, count, job.roundsML);
-  parentPort.postMessage({ pipe, pipeML });
+  // The rounds without the model one at a time, on the main thread's command: it times its peer
+  // (ccxt's book) between them, while this thread waits.
+  const rates: number[] = [];
+  let last: SessionResult | null = null;
+  port.on('message', (m: PipelineCommand) => {
+    if (m === 'round') {
+      const r = timedRound(job.spec, events, count);
+      rates.push(r.rate);
+      last = r.result;
+      port.postMessage({ type: 'round', eventsPerSec: r.rate } satisfies PipelineReply);
+      return;
+    }
+    if (last === null) throw new Error('pipeline worker: finish before any round');
+    const pipe = summary(rates, last);
+    runSession(job.specML, { source: new ReplaySource(events, count) });
+    const ml = Array.from({ length: job.roundsML }, () => timedRound(job.specML, events, count));
+    const pipeML = summary(ml.map((r) => r.rate), ml[ml.length - 1].result);
+    port.postMessage({ type: 'done', pipe, pipeML } satisfies PipelineReply);
+    port.close();
+  });
+  port.postMessage({ type: 'ready' } satisfies PipelineReply);
 }

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../src/core/paths.ts';
 import { benchAllocation } from './allocation.ts';
-import { benchBook } from './book.ts';
+import { benchBook, ccxtPeer } from './book.ts';
 import { benchComponents } from './components.ts';
 import { benchCrossThread } from './cross-thread.ts';
 import { startEngineProcess, type EngineProcess } from './engine-process.ts';
@@ -136,7 +136,8 @@ export async function runSuite(o: Options): Promise<Results> {
   let bookStream: BookStream | null = null;
   let session: Recording | null = null;
   const needSession = want('tick-to-trade') || want('allocation') || want('throughput');
-  if (want('book') || want('components')) {
+  // The throughput section times ccxt's book on this stream between its pipeline rounds.
+  if (want('book') || want('components') || want('throughput')) {
     note(`recording the order-book stream (${p.bookUpdates.toLocaleString('en-US')} updates)`);
     bookStream = recordBookStream(spec, p.bookUpdates);
   }
@@ -168,10 +169,9 @@ export async function runSuite(o: Options): Promise<Results> {
   try {
     await section('book', () => benchBook(bookStream!, { rounds: p.bookRounds }));
     await section('components', () => benchComponents(bookStream!, spec.quote, { rounds: p.componentRounds, events: p.componentEvents, strategyCalls: p.strategyCalls, inferenceCalls: p.inferenceCalls }));
-    bookStream = null;
     await section('tick-to-trade', () => benchTickToTrade(specML, session!, { events: p.t2tEvents }));
     await section('allocation', () => benchAllocation(spec, specML, session!, { events: p.allocEvents }));
-    await section('throughput', () =>
+    await section('throughput', async () =>
       benchThroughput(config, spec, specML, session!, {
         rounds: p.tpRounds,
         roundsML: p.tpRoundsML,
@@ -179,9 +179,11 @@ export async function runSuite(o: Options): Promise<Results> {
         sessionEnd: p.poolSessionEnd,
         maxWorkers: m.cores,
         profile: true,
+        peer: await ccxtPeer(bookStream!),
       }),
     );
     session = null;
+    bookStream = null;
     await section('replay', () => benchReplay(o.quick));
     await section('cross-thread', () => benchCrossThread(config, { seconds: p.crossSeconds, warmupSeconds: p.crossWarmup, speed: 4 }));
     if (want('http') || want('memory')) {

@@ -19,7 +19,7 @@ import { ReplaySource } from '../src/backtest/replay-source.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
 import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
 import { Worker } from 'node:worker_threads';
-import type { PipelineJob, PipelineRun } from './pipeline-worker.ts';
+import type { PipelineCommand, PipelineJob, PipelineReply, PipelineRun } from './pipeline-worker.ts';
 import { profileWhile, type ProfileSummary } from './profile.ts';
 import { benchRequest, type Recording } from './stream.ts';
 import { loadavg, median, note } from './util.ts';
@@ -55,6 +55,8 @@ export interface ThroughputBench {
   speedOfLight: { bareLoopEventsPerSec: number; replayRingEventsPerSec: number; checksum: number };
   pipeline: PipelineRun;
   pipelineWithModel: PipelineRun;
+  /** ccxt's book timed between the rounds without the model; null when the run has no book stream. */
+  ccxtBetweenRounds: PeerBetweenRounds | null;
   ratioToSpeedOfLight: number;
   targetEventsPerSec: number;
   scaling: { days: string[]; sessionSpan: string; points: ScalingPoint[]; note: string };
@@ -114,22 +116,76 @@ function replayRingLoop(rec: Recording, n: number): number {
   return a + b + c + e + f + g;
 }
 
+/** ccxt's book timed between the pipeline rounds (book.ts ccxtPeer), and the ratio of issue 15 per round. */
+export interface PeerBetweenRounds {
+  /** ns per update, median of the rounds; one replay after each pipeline round. */
+  nsPerUpdate: number;
+  rounds: number[];
+  /** Pipeline ns per event / ccxt ns per update, round by round, and their median. */
+  ratios: number[];
+  ratio: number;
+}
+
 /**
  * The pipeline rounds without and with the model, in a fresh worker thread (bench/pipeline-worker.ts
- * says why), over a shared copy of the recording.
+ * says why), over a shared copy of the recording. The rounds without the model run one at a
+ * time; after each, `peer` (when given) is timed here while the worker waits.
  */
-async function pipelineInWorker(spec: SessionSpec, specML: SessionSpec, rec: Recording, rounds: number, roundsML: number): Promise<{ pipe: PipelineRun; pipeML: PipelineRun }> {
+async function pipelineInWorker(
+  spec: SessionSpec,
+  specML: SessionSpec,
+  rec: Recording,
+  rounds: number,
+  roundsML: number,
+  peer: (() => number) | null,
+): Promise<{ pipe: PipelineRun; pipeML: PipelineRun; peer: PeerBetweenRounds | null }> {
   const events = new Float64Array(new SharedArrayBuffer(rec.count * EV_STRIDE * 8));
   events.set(rec.events.subarray(0, rec.count * EV_STRIDE));
-  const job: PipelineJob = { spec, specML, events, count: rec.count, rounds, roundsML };
+  const job: PipelineJob = { spec, specML, events, count: rec.count, roundsML };
   const w = new Worker(new URL('./pipeline-worker.js', import.meta.url), { workerData: job });
-  try {
-    return await new Promise((resolve, reject) => {
-      w.once('message', resolve);
-      w.once('error', reject);
-      w.once('exit', (code) => reject(new Error(`pipeline worker exited with code ${code}`)));
+  // One reply at a time: the worker answers each command once.
+  let waiting: { resolve: (m: PipelineReply) => void; reject: (e: Error) => void } | null = null;
+  let failed: Error | null = null;
+  const fail = (e: Error) => {
+    failed ??= e;
+    waiting?.reject(e);
+    waiting = null;
+  };
+  w.on('message', (m: PipelineReply) => {
+    const h = waiting;
+    waiting = null;
+    h?.resolve(m);
+  });
+  w.on('error', fail);
+  w.on('exit', (code) => fail(new Error(`pipeline worker exited with code ${code}`)));
+  const reply = <T extends PipelineReply['type']>(type: T): Promise<Extract<PipelineReply, { type: T }>> =>
+    new Promise((resolve, reject) => {
+      if (failed) return reject(failed);
+      waiting = {
+        resolve: (m) => (m.type === type ? resolve(m as Extract<PipelineReply, { type: T }>) : reject(new Error(`pipeline worker: expected '${type}', got '${m.type}'`))),
+        reject,
+      };
     });
+  try {
+    await reply('ready');
+    const peerNs: number[] = [];
+    const ratios: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const next = reply('round');
+      w.postMessage('round' satisfies PipelineCommand);
+      const { eventsPerSec } = await next;
+      if (peer) {
+        const ns = peer();
+        peerNs.push(ns);
+        ratios.push(1e9 / eventsPerSec / ns);
+      }
+    }
+    const done = reply('done');
+    w.postMessage('finish' satisfies PipelineCommand);
+    const { pipe, pipeML } = await done;
+    return { pipe, pipeML, peer: peer ? { nsPerUpdate: median(peerNs), rounds: peerNs, ratios, ratio: median(ratios) } : null };
   } finally {
+    w.removeAllListeners('exit');
     await w.terminate();
   }
 }
@@ -139,7 +195,7 @@ export async function benchThroughput(
   spec: SessionSpec,
   specML: SessionSpec,
   rec: Recording,
-  o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean },
+  o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean; peer: (() => number) | null },
 ): Promise<ThroughputBench> {
   const n = rec.count;
   note(`throughput: generation`);
@@ -162,7 +218,8 @@ export async function benchThroughput(
 
   note(`throughput: full pipeline, one thread (${n.toLocaleString('en-US')} events x ${o.rounds})`);
   // Then with the model (x roundsML), in the same fresh thread.
-  const { pipe, pipeML } = await pipelineInWorker(spec, specML, rec, o.rounds, o.roundsML);
+  // ccxt's book is timed after each round without the model (issue 15's ratio, PeerBetweenRounds).
+  const { pipe, pipeML, peer } = await pipelineInWorker(spec, specML, rec, o.rounds, o.roundsML, o.peer);
   // A session whose strategy stopped part-way is not the full pipeline for the rest of its events.
   for (const [what, p] of [['without', pipe], ['with', pipeML]] as const) {
     if (p.killSwitchTripped) throw new Error(`throughput: the session ${what} the model tripped its kill switch; the pipeline rows need a session traded throughout (benchConfig)`);
@@ -213,6 +270,7 @@ export async function benchThroughput(
     speedOfLight: { bareLoopEventsPerSec: sol, replayRingEventsPerSec: median(ringRates), checksum },
     pipeline: pipe,
     pipelineWithModel: pipeML,
+    ccxtBetweenRounds: peer,
     ratioToSpeedOfLight: pipe.eventsPerSec / sol,
     targetEventsPerSec: 10e6,
     scaling: {

@@ -81,6 +81,15 @@ test('components, tick-to-trade and throughput figures are positive and finite',
   assert.is(tp.pipeline.killSwitchTripped, false, 'the measured session trades throughout');
   assert.is(tp.pipelineWithModel.killSwitchTripped, false, 'the measured session with the model trades throughout');
   positive(tp.pipelineWithModel.predictions, 'predictions with the model');
+  // issue 15's ratio: ccxt's book timed after every round without the model, one ratio per round
+  const peer = tp.ccxtBetweenRounds;
+  assert.is(peer.rounds.length, tp.pipeline.rounds.length, 'a ccxt replay after each pipeline round');
+  assert.is(peer.ratios.length, tp.pipeline.rounds.length);
+  peer.rounds.forEach((ns: number, i: number) => {
+    positive(ns, `ccxt ns per update, round ${i}`);
+    assert.ok(Math.abs(peer.ratios[i] - 1e9 / tp.pipeline.rounds[i] / ns) < 1e-9 * peer.ratios[i], `ratio of round ${i}`);
+  });
+  assert.ok(r.table.some((row) => row.benchmark === 'Backtest pipeline per event / ccxt book per update' && row.ours.endsWith(`${peer.ratio.toFixed(2)}x`)), 'the table reports the median ratio');
   assert.ok(tp.scaling.points.length >= 1);
   for (const p of tp.scaling.points) positive(p.eventsPerSec, `pool of ${p.workers}`);
   assert.ok(tp.profile.top.length > 0, 'a CPU profile');
