@@ -27,15 +27,14 @@ export const C_COUNT = 12;
 export const QS_BID = 0; // touch, ticks
 export const QS_ASK = 1;
 export const QS_POS = 2; // position, contracts
-export const QS_SIGNAL = 3; // model signal (NaN: none)
-export const QS_SUM_LO = 4; // the band of the volatility's sum (FeatureExtractor.writeVolatilitySum) in
-export const QS_SUM_HI = 5; // which decide() gives the same quotes (adjacent: volatilitySumWithin)
-export const QS_UNTIL = 6; // exchange time the reduce-only window starts (Infinity: already in it)
-export const QS_TRIAL_SUM = 7; // a trial sum and its volatility (FeatureExtractor.volatilityFor)
-export const QS_TRIAL_SIGMA = 8;
-export const QS_SIGNAL_LO = 9; // the range of signals in which decide() gives the same quotes
-export const QS_SIGNAL_HI = 10; // (MarketMaker.signalBand; [QS_SIGNAL, QS_SIGNAL] without one)
-export const QS_COUNT = 11;
+export const QS_SUM_LO = 3; // the band of the volatility's sum (FeatureExtractor.writeVolatilitySum) in
+export const QS_SUM_HI = 4; // which decide() gives the same quotes (adjacent: volatilitySumWithin)
+export const QS_UNTIL = 5; // exchange time the reduce-only window starts (Infinity: already in it)
+export const QS_TRIAL_SUM = 6; // a trial sum and its volatility (FeatureExtractor.volatilityFor)
+export const QS_TRIAL_SIGMA = 7;
+export const QS_SIGNAL_LO = 8; // the range of model signals in which decide() gives the same quotes
+export const QS_SIGNAL_HI = 9; // (MarketMaker.signalBand): the signal alone without a band, NaN without a signal
+export const QS_COUNT = 10;
 
 // Trial lower ends of the band, as fractions of the sum at the requote: 0 (every volatility
 // down to the floor), then about 6 % and 0.8 % of the sum (3 % and 0.4 % of the volatility; with

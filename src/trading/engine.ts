@@ -77,7 +77,6 @@ import {
   QS_BID,
   QS_ASK,
   QS_POS,
-  QS_SIGNAL,
   QS_SIGNAL_HI,
   QS_SIGNAL_LO,
   QS_SUM_LO,
@@ -262,14 +261,14 @@ export class Engine {
     const q = this.standing;
     const c = this.clock;
     const sig = c[C_SIGNAL];
-    const ref = q[QS_SIGNAL];
+    const lo = q[QS_SIGNAL_LO]; // NaN when the requote had no signal
     return (
       bb === q[QS_BID] &&
       ba === q[QS_ASK] &&
       this.portfolio.position === q[QS_POS] &&
       c[C_EXCH] < q[QS_UNTIL] &&
       this.features.volatilitySumWithin(q, QS_SUM_LO) &&
-      ((sig >= q[QS_SIGNAL_LO] && sig <= q[QS_SIGNAL_HI]) || (sig !== sig && ref !== ref))
+      ((sig >= lo && sig <= q[QS_SIGNAL_HI]) || (sig !== sig && lo !== lo))
     );
   }
 
@@ -445,7 +444,6 @@ export class Engine {
     q[QS_BID] = bb;
     q[QS_ASK] = ba;
     q[QS_POS] = pos;
-    q[QS_SIGNAL] = mm.inputs[IN_SIGNAL];
     q[QS_UNTIL] = reduceOnly ? Infinity : this.reduceOnlyFromNs;
     this.standBand(bb, ba, pos, reduceOnly);
   }
