@@ -55,8 +55,8 @@ export interface ThroughputBench {
   speedOfLight: { bareLoopEventsPerSec: number; replayRingEventsPerSec: number; checksum: number };
   pipeline: PipelineRun;
   pipelineWithModel: PipelineRun;
-  /** ccxt's book timed between the rounds without the model; null when the run has no book stream. */
-  ccxtBetweenRounds: PeerBetweenRounds | null;
+  /** ccxt's book timed between the rounds without the model. */
+  ccxtBetweenRounds: PeerBetweenRounds;
   ratioToSpeedOfLight: number;
   targetEventsPerSec: number;
   scaling: { days: string[]; sessionSpan: string; points: ScalingPoint[]; note: string };
@@ -129,7 +129,7 @@ export interface PeerBetweenRounds {
 /**
  * The pipeline rounds without and with the model, in a fresh worker thread (bench/pipeline-worker.ts
  * says why), over a shared copy of the recording. The rounds without the model run one at a
- * time; after each, `peer` (when given) is timed here while the worker waits.
+ * time; after each, `peer` is timed here while the worker waits.
  */
 async function pipelineInWorker(
   spec: SessionSpec,
@@ -137,8 +137,8 @@ async function pipelineInWorker(
   rec: Recording,
   rounds: number,
   roundsML: number,
-  peer: (() => number) | null,
-): Promise<{ pipe: PipelineRun; pipeML: PipelineRun; peer: PeerBetweenRounds | null }> {
+  peer: () => number,
+): Promise<{ pipe: PipelineRun; pipeML: PipelineRun; peer: PeerBetweenRounds }> {
   const events = new Float64Array(new SharedArrayBuffer(rec.count * EV_STRIDE * 8));
   events.set(rec.events.subarray(0, rec.count * EV_STRIDE));
   const job: PipelineJob = { spec, specML, events, count: rec.count, roundsML };
@@ -174,16 +174,14 @@ async function pipelineInWorker(
       const next = reply('round');
       w.postMessage('round' satisfies PipelineCommand);
       const { eventsPerSec } = await next;
-      if (peer) {
-        const ns = peer();
-        peerNs.push(ns);
-        ratios.push(1e9 / eventsPerSec / ns);
-      }
+      const ns = peer();
+      peerNs.push(ns);
+      ratios.push(1e9 / eventsPerSec / ns);
     }
     const done = reply('done');
     w.postMessage('finish' satisfies PipelineCommand);
     const { pipe, pipeML } = await done;
-    return { pipe, pipeML, peer: peer ? { nsPerUpdate: median(peerNs), rounds: peerNs, ratios, ratio: median(ratios) } : null };
+    return { pipe, pipeML, peer: { nsPerUpdate: median(peerNs), rounds: peerNs, ratios, ratio: median(ratios) } };
   } finally {
     w.removeAllListeners('exit');
     await w.terminate();
@@ -195,7 +193,7 @@ export async function benchThroughput(
   spec: SessionSpec,
   specML: SessionSpec,
   rec: Recording,
-  o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean; peer: (() => number) | null },
+  o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean; peer: () => number },
 ): Promise<ThroughputBench> {
   const n = rec.count;
   note(`throughput: generation`);
