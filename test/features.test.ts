@@ -482,6 +482,83 @@ test('random feed: L5 imbalance equals a full recomputation, values stay in rang
   assert.ok(book.bestBidSize > 0 && fx.depthAvg > 20, `average best depth ${fx.depthAvg}`);
 });
 
+test('random feed: the volatility and momentum, kept as of the last mid change, equal an eager decay at every event', () => {
+  // The reference decays everything at every event, as the definitions read; the extractor
+  // decays Q and mid - EWMA over the whole interval since the last mid change. Both are the
+  // same function of the feed; only rounding differs (exp(-a) exp(-b) vs exp(-(a + b))).
+  const book = new DenseBook(4096);
+  const fx = new FeatureExtractor();
+  const o = fx.opts;
+  const hs = o.volHorizonNs / S;
+  const rec = new Float64Array(EV_STRIDE);
+  const flow = new Flow(new Rng(7), book, rec, 0, 20_000);
+  let q = o.volInit * o.volInit * hs, ema = 0, mid = 0, last = NaN, ready = false, moves = 0, worstVol = 0, worstMom = 0;
+  for (let i = 0; i < 200_000; i++) {
+    step(flow, book, fx, rec, 0);
+    const ts = rec[EV_TS];
+    if (last === last && ts > last) {
+      q *= Math.exp(-(ts - last) / o.volHorizonNs);
+      if (ready) ema += (1 - Math.exp(-(ts - last) / o.momentumTauNs)) * (mid - ema);
+    }
+    if (!(ts <= last)) last = ts;
+    if (!fx.twoSided) continue;
+    const m = (book.bestBid + book.bestAsk) / 2;
+    if (!ready) {
+      ready = true;
+      ema = m;
+    } else if (m !== mid) {
+      q += (m - mid) * (m - mid);
+      moves++;
+    }
+    mid = m;
+    const vol = Math.sqrt(Math.max(q / hs, o.volFloor * o.volFloor));
+    worstVol = Math.max(worstVol, Math.abs(fx.volatility - vol) / vol);
+    worstMom = Math.max(worstMom, Math.abs(fx.momentum - (mid - ema)));
+  }
+  assert.ok(moves > 5_000, `${moves} mid changes`);
+  assert.ok(worstVol < 1e-12, `volatility off by ${worstVol} (relative)`);
+  assert.ok(worstMom < 1e-9, `momentum off by ${worstMom} ticks`);
+});
+
+test('volatilityStandInto: up to its time the sum stays at or above the band, and not much past it', () => {
+  // What the engine's standing quotes rely on: while volatilityStands holds, the sum is in
+  // [lo, the sum at the requote]; it stops holding at the next mid change or soon after the
+  // decayed sum falls below lo.
+  const book = new DenseBook(4096);
+  const fx = new FeatureExtractor({}, 'volatility');
+  const rec = new Float64Array(EV_STRIDE);
+  const flow = new Flow(new Rng(11), book, rec, 0, 20_000);
+  const rng = new Rng(12);
+  const at = new Float64Array(4); // [lo, the sum at the requote, moves, until]
+  const sum = new Float64Array(1);
+  let bands = 0, heldEvents = 0, expired = 0, endedByTime = 0, moves = 0, movesAtBand = 0, mid = fx.mid;
+  for (let i = 0; i < 300_000; i++) {
+    step(flow, book, fx, rec, 0);
+    if (fx.mid !== mid) moves++;
+    mid = fx.mid;
+    fx.writeVolatilitySum(sum, 0);
+    if (bands > 0 && fx.volatilityStands(at, 2)) {
+      heldEvents++;
+      if (!(sum[0] >= at[0] && sum[0] <= at[1])) assert.unreachable(`event ${i}: sum ${sum[0]} outside [${at[0]}, ${at[1]}] while standing`);
+      continue;
+    }
+    if (bands > 0 && moves === movesAtBand) {
+      // no mid change: it ended by time, so the sum is now below lo (or the time is just past a
+      // bound taken 1e-9 of a horizon early)
+      endedByTime++;
+      if (sum[0] >= at[0] * (1 + 1e-6)) assert.unreachable(`event ${i}: stopped standing with the sum ${sum[0]} still above ${at[0]}`);
+    }
+    if (bands > 0) expired++;
+    // a new band from the sum now: the sum alone, or down to a random fraction of it
+    at[1] = sum[0];
+    at[0] = rng.int(4) === 0 ? sum[0] : sum[0] * (0.9 + rng.int(1000) / 10_000);
+    fx.volatilityStandInto(at, 0, 2);
+    movesAtBand = moves;
+    bands++;
+  }
+  assert.ok(bands > 10_000 && heldEvents > 100_000 && endedByTime > 1_000, `${bands} bands, ${heldEvents} events standing, ${expired} ended, ${endedByTime} by time`);
+});
+
 test('the vector does not depend on the price level', () => {
   const run = (base: number): Float64Array[] => {
     const book = new DenseBook(4096);

@@ -4,6 +4,10 @@
 // session over the first 300k events of the shipped ES session with and without the model (every
 // counter, P&L, markout, equity sample, fill and quote sample), and the model's feature vector at
 // checkpoints. A change meant to change results (a model, a strategy) updates them, and says so.
+// The feature vector's digest is that of round eight (the volatility's sum and momentum decayed
+// from the last mid change, not at every event): the vector differs from the old one in the last
+// bits only (at most 4e-11 relative, in 12 of its 54 values here), and the sessions' digests,
+// with the model retrained on those features, are unchanged.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
@@ -18,7 +22,7 @@ test('session results equal the pinned ones, without and with the model', () => 
 
 test('the feature vector equals the pinned one at every checkpoint', () => {
   const json = JSON.stringify(featureVectors(50_000, false, rec));
-  assert.is(createHash('sha256').update(json).digest('hex'), '267afefd8f0adc4e2bcae95c27932be5cebec90402aa4ac430694a5b9696da30');
+  assert.is(createHash('sha256').update(json).digest('hex'), '07aea4b2caf635de853cfe6c94d82cd1288240af1b865e5a81af05a78318d002');
 });
 
 test('outputs computed on read do not depend on when, or how often, they are read', () => {

@@ -30,7 +30,7 @@ export const S_W_BID = 14;
 export const S_W_ASK = 15;
 export const S_DEPTH_L1 = 16;
 export const S_VOL_Q = 17;
-export const S_MID_EMA = 18;
+export const S_MOM = 18; // mid - EWMA(mid) as of S_MID_T
 export const S_BUCKET_BUY = 19;
 export const S_BUCKET_SELL = 20;
 // The inputs of the book-derived outputs at the last two-sided event (held while a side is empty).
@@ -40,7 +40,9 @@ export const S_TS_BID_SZ = 23;
 export const S_TS_ASK_SZ = 24;
 export const S_TS_W_BID = 25;
 export const S_TS_W_ASK = 26;
-export const S_COUNT = 27;
+export const S_MID_T = 27; // the time Q (S_VOL_Q) and S_MOM are as of: the last mid change (or the first event)
+export const S_MID_MOVES = 28; // mid changes since reset: Q changed only at these
+export const S_COUNT = 29;
 
 export const K_INV_OFI_TAU = 0;
 export const K_INV_VOL_H = 1;

@@ -5,11 +5,16 @@
 // that are a plain function of it (microprice, the imbalances, ofiNorm, momentum, the
 // volatility, the vector) are computed when read, by the same expressions from the same doubles,
 // so they are the values an eager update would have stored. The engine reads the volatility only
-// when it requotes; between requotes it compares the sum behind it with a band.
+// when it requotes; between requotes it compares the time with the one until which the sum
+// behind it stays in a band (volatilityStandInto).
 //
 // Units: prices in ticks, sizes in contracts, time in exchange nanoseconds (EV_TS). Decays use
-// the event's exchange time, are applied lazily at the next event (a value reflects the state
-// as of the last event) and cost no exp() when several events share a timestamp.
+// the event's exchange time. Those of values that change at most events (OFI, the traded
+// volumes, the depth average) are applied at the next event and cost no exp() when several
+// events share a timestamp. The volatility's sum Q and momentum change only when the mid does,
+// so they are kept as of the last mid change and decayed over the whole interval when read or
+// changed: one exp per mid change, none per event. (exp(-a) exp(-b) and exp(-(a + b)) differ in
+// the last bits: the values are those of the definitions below, computed this way.)
 //
 // Definitions
 // - mid = (bestBid + bestAsk) / 2; spread = bestAsk - bestBid.
@@ -62,8 +67,10 @@ import {
   S_W_ASK,
   S_DEPTH_L1,
   S_VOL_Q,
+  S_MID_T,
+  S_MID_MOVES,
   S_X,
-  S_MID_EMA,
+  S_MOM,
   S_BUCKET_BUY,
   S_BUCKET_SELL,
   S_TS_BID,
@@ -164,6 +171,16 @@ function expm1NegAt(a: Float64Array, i: number): void {
 }
 
 /**
+ * a[i] = exp(-a[i]) for a[i] >= 0, in place: 1 + the series of expm1NegAt where it is exact
+ * (relative error ~1e-16), Math.exp beyond, which stays exact relative to its value however long
+ * the interval (1 + expm1 would not: at x = 20 its absolute error is 5e-8 of the result).
+ */
+function expNegAt(a: Float64Array, i: number): void {
+  const x = a[i];
+  a[i] = x < 0.01 ? 1 - x * (1 - x * (0.5 - x * (0.16666666666666666 - x * (0.041666666666666664 - x * 0.008333333333333333)))) : Math.exp(-x);
+}
+
+/**
  * What an extractor computes: every feature ('all'), or only the volatility and the mid
  * ('volatility': what the market maker reads without a model; a backtest without the model reads
  * nothing else, and skips the rest of the per-event work). The volatility is the same double in
@@ -188,8 +205,6 @@ export class FeatureExtractor {
   private readonly buckets: Float64Array;
   private bucketHead = 0;
   private hasTs = false;
-  /** depthTauNs === volHorizonNs: both decays use the same factor. */
-  private readonly depthTauIsVolH: boolean;
   /** scope === 'all' (a boolean field: tested on every event). */
   private readonly all: boolean;
 
@@ -243,12 +258,14 @@ export class FeatureExtractor {
   }
   /** Realised volatility of the mid, ticks per sqrt(second) (computed when read, from the sum Q). */
   get volatility(): number {
-    this.sigmaOf(this.s, S_VOL_Q, this.scratch, 0);
+    this.sumNow(this.scratch, 0);
+    this.sigmaOf(this.scratch, 0, this.scratch, 0);
     return this.scratch[0];
   }
   /** out[i] = the volatility; on the hot path, where a double returned by a call V8 does not inline would be boxed. */
   writeVolatility(out: Float64Array, i: number): void {
-    this.sigmaOf(this.s, S_VOL_Q, out, i);
+    this.sumNow(out, i);
+    this.sigmaOf(out, i, out, i);
   }
   /**
    * out[i] = the decayed sum of squared mid changes behind the volatility (Q); the volatility
@@ -256,12 +273,39 @@ export class FeatureExtractor {
    * inline would be boxed, once per event in the engine's check.)
    */
   writeVolatilitySum(out: Float64Array, i: number): void {
-    out[i] = this.s[S_VOL_Q];
+    this.sumNow(out, i);
   }
-  /** band[lo] <= Q <= band[lo + 1]. */
-  volatilitySumWithin(band: Float64Array, lo: number): boolean {
-    const q = this.s[S_VOL_Q];
-    return q >= band[lo] && q <= band[lo + 1];
+  /**
+   * Until when the sum stays at or above at[lo]: at[i] = the mid changes so far, at[i + 1] = an
+   * exchange time up to which Q >= at[lo] holds (volatilityStands). Between mid changes Q only
+   * decays, Q(t) = Q_k exp(-(t - t_k) / H), so that time is t_k + H ln(Q_k / at[lo]), taken 1e-9
+   * of a horizon early: the computed Q is within a few ulps of the exact one, so it is surely
+   * >= at[lo] up to there (and a requote after it decides again, as it would have anyway).
+   */
+  volatilityStandInto(at: Float64Array, lo: number, i: number): void {
+    const s = this.s;
+    at[i] = s[S_MID_MOVES];
+    const floor = at[lo];
+    const q = s[S_VOL_Q];
+    let until = s[S_LAST_TS]; // Q now is the bound itself when nothing lower was found
+    if (!(floor > 0)) until = Infinity;
+    else if (q > floor) {
+      const t = s[S_MID_T] + (Math.log(q / floor) - 1e-9) * this.opts.volHorizonNs;
+      if (t > until) until = t;
+    }
+    at[i + 1] = until;
+  }
+  /** No mid change since volatilityStandInto(at, lo, i), and the last event no later than its time. */
+  volatilityStands(at: Float64Array, i: number): boolean {
+    const s = this.s;
+    return s[S_MID_MOVES] === at[i] && s[S_LAST_TS] <= at[i + 1];
+  }
+  /** out[i] = Q decayed from its last change to the last event. */
+  private sumNow(out: Float64Array, i: number): void {
+    const s = this.s;
+    s[S_X] = (s[S_LAST_TS] - s[S_MID_T]) * this.k[K_INV_VOL_H];
+    expNegAt(s, S_X);
+    out[i] = s[S_VOL_Q] * s[S_X];
   }
   /** at[i + 1] = the volatility for the sum at[i]. */
   volatilityFor(at: Float64Array, i: number): void {
@@ -280,7 +324,11 @@ export class FeatureExtractor {
   /** mid - EWMA(mid), ticks. */
   get momentum(): number {
     if (!this.all) this.notComputed('momentum');
-    return this.ready ? this.s[S_MID] - this.s[S_MID_EMA] : 0;
+    if (!this.ready) return 0;
+    const s = this.s;
+    s[S_X] = (s[S_LAST_TS] - s[S_MID_T]) * this.k[K_INV_MOM_TAU];
+    expNegAt(s, S_X);
+    return s[S_MOM] * s[S_X];
   }
   /** Time-weighted average of (bidSz + askSz) / 2, contracts. */
   get depthAvg(): number {
@@ -345,7 +393,6 @@ export class FeatureExtractor {
     k[K_VOL_H_S] = o.volHorizonNs / NS_PER_S;
     k[K_VOL_FLOOR_SQ] = o.volFloor * o.volFloor;
     k[K_BUCKET_VOLUME] = o.vpinBucketVolume;
-    this.depthTauIsVolH = k[K_INV_DEPTH_TAU] === k[K_INV_VOL_H];
     this.buckets = new Float64Array(o.vpinBuckets);
     this.reset();
   }
@@ -377,13 +424,10 @@ export class FeatureExtractor {
     if (!this.hasTs) {
       this.hasTs = true;
       s[S_LAST_TS] = ts;
+      s[S_MID_T] = ts;
     } else if (ts > s[S_LAST_TS]) {
       const dt = ts - s[S_LAST_TS];
       s[S_LAST_TS] = ts;
-      s[S_X] = dt * k[K_INV_VOL_H];
-      expm1NegAt(s, S_X);
-      const eVol = s[S_X];
-      s[S_VOL_Q] *= 1 + eVol;
       if (this.all) {
         s[S_X] = dt * k[K_INV_OFI_TAU];
         expm1NegAt(s, S_X);
@@ -393,16 +437,8 @@ export class FeatureExtractor {
         s[S_SELL] *= d;
       }
       if (this.all && this.ready) {
-        s[S_X] = dt * k[K_INV_MOM_TAU];
+        s[S_X] = dt * k[K_INV_DEPTH_TAU];
         expm1NegAt(s, S_X);
-        s[S_MID_EMA] -= s[S_X] * (s[S_MID] - s[S_MID_EMA]);
-        // The depth average's time constant is the volatility horizon by default (10 s): the
-        // same argument gives the same factor, so it is computed once (one series in four).
-        s[S_X] = eVol;
-        if (!this.depthTauIsVolH) {
-          s[S_X] = dt * k[K_INV_DEPTH_TAU];
-          expm1NegAt(s, S_X);
-        }
         s[S_DEPTH_AVG] -= s[S_X] * (s[S_DEPTH_L1] - s[S_DEPTH_AVG]);
       }
     }
@@ -461,11 +497,20 @@ export class FeatureExtractor {
       const depth = (bs + as) * 0.5;
       if (!this.ready) {
         this.ready = true;
-        s[S_MID_EMA] = mid;
+        s[S_MOM] = 0;
         s[S_DEPTH_AVG] = depth;
       } else if (mid !== s[S_MID]) {
         const dm = mid - s[S_MID];
+        this.sumNow(s, S_VOL_Q);
         s[S_VOL_Q] += dm * dm;
+        if (this.all) {
+          // mid - EWMA decays while the mid stands; a mid change adds to it in full
+          s[S_X] = (s[S_LAST_TS] - s[S_MID_T]) * k[K_INV_MOM_TAU];
+          expNegAt(s, S_X);
+          s[S_MOM] = s[S_MOM] * s[S_X] + dm;
+        }
+        s[S_MID_T] = s[S_LAST_TS];
+        s[S_MID_MOVES]++;
       }
       s[S_MID] = mid;
       if (this.all) {

@@ -28,13 +28,15 @@ export const QS_BID = 0; // touch, ticks
 export const QS_ASK = 1;
 export const QS_POS = 2; // position, contracts
 export const QS_SUM_LO = 3; // the band of the volatility's sum (FeatureExtractor.writeVolatilitySum) in
-export const QS_SUM_HI = 4; // which decide() gives the same quotes (adjacent: volatilitySumWithin)
+export const QS_SUM_HI = 4; // which decide() gives the same quotes: down from the sum at the requote
 export const QS_UNTIL = 5; // exchange time the reduce-only window starts (Infinity: already in it)
 export const QS_TRIAL_SUM = 6; // a trial sum and its volatility (FeatureExtractor.volatilityFor)
 export const QS_TRIAL_SIGMA = 7;
 export const QS_SIGNAL_LO = 8; // the range of model signals in which decide() gives the same quotes
 export const QS_SIGNAL_HI = 9; // (MarketMaker.signalBand): the signal alone without a band, NaN without a signal
-export const QS_COUNT = 10;
+export const QS_VOL_MOVES = 10; // FeatureExtractor.volatilityStandInto: the mid changes so far, and the
+export const QS_VOL_UNTIL = 11; // exchange time up to which the sum stays in the band (adjacent)
+export const QS_COUNT = 12;
 
 // Trial lower ends of the band, as fractions of the sum at the requote: 0 (every volatility
 // down to the floor), then about 6 % and 0.8 % of the sum (3 % and 0.4 % of the volatility; with

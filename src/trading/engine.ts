@@ -82,6 +82,7 @@ import {
   QS_SUM_LO,
   QS_SUM_HI,
   QS_UNTIL,
+  QS_VOL_MOVES,
   QS_TRIAL_SUM,
   QS_TRIAL_SIGMA,
   QS_COUNT,
@@ -267,7 +268,7 @@ export class Engine {
       ba === q[QS_ASK] &&
       this.portfolio.position === q[QS_POS] &&
       c[C_EXCH] < q[QS_UNTIL] &&
-      this.features.volatilitySumWithin(q, QS_SUM_LO) &&
+      this.features.volatilityStands(q, QS_VOL_MOVES) &&
       ((sig >= lo && sig <= q[QS_SIGNAL_HI]) || (sig !== sig && lo !== lo))
     );
   }
@@ -452,8 +453,8 @@ export class Engine {
    * The band of the volatility's sum in which the quotes just decided stand: from the lowest trial
    * sum whose volatility gives the same quotes (MarketMaker.sameQuotesAt) up to the sum now. The
    * volatility is a monotone function of the sum, so every sum in the band gives a volatility
-   * between the two tried. Between mid changes the sum only decays (and a mid change moves the
-   * touch), so the band holds until the volatility has fallen past the trial. Then the band of
+   * between the two tried. Between mid changes the sum only decays, so the band holds until a
+   * mid change or until the time the sum falls past the trial (volatilityStandInto). Then the band of
    * the model's signal in which the quotes stand for every volatility in that band (a new
    * prediction moves the signal either way, usually by less than a tick's worth).
    */
@@ -471,6 +472,7 @@ export class Engine {
     }
     if (found) q[QS_SUM_LO] = q[QS_TRIAL_SUM];
     else mm.inputs[IN_SIGMA_LO] = mm.inputs[IN_SIGMA];
+    this.features.volatilityStandInto(q, QS_SUM_LO, QS_VOL_MOVES);
     mm.signalBand(bb, ba, pos, reduceOnly, q, QS_SIGNAL_LO);
   }
 
