@@ -174,7 +174,10 @@ test('a stuck client is coalesced, then dropped and counted; others and /health 
 test('CORS on the stream; HEAD opens no stream; a failing runtime gives a 500 JSON at connect and skipped frames later, never a crash', async () => {
   const runtime = new FakeRuntime();
   const backtests = await BacktestService.open({ config: cfg(20, 10), logger, dataDir: join(dir, 'e') });
-  const server = await startHttpServer({ runtime, config: cfg(20, 10), logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
+  // stateMaxAgeMs 0: every tick asks the runtime. With the default cache (50 ms) a tick just
+  // after the runtime starts failing may still send the state cached before it, which a busy
+  // machine's timer drift made happen.
+  const server = await startHttpServer({ runtime, config: cfg(20, 10), logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, stateMaxAgeMs: 0 });
   const base = `http://127.0.0.1:${server.port}`;
   const real = runtime.state.bind(runtime);
   try {
