@@ -268,9 +268,9 @@ export class FeatureExtractor {
     this.sigmaOf(out, i, out, i);
   }
   /**
-   * out[i] = the decayed sum of squared mid changes behind the volatility (Q); the volatility
-   * never falls as Q grows. (Slots, here and below: a double returned by a call V8 does not
-   * inline would be boxed, once per event in the engine's check.)
+   * out[i] = the decayed sum of squared mid changes behind the volatility (Q), as of the last
+   * event; the volatility never falls as Q grows. (Slots, here and below: a double returned by a
+   * call V8 does not inline would be boxed, on the engine's requote path.)
    */
   writeVolatilitySum(out: Float64Array, i: number): void {
     this.sumNow(out, i);
