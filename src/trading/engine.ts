@@ -80,7 +80,7 @@ import {
   QS_SIGNAL_HI,
   QS_SIGNAL_LO,
   QS_SUM_LO,
-  QS_SUM_HI,
+  QS_SUM_NOW,
   QS_UNTIL,
   QS_VOL_MOVES,
   QS_TRIAL_SUM,
@@ -461,11 +461,11 @@ export class Engine {
   private standBand(bb: number, ba: number, pos: number, reduceOnly: boolean): void {
     const q = this.standing;
     const mm = this.mm;
-    this.features.writeVolatilitySum(q, QS_SUM_HI);
-    q[QS_SUM_LO] = q[QS_SUM_HI];
+    this.features.writeVolatilitySum(q, QS_SUM_NOW);
+    q[QS_SUM_LO] = q[QS_SUM_NOW];
     let found = false;
     for (let i = 0; i < BAND_TRIALS.length && !found; i++) {
-      q[QS_TRIAL_SUM] = q[QS_SUM_HI] * BAND_TRIALS[i];
+      q[QS_TRIAL_SUM] = q[QS_SUM_NOW] * BAND_TRIALS[i];
       this.features.volatilityFor(q, QS_TRIAL_SUM);
       mm.inputs[IN_SIGMA_LO] = q[QS_TRIAL_SIGMA];
       found = mm.sameQuotesAt(bb, ba, pos, reduceOnly);
