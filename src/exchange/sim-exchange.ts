@@ -122,6 +122,15 @@ export interface SimExchangeOptions {
 
 const INT32_LIMIT = 2147483647;
 
+/** Index of a market event's kind and side in SimExchange's reach table. */
+function reachKey(kind: number, side: number): number {
+  return ((kind & 7) << 1) | side;
+}
+// +1 where the bound is on the price from above (our buys), -1 from below (our sells).
+const REACH_DIR = new Float64Array(16).fill(1);
+REACH_DIR[reachKey(MD_ADD, BID)] = -1;
+REACH_DIR[reachKey(MD_TRADE, ASK)] = -1;
+
 export class SimExchange {
   // Fields set in the constructor are `declare`d (as in DenseBook): a plain declaration is
   // emitted as a class field that first holds undefined, and V8 then keeps it as a generic tagged
@@ -171,17 +180,27 @@ export class SimExchange {
   // Highest live buy price / lowest live sell price (+-Infinity when none), in a typed array: a
   // number field holding a double is a heap number to load and unbox on every read.
   private readonly ourBest = new Float64Array([-Infinity, Infinity]);
+  // The same two prices as one bound per (kind, side) of market event, for onMarketEvent's
+  // filter: an event at `price` can trade with an order of ours at another level only if
+  // price * REACH_DIR[k] <= reach[k] (k = reachKey(kind, side)). A superset of the exact tests
+  // (which stay in the slow path), so one compare replaces the branches on kind and side, which
+  // alternate at random in the feed. -Infinity: no event of that kind and side can.
+  private readonly reach = new Float64Array(16).fill(-Infinity);
   private get maxBuy(): number {
     return this.ourBest[0];
   }
   private set maxBuy(p: number) {
     this.ourBest[0] = p;
+    this.reach[reachKey(MD_ADD, ASK)] = p; // an ask added at or below our buy
+    this.reach[reachKey(MD_TRADE, BID)] = p; // a trade at or through our buy
   }
   private get minSell(): number {
     return this.ourBest[1];
   }
   private set minSell(p: number) {
     this.ourBest[1] = p;
+    this.reach[reachKey(MD_ADD, BID)] = -p;
+    this.reach[reachKey(MD_TRADE, ASK)] = -p;
   }
 
   // The exchange clock (ns) in a typed array: the latency port reads the send time from it.
@@ -263,11 +282,13 @@ export class SimExchange {
     const qty = data[off + EV_QTY];
     const book = this.book;
     this.marketEvents++;
-    if (this.nLive === 0) {
+    // Most events touch no level of ours and cannot trade with us: only the book changes.
+    const k = reachKey(kind, side);
+    const here = this.ourAt[(side << this.sideShift) | (price & this.mask)] !== 0;
+    if (!here && price * REACH_DIR[k] > this.reach[k]) {
       book.apply(kind, side, price, qty);
       return;
     }
-    const here = this.ourAt[(side << this.sideShift) | (price & this.mask)] !== 0;
     if (kind === MD_CANCEL) {
       if (here) {
         const before = book.size(side, price);
