@@ -84,7 +84,6 @@ import {
   LIQ_MAKER,
   LIQ_TAKER,
   MD_ADD,
-  MD_CANCEL,
   MD_TRADE,
   OM_CANCEL,
   OM_FLAGS,
@@ -182,9 +181,10 @@ export class SimExchange {
   private readonly ourBest = new Float64Array([-Infinity, Infinity]);
   // The same two prices as one bound per (kind, side) of market event, for onMarketEvent's
   // filter: an event at `price` can trade with an order of ours at another level only if
-  // price * REACH_DIR[k] <= reach[k] (k = reachKey(kind, side)). A superset of the exact tests
-  // (which stay in the slow path), so one compare replaces the branches on kind and side, which
-  // alternate at random in the feed. -Infinity: no event of that kind and side can.
+  // price * REACH_DIR[k] <= reach[k] (k = reachKey(kind, side)): exact for adds, a superset of
+  // the strict test for trades (which stays in the slow path). One compare replaces branches on
+  // kind and side, which alternate at random in the feed. -Infinity: no event of that kind and
+  // side can.
   private readonly reach = new Float64Array(16).fill(-Infinity);
   private get maxBuy(): number {
     return this.ourBest[0];
@@ -289,16 +289,7 @@ export class SimExchange {
       book.apply(kind, side, price, qty);
       return;
     }
-    if (kind === MD_CANCEL) {
-      if (here) {
-        const before = book.size(side, price);
-        book.apply(kind, side, price, qty);
-        this.clock[0] = data[off + EV_TS];
-        this.depthChangeAt(side, price, before, book.size(side, price));
-      } else {
-        book.apply(kind, side, price, qty);
-      }
-    } else if (kind === MD_TRADE) {
+    if (kind === MD_TRADE) {
       book.apply(kind, side, price, qty);
       if (side === BID) {
         if (price < this.maxBuy) {
@@ -314,23 +305,22 @@ export class SimExchange {
         this.tradeAt(side, price, qty);
       }
     } else {
-      const before = here ? book.size(side, price) : 0;
-      book.apply(kind, side, price, qty);
+      // An add or a cancel: one path for both (they alternate at random), moving our queue
+      // position where we rest.
       if (here) {
+        const before = book.size(side, price);
+        book.apply(kind, side, price, qty);
         this.clock[0] = data[off + EV_TS];
         this.depthChangeAt(side, price, before, book.size(side, price));
+      } else {
+        book.apply(kind, side, price, qty);
       }
-      if (kind === MD_ADD) {
-        // size appearing on the other side at or through our price: it trades with us
-        if (side === ASK) {
-          if (price <= this.maxBuy) {
-            this.clock[0] = data[off + EV_TS];
-            this.fillBuysFrom(price);
-          }
-        } else if (price >= this.minSell) {
-          this.clock[0] = data[off + EV_TS];
-          this.fillSellsFrom(price);
-        }
+      // Size added on the other side at or through our price trades with us. For an add the
+      // reach bound is this exact test; no cancel reaches (-Infinity).
+      if (price * REACH_DIR[k] <= this.reach[k]) {
+        this.clock[0] = data[off + EV_TS];
+        if (side === ASK) this.fillBuysFrom(price);
+        else this.fillSellsFrom(price);
       }
     }
     if (this.wrote) {
