@@ -581,6 +581,25 @@ test('a trade fills at most its size across all our orders at one level, in queu
   assert.is(h.ex.orderLeaves(2), 2);
 });
 
+test('a cancel at a level moves each order of ours there, as orders join and leave it', () => {
+  // risk-averse: a cancel caps the queue ahead at the level's new size
+  const h = new Harness({ queue: new RiskAverseQueueModel() });
+  h.seedBook(); // bids 19999:50
+  h.buy(5_000, 1, 19999, 1);
+  h.buy(6_000, 2, 19999, 1);
+  h.md(7_000, MD_CANCEL, BID, 19999, 10); // 40 displayed: both orders
+  assert.equal([h.ex.orderFront(1), h.ex.orderFront(2)], [40, 40]);
+  h.cancel(8_000, 1); // order 2 is now our only order at the level
+  h.md(9_000, MD_CANCEL, BID, 19999, 15);
+  assert.is(h.ex.orderFront(2), 25);
+  h.buy(10_000, 3, 19999, 1); // joins behind the 25 displayed
+  h.cancel(11_000, 2); // order 3 alone: the order that stays, not the first one that came
+  h.md(12_000, MD_CANCEL, BID, 19999, 5);
+  assert.is(h.ex.orderFront(3), 20);
+  h.md(13_000, MD_CANCEL, ASK, 20000, 29); // the other side: no order of ours there
+  assert.is(h.ex.orderFront(3), 20);
+});
+
 test('our earlier order absorbs part of a trade before it reaches a later one', () => {
   const h = new Harness();
   h.seedBook();

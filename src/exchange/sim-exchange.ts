@@ -174,6 +174,9 @@ export class SimExchange {
   // (price & mask). One array for both sides: the side is an index, not a branch (bids and asks
   // alternate at random in the feed).
   declare private readonly ourAt: Int32Array;
+  // The slot of our order at each index of ourAt while it holds exactly one (the usual case: one
+  // quote per side), so an event at that level finds it without scanning the live orders.
+  declare private readonly soleAt: Int32Array;
   declare private readonly sideShift: number;
   declare private readonly mask: number;
   // Highest live buy price / lowest live sell price (+-Infinity when none), in a typed array: a
@@ -238,6 +241,7 @@ export class SimExchange {
     for (let s = maxOrders - 1; s >= 0; s--) this.freeSlots[this.nFree++] = s;
     this.sideShift = 31 - Math.clz32(this.book.capacity);
     this.ourAt = new Int32Array(2 * this.book.capacity);
+    this.soleAt = new Int32Array(2 * this.book.capacity);
   }
 
   /** Forgets all orders, the market book and the report clock (counters are kept). */
@@ -284,7 +288,8 @@ export class SimExchange {
     this.marketEvents++;
     // Most events touch no level of ours and cannot trade with us: only the book changes.
     const k = reachKey(kind, side);
-    const here = this.ourAt[(side << this.sideShift) | (price & this.mask)] !== 0;
+    const at = (side << this.sideShift) | (price & this.mask);
+    const here = this.ourAt[at] !== 0;
     if (!here && price * REACH_DIR[k] > this.reach[k]) {
       book.apply(kind, side, price, qty);
       return;
@@ -311,7 +316,7 @@ export class SimExchange {
         const before = book.size(side, price);
         book.apply(kind, side, price, qty);
         this.clock[0] = data[off + EV_TS];
-        this.depthChangeAt(side, price, before, book.size(side, price));
+        this.depthChangeAt(at, side, price, before, book.size(side, price));
       } else {
         book.apply(kind, side, price, qty);
       }
@@ -329,21 +334,33 @@ export class SimExchange {
     }
   }
 
-  /** Displayed size at our price changed without a trade: the queue model moves our orders. */
-  private depthChangeAt(side: number, price: number, before: number, after: number): void {
+  /**
+   * Displayed size at our price changed without a trade: the queue model moves our orders there
+   * (`at`: the level's index in ourAt; prices a window apart share one, hence the price checks).
+   */
+  private depthChangeAt(at: number, side: number, price: number, before: number, after: number): void {
+    if (this.ourAt[at] === 1) {
+      const s = this.soleAt[at];
+      if (this.oPrice[s] === price) this.depthChangeOf(s, before, after);
+      return;
+    }
     for (let i = 0; i < this.nLive; i++) {
       const s = this.live[i];
-      if (this.oSide[s] !== side || this.oPrice[s] !== price) continue;
-      const front = this.oFront[s];
-      this.queue.onDepthChange(this.oFront, s, before, after);
-      const f = this.oFront[s];
-      // guard against a model out of its contract: NaN keeps us where we were; clamp to [0, after]
-      if (f !== f) {
-        if (front > after) this.oFront[s] = after;
-        else this.oFront[s] = front;
-      } else if (f > after) this.oFront[s] = after;
-      else if (f < 0) this.oFront[s] = 0;
+      if (this.oSide[s] === side && this.oPrice[s] === price) this.depthChangeOf(s, before, after);
     }
+  }
+
+  /** The queue model moves our order in slot s. */
+  private depthChangeOf(s: number, before: number, after: number): void {
+    const front = this.oFront[s];
+    this.queue.onDepthChange(this.oFront, s, before, after);
+    const f = this.oFront[s];
+    // guard against a model out of its contract: NaN keeps us where we were; clamp to [0, after]
+    if (f !== f) {
+      if (front > after) this.oFront[s] = after;
+      else this.oFront[s] = front;
+    } else if (f > after) this.oFront[s] = after;
+    else if (f < 0) this.oFront[s] = 0;
   }
 
   /**
@@ -567,7 +584,8 @@ export class SimExchange {
     this.oSeq[s] = ++this.seq;
     this.oPos[s] = this.nLive;
     this.live[this.nLive++] = s;
-    this.ourAt[(side << this.sideShift) | (price & this.mask)]++;
+    const at = (side << this.sideShift) | (price & this.mask);
+    if (++this.ourAt[at] === 1) this.soleAt[at] = s;
     if (side === BID) {
       if (price > this.maxBuy) this.maxBuy = price;
     } else if (price < this.minSell) this.minSell = price;
@@ -607,6 +625,15 @@ export class SimExchange {
     return -1;
   }
 
+  /** The first live order whose ourAt index is `at` (-1: none). */
+  private liveAt(at: number): number {
+    for (let i = 0; i < this.nLive; i++) {
+      const t = this.live[i];
+      if (((this.oSide[t] << this.sideShift) | (this.oPrice[t] & this.mask)) === at) return t;
+    }
+    return -1;
+  }
+
   private removeSlot(s: number): void {
     const i = this.oPos[s];
     const last = this.live[--this.nLive];
@@ -614,7 +641,8 @@ export class SimExchange {
     this.oPos[last] = i;
     this.freeSlots[this.nFree++] = s;
     const price = this.oPrice[s];
-    this.ourAt[(this.oSide[s] << this.sideShift) | (price & this.mask)]--;
+    const at = (this.oSide[s] << this.sideShift) | (price & this.mask);
+    if (--this.ourAt[at] === 1) this.soleAt[at] = this.liveAt(at);
     if (this.oSide[s] === BID) {
       if (price === this.maxBuy) {
         let m = -Infinity;
