@@ -179,29 +179,25 @@ export class SimExchange {
   declare private readonly soleAt: Int32Array;
   declare private readonly sideShift: number;
   declare private readonly mask: number;
-  // Highest live buy price / lowest live sell price (+-Infinity when none), in a typed array: a
-  // number field holding a double is a heap number to load and unbox on every read.
-  private readonly ourBest = new Float64Array([-Infinity, Infinity]);
-  // The same two prices as one bound per (kind, side) of market event, for onMarketEvent's
-  // filter: an event at `price` can trade with an order of ours at another level only if
-  // price * REACH_DIR[k] <= reach[k] (k = reachKey(kind, side)): exact for adds, a superset of
-  // the strict test for trades (which stays in the slow path). One compare replaces branches on
-  // kind and side, which alternate at random in the feed. -Infinity: no event of that kind and
-  // side can.
+  // Our highest live buy price and lowest live sell price (+-Infinity when none), kept as one
+  // bound per (kind, side) of market event for onMarketEvent's filter: an event at `price` can
+  // trade with an order of ours at another level only if price * REACH_DIR[k] <= reach[k]
+  // (k = reachKey(kind, side)): exact for adds, a superset of the strict test for trades (which
+  // stays in the slow path). One compare replaces branches on kind and side, which alternate at
+  // random in the feed. -Infinity: no event of that kind and side can. (A typed array: a number
+  // field holding a double is a heap number to load and unbox on every read.)
   private readonly reach = new Float64Array(16).fill(-Infinity);
   private get maxBuy(): number {
-    return this.ourBest[0];
+    return this.reach[reachKey(MD_ADD, ASK)];
   }
   private set maxBuy(p: number) {
-    this.ourBest[0] = p;
     this.reach[reachKey(MD_ADD, ASK)] = p; // an ask added at or below our buy
     this.reach[reachKey(MD_TRADE, BID)] = p; // a trade at or through our buy
   }
   private get minSell(): number {
-    return this.ourBest[1];
+    return -this.reach[reachKey(MD_ADD, BID)];
   }
   private set minSell(p: number) {
-    this.ourBest[1] = p;
     this.reach[reachKey(MD_ADD, BID)] = -p;
     this.reach[reachKey(MD_TRADE, ASK)] = -p;
   }
