@@ -284,7 +284,7 @@ export class SimExchange {
     this.marketEvents++;
     // Most events touch no level of ours and cannot trade with us: only the book changes.
     const k = reachKey(kind, side);
-    const at = (side << this.sideShift) | (price & this.mask);
+    const at = this.levelAt(side, price);
     const here = this.ourAt[at] !== 0;
     if (!here && price * REACH_DIR[k] > this.reach[k]) {
       book.apply(kind, side, price, qty);
@@ -580,7 +580,7 @@ export class SimExchange {
     this.oSeq[s] = ++this.seq;
     this.oPos[s] = this.nLive;
     this.live[this.nLive++] = s;
-    const at = (side << this.sideShift) | (price & this.mask);
+    const at = this.levelAt(side, price);
     if (++this.ourAt[at] === 1) this.soleAt[at] = s;
     if (side === BID) {
       if (price > this.maxBuy) this.maxBuy = price;
@@ -621,11 +621,16 @@ export class SimExchange {
     return -1;
   }
 
+  /** The index of a price level in ourAt and soleAt. */
+  private levelAt(side: number, price: number): number {
+    return (side << this.sideShift) | (price & this.mask);
+  }
+
   /** The first live order whose ourAt index is `at` (-1: none). */
   private liveAt(at: number): number {
     for (let i = 0; i < this.nLive; i++) {
       const t = this.live[i];
-      if (((this.oSide[t] << this.sideShift) | (this.oPrice[t] & this.mask)) === at) return t;
+      if (this.levelAt(this.oSide[t], this.oPrice[t]) === at) return t;
     }
     return -1;
   }
@@ -637,7 +642,7 @@ export class SimExchange {
     this.oPos[last] = i;
     this.freeSlots[this.nFree++] = s;
     const price = this.oPrice[s];
-    const at = (this.oSide[s] << this.sideShift) | (price & this.mask);
+    const at = this.levelAt(this.oSide[s], price);
     if (--this.ourAt[at] === 1) this.soleAt[at] = this.liveAt(at);
     if (this.oSide[s] === BID) {
       if (price === this.maxBuy) {
