@@ -72,24 +72,29 @@ export class DenseBook {
     this.outOfRange = 0;
   }
 
-  /** Applies one market event: MD_ADD adds `qty`; MD_CANCEL and MD_TRADE remove it. `side` is BID or ASK. */
-  apply(kind: number, side: number, price: number, qty: number): void {
+  /**
+   * Applies one market event: MD_ADD adds `qty`; MD_CANCEL and MD_TRADE remove it. `side` is BID
+   * or ASK. Returns the level's size before the change, as size() read it (0 for an update
+   * outside the window, which is ignored).
+   */
+  apply(kind: number, side: number, price: number, qty: number): number {
     // A sign table, not `kind === MD_ADD ? qty : -qty`: adds and cancels alternate almost at
     // random, and a mispredicted branch per event cost more than the table load.
-    this.update(side, price, qty * this.kindSign[kind & 7]);
+    return this.update(side, price, qty * this.kindSign[kind & 7]);
   }
 
-  /** Changes the size at one level by `delta` (clamped at zero). `side` is BID or ASK. */
-  update(side: number, price: number, delta: number): void {
+  /** Changes the size at one level by `delta` (clamped at zero). `side` is BID or ASK. Returns the size before, as apply(). */
+  update(side: number, price: number, delta: number): number {
     // In the window iff -half < price - anchor < half: one unsigned compare. An unset anchor
     // (NO_PRICE) lands outside too and is handled on the slow path.
-    if (((price - this.anchor + this.halfM1) >>> 0) > this.capM2 && !this.admit(price)) return;
+    if (((price - this.anchor + this.halfM1) >>> 0) > this.capM2 && !this.admit(price)) return 0;
     const i = (side << this.sideShift) | (price & this.mask);
     const before = this.slots[i];
     const after = before + delta;
     // Most changes resize a level that stays non-empty: one store, no bookkeeping.
     if (before > 0 && after > 0) this.slots[i] = after;
     else this.emptyOrFill(side, price, i, before, after);
+    return before;
   }
 
   /** update() when a level appears or empties (or a no-op on an empty level). */

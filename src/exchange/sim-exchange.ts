@@ -290,8 +290,9 @@ export class SimExchange {
       book.apply(kind, side, price, qty);
       return;
     }
+    // The level's size before the event (the queue model's `before`): apply() returns it.
+    const before = book.apply(kind, side, price, qty);
     if (kind === MD_TRADE) {
-      book.apply(kind, side, price, qty);
       if (side === BID) {
         if (price < this.maxBuy) {
           this.clock[0] = data[off + EV_TS];
@@ -309,12 +310,8 @@ export class SimExchange {
       // An add or a cancel: one path for both (they alternate at random), moving our queue
       // position where we rest.
       if (here) {
-        const before = book.size(side, price);
-        book.apply(kind, side, price, qty);
         this.clock[0] = data[off + EV_TS];
         this.depthChangeAt(at, side, price, before, book.size(side, price));
-      } else {
-        book.apply(kind, side, price, qty);
       }
       // Size added on the other side at or through our price trades with us. For an add the
       // reach bound is this exact test; no cancel reaches (-Infinity).
