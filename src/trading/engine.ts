@@ -190,6 +190,13 @@ export class Engine {
   /** The last requote left every side as decided (see quotesStand); its inputs in `standing`. */
   private settled = false;
   private readonly standing = new Float64Array(QS_COUNT);
+  /**
+   * The band of the last settled requote is still to compute (standBand): at the next market
+   * event, before the features change, from the same inputs. Most settled requotes are followed
+   * by another (the cancel confirmations of the orders they replaced) before any event reads it.
+   */
+  private bandDue = false;
+  private bandReduceOnly = false;
 
   constructor(o: EngineOptions) {
     this.spec = o.spec;
@@ -223,6 +230,7 @@ export class Engine {
   /** One market-data record, at its receive time. The per-event hot path: allocates nothing. */
   onMarketData(d: Float64Array, off: number): void {
     const c = this.clock;
+    if (this.bandDue) this.settleBand();
     const exTs = d[off + EV_TS];
     c[C_NOW] = d[off + EV_RECV];
     c[C_EXCH] = exTs;
@@ -446,7 +454,16 @@ export class Engine {
     q[QS_ASK] = ba;
     q[QS_POS] = pos;
     q[QS_UNTIL] = reduceOnly ? Infinity : this.reduceOnlyFromNs;
-    this.standBand(bb, ba, pos, reduceOnly);
+    this.bandDue = true;
+    this.bandReduceOnly = reduceOnly;
+  }
+
+  /** The band of the last settled requote (bandDue), unless something has unsettled it since. */
+  private settleBand(): void {
+    this.bandDue = false;
+    if (!this.settled) return;
+    const q = this.standing;
+    this.standBand(q[QS_BID], q[QS_ASK], q[QS_POS], this.bandReduceOnly);
   }
 
   /**
