@@ -370,6 +370,10 @@ export class Engine {
       if (type === ER_REJECT) this.rejects++;
       else if (d[off + ER_REASON] === CANCEL_SELF_MATCH) this.selfMatchCancels++;
       this.done(slot);
+      // The end of an order already replaced changes no input of decide() (the position, the
+      // touch, the features): a requote now would decide what stands. Most cancel confirmations
+      // are these (77k of 90k per session on the bench's).
+      if (this.settled) return;
     } else {
       this.cancelRejects++; // the order finished before our cancel arrived
       return;
@@ -419,9 +423,13 @@ export class Engine {
   }
 
   private done(slot: number): void {
-    this.settled = false;
     const side = this.orders.side[slot];
-    if (this.working[side] === slot) this.working[side] = -1;
+    // Only a working order's end can unsettle the quotes: the others are orders already replaced
+    // (their cancel sent), which no standing quote counts on.
+    if (this.working[side] === slot) {
+      this.working[side] = -1;
+      this.settled = false;
+    }
     this.openCount[side]--;
     this.orders.release(slot);
   }
