@@ -196,7 +196,6 @@ export class Engine {
    * by another (the cancel confirmations of the orders they replaced) before any event reads it.
    */
   private bandDue = false;
-  private bandReduceOnly = false;
 
   constructor(o: EngineOptions) {
     this.spec = o.spec;
@@ -463,7 +462,6 @@ export class Engine {
     q[QS_POS] = pos;
     q[QS_UNTIL] = reduceOnly ? Infinity : this.reduceOnlyFromNs;
     this.bandDue = true;
-    this.bandReduceOnly = reduceOnly;
   }
 
   /** The band of the last settled requote (bandDue), unless something has unsettled it since. */
@@ -471,7 +469,8 @@ export class Engine {
     this.bandDue = false;
     if (!this.settled) return;
     const q = this.standing;
-    this.standBand(q[QS_BID], q[QS_ASK], q[QS_POS], this.bandReduceOnly);
+    // Reduce-only as at the requote: the exchange time moves only with market events, as the features do.
+    this.standBand(q[QS_BID], q[QS_ASK], q[QS_POS], this.lastExchTs >= this.reduceOnlyFromNs);
   }
 
   /**
