@@ -4,7 +4,9 @@
 //
 // Counters are int32 and wrap; differences are taken with `| 0`, valid while the ring holds
 // fewer than 2^31 records. The producer writes records with plain stores and publishes the head
-// with one Atomics.store per batch; the consumer publishes the tail the same way.
+// with one Atomics.store per batch; the consumer publishes the tail the same way. A ring in a
+// plain ArrayBuffer (a backtest: both ends on one thread) publishes with plain stores: no other
+// thread can see it, and V8 compiles Atomics.store to a call into a builtin.
 
 const HEAD = 0;
 const TAIL = 1;
@@ -27,6 +29,8 @@ export class RecordRing {
   readonly ctl: Int32Array;
   private localHead: number;
   private localTail: number;
+  /** Backed by a SharedArrayBuffer: other threads read the counters. */
+  private readonly shared: boolean;
 
   constructor(mem: RingMemory) {
     if (mem.capacity < 2 || (mem.capacity & (mem.capacity - 1)) !== 0) {
@@ -37,6 +41,7 @@ export class RecordRing {
     this.mask = mem.capacity - 1;
     this.data = new Float64Array(mem.data);
     this.ctl = new Int32Array(mem.ctl);
+    this.shared = typeof SharedArrayBuffer !== 'undefined' && mem.ctl instanceof SharedArrayBuffer;
     this.localHead = Atomics.load(this.ctl, HEAD);
     this.localTail = Atomics.load(this.ctl, TAIL);
   }
@@ -58,12 +63,12 @@ export class RecordRing {
 
   /** Free slots as seen by the producer. */
   free(): number {
-    return this.capacity - ((this.localHead - Atomics.load(this.ctl, TAIL)) | 0);
+    return this.capacity - ((this.localHead - this.tail()) | 0);
   }
 
   /** Offset of the next record to write, or -1 when full. Call publish() after a batch. */
   claim(): number {
-    if (((this.localHead - Atomics.load(this.ctl, TAIL)) | 0) >= this.capacity) return -1;
+    if (((this.localHead - this.tail()) | 0) >= this.capacity) return -1;
     const off = (this.localHead & this.mask) * this.stride;
     this.localHead = (this.localHead + 1) | 0;
     return off;
@@ -76,8 +81,14 @@ export class RecordRing {
     return off;
   }
 
+  /** The consumer's published tail. */
+  private tail(): number {
+    return this.shared ? Atomics.load(this.ctl, TAIL) : this.ctl[TAIL];
+  }
+
   publish(): void {
-    Atomics.store(this.ctl, HEAD, this.localHead);
+    if (this.shared) Atomics.store(this.ctl, HEAD, this.localHead);
+    else this.ctl[HEAD] = this.localHead;
   }
 
   /** Sequence number the next claimed record will get. */
@@ -125,7 +136,8 @@ export class RecordRing {
   }
 
   release(): void {
-    Atomics.store(this.ctl, TAIL, this.localTail);
+    if (this.shared) Atomics.store(this.ctl, TAIL, this.localTail);
+    else this.ctl[TAIL] = this.localTail;
   }
 
   get readSeq(): number {
