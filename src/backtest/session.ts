@@ -119,7 +119,16 @@ export interface SessionTaps {
   report?: (d: Float64Array, off: number) => void; // delivered to the engine
 }
 
+/**
+ * The market ring of a session: it holds the events in flight (the exchange has them, the engine
+ * not yet). When more are in flight than it holds, it doubles, up to maxCapacity records (48 bytes
+ * each; beyond, the session fails with an error naming the settings).
+ */
+export const MARKET_RING = { capacity: 1 << 16, maxCapacity: 1 << 22 } as const;
+
 export interface SessionHooks {
+  /** Tests: another starting and largest size of the market ring (powers of two). */
+  marketRing?: { capacity: number; maxCapacity: number };
   /** Market events from this source instead of a new MarketGenerator. */
   source?: MarketSource;
   taps?: SessionTaps;
@@ -143,7 +152,7 @@ export function predictorForSpec(spec: SessionSpec): Predictor | null {
 
 export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): SessionResult {
   const contract = contractForRoot(spec.root);
-  const md = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
+  const md = RecordRing.allocate(EV_STRIDE, (hooks.marketRing ?? MARKET_RING).capacity, false);
   const om = RecordRing.allocate(OM_STRIDE, 1 << 10, false);
   const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
   const gen: MarketSource =
@@ -162,7 +171,7 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   }
 }
 
-function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, gen: MarketSource, md: RecordRing, om: RecordRing, er: RecordRing): SessionResult {
+function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, gen: MarketSource, ring: RecordRing, om: RecordRing, er: RecordRing): SessionResult {
   const taps = hooks.taps ?? null;
   // Separate seeded streams: the exchange side's jitter and the engine side's jitter.
   const tape = gen.tape ?? null;
@@ -192,9 +201,11 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     featureScope: predictor === null ? 'volatility' : 'all',
   });
 
-  const D = md.data;
-  const mask = md.mask;
+  let md = ring;
+  let D = md.data;
+  let mask = md.mask;
   const stride = md.stride;
+  const maxRing = (hooks.marketRing ?? MARKET_RING).maxCapacity;
   const span = spec.sessionEndNs - spec.sessionStartNs;
   let ex = md.readSeq; // exchange cursor: events before it have their EV_RECV stamped
   let nextProgress = 1 << 20;
@@ -208,6 +219,14 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   for (;;) {
     if (ex === md.writeSeq && !gen.done) {
       md.release();
+      if (md.free() === 0) {
+        // Every event in the ring is in flight. The exchange's next one must be read before the
+        // engine goes on (it may come first), so the ring grows: the events are needed, and
+        // going on without them would hand the exchange orders ahead of earlier market events.
+        md = growMarketRing(spec, md, tape, maxRing);
+        D = md.data;
+        mask = md.mask;
+      }
       const room = md.free();
       if (room > 0) gen.generate(md, room < GEN_BATCH ? room : GEN_BATCH);
     }
@@ -263,6 +282,19 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   }
   engine.finish(spec.sessionEndNs);
   return sessionResult(spec, engine, exchange, path);
+}
+
+function growMarketRing(spec: SessionSpec, md: RecordRing, tape: L3Tape | null, maxRing: number): RecordRing {
+  if (md.capacity * 2 > maxRing) {
+    throw new Error(
+      `session ${spec.root} ${spec.date}: more than ${md.capacity} market events in flight at once (seen by the exchange, not yet by the engine, ` +
+        `within latency.market_data_latency_ns = ${spec.execution.latency.marketDataLatencyNs}); a backtest holds at most ${md.capacity}: ` +
+        `lower latency.market_data_latency_ns or simulation.activity`,
+    );
+  }
+  const grown = md.grown();
+  if (tape !== null && tape.mask + 1 < grown.capacity) tape.grow(grown.capacity, grown.readSeq, grown.writeSeq);
+  return grown;
 }
 
 function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath): SessionResult {

@@ -143,4 +143,27 @@ export class RecordRing {
   get readSeq(): number {
     return this.localTail;
   }
+
+  // ---- both sides, one thread ----
+
+  /**
+   * A ring of twice the capacity holding this one's unconsumed records at the same sequence
+   * numbers, for a ring whose producer and consumer are one thread (a backtest's market ring when
+   * more events are in flight than it holds). This ring is not used afterwards.
+   */
+  grown(): RecordRing {
+    if (this.shared) throw new Error('a ring shared between threads cannot grow');
+    const r = RecordRing.allocate(this.stride, this.capacity * 2, false);
+    const st = this.stride;
+    for (let s = this.localTail; s !== this.localHead; s = (s + 1) | 0) {
+      const from = (s & this.mask) * st;
+      r.data.set(this.data.subarray(from, from + st), (s & r.mask) * st);
+    }
+    r.localHead = this.localHead;
+    r.localTail = this.localTail;
+    r.ctl[HEAD] = this.localHead;
+    r.ctl[TAIL] = this.localTail;
+    r.ctl[DROPS] = this.ctl[DROPS];
+    return r;
+  }
 }

@@ -14,8 +14,8 @@ import type { QueueModel } from './queue-model.ts';
 
 export class L3Tape {
   /** Priority of the order each ring slot's record touches (slot = sequence & mask). */
-  readonly prio: Int32Array;
-  readonly mask: number;
+  prio: Int32Array;
+  mask: number;
   /** Ring sequence of the market record the exchange is processing (or processed last). */
   cur = -1;
 
@@ -30,6 +30,19 @@ export class L3Tape {
   /** Records the priority of the record written at ring sequence `seq`. */
   set(seq: number, prio: number): void {
     this.prio[seq & this.mask] = prio;
+  }
+
+  /**
+   * Grows to `capacity` slots (a power of two), keeping the priorities of ring sequences
+   * [from, to): the market ring grew to the same capacity (RecordRing.grown).
+   */
+  grow(capacity: number, from: number, to: number): void {
+    if (capacity <= this.mask + 1 || (capacity & (capacity - 1)) !== 0) throw new Error(`L3 tape can only grow to a larger power of two, got ${capacity}`);
+    const prio = new Int32Array(capacity);
+    const mask = capacity - 1;
+    for (let s = from; s !== to; s = (s + 1) | 0) prio[s & mask] = this.prio[s & this.mask];
+    this.prio = prio;
+    this.mask = mask;
   }
 
   /** True when the order touched by the current record was resting before `joined` (ahead of it). */
