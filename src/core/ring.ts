@@ -41,7 +41,7 @@ export class RecordRing {
     this.mask = mem.capacity - 1;
     this.data = new Float64Array(mem.data);
     this.ctl = new Int32Array(mem.ctl);
-    this.shared = typeof SharedArrayBuffer !== 'undefined' && mem.ctl instanceof SharedArrayBuffer;
+    this.shared = mem.ctl instanceof SharedArrayBuffer;
     this.localHead = Atomics.load(this.ctl, HEAD);
     this.localTail = Atomics.load(this.ctl, TAIL);
   }
