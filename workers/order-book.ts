@@ -13,6 +13,7 @@ import { seededLatency } from '../src/exchange/venue.ts';
 import { Portfolio } from '../src/portfolio/portfolio.ts';
 import { Seqlock } from '../src/shm/seqlock.ts';
 import {
+  C_FAULT_FILL,
   C_GEN_ACK,
   C_HB_OB,
   C_STOP,
@@ -45,6 +46,7 @@ import {
   type SymbolMemory,
 } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
+import { FillJournal, type Recovery } from '../src/runtime/fill-journal.ts';
 import { writeSnapshot, type EngineTotals, type FillCounters } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
@@ -77,6 +79,12 @@ class Trader {
   private readonly prediction: Seqlock;
   private readonly portfolio: Portfolio;
   private readonly riskState: Float64Array;
+  /** Books each report exactly once, across a crash of this thread. */
+  private readonly journal: FillJournal;
+  /** What this thread found of its predecessor's last booking. */
+  private readonly recovery: Recovery;
+  /** The fills ring's head before the booking in progress (the fault hook's test). */
+  private fillsBefore = 0;
   /** Runs the order path on a shadow engine while this thread waits (only when it spins). */
   private readonly warmer: OrderPathWarmer | null;
   engine: Engine | null = null;
@@ -85,7 +93,7 @@ class Trader {
   private readonly base: EngineTotals = { events: 0, orders: 0, cancels: 0, rejects: 0, riskRejects: 0, blockedRequotes: 0, selfMatch: 0 };
   private readonly totals: EngineTotals = { ...this.base };
   private readonly fillCounts: FillCounters = { buyMaker: 0, buyTaker: 0, sellMaker: 0, sellTaker: 0 };
-  private fillsPublished = 0;
+  private fillsWritten = 0;
   private alertsPublished = 0;
   private predictionSeen = 0;
   private nextFeaturesTs = 0;
@@ -108,6 +116,8 @@ class Trader {
     const spec = specOf(mem.root);
     this.portfolio = new Portfolio(cfg.trading.initial_capital, spec.tickValue, MAX_LOTS, mem.portfolio);
     this.riskState = new Float64Array(mem.risk);
+    this.journal = new FillJournal(mem.journal, this.portfolio, this.riskState);
+    this.recovery = this.journal.recover(this.er, this.fills);
     this.warmer = WARM ? new OrderPathWarmer({ spec, initialCapital: cfg.trading.initial_capital, limits: riskLimits(cfg), quote: quoteParams(cfg), latency: latencyParams(cfg), flattenMinutes: cfg.strategy.flatten_minutes }) : null;
   }
 
@@ -142,7 +152,8 @@ class Trader {
     });
     if (this.firstEngine && init.generation > 0) {
       const now = clock.nowNs(wallMs());
-      e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange`, init.restarts, 3);
+      const booking = this.recovery === 'clean' ? '' : this.recovery === 'rolled back' ? '; the fill it was booking was rolled back and is booked again' : '; the fill it had booked was published';
+      e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange${booking}`, init.restarts, 3);
       // At the restart's simulated time; trips once (the state is shared): later restarts do not repeat it.
       if (init.restarts >= 3) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
     }
@@ -151,7 +162,7 @@ class Trader {
     this.session = k;
     this.sessionStartNs = startNs;
     this.alertsPublished = 0;
-    this.fillsPublished = 0;
+    this.fillsWritten = 0;
     this.nextFeaturesTs = 0;
   }
 
@@ -179,10 +190,8 @@ class Trader {
         if (tEr > now) break;
         const e = this.engine!;
         const sent = e.ordersSent + e.cancelsSent;
-        e.onExecReport(er.data, er.peek());
-        er.advance();
-        er.release(); // release each report at once: a restart must not book a fill twice
-        this.afterReports();
+        this.fillsBefore = this.fills.writeSeq;
+        this.journal.book(er, this.fills, this.applyReport, this.fault);
         if (e.ordersSent + e.cancelsSent !== sent) wake(ctl, C_WAKE_MD);
       } else {
         if (tMd > now) break;
@@ -233,12 +242,25 @@ class Trader {
     this.lat.publish();
   }
 
-  /** Publishes new fills (and counts them by side and liquidity). */
-  private afterReports(): void {
+  /** The journal's booking step: the engine books the report at the head of the er ring. */
+  private readonly applyReport = (): void => {
     const e = this.engine!;
+    e.onExecReport(this.er.data, this.er.peek());
+    this.writeFills(e);
+  };
+
+  /** Test hook (injectFault 'crash-mid-fill'): the thread dies at the requested step of a booking that filled. */
+  private readonly fault = (step: number): void => {
+    if (Atomics.load(ctl, C_FAULT_FILL) !== step || this.fills.writeSeq === this.fillsBefore) return;
+    Atomics.store(ctl, C_FAULT_FILL, 0);
+    process.exit(70);
+  };
+
+  /** Writes the engine's new fills into the fills ring, unpublished (and counts them by side and liquidity). */
+  private writeFills(e: Engine): void {
     const log = e.fills;
-    while (this.fillsPublished < log.length) {
-      const i = this.fillsPublished++;
+    while (this.fillsWritten < log.length) {
+      const i = this.fillsWritten++;
       const side = log.get('side', i);
       const maker = log.get('liq', i) === LIQ_MAKER;
       if (side === BID) maker ? this.fillCounts.buyMaker++ : this.fillCounts.buyTaker++;
@@ -262,7 +284,6 @@ class Trader {
       f[off + FL_PNL] = log.get('tradePnl', i);
       f[off + FL_SESSION] = this.session;
     }
-    this.fills.publish();
   }
 
   /** Feature vector out to the inference worker; its latest prediction in. */

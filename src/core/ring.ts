@@ -91,6 +91,12 @@ export class RecordRing {
     else this.ctl[HEAD] = this.localHead;
   }
 
+  /** Publishes every record up to sequence `seq` (exclusive), written by this or a dead producer. */
+  publishThrough(seq: number): void {
+    this.localHead = seq | 0;
+    this.publish();
+  }
+
   /** Sequence number the next claimed record will get. */
   get writeSeq(): number {
     return this.localHead;

@@ -163,6 +163,34 @@ export class Portfolio {
     s[LAST_REALIZED] = realized;
   }
 
+  /** Doubles saveState writes for a portfolio of `maxLots`. */
+  static stateDoubles(maxLots: number): number {
+    return SCALARS + Portfolio.lotCapacity(maxLots);
+  }
+
+  get stateSize(): number {
+    return SCALARS + this.lotMask + 1;
+  }
+
+  /**
+   * Copies into `out` all a fill can change: the scalars and the open lots' quantities (a fill
+   * closes lots from the head and writes a new one in free space). restoreState undoes a fill
+   * booked since (see src/runtime/fill-journal.ts).
+   */
+  saveState(out: Float64Array): void {
+    const s = this.s;
+    out.set(s);
+    const head = s[LOT_HEAD];
+    for (let k = 0; k < s[LOT_COUNT]; k++) out[SCALARS + k] = this.lotQty[(head + k) & this.lotMask];
+  }
+
+  restoreState(from: Float64Array): void {
+    const s = this.s;
+    s.set(from.subarray(0, SCALARS));
+    const head = s[LOT_HEAD];
+    for (let k = 0; k < s[LOT_COUNT]; k++) this.lotQty[(head + k) & this.lotMask] = from[SCALARS + k];
+  }
+
   /** Unrealised P&L in USD of the open position marked at `markTicks` (the mid). */
   unrealized(markTicks: number): number {
     const pos = this.s[POS];

@@ -13,6 +13,7 @@
 import { ER_STRIDE, EV_STRIDE, OM_STRIDE } from '../core/events.ts';
 import { RecordRing, type RingMemory } from '../core/ring.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
+import { FillJournal } from './fill-journal.ts';
 import { RISK_STATE_FIELDS, RiskManager } from '../risk/risk-manager.ts';
 import { Seqlock, type SeqlockMemory } from '../shm/seqlock.ts';
 import { FEATURE_COUNT } from '../book/features.ts';
@@ -50,6 +51,7 @@ export const C_WAKE_OB = 6; // bumped + notified by producers of the order-book 
 export const C_WAKE_MD = 7; // bumped + notified by the order-book worker after sending orders
 export const C_MD_STALLS = 9; // times the market-data worker waited on a full md ring (back-pressure)
 export const C_FAULT_STALL = 10; // fault injection (tests): 1 + the worker index that must stall
+export const C_FAULT_FILL = 11; // fault injection (tests): the engine thread dies at this step of its next fill's booking
 export const C_INTS = 16;
 
 export interface SymbolMemory {
@@ -66,6 +68,8 @@ export interface SymbolMemory {
   prediction: SeqlockMemory;
   portfolio: SharedArrayBuffer;
   risk: SharedArrayBuffer;
+  /** The engine thread's booking in progress (fill-journal.ts). */
+  journal: SharedArrayBuffer;
 }
 
 export interface SharedLayout {
@@ -108,6 +112,7 @@ export function allocateLayout(symbols: { symbol: string; root: string }[]): Sha
         prediction: Seqlock.memory(PR_FIELDS),
         portfolio: new SharedArrayBuffer(Portfolio.bytes(MAX_LOTS)),
         risk,
+        journal: new SharedArrayBuffer(FillJournal.bytes(MAX_LOTS, RISK_STATE_FIELDS)),
       };
     }),
   };

@@ -21,6 +21,7 @@ import { Seqlock } from '../shm/seqlock.ts';
 import type { SimClock } from './clock.ts';
 import {
   allocateLayout,
+  C_FAULT_FILL,
   C_FAULT_STALL,
   C_GEN,
   C_STOP,
@@ -467,12 +468,18 @@ export class SimulationRuntime implements RuntimeView {
 
   // ------------------------------------------------------------------ control
 
-  /** Test hook: 'kill' terminates a worker as a crash would; 'stall' makes it stop heartbeating. */
-  injectFault(name: WorkerName, kind: 'kill' | 'stall'): void {
+  /**
+   * Test hook: 'kill' terminates a worker as a crash would; 'stall' makes it stop heartbeating;
+   * 'crash-mid-fill' makes the engine thread die at `step` (1-3, see FillJournal.book) of booking
+   * its next fill.
+   */
+  injectFault(name: WorkerName, kind: 'kill' | 'stall' | 'crash-mid-fill', step = 1): void {
     const s = this.sup.get(name);
     if (!s?.worker) throw new Error(`worker ${name} is not running`);
     if (kind === 'kill') void s.worker.terminate();
-    else Atomics.store(this.ctl, C_FAULT_STALL, WORKER_NAMES.indexOf(name) + 1);
+    else if (kind === 'stall') Atomics.store(this.ctl, C_FAULT_STALL, WORKER_NAMES.indexOf(name) + 1);
+    else if (name === 'order-book') Atomics.store(this.ctl, C_FAULT_FILL, step);
+    else throw new Error(`only the order-book worker books fills, not ${name}`);
   }
 
   async stop(): Promise<void> {
