@@ -256,10 +256,12 @@ export class RiskManager {
       return false;
     }
     const r = KILL_REASONS.indexOf(code as (typeof KILL_REASONS)[number]);
-    this.st[ST_KILLED] = 1;
     this.st[ST_REASON] = r > 0 ? r : KILL_REASONS.length - 1;
     this.st[ST_KILL_TS] = ts;
     this.st[ST_KILL_VALUE] = this.now[2];
+    // Last: the state is shared memory that outlives the thread, and a thread terminated between
+    // these stores must not leave a tripped switch without its reason and time.
+    this.st[ST_KILLED] = 1;
     this.alerts.add(ts, 'critical', 'KILL_SWITCH', `kill switch: ${message}; all orders cancelled, quoting stopped`, value, limit);
     return true;
   }
