@@ -27,6 +27,7 @@ const REPORTS = [
 interface Memory {
   portfolio: SharedArrayBuffer;
   risk: SharedArrayBuffer;
+  counters: SharedArrayBuffer; // fills bought, fills sold
   journal: SharedArrayBuffer;
   er: RingMemory;
   fills: RingMemory;
@@ -36,7 +37,8 @@ function memory(): Memory {
   const m: Memory = {
     portfolio: new SharedArrayBuffer(Portfolio.bytes(MAX_LOTS)),
     risk: new SharedArrayBuffer(RISK_FIELDS * 8),
-    journal: new SharedArrayBuffer(FillJournal.bytes(MAX_LOTS, RISK_FIELDS)),
+    counters: new SharedArrayBuffer(2 * 8),
+    journal: new SharedArrayBuffer(FillJournal.bytes(MAX_LOTS, RISK_FIELDS + 2)),
     er: RecordRing.memory(ER_STRIDE, 16, true),
     fills: RecordRing.memory(FILL_STRIDE, 16, true),
   };
@@ -66,9 +68,10 @@ interface DeathAt {
 function runThread(m: Memory, death?: DeathAt): Recovery {
   const portfolio = new Portfolio(100_000, 12.5, MAX_LOTS, m.portfolio);
   const risk = new Float64Array(m.risk);
+  const counters = new Float64Array(m.counters);
   const er = new RecordRing(m.er);
   const fills = new RecordRing(m.fills);
-  const journal = new FillJournal(m.journal, portfolio, risk);
+  const journal = new FillJournal(m.journal, portfolio, [risk, counters]);
   const recovery = journal.recover(er, fills);
   while (er.available() > 0) {
     const off = er.peek();
@@ -81,6 +84,7 @@ function runThread(m: Memory, death?: DeathAt): Recovery {
       portfolio.onFill(d[off + ER_SIDE], d[off + ER_PRICE], d[off + ER_QTY], d[off + ER_FEE]);
       risk[0]++; // stands for the risk state a booking changes (the equity references)
       risk[1] = portfolio.position;
+      counters[d[off + ER_SIDE] === BID ? 0 : 1]++;
       dies(0);
       const f = fills.claim();
       fills.data.set([id, d[off + ER_SIDE], d[off + ER_QTY], portfolio.position], f);
@@ -114,6 +118,7 @@ function outcome(m: Memory) {
     trades: p.trades,
     average: p.averagePrice(),
     risk: Array.from(new Float64Array(m.risk)),
+    counters: Array.from(new Float64Array(m.counters)),
     reportsLeft: new RecordRing(m.er).available(),
     stream: stream(m),
   };
@@ -132,6 +137,7 @@ test('without a crash, every report is booked and its fill published once', () =
   const signed = reference.stream.reduce((a, [, side, qty]) => a + (side === BID ? qty : -qty), 0);
   assert.is(reference.position, signed);
   assert.is(reference.position, 1);
+  assert.equal(reference.counters, [4, 3]);
   assert.ok(reference.trades.count > 0, 'the reports close lots');
 });
 

@@ -40,6 +40,7 @@ for (const step of [1, 2, 3]) {
     await until('a fill', () => fills.length > 0);
     const n = restarts();
     const seen = restartAlerts.length;
+    const before = rt.state('ESH24')!.counters;
     rt.injectFault('order-book', 'crash-mid-fill', step);
     await until('the crash and the restart', () => restarts() > n && rt.health().healthy);
     const message = await until('its ENGINE_RESTART alert', () => restartAlerts[seen]);
@@ -52,6 +53,14 @@ for (const step of [1, 2, 3]) {
       return st.stats.fills === fills.length && st;
     });
     assert.is(s.position.contracts, signedFills(), 'position = sum of every fill streamed');
+    // The counters carry over the restart: they never go back, and the fills by side and
+    // liquidity (Prometheus's engine_fills_total) still add up to every fill.
+    assert.ok(s.counters.events >= before.events && s.counters.orders >= before.orders, `events ${before.events} -> ${s.counters.events}`);
+    await until('fills by side and liquidity to add up to the fills streamed', () => {
+      const m = rt.metrics().find((x) => x.symbol === 'ESH24')!;
+      const sum = m.fillsBuyMaker + m.fillsBuyTaker + m.fillsSellMaker + m.fillsSellTaker;
+      return sum === fills.length && rt.state('ESH24')!.stats.fills === fills.length;
+    });
     // Each fill carries the position after it: none is missing from the stream or streamed twice.
     let position = 0;
     for (const f of fills) {

@@ -47,7 +47,7 @@ import {
 } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
 import { FillJournal, type Recovery } from '../src/runtime/fill-journal.ts';
-import { writeSnapshot, type EngineTotals, type FillCounters } from '../src/runtime/snapshot.ts';
+import { CT, writeSnapshot } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
@@ -90,9 +90,10 @@ class Trader {
   engine: Engine | null = null;
   private session = -1;
   private sessionStartNs = 0;
-  private readonly base: EngineTotals = { events: 0, orders: 0, cancels: 0, rejects: 0, riskRejects: 0, blockedRequotes: 0, selfMatch: 0 };
-  private readonly totals: EngineTotals = { ...this.base };
-  private readonly fillCounts: FillCounters = { buyMaker: 0, buyTaker: 0, sellMaker: 0, sellTaker: 0 };
+  /** The thread's counters (CT), in shared memory: a restarted thread continues them. */
+  private readonly counters: Float64Array;
+  /** CT.EVENTS..CT.SELF_MATCH before the current engine: earlier sessions and threads. */
+  private readonly base: Float64Array;
   private fillsWritten = 0;
   private alertsPublished = 0;
   private predictionSeen = 0;
@@ -116,7 +117,9 @@ class Trader {
     const spec = specOf(mem.root);
     this.portfolio = new Portfolio(cfg.trading.initial_capital, spec.tickValue, MAX_LOTS, mem.portfolio);
     this.riskState = new Float64Array(mem.risk);
-    this.journal = new FillJournal(mem.journal, this.portfolio, this.riskState);
+    this.counters = new Float64Array(mem.counters);
+    this.base = this.counters.slice(0, CT.SELF_MATCH + 1);
+    this.journal = new FillJournal(mem.journal, this.portfolio, [this.riskState, this.counters]);
     this.recovery = this.journal.recover(this.er, this.fills);
     this.warmer = WARM ? new OrderPathWarmer({ spec, initialCapital: cfg.trading.initial_capital, limits: riskLimits(cfg), quote: quoteParams(cfg), latency: latencyParams(cfg), flattenMinutes: cfg.strategy.flatten_minutes }) : null;
   }
@@ -167,13 +170,21 @@ class Trader {
   }
 
   private addTotals(e: Engine): void {
-    this.base.events += e.eventsProcessed;
-    this.base.orders += e.ordersSent;
-    this.base.cancels += e.cancelsSent;
-    this.base.rejects += e.rejects;
-    this.base.riskRejects += e.risk.rejected;
-    this.base.blockedRequotes += e.risk.blockedRequotes;
-    this.base.selfMatch += e.selfMatchCancels;
+    this.storeTotals(e);
+    this.base.set(this.counters.subarray(0, CT.SELF_MATCH + 1));
+  }
+
+  /** The engine's counts on top of the base, into the shared counters. */
+  private storeTotals(e: Engine): void {
+    const c = this.counters;
+    const b = this.base;
+    c[CT.EVENTS] = b[CT.EVENTS] + e.eventsProcessed;
+    c[CT.ORDERS] = b[CT.ORDERS] + e.ordersSent;
+    c[CT.CANCELS] = b[CT.CANCELS] + e.cancelsSent;
+    c[CT.REJECTS] = b[CT.REJECTS] + e.rejects;
+    c[CT.RISK_REJECTS] = b[CT.RISK_REJECTS] + e.risk.rejected;
+    c[CT.BLOCKED_REQUOTES] = b[CT.BLOCKED_REQUOTES] + e.risk.blockedRequotes;
+    c[CT.SELF_MATCH] = b[CT.SELF_MATCH] + e.selfMatchCancels;
   }
 
   /** Processes every input due by `now` in time order; returns how many. */
@@ -181,6 +192,7 @@ class Trader {
     const md = this.md;
     const er = this.er;
     let n = 0;
+    let booked = false;
     for (;;) {
       const tMd = md.available() > 0 ? md.data[md.peek() + EV_RECV] : Infinity;
       // Reports wait until there is an engine to book them (after a restart, the snapshot first).
@@ -192,6 +204,7 @@ class Trader {
         const sent = e.ordersSent + e.cancelsSent;
         this.fillsBefore = this.fills.writeSeq;
         this.journal.book(er, this.fills, this.applyReport, this.fault);
+        booked = true;
         if (e.ordersSent + e.cancelsSent !== sent) wake(ctl, C_WAKE_MD);
       } else {
         if (tMd > now) break;
@@ -211,6 +224,7 @@ class Trader {
     if (n > 0) md.release();
     const e = this.engine;
     if (e !== null && n > 0) this.exchangeWithInference(e);
+    if (e !== null && (n > 0 || booked)) this.storeTotals(e);
     return n;
   }
 
@@ -263,8 +277,7 @@ class Trader {
       const i = this.fillsWritten++;
       const side = log.get('side', i);
       const maker = log.get('liq', i) === LIQ_MAKER;
-      if (side === BID) maker ? this.fillCounts.buyMaker++ : this.fillCounts.buyTaker++;
-      else maker ? this.fillCounts.sellMaker++ : this.fillCounts.sellTaker++;
+      this.counters[side === BID ? (maker ? CT.BUY_MAKER : CT.BUY_TAKER) : maker ? CT.SELL_MAKER : CT.SELL_TAKER]++;
       const off = this.fills.claim();
       if (off < 0) {
         this.fills.countDrop();
@@ -307,17 +320,10 @@ class Trader {
   publish(): void {
     const e = this.engine;
     if (!e) return;
-    const t = this.totals;
-    t.events = this.base.events + e.eventsProcessed;
-    t.orders = this.base.orders + e.ordersSent;
-    t.cancels = this.base.cancels + e.cancelsSent;
-    t.rejects = this.base.rejects + e.rejects;
-    t.riskRejects = this.base.riskRejects + e.risk.rejected;
-    t.blockedRequotes = this.base.blockedRequotes + e.risk.blockedRequotes;
-    t.selfMatch = this.base.selfMatch + e.selfMatchCancels;
+    this.storeTotals(e);
     const s = this.snapshot;
     s.beginWrite();
-    writeSnapshot(s.data, e, this.session, t, this.fillCounts, this.scratch);
+    writeSnapshot(s.data, e, this.session, this.counters, this.scratch);
     s.endWrite();
     if (e.alertCount > this.alertsPublished) {
       const fresh = e.alertsSince(this.alertsPublished);

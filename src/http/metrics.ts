@@ -5,8 +5,9 @@
 //   promtool rejects, so they are kept apart and only merged into the /metrics output.
 //
 // The runtime's counters are monotonic totals read from a snapshot. They are exposed as real
-// Counters whose collect() adds the delta since the previous scrape (a total that went down,
-// e.g. after a worker restart, counts as a reset: its new value is added). All collect() hooks of
+// Counters whose collect() adds the delta since the previous scrape (a total that went down
+// counts as a reset: its new value is added; the engine thread's totals survive its restarts,
+// see SymbolMemory.counters, but the runtime is free to start over). All collect() hooks of
 // one scrape share one snapshot (refreshed at most once per event-loop turn).
 // Latency histograms are fed from runtime.drainLatency() on a timer and at scrape time.
 

@@ -1,11 +1,11 @@
 // Exactly-once booking of execution reports across a crash of the engine thread (simulation
-// mode). Booking one report changes the shared portfolio and risk state, writes the fill to the
+// mode). Booking one report changes the shared portfolio, risk state and counters, writes the fill to the
 // fills ring (the stream clients see) and releases the report from its ring. A thread terminated
 // between two of those steps (a kill, a missed heartbeat) used to lose the fill from the stream
 // or book it twice; the position then no longer was the sum of the fills clients had seen.
 //
 // So a booking is a small transaction in shared memory:
-//   begin   the undo image (portfolio, risk state) is saved and the journal marked open;
+//   begin   the undo image (portfolio, risk state, counters) is saved and the journal marked open;
 //   apply   the engine books the report; its fill records are written but not published;
 //   commit  the journal is marked committed, with the report's sequence and the fills ring's head;
 //   then    the fills are published and the report released.
@@ -19,7 +19,7 @@ import { Portfolio } from '../portfolio/portfolio.ts';
 const STATE = 0; // EMPTY, OPEN or COMMITTED
 const ER_SEQ = 1; // sequence of the report in its ring
 const FILLS_HEAD = 2; // the fills ring's head once this booking's fills are published
-const RISK = 3; // undo image: risk state, then portfolio
+const IMAGE = 3; // undo image: the state arrays, then the portfolio
 const EMPTY = 0;
 const OPEN = 1;
 const COMMITTED = 2;
@@ -30,21 +30,23 @@ export type Recovery = 'clean' | 'rolled back' | 'completed';
 export class FillJournal {
   private readonly j: Float64Array;
   private readonly portfolio: Portfolio;
-  private readonly risk: Float64Array;
+  /** The other shared state a booking changes (risk state, counters), one array after another. */
+  private readonly state: Float64Array[];
   private readonly portfolioUndo: Float64Array;
 
-  /** Bytes of memory for a portfolio of `maxLots` and a risk state of `riskFields`. */
-  static bytes(maxLots: number, riskFields: number): number {
-    return (RISK + riskFields + Portfolio.stateDoubles(maxLots)) * 8;
+  /** Bytes of memory for a portfolio of `maxLots` and `stateDoubles` doubles of other state. */
+  static bytes(maxLots: number, stateDoubles: number): number {
+    return (IMAGE + stateDoubles + Portfolio.stateDoubles(maxLots)) * 8;
   }
 
   /** `memory`: FillJournal.bytes() of zeroed memory that outlives the thread (a SharedArrayBuffer). */
-  constructor(memory: SharedArrayBuffer | ArrayBuffer, portfolio: Portfolio, risk: Float64Array) {
-    if (memory.byteLength < (RISK + risk.length + portfolio.stateSize) * 8) throw new Error('fill journal: memory too small');
+  constructor(memory: SharedArrayBuffer | ArrayBuffer, portfolio: Portfolio, state: Float64Array[]) {
+    const doubles = state.reduce((n, a) => n + a.length, 0);
+    if (memory.byteLength < (IMAGE + doubles + portfolio.stateSize) * 8) throw new Error('fill journal: memory too small');
     this.j = new Float64Array(memory);
     this.portfolio = portfolio;
-    this.risk = risk;
-    this.portfolioUndo = this.j.subarray(RISK + risk.length);
+    this.state = state;
+    this.portfolioUndo = this.j.subarray(IMAGE + doubles);
   }
 
   /**
@@ -54,7 +56,11 @@ export class FillJournal {
   book(er: RecordRing, fills: RecordRing, apply: () => void, fault?: (step: number) => void): void {
     const j = this.j;
     j[STATE] = EMPTY; // the undo image is being replaced
-    j.set(this.risk, RISK);
+    let at = IMAGE;
+    for (const a of this.state) {
+      j.set(a, at);
+      at += a.length;
+    }
     this.portfolio.saveState(this.portfolioUndo);
     j[ER_SEQ] = er.readSeq;
     j[STATE] = OPEN;
@@ -73,7 +79,11 @@ export class FillJournal {
   recover(er: RecordRing, fills: RecordRing): Recovery {
     const j = this.j;
     if (j[STATE] === OPEN) {
-      this.risk.set(j.subarray(RISK, RISK + this.risk.length));
+      let at = IMAGE;
+      for (const a of this.state) {
+        a.set(j.subarray(at, at + a.length));
+        at += a.length;
+      }
       this.portfolio.restoreState(this.portfolioUndo);
       j[STATE] = EMPTY;
       return 'rolled back';

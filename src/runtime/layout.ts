@@ -17,7 +17,7 @@ import { FillJournal } from './fill-journal.ts';
 import { RISK_STATE_FIELDS, RiskManager } from '../risk/risk-manager.ts';
 import { Seqlock, type SeqlockMemory } from '../shm/seqlock.ts';
 import { FEATURE_COUNT } from '../book/features.ts';
-import { S } from './snapshot.ts';
+import { CT_FIELDS, S } from './snapshot.ts';
 
 /** Extra field of simulation-mode market records: wall ms when the market-data worker published it. */
 export const EV_WALL = EV_STRIDE;
@@ -68,6 +68,8 @@ export interface SymbolMemory {
   prediction: SeqlockMemory;
   portfolio: SharedArrayBuffer;
   risk: SharedArrayBuffer;
+  /** The engine thread's counters (snapshot.ts, CT), kept across its restarts. */
+  counters: SharedArrayBuffer;
   /** The engine thread's booking in progress (fill-journal.ts). */
   journal: SharedArrayBuffer;
 }
@@ -112,7 +114,8 @@ export function allocateLayout(symbols: { symbol: string; root: string }[]): Sha
         prediction: Seqlock.memory(PR_FIELDS),
         portfolio: new SharedArrayBuffer(Portfolio.bytes(MAX_LOTS)),
         risk,
-        journal: new SharedArrayBuffer(FillJournal.bytes(MAX_LOTS, RISK_STATE_FIELDS)),
+        counters: new SharedArrayBuffer(CT_FIELDS * 8),
+        journal: new SharedArrayBuffer(FillJournal.bytes(MAX_LOTS, RISK_STATE_FIELDS + CT_FIELDS)),
       };
     }),
   };

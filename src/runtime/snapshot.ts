@@ -68,7 +68,16 @@ S.LEVELS = n;
 S.ORDER_FIELDS = S.LEVELS + 4 * BOOK_LEVELS;
 S.SIZE = S.ORDER_FIELDS + 6 * SNAPSHOT_ORDERS;
 
-/** Counters the engine worker keeps beside the engine (fills by side and liquidity). */
+/**
+ * The engine thread's counters, summed over its engines (sessions) and over restarts: they live
+ * in shared memory (SymbolMemory.counters) that outlives the thread. Fills by side and liquidity
+ * are counted as each fill is booked (inside FillJournal's transaction); the rest are the engines'
+ * own counts, stored at the end of each pass of the thread.
+ */
+export const CT = { EVENTS: 0, ORDERS: 1, CANCELS: 2, REJECTS: 3, RISK_REJECTS: 4, BLOCKED_REQUOTES: 5, SELF_MATCH: 6, BUY_MAKER: 7, BUY_TAKER: 8, SELL_MAKER: 9, SELL_TAKER: 10 } as const;
+export const CT_FIELDS = 11;
+
+/** Fills by side and liquidity, as read back from a snapshot. */
 export interface FillCounters {
   buyMaker: number;
   buyTaker: number;
@@ -76,7 +85,7 @@ export interface FillCounters {
   sellTaker: number;
 }
 
-/** Counters summed over the engine thread's engines (sessions, restarts). */
+/** The engine thread's counters (CT), as read back from a snapshot. */
 export interface EngineTotals {
   events: number;
   orders: number;
@@ -88,7 +97,7 @@ export interface EngineTotals {
 }
 
 /** Writes the engine's state into `out` (the seqlock payload, between beginWrite/endWrite). */
-export function writeSnapshot(out: Float64Array, e: Engine, session: number, totals: EngineTotals, fills: FillCounters, scratch: { prices: Float64Array; sizes: Float64Array }): void {
+export function writeSnapshot(out: Float64Array, e: Engine, session: number, counters: Float64Array, scratch: { prices: Float64Array; sizes: Float64Array }): void {
   const p = e.portfolio;
   const b = e.book;
   const mid = b.mid();
@@ -122,23 +131,23 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, tot
   // NaN (null in /api/state) until two per-minute returns exist: a 0 there would read as a figure.
   out[S.SHARPE] = curve.length >= 3 ? sharpeRatio(curve) : NaN;
   out[S.MAX_DD_PCT] = maxDrawdownPct(curve);
-  out[S.EVENTS] = totals.events;
-  out[S.ORDERS] = totals.orders;
-  out[S.CANCELS] = totals.cancels;
-  out[S.REJECTS] = totals.rejects;
-  out[S.RISK_REJECTS] = totals.riskRejects;
-  out[S.BLOCKED_REQUOTES] = totals.blockedRequotes;
-  out[S.SELF_MATCH] = totals.selfMatch;
+  out[S.EVENTS] = counters[CT.EVENTS];
+  out[S.ORDERS] = counters[CT.ORDERS];
+  out[S.CANCELS] = counters[CT.CANCELS];
+  out[S.REJECTS] = counters[CT.REJECTS];
+  out[S.RISK_REJECTS] = counters[CT.RISK_REJECTS];
+  out[S.BLOCKED_REQUOTES] = counters[CT.BLOCKED_REQUOTES];
+  out[S.SELF_MATCH] = counters[CT.SELF_MATCH];
   out[S.KILLED] = r.killed ? 1 : 0;
   out[S.KILL_REASON] = r.killed ? KILL_REASONS.indexOf(r.killReason as (typeof KILL_REASONS)[number]) : 0;
   out[S.KILL_TS] = r.killTs;
   out[S.SIGNAL] = e.signal;
   out[S.SIGNAL_TS] = e.signalTs;
   out[S.PREDICTIONS] = e.predictions;
-  out[S.FILLS_BUY_MAKER] = fills.buyMaker;
-  out[S.FILLS_BUY_TAKER] = fills.buyTaker;
-  out[S.FILLS_SELL_MAKER] = fills.sellMaker;
-  out[S.FILLS_SELL_TAKER] = fills.sellTaker;
+  out[S.FILLS_BUY_MAKER] = counters[CT.BUY_MAKER];
+  out[S.FILLS_BUY_TAKER] = counters[CT.BUY_TAKER];
+  out[S.FILLS_SELL_MAKER] = counters[CT.SELL_MAKER];
+  out[S.FILLS_SELL_TAKER] = counters[CT.SELL_TAKER];
   const L = BOOK_LEVELS;
   for (let side = 0; side < 2; side++) {
     const n = b.levels(side, L, scratch.prices, scratch.sizes);
