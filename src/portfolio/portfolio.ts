@@ -179,7 +179,7 @@ export class Portfolio {
    */
   saveState(out: Float64Array): void {
     const s = this.s;
-    out.set(s);
+    for (let k = 0; k < SCALARS; k++) out[k] = s[k];
     const head = s[LOT_HEAD];
     for (let k = 0; k < s[LOT_COUNT]; k++) out[SCALARS + k] = this.lotQty[(head + k) & this.lotMask];
   }
