@@ -41,10 +41,13 @@ for (const step of [1, 2, 3]) {
     const n = restarts();
     const seen = restartAlerts.length;
     const before = rt.state('ESH24')!.counters;
+    const count0 = fills.length;
     rt.injectFault('order-book', 'crash-mid-fill', step);
     // The restart after the crash says what it found of the booking. A loaded machine may add a
     // restart of its own first (a thread that misses its heartbeat), whose alert says nothing of one.
-    const message = await until('the ENGINE_RESTART alert of the crash mid-fill', () => restartAlerts.slice(seen).find((m) => m.includes('the fill it')));
+    const message = await until('the ENGINE_RESTART alert of the crash mid-fill', () => restartAlerts.slice(seen).find((m) => m.includes('the fill it')), {
+      context: () => `restart alerts since the fault: ${JSON.stringify(restartAlerts.slice(seen))}; fills ${count0} -> ${fills.length}; workers ${JSON.stringify(rt.health().workers)}`,
+    });
     assert.match(message, EXPECTED[step], `restart alerts since the fault: ${JSON.stringify(restartAlerts.slice(seen))}`);
     await until('the restarted engine thread to be healthy', () => restarts() > n && rt.health().healthy);
     // Trading goes on after the restart, and the snapshot catches up with the fill stream.
