@@ -64,8 +64,11 @@ interface DeathAt {
   step: number;
 }
 
-/** One engine thread over the shared memory: recovers, then books reports until none is left or it dies. */
-function runThread(m: Memory, death?: DeathAt): Recovery {
+/**
+ * One engine thread over the shared memory: recovers (and reports it, as the engine's restart
+ * alert does, unless `silent`), then books reports until none is left or it dies.
+ */
+function runThread(m: Memory, death?: DeathAt, silent = false): Recovery {
   const portfolio = new Portfolio(100_000, 12.5, MAX_LOTS, m.portfolio);
   const risk = new Float64Array(m.risk);
   const counters = new Float64Array(m.counters);
@@ -73,6 +76,7 @@ function runThread(m: Memory, death?: DeathAt): Recovery {
   const fills = new RecordRing(m.fills);
   const journal = new FillJournal(m.journal, portfolio, [risk, counters]);
   const recovery = journal.recover(er, fills);
+  if (!silent) journal.reported();
   while (er.available() > 0) {
     const off = er.peek();
     const id = er.data[off + ER_ID];
@@ -159,6 +163,21 @@ test('a thread that dies after recovering from its predecessor is recovered from
   runThread(m, { report: 4, step: 0 });
   assert.is(runThread(m), 'rolled back');
   assert.equal(outcome(m), reference);
+});
+
+/** A thread that recovers and is terminated before it reports (before its restart alert). */
+function recoverOnly(m: Memory): Recovery {
+  const journal = new FillJournal(m.journal, new Portfolio(100_000, 12.5, MAX_LOTS, m.portfolio), [new Float64Array(m.risk), new Float64Array(m.counters)]);
+  return journal.recover(new RecordRing(m.er), new RecordRing(m.fills));
+}
+
+test('a recovery stays unreported until a thread reports it: one terminated first passes it on', () => {
+  const m = memory();
+  runThread(m, { report: 2, step: 1 });
+  assert.is(recoverOnly(m), 'rolled back');
+  assert.is(runThread(m), 'rolled back', 'the next thread reports what the terminated one did');
+  assert.equal(outcome(m), reference);
+  assert.is(recoverOnly(m), 'clean', 'reported once');
 });
 
 test.run();

@@ -155,8 +155,9 @@ class Trader {
     });
     if (this.firstEngine && init.generation > 0) {
       const now = clock.nowNs(wallMs());
-      const booking = this.recovery === 'clean' ? '' : this.recovery === 'rolled back' ? '; the fill it was booking was rolled back and is booked again' : '; the fill it had booked was published';
+      const booking = this.recovery === 'clean' ? '' : this.recovery === 'rolled back' ? '; a fill being booked when an engine thread died was rolled back and is booked again' : '; a fill booked when an engine thread died was published';
       e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange${booking}`, init.restarts, 3);
+      this.journal.reported();
       // At the restart's simulated time; trips once (the state is shared): later restarts do not repeat it.
       if (init.restarts >= 3) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
     }

@@ -11,7 +11,8 @@
 //   then    the fills are published and the report released.
 // A new engine thread recovers before it reads anything: an open journal is rolled back (the
 // report is still in its ring and gets booked again); a committed one has its publish and
-// release redone, which is idempotent.
+// release redone, which is idempotent. What it did stays recorded until a thread reports it (its
+// ENGINE_RESTART alert): a thread can be terminated after recovering and before it reports.
 
 import type { RecordRing } from '../core/ring.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
@@ -19,12 +20,16 @@ import { Portfolio } from '../portfolio/portfolio.ts';
 const STATE = 0; // EMPTY, OPEN or COMMITTED
 const ER_SEQ = 1; // sequence of the report in its ring
 const FILLS_HEAD = 2; // the fills ring's head once this booking's fills are published
-const IMAGE = 3; // undo image: the state arrays, then the portfolio
+const UNREPORTED = 3; // NONE, or what a recovery did (ROLLED_BACK, COMPLETED) not yet reported
+const IMAGE = 4; // undo image: the state arrays, then the portfolio
 const EMPTY = 0;
 const OPEN = 1;
 const COMMITTED = 2;
+const NONE = 0;
+const ROLLED_BACK = 1;
+const COMPLETED = 2;
 
-/** What recover() found. */
+/** What a recovery did (recover(): the last one not yet reported). */
 export type Recovery = 'clean' | 'rolled back' | 'completed';
 
 export class FillJournal {
@@ -76,8 +81,23 @@ export class FillJournal {
     er.release();
   }
 
-  /** Finishes or undoes the booking a dead thread left; call before reading either ring. */
+  /**
+   * Finishes or undoes the booking a dead thread left; call before reading either ring. Returns
+   * what the last recovery did that no thread has reported yet (see reported()).
+   */
   recover(er: RecordRing, fills: RecordRing): Recovery {
+    const did = this.recoverBooking(er, fills);
+    const j = this.j;
+    if (did !== 'clean') j[UNREPORTED] = did === 'rolled back' ? ROLLED_BACK : COMPLETED;
+    return j[UNREPORTED] === ROLLED_BACK ? 'rolled back' : j[UNREPORTED] === COMPLETED ? 'completed' : 'clean';
+  }
+
+  /** The recovery recover() returned has been reported. */
+  reported(): void {
+    this.j[UNREPORTED] = NONE;
+  }
+
+  private recoverBooking(er: RecordRing, fills: RecordRing): Recovery {
     const j = this.j;
     if (j[STATE] === OPEN) {
       let at = IMAGE;
