@@ -147,8 +147,8 @@ export class RiskManager {
   /** Marks the start of trading day `day` (daily loss is measured from here); idempotent per day. */
   startDay(value: number, day = 0): void {
     if (this.st[ST_DAY] === day) return;
-    this.st[ST_DAY] = day;
     this.st[ST_DAY_START] = value;
+    this.st[ST_DAY] = day; // last, as in trip(): a thread terminated in between starts the day again
     this.now[2] = value;
     const equity = this.st[ST_BASE] + value;
     if (equity > this.st[ST_PEAK]) this.st[ST_PEAK] = equity;
