@@ -321,8 +321,7 @@ class Trader {
   publish(): void {
     const e = this.engine;
     if (!e) return;
-    this.storeTotals(e);
-    const s = this.snapshot;
+    const s = this.snapshot; // the counters are current: pump() stores them after any input
     s.beginWrite();
     writeSnapshot(s.data, e, this.session, this.counters, this.scratch);
     s.endWrite();

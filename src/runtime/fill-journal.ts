@@ -20,17 +20,15 @@ import { Portfolio } from '../portfolio/portfolio.ts';
 const STATE = 0; // EMPTY, OPEN or COMMITTED
 const ER_SEQ = 1; // sequence of the report in its ring
 const FILLS_HEAD = 2; // the fills ring's head once this booking's fills are published
-const UNREPORTED = 3; // NONE, or what a recovery did (ROLLED_BACK, COMPLETED) not yet reported
+const UNREPORTED = 3; // what the last recovery did, as an index of RECOVERIES, until reported (0)
 const IMAGE = 4; // undo image: the state arrays, then the portfolio
 const EMPTY = 0;
 const OPEN = 1;
 const COMMITTED = 2;
-const NONE = 0;
-const ROLLED_BACK = 1;
-const COMPLETED = 2;
 
 /** What a recovery did (recover(): the last one not yet reported). */
 export type Recovery = 'clean' | 'rolled back' | 'completed';
+const RECOVERIES: readonly Recovery[] = ['clean', 'rolled back', 'completed'];
 
 export class FillJournal {
   private readonly j: Float64Array;
@@ -87,14 +85,13 @@ export class FillJournal {
    */
   recover(er: RecordRing, fills: RecordRing): Recovery {
     const did = this.recoverBooking(er, fills);
-    const j = this.j;
-    if (did !== 'clean') j[UNREPORTED] = did === 'rolled back' ? ROLLED_BACK : COMPLETED;
-    return j[UNREPORTED] === ROLLED_BACK ? 'rolled back' : j[UNREPORTED] === COMPLETED ? 'completed' : 'clean';
+    if (did !== 'clean') this.j[UNREPORTED] = RECOVERIES.indexOf(did);
+    return RECOVERIES[this.j[UNREPORTED]];
   }
 
   /** The recovery recover() returned has been reported. */
   reported(): void {
-    this.j[UNREPORTED] = NONE;
+    this.j[UNREPORTED] = 0;
   }
 
   private recoverBooking(er: RecordRing, fills: RecordRing): Recovery {
