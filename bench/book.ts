@@ -331,10 +331,10 @@ export async function benchBook(stream: BookStream, o: { rounds: number }): Prom
 
 /**
  * ccxt's book as a peer timed between other measurements: each call replays the whole stream
- * into a fresh ccxt OrderBook and returns the ns per update. The throughput section times it
- * between its pipeline rounds, so the pipeline / ccxt ratio of issue 15 compares two codes
- * measured in the same minutes (the book section runs minutes earlier, and this host's speed
- * drifts by up to ±20 % in that time). Throws if a replay ends in another state than the first.
+ * into a fresh ccxt OrderBook and returns the ns per update. The throughput section's pipeline
+ * thread times it after each of its rounds, so the pipeline / ccxt ratio of issue 15 compares
+ * two codes measured in the same minutes on the same vCPU (the book section runs minutes
+ * earlier, and this host's speed drifts by up to ±20 % in that time). Throws if a replay ends in another state than the first.
  */
 export async function ccxtPeer(stream: BookStream): Promise<() => number> {
   const { OrderBook } = await loadCcxtOrderBook();

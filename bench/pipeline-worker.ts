@@ -4,9 +4,19 @@
 // the model on their own), the same rounds measured 4.19-4.52M events/s against 5.76M for the
 // same build with only the book section before it (2026-11-23): the earlier sections' shapes had
 // made the pipeline's optimised code more general.
+//
+// ccxt's book, issue 15's peer, is timed here too, after each round without the model, and this
+// thread is pinned to the vCPU it started on (taskset), so both run on one vCPU. Timed on the
+// bench's main thread, the peer ran on the other vCPU while this thread waited, and at any time
+// one vCPU of this host ran the same code about 1.5x slower than the other (docs/performance.md,
+// round thirteen): the ratio swung with the placement.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
 import { runSession, type SessionResult, type SessionSpec } from '../src/backtest/session.ts';
+import { ccxtPeer } from './book.ts';
+import type { BookStream } from './stream.ts';
 import { median } from './util.ts';
 
 export interface PipelineRun {
@@ -28,11 +38,47 @@ export interface PipelineJob {
   count: number;
   /** Rounds with the model (those without are run one by one on command). */
   roundsML: number;
+  /** The order-book stream ccxt's book replays after each round without the model. */
+  peerStream: BookStream;
 }
 
 /** What the bench's main thread sends: one timed round without the model, or the rest of the job. */
 export type PipelineCommand = 'round' | 'finish';
-export type PipelineReply = { type: 'ready' } | { type: 'round'; eventsPerSec: number } | { type: 'done'; pipe: PipelineRun; pipeML: PipelineRun };
+export type PipelineReply =
+  | {
+      type: 'ready';
+      /** The vCPU this thread is pinned to, or null when it could not be pinned. */
+      pinned: number | null;
+    }
+  | {
+      type: 'round';
+      eventsPerSec: number;
+      /** ccxt's book timed right after the round, on this thread: ns per update. */
+      peerNs: number;
+      /** The vCPU this thread was on after the round and after the peer (/proc: the CPU it last ran on). */
+      cpus: [number, number];
+    }
+  | { type: 'done'; pipe: PipelineRun; pipeML: PipelineRun };
+
+/**
+ * Pins this thread to the CPU it is on (Linux: taskset on its thread id); the CPU, or null when
+ * it cannot (no taskset, no /proc): the rounds then run where the scheduler puts them.
+ */
+function pinHere(): number | null {
+  try {
+    const tid = readlinkSync('/proc/thread-self').split('/').pop()!;
+    const cpu = currentCpu();
+    return spawnSync('taskset', ['-pc', String(cpu), tid], { stdio: 'ignore' }).status === 0 ? cpu : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The CPU this thread last ran on (field 39 of /proc/thread-self/stat). */
+function currentCpu(): number {
+  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[36]);
+}
 
 function timedRound(spec: SessionSpec, events: Float64Array, count: number): { rate: number; result: SessionResult } {
   const t0 = performance.now();
@@ -51,17 +97,26 @@ if (parentPort) {
   // Warm-up: one whole untimed session, as the book section replays its whole stream once before
   // timing. After 500k events (the earlier warm-up) the rounds were still speeding up, e.g.
   // 4.22M, 6.51M, 7.47M events/s (2026-11-23): V8 was still optimising.
+  const pinned = pinHere();
   runSession(job.spec, { source: new ReplaySource(events, count) });
-  // The rounds without the model one at a time, on the main thread's command: it times its peer
-  // (ccxt's book) between them, while this thread waits.
+  const peer = await ccxtPeer(job.peerStream);
+  // ccxtPeer replays once; its first timed replay after a round was still ~25 % slower (V8 still
+  // optimising ccxt's code), so two more untimed ones.
+  peer();
+  peer();
+  // The rounds without the model one at a time, on the main thread's command, each followed by
+  // its peer.
   const rates: number[] = [];
   let last: SessionResult | null = null;
   port.on('message', (m: PipelineCommand) => {
     if (m === 'round') {
       const r = timedRound(job.spec, events, count);
+      const cpuRound = currentCpu();
+      const peerNs = peer();
+      const cpuPeer = currentCpu();
       rates.push(r.rate);
       last = r.result;
-      port.postMessage({ type: 'round', eventsPerSec: r.rate } satisfies PipelineReply);
+      port.postMessage({ type: 'round', eventsPerSec: r.rate, peerNs, cpus: [cpuRound, cpuPeer] } satisfies PipelineReply);
       return;
     }
     if (last === null) throw new Error('pipeline worker: finish before any round');
@@ -72,5 +127,5 @@ if (parentPort) {
     port.postMessage({ type: 'done', pipe, pipeML } satisfies PipelineReply);
     port.close();
   });
-  port.postMessage({ type: 'ready' } satisfies PipelineReply);
+  port.postMessage({ type: 'ready', pinned } satisfies PipelineReply);
 }

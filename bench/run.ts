@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../src/core/paths.ts';
 import { benchAllocation } from './allocation.ts';
-import { benchBook, ccxtPeer } from './book.ts';
+import { benchBook } from './book.ts';
 import { benchComponents } from './components.ts';
 import { benchCrossThread } from './cross-thread.ts';
 import { startEngineProcess, type EngineProcess } from './engine-process.ts';
@@ -136,7 +136,7 @@ export async function runSuite(o: Options): Promise<Results> {
   let bookStream: BookStream | null = null;
   let session: Recording | null = null;
   const needSession = want('tick-to-trade') || want('allocation') || want('throughput');
-  // The throughput section times ccxt's book on this stream between its pipeline rounds.
+  // The throughput section times ccxt's book on this stream after each of its pipeline rounds.
   if (want('book') || want('components') || want('throughput')) {
     note(`recording the order-book stream (${p.bookUpdates.toLocaleString('en-US')} updates)`);
     bookStream = recordBookStream(spec, p.bookUpdates);
@@ -171,7 +171,7 @@ export async function runSuite(o: Options): Promise<Results> {
     await section('components', () => benchComponents(bookStream!, spec.quote, { rounds: p.componentRounds, events: p.componentEvents, strategyCalls: p.strategyCalls, inferenceCalls: p.inferenceCalls }));
     await section('tick-to-trade', () => benchTickToTrade(specML, session!, { events: p.t2tEvents }));
     await section('allocation', () => benchAllocation(spec, specML, session!, { events: p.allocEvents }));
-    await section('throughput', async () =>
+    await section('throughput', () =>
       benchThroughput(config, spec, specML, session!, {
         rounds: p.tpRounds,
         roundsML: p.tpRoundsML,
@@ -179,7 +179,7 @@ export async function runSuite(o: Options): Promise<Results> {
         sessionEnd: p.poolSessionEnd,
         maxWorkers: m.cores,
         profile: true,
-        peer: await ccxtPeer(bookStream!),
+        peerStream: bookStream!,
       }),
     );
     session = null;

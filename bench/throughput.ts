@@ -21,7 +21,7 @@ import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
 import { Worker } from 'node:worker_threads';
 import type { PipelineCommand, PipelineJob, PipelineReply, PipelineRun } from './pipeline-worker.ts';
 import { profileWhile, type ProfileSummary } from './profile.ts';
-import { benchRequest, type Recording } from './stream.ts';
+import { benchRequest, type BookStream, type Recording } from './stream.ts';
 import { loadavg, median, note } from './util.ts';
 
 export interface ScalingPoint {
@@ -118,18 +118,22 @@ function replayRingLoop(rec: Recording, n: number): number {
 
 /** ccxt's book timed between the pipeline rounds (book.ts ccxtPeer), and the ratio of issue 15 per round. */
 export interface PeerBetweenRounds {
-  /** ns per update, median of the rounds; one replay after each pipeline round. */
+  /** ns per update, median of the rounds; one replay after each pipeline round, on its thread. */
   nsPerUpdate: number;
   rounds: number[];
   /** Pipeline ns per event / ccxt ns per update, round by round, and their median. */
   ratios: number[];
   ratio: number;
+  /** The vCPU of each round and of its peer ([round, peer]): equal when both ran on the same one. */
+  cpus: [number, number][];
+  /** The vCPU the pipeline thread was pinned to (null: not pinned, e.g. no taskset). */
+  pinned: number | null;
 }
 
 /**
  * The pipeline rounds without and with the model, in a fresh worker thread (bench/pipeline-worker.ts
  * says why), over a shared copy of the recording. The rounds without the model run one at a
- * time; after each, `peer` is timed here while the worker waits.
+ * time; after each, the worker times ccxt's book on `peerStream` (the peer, on the same vCPU).
  */
 async function pipelineInWorker(
   spec: SessionSpec,
@@ -137,11 +141,11 @@ async function pipelineInWorker(
   rec: Recording,
   rounds: number,
   roundsML: number,
-  peer: () => number,
+  peerStream: BookStream,
 ): Promise<{ pipe: PipelineRun; pipeML: PipelineRun; peer: PeerBetweenRounds }> {
   const events = new Float64Array(new SharedArrayBuffer(rec.count * EV_STRIDE * 8));
   events.set(rec.events.subarray(0, rec.count * EV_STRIDE));
-  const job: PipelineJob = { spec, specML, events, count: rec.count, roundsML };
+  const job: PipelineJob = { spec, specML, events, count: rec.count, roundsML, peerStream };
   const w = new Worker(new URL('./pipeline-worker.js', import.meta.url), { workerData: job });
   // One reply at a time: the worker answers each command once.
   let waiting: { resolve: (m: PipelineReply) => void; reject: (e: Error) => void } | null = null;
@@ -167,21 +171,22 @@ async function pipelineInWorker(
       };
     });
   try {
-    await reply('ready');
+    const { pinned } = await reply('ready');
     const peerNs: number[] = [];
     const ratios: number[] = [];
+    const cpus: [number, number][] = [];
     for (let r = 0; r < rounds; r++) {
       const next = reply('round');
       w.postMessage('round' satisfies PipelineCommand);
-      const { eventsPerSec } = await next;
-      const ns = peer();
-      peerNs.push(ns);
-      ratios.push(1e9 / eventsPerSec / ns);
+      const round = await next;
+      peerNs.push(round.peerNs);
+      ratios.push(1e9 / round.eventsPerSec / round.peerNs);
+      cpus.push(round.cpus);
     }
     const done = reply('done');
     w.postMessage('finish' satisfies PipelineCommand);
     const { pipe, pipeML } = await done;
-    return { pipe, pipeML, peer: { nsPerUpdate: median(peerNs), rounds: peerNs, ratios, ratio: median(ratios) } };
+    return { pipe, pipeML, peer: { nsPerUpdate: median(peerNs), rounds: peerNs, ratios, ratio: median(ratios), cpus, pinned } };
   } finally {
     w.removeAllListeners('exit');
     await w.terminate();
@@ -193,7 +198,7 @@ export async function benchThroughput(
   spec: SessionSpec,
   specML: SessionSpec,
   rec: Recording,
-  o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean; peer: () => number },
+  o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean; peerStream: BookStream },
 ): Promise<ThroughputBench> {
   const n = rec.count;
   note(`throughput: generation`);
@@ -217,7 +222,7 @@ export async function benchThroughput(
   note(`throughput: full pipeline, one thread (${n.toLocaleString('en-US')} events x ${o.rounds})`);
   // Then with the model (x roundsML), in the same fresh thread.
   // ccxt's book is timed after each round without the model (issue 15's ratio, PeerBetweenRounds).
-  const { pipe, pipeML, peer } = await pipelineInWorker(spec, specML, rec, o.rounds, o.roundsML, o.peer);
+  const { pipe, pipeML, peer } = await pipelineInWorker(spec, specML, rec, o.rounds, o.roundsML, o.peerStream);
   // A session whose strategy stopped part-way is not the full pipeline for the rest of its events.
   for (const [what, p] of [['without', pipe], ['with', pipeML]] as const) {
     if (p.killSwitchTripped) throw new Error(`throughput: the session ${what} the model tripped its kill switch; the pipeline rows need a session traded throughout (benchConfig)`);

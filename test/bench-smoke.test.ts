@@ -90,6 +90,10 @@ test('components, tick-to-trade and throughput figures are positive and finite',
     assert.ok(Math.abs(peer.ratios[i] - 1e9 / tp.pipeline.rounds[i] / ns) < 1e-9 * peer.ratios[i], `ratio of round ${i}`);
   });
   assert.ok(r.table.some((row) => row.benchmark === 'Backtest pipeline per event / ccxt book per update' && row.ours.endsWith(`${peer.ratio.toFixed(2)}x`)), 'the table reports the median ratio');
+  // both codes of each ratio on one vCPU: the pipeline thread times its peer itself, pinned where it started
+  assert.is(peer.cpus.length, tp.pipeline.rounds.length, 'the vCPU of each round and of its peer');
+  for (const [round, of] of peer.cpus) assert.ok(Number.isInteger(round) && Number.isInteger(of) && round >= 0 && of >= 0, `vCPUs ${round}, ${of}`);
+  if (peer.pinned !== null) assert.ok(peer.cpus.every(([round, of]: number[]) => round === peer.pinned && of === peer.pinned), `pinned to ${peer.pinned}: ${JSON.stringify(peer.cpus)}`);
   assert.ok(tp.scaling.points.length >= 1);
   for (const p of tp.scaling.points) positive(p.eventsPerSec, `pool of ${p.workers}`);
   assert.ok(tp.profile.top.length > 0, 'a CPU profile');
