@@ -334,7 +334,8 @@ export async function benchBook(stream: BookStream, o: { rounds: number }): Prom
  * into a fresh ccxt OrderBook and returns the ns per update. The throughput section's pipeline
  * thread times it after each of its rounds, so the pipeline / ccxt ratio of issue 15 compares
  * two codes measured in the same minutes on the same vCPU (the book section runs minutes
- * earlier, and this host's speed drifts by up to ±20 % in that time). Throws if a replay ends in another state than the first.
+ * earlier, and this host's speed drifts by up to ±20 % in that time). Throws if a replay ends
+ * in another state than the first.
  */
 export async function ccxtPeer(stream: BookStream): Promise<() => number> {
   const { OrderBook } = await loadCcxtOrderBook();

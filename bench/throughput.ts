@@ -116,7 +116,7 @@ function replayRingLoop(rec: Recording, n: number): number {
   return a + b + c + e + f + g;
 }
 
-/** ccxt's book timed between the pipeline rounds (book.ts ccxtPeer), and the ratio of issue 15 per round. */
+/** ccxt's book timed after each pipeline round on the pipeline's thread (book.ts ccxtPeer), and the ratio of issue 15 per round. */
 export interface PeerBetweenRounds {
   /** ns per update, median of the rounds; one replay after each pipeline round, on its thread. */
   nsPerUpdate: number;
