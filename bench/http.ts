@@ -1,22 +1,30 @@
 // HTTP: GET /api/state under autocannon against the real engine process (simulation mode, all
 // its worker threads running), and against a bare node:http server (another process) returning
-// the same bytes with the same headers: the ratio is what the engine's routing, state building
-// and JSON cost. Then SSE fan-out: N clients (1,000 in a full run) on /api/stream at the
+// the same bytes with the same headers: the ratio is what the engine's routing, state building,
+// metrics and JSON cost. Then SSE fan-out: N clients (1,000 in a full run) on /api/stream at the
 // configured stream_hz, and the CPU the engine process spends on them: utime + stime from
 // /proc/PID/stat (whole process, and its main thread, which runs HTTP) over a window with no
 // client and a window with N clients, the frames each client received, and the frames the engine
 // coalesced or the clients it dropped (from its /metrics): what was lost.
 // autocannon runs in this process, the SSE clients in a process of their own
 // (bench/sse-clients.ts); all of them share the same (2-core) machine with the engine.
+//
+// The ratio is CPU per request, not requests per second one server after the other: this host's
+// two vCPUs each change speed by up to 1.5x within minutes (docs/performance.md, rounds thirteen
+// and fourteen), so throughput rounds of the two servers minutes, or seconds, apart compared the
+// vCPU's speed as much as the servers (alternated 5 s rounds read 50-108 %). Both servers'
+// serving threads are pinned to one vCPU and loaded at once, and each one's CPU per request is
+// its thread's CPU time over the requests it answered: both see the same vCPU at the same time.
+// A second bare server measured against the first the same way gives the method's own error.
 
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEngineProcess, type EngineProcess } from './engine-process.ts';
 import { summarizeProfileFile, type ProfileSummary } from './profile.ts';
-import { loadavg, median, procCpuSeconds, sleep } from './util.ts';
+import { loadavg, median, pinThread, procCpuSeconds, sleep } from './util.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -42,13 +50,32 @@ export interface HttpBench {
   bodyBytes: number;
   connections: number;
   durationS: number;
+  /** Each server alone, alternated (requests per second and latency). */
   engine: LoadResult;
   bare: LoadResult;
-  ratio: number; // engine / bare throughput
+  /** engine / bare requests per second of each alternated pair of rounds alone. */
+  throughputRatios: number[];
+  /** Both loaded at once, serving threads on one vCPU: CPU per request of each window. */
+  cost: CostWindows;
+  /** The same between two bare servers: how far from 1 the method itself reads. */
+  control: CostWindows;
+  /** Median of cost.ratios: bare CPU per request / engine CPU per request. */
+  ratio: number;
+  /** The vCPU of the serving threads and the one of everything else (null: not pinned). */
+  pinned: { server: number; other: number } | null;
   sse: SseResult;
   /** Main thread of a second engine process under the same load, with --cpu-prof. */
   engineProfile: ProfileSummary | null;
   loadavg: number[];
+}
+
+export interface CostWindows {
+  /** µs of the serving thread's CPU per answered request, per window: the first server, the second. */
+  usPerRequest: [number, number][];
+  /** Requests per second of each server in each window (both loaded at once). */
+  reqPerSec: [number, number][];
+  /** second / first µs per request, per window (engine vs bare: bare / engine). */
+  ratios: number[];
 }
 
 export interface SseResult {
@@ -95,6 +122,48 @@ async function bareServer(headers: Record<string, string>, body: string): Promis
     });
   });
   return { proc, url: `http://127.0.0.1:${port}`, dir };
+}
+
+/**
+ * The serving threads (the engine's main thread, the bare servers') on the last vCPU; the engine's
+ * other threads (the simulation) and this process (autocannon) on the first. Null, with nothing
+ * pinned, on one vCPU or without taskset.
+ */
+function pinForHttp(enginePid: number, barePids: number[]): { server: number; other: number } | null {
+  const n = cpus().length;
+  if (n < 2) return null;
+  const server = n - 1;
+  const other = 0;
+  let ok = pinThread(process.pid, other);
+  for (const pid of [enginePid, ...barePids]) ok = pinThread(pid, server) && ok;
+  for (const t of readdirSync(`/proc/${enginePid}/task`)) if (Number(t) !== enginePid) ok = pinThread(Number(t), other) && ok;
+  if (ok) return { server, other };
+  unpinForHttp(enginePid, barePids);
+  return null;
+}
+
+function unpinForHttp(enginePid: number, barePids: number[]): void {
+  for (const pid of [process.pid, ...barePids]) pinThread(pid, null);
+  for (const t of readdirSync(`/proc/${enginePid}/task`)) pinThread(Number(t), null);
+}
+
+/**
+ * Two servers loaded at once for `windows` windows of `durationS`: each serving thread's CPU time
+ * (/proc, utime + stime of the thread whose id is the process id) over the requests it answered.
+ */
+async function costWindows(a: { pid: number; url: string }, b: { pid: number; url: string }, connections: number, durationS: number, windows: number): Promise<CostWindows> {
+  const out: CostWindows = { usPerRequest: [], reqPerSec: [], ratios: [] };
+  for (let w = 0; w < windows; w++) {
+    const a0 = procCpuSeconds(a.pid, a.pid);
+    const b0 = procCpuSeconds(b.pid, b.pid);
+    const [ra, rb] = await Promise.all([cannon(a.url, connections, durationS), cannon(b.url, connections, durationS)]);
+    const ua = (1e6 * (procCpuSeconds(a.pid, a.pid) - a0)) / ra.requests.total;
+    const ub = (1e6 * (procCpuSeconds(b.pid, b.pid) - b0)) / rb.requests.total;
+    out.usPerRequest.push([ua, ub]);
+    out.reqPerSec.push([ra.requests.average, rb.requests.average]);
+    out.ratios.push(ub / ua);
+  }
+  return out;
 }
 
 function summarize(rs: AutocannonResult[]): LoadResult {
@@ -226,7 +295,7 @@ async function profileEngineUnderLoad(connections: number, durationS: number): P
   }
 }
 
-export async function benchHttp(engine: EngineProcess, o: { durationS: number; rounds: number; connections: number; sseClients: number; sseWindowS: number; profile: boolean }): Promise<HttpBench> {
+export async function benchHttp(engine: EngineProcess, o: { durationS: number; rounds: number; costWindows: number; controlWindows: number; connections: number; sseClients: number; sseWindowS: number; profile: boolean }): Promise<HttpBench> {
   // Let the simulation produce a book before capturing the response the bare server will replay.
   let res = await fetch(`${engine.url}/api/state`);
   for (let i = 0; i < 40; i++) {
@@ -236,28 +305,38 @@ export async function benchHttp(engine: EngineProcess, o: { durationS: number; r
     res = await fetch(`${engine.url}/api/state`);
   }
   const body = await res.text();
+  // Every header of the answer but the ones node:http writes itself, so both send the same bytes.
   const headers: Record<string, string> = {};
-  for (const k of ['content-type', 'cache-control']) {
-    const v = res.headers.get(k);
-    if (v !== null) headers[k] = v;
-  }
+  for (const [k, v] of res.headers) if (!['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(k)) headers[k] = v;
   const bare = await bareServer(headers, body);
+  const bare2 = await bareServer(headers, body); // the control
   try {
-    await cannon(`${engine.url}/api/state`, o.connections, 1); // warm-up both
-    await cannon(`${bare.url}/`, o.connections, 1);
+    const pinned = pinForHttp(engine.pid, [bare.proc.pid!, bare2.proc.pid!]);
     const eng: AutocannonResult[] = [];
     const bar: AutocannonResult[] = [];
-    for (let r = 0; r < o.rounds; r++) {
-      eng.push(await cannon(`${engine.url}/api/state`, o.connections, o.durationS));
-      bar.push(await cannon(`${bare.url}/`, o.connections, o.durationS));
+    let cost: CostWindows;
+    let control: CostWindows;
+    try {
+      for (const url of [`${engine.url}/api/state`, `${bare.url}/`, `${bare2.url}/`]) await cannon(url, o.connections, 1); // warm-up
+      for (let r = 0; r < o.rounds; r++) {
+        eng.push(await cannon(`${engine.url}/api/state`, o.connections, o.durationS));
+        bar.push(await cannon(`${bare.url}/`, o.connections, o.durationS));
+      }
+      cost = await costWindows({ pid: engine.pid, url: `${engine.url}/api/state` }, { pid: bare.proc.pid!, url: `${bare.url}/` }, o.connections, o.durationS, o.costWindows);
+      control = await costWindows({ pid: bare.proc.pid!, url: `${bare.url}/` }, { pid: bare2.proc.pid!, url: `${bare2.url}/` }, o.connections, o.durationS, o.controlWindows);
+    } finally {
+      if (pinned !== null) unpinForHttp(engine.pid, [bare.proc.pid!, bare2.proc.pid!]);
     }
     const e = summarize(eng);
     const b = summarize(bar);
+    const throughputRatios = eng.map((x, i) => x.requests.average / bar[i].requests.average);
     const sse = await sseFanOut(engine, o.sseClients, o.sseWindowS);
     const engineProfile = o.profile ? await profileEngineUnderLoad(o.connections, o.durationS) : null;
-    return { bodyBytes: Buffer.byteLength(body), connections: o.connections, durationS: o.durationS, engine: e, bare: b, ratio: e.reqPerSec / b.reqPerSec, sse, engineProfile, loadavg: loadavg() };
+    return { bodyBytes: Buffer.byteLength(body), connections: o.connections, durationS: o.durationS, engine: e, bare: b, throughputRatios, cost, control, ratio: median(cost.ratios), pinned, sse, engineProfile, loadavg: loadavg() };
   } finally {
-    bare.proc.kill('SIGTERM');
-    rmSync(bare.dir, { recursive: true, force: true });
+    for (const x of [bare, bare2]) {
+      x.proc.kill('SIGTERM');
+      rmSync(x.dir, { recursive: true, force: true });
+    }
   }
 }

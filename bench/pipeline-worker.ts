@@ -10,14 +10,13 @@
 // bench's main thread, the peer ran on the other vCPU while this thread waited, and at any time
 // one vCPU of this host ran the same code about 1.5x slower than the other (docs/performance.md,
 // round thirteen): the ratio swung with the placement.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
 import { runSession, type SessionResult, type SessionSpec } from '../src/backtest/session.ts';
 import { ccxtPeer } from './book.ts';
 import type { BookStream } from './stream.ts';
-import { median } from './util.ts';
+import { median, pinThread, threadCpu } from './util.ts';
 
 export interface PipelineRun {
   eventsPerSec: number; // median of rounds
@@ -61,23 +60,17 @@ export type PipelineReply =
   | { type: 'done'; pipe: PipelineRun; pipeML: PipelineRun };
 
 /**
- * Pins this thread to the CPU it is on (Linux: taskset on its thread id); the CPU, or null when
- * it cannot (no taskset, no /proc): the rounds then run where the scheduler puts them.
+ * Pins this thread to the CPU it is on; the CPU, or null when it cannot (no taskset, no /proc):
+ * the rounds then run where the scheduler puts them.
  */
 function pinHere(): number | null {
   try {
-    const tid = readlinkSync('/proc/thread-self').split('/').pop()!;
-    const cpu = currentCpu();
-    return spawnSync('taskset', ['-pc', String(cpu), tid], { stdio: 'ignore' }).status === 0 ? cpu : null;
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    const cpu = threadCpu();
+    return pinThread(tid, cpu) ? cpu : null;
   } catch {
     return null;
   }
-}
-
-/** The CPU this thread last ran on (field 39 of /proc/thread-self/stat). */
-function currentCpu(): number {
-  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[36]);
 }
 
 function timedRound(spec: SessionSpec, events: Float64Array, count: number): { rate: number; result: SessionResult } {
@@ -111,9 +104,9 @@ if (parentPort) {
   port.on('message', (m: PipelineCommand) => {
     if (m === 'round') {
       const r = timedRound(job.spec, events, count);
-      const cpuRound = currentCpu();
+      const cpuRound = threadCpu();
       const peerNs = peer();
-      const cpuPeer = currentCpu();
+      const cpuPeer = threadCpu();
       rates.push(r.rate);
       last = r.result;
       port.postMessage({ type: 'round', eventsPerSec: r.rate, peerNs, cpus: [cpuRound, cpuPeer] } satisfies PipelineReply);

@@ -10,7 +10,7 @@ import type { MemoryBench } from './memory.ts';
 import type { ReplayBench } from './replay.ts';
 import type { ThroughputBench } from './throughput.ts';
 import type { TickToTradeBench } from './tick-to-trade.ts';
-import type { Machine } from './util.ts';
+import { median, type Machine } from './util.ts';
 import { fmtNum } from './util.ts';
 
 export interface Sections {
@@ -48,6 +48,7 @@ const yes = (b: boolean) => (b ? 'yes' : 'NO');
 const us = (ns: number) => `${(ns / 1000).toFixed(2)} µs`;
 const f1 = (x: number) => fmtNum(x, 1);
 /** autocannon's latencies are whole milliseconds. */
+const pc = (r: number) => `${(100 * r).toFixed(0)}%`;
 const ms = (x: number) => (x === 0 ? '<1 ms' : `${x} ms`);
 
 export function tableRows(s: Sections): Row[] {
@@ -146,8 +147,11 @@ export function tableRows(s: Sections): Row[] {
     const h = s.http;
     rows.push({
       benchmark: `/api/state (${h.connections} conns, ${(h.bodyBytes / 1024).toFixed(1)} KiB)`,
-      ours: `${f1(h.engine.reqPerSec)} req/s, p99 ${ms(h.engine.p99Ms)}`,
-      comparedWith: `bare node:http ${f1(h.bare.reqPerSec)} req/s, p99 ${ms(h.bare.p99Ms)} -> ${(100 * h.ratio).toFixed(0)}%`,
+      ours: `${f1(h.engine.reqPerSec)} req/s, p99 ${ms(h.engine.p99Ms)}; ${median(h.cost.usPerRequest.map((x) => x[0])).toFixed(1)} µs CPU per request`,
+      comparedWith:
+        `bare node:http ${f1(h.bare.reqPerSec)} req/s, p99 ${ms(h.bare.p99Ms)}; ${median(h.cost.usPerRequest.map((x) => x[1])).toFixed(1)} µs CPU per request -> ${pc(h.ratio)} ` +
+        `(CPU per request, both loaded at once${h.pinned ? ` on vCPU ${h.pinned.server}` : ', not pinned'}: ${h.cost.ratios.map(pc).join(', ')}; bare vs bare ${h.control.ratios.map(pc).join(', ')}; ` +
+        `req/s alone, alternated: ${h.throughputRatios.map(pc).join(', ')})`,
       target: '>= 80% of bare',
       met: yes(h.ratio >= 0.8),
     });

@@ -2,7 +2,7 @@
 // the load average that goes with every figure (the machine is shared: numbers without the load
 // they were taken under are not comparable).
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
@@ -96,6 +96,29 @@ export function procCpuSeconds(pid: number, tid?: number): number {
   // utime field 14 and stime field 15 (1-based), i.e. indices 11 and 12 after the ')'.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return (Number(rest[11]) + Number(rest[12])) / clockTicks();
+}
+
+/**
+ * Pins one thread (Linux thread id; a process's main thread has the process id) to one vCPU, or
+ * lets it run on every vCPU again (`cpu` null), with taskset. False where that is not possible
+ * (no taskset, another OS): the caller then measures unpinned and says so. This host's two vCPUs
+ * run the same code up to 1.5x apart at one time (docs/performance.md, round thirteen), so a
+ * ratio of two codes is only fair with both on one vCPU.
+ */
+export function pinThread(tid: number, cpu: number | null): boolean {
+  const list = cpu === null ? `0-${os.cpus().length - 1}` : String(cpu);
+  try {
+    return spawnSync('taskset', ['-pc', list, String(tid)], { stdio: 'ignore' }).status === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The vCPU a thread last ran on (field 39 of its /proc stat); this thread's without arguments. */
+export function threadCpu(pid?: number, tid?: number): number {
+  const path = pid === undefined ? '/proc/thread-self/stat' : `/proc/${pid}/task/${tid ?? pid}/stat`;
+  const stat = readFileSync(path, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[36]);
 }
 
 /** Resident set size of a process, bytes (VmRSS from /proc/PID/status). */
