@@ -54,11 +54,13 @@ function get(base: string, path: string, headers: Record<string, string> = {}, b
   });
 }
 
-const requestsCounted = async (base: string): Promise<number> => {
+/** A sample of /metrics (the line that starts with `series` and a space), 0 when absent. */
+const metric = async (base: string, series: string): Promise<number> => {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('engine_http_requests_total{method="GET",route="/api/state",status="200"} '));
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 };
+const requestsCounted = (base: string) => metric(base, 'engine_http_requests_total{method="GET",route="/api/state",status="200"}');
 
 test('a plain GET is answered by the fast path with the bytes and headers of the Hono route, and counted the same', async () => {
   const { base, server } = await serve('');
@@ -76,6 +78,11 @@ test('a plain GET is answered by the fast path with the bytes and headers of the
   assert.is(Number(viaFast.headers['Content-Length']), Buffer.byteLength(viaFast.body));
   assert.equal(JSON.parse(viaFast.body).symbols, ['ESH24']);
   assert.is(await requestsCounted(base), 2, 'both answers in engine_http_requests_total under route /api/state');
+  // The fast path's answers are added to the counter when it is read: each scrape counts the new ones once.
+  for (let i = 0; i < 3; i++) await get(base, '/api/state');
+  assert.is(await requestsCounted(base), 5);
+  assert.is(await requestsCounted(base), 5, 'a second scrape adds nothing');
+  assert.is(await metric(base, 'engine_http_request_duration_seconds_count{method="GET",route="/api/state"}'), 5, 'every answer timed');
 });
 
 test('an Origin, a body, a disallowed Host, a failing state: Hono answers (CORS headers, Connection: close, 400, 500) and the fast path stays out', async () => {

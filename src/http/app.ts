@@ -4,6 +4,7 @@
 // (state-fast-path.ts), built from the same checks, and the fetch the Node server runs
 // (raw-response.ts: the event stream writes its own body).
 
+import { performance } from 'node:perf_hooks'; // the global is an accessor in Node 20: ~15 ns more per call
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
@@ -129,7 +130,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   const app: App = new Hono<AppEnv>();
 
   const debug = log.isLevelEnabled('debug');
-  /** Request metrics and log line of every answer, Hono's and the fast path's. */
+  /** Request metrics and log line of every answer of Hono's (the fast path's below: the same series). */
   const answered = (method: string, path: string, route: string, status: number, seconds: number) => {
     metrics.httpRequests.inc({ method, route, status: String(status) });
     metrics.httpDuration.observe({ method, route }, seconds);
@@ -162,7 +163,10 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     body: () => stateCache.bytes(),
     hostAllowed: hostAllowed(config.http.allowed_hosts),
     tokenDigest: tokenDigest !== null && tokenNeeded('GET', STATE_PATH, config.http.require_auth_for_reads) ? tokenDigest : null,
-    answered,
+    answered: (seconds) => {
+      metrics.stateAnswered(seconds);
+      if (debug) log.debug({ method: 'GET', path: STATE_PATH, status: 200 }, 'request');
+    },
   });
   const limiter = mutatingRateLimit({
     limit: config.http.rate_limit_requests,

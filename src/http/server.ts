@@ -65,6 +65,9 @@ export async function startHttpServer(deps: HttpDeps, opts: StartOptions): Promi
     so.once('close', () => sockets.delete(so));
   });
   server.on('request', (req, res) => {
+    // Answered already (GET /api/state's fast path ends its response synchronously): nothing to
+    // wait for on close, and no listener to add per request.
+    if (res.writableEnded) return;
     const so = req.socket;
     if (sockets.has(so)) sockets.set(so, (sockets.get(so) ?? 0) + 1);
     res.once('close', () => {

@@ -15,6 +15,7 @@
 // the same bytes and that the refusals are unchanged.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks'; // the global is an accessor in Node 20: ~15 ns more per call
 import { bearerMatches } from './auth.ts';
 import { STATE_HEADERS, STATE_PATH } from './routes/state.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
@@ -26,8 +27,8 @@ export interface StateFastPathOptions {
   hostAllowed: ((header: string | undefined) => boolean) | null;
   /** The API token's digest when GET /api/state needs the token, else null. */
   tokenDigest: Buffer | null;
-  /** Records the answered request (metrics and log), as the middleware does for Hono's answers. */
-  answered: (method: string, path: string, route: string, status: number, seconds: number) => void;
+  /** Records a 200 answer that took `seconds` (metrics and log), as the middleware does for Hono's answers. */
+  answered: (seconds: number) => void;
 }
 
 export interface StateFastPath {
@@ -75,7 +76,7 @@ export function stateFastPath(o: StateFastPathOptions): StateFastPath {
       res.writeHead(200, lastHeaders);
       res.end(body);
       served++;
-      o.answered('GET', STATE_PATH, STATE_PATH, 200, (performance.now() - t0) / 1000);
+      o.answered((performance.now() - t0) / 1000);
       return true;
     },
   };
