@@ -9,13 +9,14 @@
 // autocannon runs in this process, the SSE clients in a process of their own
 // (bench/sse-clients.ts); all of them share the same (2-core) machine with the engine.
 //
-// The ratio is CPU per request, not requests per second one server after the other: this host's
-// two vCPUs each change speed by up to 1.5x within minutes (docs/performance.md, rounds thirteen
-// and fourteen), so throughput rounds of the two servers minutes, or seconds, apart compared the
-// vCPU's speed as much as the servers (alternated 5 s rounds read 50-108 %). Both servers'
-// serving threads are pinned to one vCPU and loaded at once, and each one's CPU per request is
-// its thread's CPU time over the requests it answered: both see the same vCPU at the same time.
-// A second bare server measured against the first the same way gives the method's own error.
+// The ratio is CPU per request of each server's serving thread (its /proc CPU time over the
+// requests it answered), both pinned to one vCPU, each loaded alone in short rounds that
+// alternate (engine, bare, engine, bare, ...), the median of the pairs. This host's vCPUs change
+// speed within seconds (docs/performance.md, rounds thirteen and fourteen): 5 s rounds of
+// requests per second read 50-108 % for the same code. Requests per second also undercounts the
+// difference when autocannon, not the server, limits the rate. Loading both servers at once was
+// tried: it charges the larger process more for sharing the core (its caches refilled after each
+// switch). A second bare server measured against the first the same way gives the method's error.
 
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,32 +51,32 @@ export interface HttpBench {
   bodyBytes: number;
   connections: number;
   durationS: number;
-  /** Each server alone, alternated (requests per second and latency). */
+  /** Each server alone (requests per second and latency, over every round). */
   engine: LoadResult;
   bare: LoadResult;
-  /** engine / bare requests per second of each alternated pair of rounds alone. */
-  throughputRatios: number[];
-  /** Both loaded at once, serving threads on one vCPU: CPU per request of each window. */
-  cost: CostWindows;
+  /** The alternated rounds of the engine and the bare server. */
+  pairs: RoundPairs;
   /** The same between two bare servers: how far from 1 the method itself reads. */
-  control: CostWindows;
-  /** Median of cost.ratios: bare CPU per request / engine CPU per request. */
+  control: RoundPairs;
+  /** Median of pairs.costRatios: bare CPU per request / engine CPU per request. */
   ratio: number;
-  /** The vCPU of the serving threads and the one of everything else (null: not pinned). */
-  pinned: { server: number; other: number } | null;
+  /** The vCPU of the serving threads and the one of autocannon (null: not pinned). */
+  pinned: { server: number; client: number } | null;
   sse: SseResult;
   /** Main thread of a second engine process under the same load, with --cpu-prof. */
   engineProfile: ProfileSummary | null;
   loadavg: number[];
 }
 
-export interface CostWindows {
-  /** µs of the serving thread's CPU per answered request, per window: the first server, the second. */
+export interface RoundPairs {
+  /** µs of the serving thread's CPU per answered request: [first, second] server of each pair of rounds. */
   usPerRequest: [number, number][];
-  /** Requests per second of each server in each window (both loaded at once). */
+  /** Requests per second of each round of the pair. */
   reqPerSec: [number, number][];
-  /** second / first µs per request, per window (engine vs bare: bare / engine). */
-  ratios: number[];
+  /** second / first µs per request, per pair (engine pairs: bare / engine). */
+  costRatios: number[];
+  /** first / second requests per second, per pair (engine pairs: engine / bare). */
+  throughputRatios: number[];
 }
 
 export interface SseResult {
@@ -125,43 +126,42 @@ async function bareServer(headers: Record<string, string>, body: string): Promis
 }
 
 /**
- * The serving threads (the engine's main thread, the bare servers') on the last vCPU; the engine's
- * other threads (the simulation) and this process (autocannon) on the first. Null, with nothing
+ * The serving threads (the engine's main thread, the bare servers') on the last vCPU, this
+ * process (autocannon) on the first. The engine's other threads (the simulation) stay where the
+ * scheduler puts them: the CPU time counted is the serving thread's own. Null, with nothing
  * pinned, on one vCPU or without taskset.
  */
-function pinForHttp(enginePid: number, barePids: number[]): { server: number; other: number } | null {
+function pinForHttp(servers: number[]): { server: number; client: number } | null {
   const n = cpus().length;
   if (n < 2) return null;
   const server = n - 1;
-  const other = 0;
-  let ok = pinThread(process.pid, other);
-  for (const pid of [enginePid, ...barePids]) ok = pinThread(pid, server) && ok;
-  for (const t of readdirSync(`/proc/${enginePid}/task`)) if (Number(t) !== enginePid) ok = pinThread(Number(t), other) && ok;
-  if (ok) return { server, other };
-  unpinForHttp(enginePid, barePids);
+  const client = 0;
+  let ok = pinThread(process.pid, client);
+  for (const pid of servers) ok = pinThread(pid, server) && ok;
+  if (ok) return { server, client };
+  for (const pid of [process.pid, ...servers]) pinThread(pid, null);
   return null;
 }
 
-function unpinForHttp(enginePid: number, barePids: number[]): void {
-  for (const pid of [process.pid, ...barePids]) pinThread(pid, null);
-  for (const t of readdirSync(`/proc/${enginePid}/task`)) pinThread(Number(t), null);
-}
-
 /**
- * Two servers loaded at once for `windows` windows of `durationS`: each serving thread's CPU time
- * (/proc, utime + stime of the thread whose id is the process id) over the requests it answered.
+ * `pairs` pairs of rounds of `durationS`, each server alone: its serving thread's CPU time (/proc,
+ * utime + stime of the thread whose id is the process id) over the requests it answered.
  */
-async function costWindows(a: { pid: number; url: string }, b: { pid: number; url: string }, connections: number, durationS: number, windows: number): Promise<CostWindows> {
-  const out: CostWindows = { usPerRequest: [], reqPerSec: [], ratios: [] };
-  for (let w = 0; w < windows; w++) {
-    const a0 = procCpuSeconds(a.pid, a.pid);
-    const b0 = procCpuSeconds(b.pid, b.pid);
-    const [ra, rb] = await Promise.all([cannon(a.url, connections, durationS), cannon(b.url, connections, durationS)]);
-    const ua = (1e6 * (procCpuSeconds(a.pid, a.pid) - a0)) / ra.requests.total;
-    const ub = (1e6 * (procCpuSeconds(b.pid, b.pid) - b0)) / rb.requests.total;
-    out.usPerRequest.push([ua, ub]);
-    out.reqPerSec.push([ra.requests.average, rb.requests.average]);
-    out.ratios.push(ub / ua);
+async function roundPairs(a: { pid: number; url: string }, b: { pid: number; url: string }, connections: number, durationS: number, pairs: number, all: AutocannonResult[][] = [[], []]): Promise<RoundPairs> {
+  const out: RoundPairs = { usPerRequest: [], reqPerSec: [], costRatios: [], throughputRatios: [] };
+  const round = async (s: { pid: number; url: string }, into: AutocannonResult[]) => {
+    const c0 = procCpuSeconds(s.pid, s.pid);
+    const r = await cannon(s.url, connections, durationS);
+    into.push(r);
+    return { us: (1e6 * (procCpuSeconds(s.pid, s.pid) - c0)) / r.requests.total, rate: r.requests.average };
+  };
+  for (let i = 0; i < pairs; i++) {
+    const x = await round(a, all[0]);
+    const y = await round(b, all[1]);
+    out.usPerRequest.push([x.us, y.us]);
+    out.reqPerSec.push([x.rate, y.rate]);
+    out.costRatios.push(y.us / x.us);
+    out.throughputRatios.push(x.rate / y.rate);
   }
   return out;
 }
@@ -295,7 +295,7 @@ async function profileEngineUnderLoad(connections: number, durationS: number): P
   }
 }
 
-export async function benchHttp(engine: EngineProcess, o: { durationS: number; rounds: number; costWindows: number; controlWindows: number; connections: number; sseClients: number; sseWindowS: number; profile: boolean }): Promise<HttpBench> {
+export async function benchHttp(engine: EngineProcess, o: { durationS: number; pairs: number; controlPairs: number; connections: number; sseClients: number; sseWindowS: number; profile: boolean }): Promise<HttpBench> {
   // Let the simulation produce a book before capturing the response the bare server will replay.
   let res = await fetch(`${engine.url}/api/state`);
   for (let i = 0; i < 40; i++) {
@@ -311,28 +311,25 @@ export async function benchHttp(engine: EngineProcess, o: { durationS: number; r
   const bare = await bareServer(headers, body);
   const bare2 = await bareServer(headers, body); // the control
   try {
-    const pinned = pinForHttp(engine.pid, [bare.proc.pid!, bare2.proc.pid!]);
-    const eng: AutocannonResult[] = [];
-    const bar: AutocannonResult[] = [];
-    let cost: CostWindows;
-    let control: CostWindows;
+    const eng = { pid: engine.pid, url: `${engine.url}/api/state` };
+    const b1 = { pid: bare.proc.pid!, url: `${bare.url}/` };
+    const b2 = { pid: bare2.proc.pid!, url: `${bare2.url}/` };
+    const pinned = pinForHttp([eng.pid, b1.pid, b2.pid]);
+    const rounds: AutocannonResult[][] = [[], []];
+    let pairs: RoundPairs;
+    let control: RoundPairs;
     try {
-      for (const url of [`${engine.url}/api/state`, `${bare.url}/`, `${bare2.url}/`]) await cannon(url, o.connections, 1); // warm-up
-      for (let r = 0; r < o.rounds; r++) {
-        eng.push(await cannon(`${engine.url}/api/state`, o.connections, o.durationS));
-        bar.push(await cannon(`${bare.url}/`, o.connections, o.durationS));
-      }
-      cost = await costWindows({ pid: engine.pid, url: `${engine.url}/api/state` }, { pid: bare.proc.pid!, url: `${bare.url}/` }, o.connections, o.durationS, o.costWindows);
-      control = await costWindows({ pid: bare.proc.pid!, url: `${bare.url}/` }, { pid: bare2.proc.pid!, url: `${bare2.url}/` }, o.connections, o.durationS, o.controlWindows);
+      for (const s of [eng, b1, b2]) await cannon(s.url, o.connections, 1); // warm-up
+      pairs = await roundPairs(eng, b1, o.connections, o.durationS, o.pairs, rounds);
+      control = await roundPairs(b1, b2, o.connections, o.durationS, o.controlPairs);
     } finally {
-      if (pinned !== null) unpinForHttp(engine.pid, [bare.proc.pid!, bare2.proc.pid!]);
+      if (pinned !== null) for (const pid of [process.pid, eng.pid, b1.pid, b2.pid]) pinThread(pid, null);
     }
-    const e = summarize(eng);
-    const b = summarize(bar);
-    const throughputRatios = eng.map((x, i) => x.requests.average / bar[i].requests.average);
+    const e = summarize(rounds[0]);
+    const b = summarize(rounds[1]);
     const sse = await sseFanOut(engine, o.sseClients, o.sseWindowS);
     const engineProfile = o.profile ? await profileEngineUnderLoad(o.connections, o.durationS) : null;
-    return { bodyBytes: Buffer.byteLength(body), connections: o.connections, durationS: o.durationS, engine: e, bare: b, throughputRatios, cost, control, ratio: median(cost.ratios), pinned, sse, engineProfile, loadavg: loadavg() };
+    return { bodyBytes: Buffer.byteLength(body), connections: o.connections, durationS: o.durationS, engine: e, bare: b, pairs, control, ratio: median(pairs.costRatios), pinned, sse, engineProfile, loadavg: loadavg() };
   } finally {
     for (const x of [bare, bare2]) {
       x.proc.kill('SIGTERM');

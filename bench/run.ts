@@ -91,10 +91,9 @@ function plan(quick: boolean) {
         poolSessionEnd: '09:40',
         crossSeconds: 4,
         crossWarmup: 1.5,
-        httpDuration: 2,
-        httpRounds: 1,
-        httpCostWindows: 1,
-        httpControlWindows: 1,
+        httpDuration: 1,
+        httpPairs: 2,
+        httpControlPairs: 1,
         sseWindow: 2,
         sseClients: 100,
         memoryAgeS: 20,
@@ -115,10 +114,9 @@ function plan(quick: boolean) {
         poolSessionEnd: undefined as string | undefined,
         crossSeconds: 20,
         crossWarmup: 3,
-        httpDuration: 5,
-        httpRounds: 2,
-        httpCostWindows: 4,
-        httpControlWindows: 2,
+        httpDuration: 1,
+        httpPairs: 12,
+        httpControlPairs: 6,
         sseWindow: 10,
         sseClients: 1000,
         memoryAgeS: 180,
@@ -195,7 +193,7 @@ export async function runSuite(o: Options): Promise<Results> {
       engine = await startEngineProcess();
       sampler = new RssSampler(engine, 5);
     }
-    await section('http', () => benchHttp(engine!, { durationS: p.httpDuration, rounds: p.httpRounds, costWindows: p.httpCostWindows, controlWindows: p.httpControlWindows, connections: 10, sseClients: p.sseClients, sseWindowS: p.sseWindow, profile: true }));
+    await section('http', () => benchHttp(engine!, { durationS: p.httpDuration, pairs: p.httpPairs, controlPairs: p.httpControlPairs, connections: 10, sseClients: p.sseClients, sseWindowS: p.sseWindow, profile: true }));
     await section('memory', () => benchMemory(engine!, sampler!, { ageS: p.memoryAgeS, servedHttp: want('http') }));
     await section('journal', () => benchJournal(o.quick ? { runs: 500, floodS: 2, concurrency: 2 } : { runs: 10_000, floodS: 15, concurrency: 4 }));
   } finally {
