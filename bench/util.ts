@@ -114,10 +114,9 @@ export function pinThread(tid: number, cpu: number | null): boolean {
   }
 }
 
-/** The vCPU a thread last ran on (field 39 of its /proc stat); this thread's without arguments. */
-export function threadCpu(pid?: number, tid?: number): number {
-  const path = pid === undefined ? '/proc/thread-self/stat' : `/proc/${pid}/task/${tid ?? pid}/stat`;
-  const stat = readFileSync(path, 'utf8');
+/** The vCPU this thread last ran on (field 39 of /proc/thread-self/stat). */
+export function threadCpu(): number {
+  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[36]);
 }
 

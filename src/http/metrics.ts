@@ -14,6 +14,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LatencyStage, MetricsSnapshot, RuntimeView, WorkerHealth } from '../runtime/view.ts';
 import { VERSION } from '../version.ts';
+import { STATE_PATH } from './routes/state.ts';
 import type { ServiceObserver } from '../backtest/service.ts';
 
 /** Latency buckets in seconds: 1 us .. 1 s. */
@@ -23,7 +24,7 @@ export const BACKTEST_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300
 /** HTTP handler time buckets in seconds. */
 export const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120];
 // The labels of GET /api/state's fast path, made once (as the Hono path labels it: the route is the path).
-const STATE_DURATION_LABELS = { method: 'GET', route: '/api/state' } as const;
+const STATE_DURATION_LABELS = { method: 'GET', route: STATE_PATH } as const;
 const STATE_COUNT_LABELS = { ...STATE_DURATION_LABELS, status: '200' } as const;
 
 export type BacktestOutcome = 'completed' | 'failed' | 'cancelled' | 'rejected_busy' | 'rejected_invalid';
