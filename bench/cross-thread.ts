@@ -7,9 +7,11 @@
 // own windowed summary from state(). Two idle policies: spinning (spinUs > 0: an idle worker
 // spins that long before Atomics.wait) and blocking (spinUs = 0: straight to Atomics.wait, so
 // every wake-up pays the futex round trip). The process CPU used per wall second is reported too:
-// spinning buys latency with CPU. The peer measured in the same run is the machine's floor for
-// one blocking hop at its current load: a bare worker blocked in Atomics.wait, woken by
-// Atomics.notify from this thread (from the store before the notify to the worker running).
+// spinning buys latency with CPU. Two peers are measured in the same run, the machine's floors
+// at its current load: for the blocking policies, one blocking hop (a bare worker blocked in
+// Atomics.wait, woken by Atomics.notify from this thread: from the store before the notify to
+// the worker running); for busy-poll, a bare thread that spins on the clock (spin-floor.ts: how
+// late a thread that never sleeps notices an instant, because the host takes its vCPU away).
 
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
@@ -20,6 +22,7 @@ import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { wallMs } from '../src/runtime/wall-clock.ts';
 import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
 import type { LatencySummary } from '../src/runtime/view.ts';
+import { measureSpinFloor, type SpinFloor } from './spin-floor.ts';
 import { loadavg, percentiles, sleep, type Percentiles } from './util.ts';
 
 export interface CrossThreadRun {
@@ -43,6 +46,8 @@ export interface CrossThreadBench {
   runs: CrossThreadRun[];
   /** Peer: Atomics.notify -> a blocked bare worker running, µs. */
   bareWakeUs: Percentiles;
+  /** Peer of busy-poll: a bare spinning thread, measured just before the busy-poll run. */
+  spinFloor: SpinFloor;
   includes: string;
 }
 
@@ -156,9 +161,15 @@ export async function benchCrossThread(config: EngineConfig, o: { seconds: numbe
   cfg.simulation.speed = o.speed;
   cfg.strategy.use_ml = true;
   const runs: CrossThreadRun[] = [];
-  for (const p of CROSS_THREAD_POLICIES) runs.push(await runOnce(cfg, p.idle, p.spinUs, o.seconds, o.warmupSeconds));
+  let spinFloor: SpinFloor | null = null;
+  for (const p of CROSS_THREAD_POLICIES) {
+    // The host's jitter drifts within minutes: its floor is taken right before the run it bounds.
+    if (p.idle === 'busy_poll') spinFloor = await measureSpinFloor(o.seconds >= 10 ? 5 : 1);
+    runs.push(await runOnce(cfg, p.idle, p.spinUs, o.seconds, o.warmupSeconds));
+  }
   return {
     runs,
+    spinFloor: spinFloor!,
     bareWakeUs: await bareWake(o.seconds >= 10 ? 1000 : 200),
     includes:
       'order-book worker: from max(event published by the market-data thread, event due at its receive time) to the order message published; ' +

@@ -8,6 +8,7 @@ import type { CrossThreadBench } from './cross-thread.ts';
 import type { HttpBench } from './http.ts';
 import type { MemoryBench } from './memory.ts';
 import type { ReplayBench } from './replay.ts';
+import type { SpinFloor } from './spin-floor.ts';
 import type { ThroughputBench } from './throughput.ts';
 import type { TickToTradeBench } from './tick-to-trade.ts';
 import { median, type Machine } from './util.ts';
@@ -50,6 +51,9 @@ const f1 = (x: number) => fmtNum(x, 1);
 /** autocannon's latencies are whole milliseconds. */
 const pc = (r: number) => `${(100 * r).toFixed(0)}%`;
 const ms = (x: number) => (x === 0 ? '<1 ms' : `${x} ms`);
+/** The host's floor for a spinning thread (older results files have none). */
+const spinFloorText = (f: SpinFloor | undefined) =>
+  f ? `host floor, a bare spinning thread: an instant noticed p50 ${f.delayUs.p50.toFixed(1)} µs, p99 ${f.delayUs.p99.toFixed(1)} µs late (${f.lostPct.toFixed(1)}% of its time away)` : 'no host floor measured';
 
 export function tableRows(s: Sections): Row[] {
   const rows: Row[] = [];
@@ -98,7 +102,7 @@ export function tableRows(s: Sections): Row[] {
       rows.push({
         benchmark: `Tick-to-trade, across threads, ${r.idle === 'busy_poll' ? 'busy-poll' : r.idle === 'block' ? 'blocking' : `spin ${r.spinUs} µs`}`,
         ours: `p50 ${r.samplesUs.p50.toFixed(1)} µs, p99 ${r.samplesUs.p99.toFixed(1)} µs`,
-        comparedWith: `${fmtNum(r.samplesUs.count, 0)} samples in ${r.seconds.toFixed(0)} s at speed ${r.speed}; ${r.cpuCoresUsed.toFixed(2)} cores busy; bare notify -> wake p50 ${s['cross-thread'].bareWakeUs.p50.toFixed(1)} µs, p99 ${s['cross-thread'].bareWakeUs.p99.toFixed(1)} µs`,
+        comparedWith: `${fmtNum(r.samplesUs.count, 0)} samples in ${r.seconds.toFixed(0)} s at speed ${r.speed}; ${r.cpuCoresUsed.toFixed(2)} cores busy; ${r.idle === 'busy_poll' ? spinFloorText(s['cross-thread'].spinFloor) : `bare notify -> wake p50 ${s['cross-thread'].bareWakeUs.p50.toFixed(1)} µs, p99 ${s['cross-thread'].bareWakeUs.p99.toFixed(1)} µs`}`,
         target: 'p50 <= 10 µs, p99 <= 50 µs',
         met: yes(r.samplesUs.p50 <= 10 && r.samplesUs.p99 <= 50),
       });

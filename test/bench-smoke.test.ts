@@ -112,6 +112,9 @@ test('allocation, cross-thread, HTTP and memory sections are well-formed', () =>
     positive(run.events, `cross-thread events (${run.idle})`);
     assert.ok(run.samplesUs.count >= 0);
   }
+  const f = x.spinFloor;
+  assert.ok(f.seconds > 0.5 && f.lostPct >= 0 && f.lostPct < 100, `spin floor: ${f.seconds} s, ${f.lostPct} % away`);
+  assert.ok(f.delayUs.p50 <= f.delayUs.p99 && f.delayUs.p99 <= f.delayUs.p999 && f.delayUs.p999 <= f.maxGapUs, 'spin floor quantiles in order');
   const h = r.sections.http;
   positive(h.engine.reqPerSec, 'engine req/s');
   positive(h.bare.reqPerSec, 'bare req/s');
