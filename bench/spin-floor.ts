@@ -49,7 +49,11 @@ parentPort.postMessage(spin(workerData.seconds, workerData.minUs));`;
  * which is linear between two gap lengths, so each quantile is solved exactly.
  */
 export function delayQuantile(gapsUs: ArrayLike<number>, spanUs: number, p: number): number {
-  const g = Array.from(gapsUs).sort((a, b) => b - a);
+  return quantileOfLongestFirst(Array.from(gapsUs).sort((a, b) => b - a), spanUs, p);
+}
+
+/** delayQuantile over gaps already sorted longest first. */
+function quantileOfLongestFirst(g: readonly number[], spanUs: number, p: number): number {
   const target = (1 - p) * spanUs; // the area of the gaps above the quantile
   let sum = 0;
   for (let k = 1; k <= g.length; k++) {
@@ -72,7 +76,8 @@ export function spinFloorOf(gapsUs: ArrayLike<number>, spanUs: number): SpinFloo
     if (g >= 20) over20++;
     if (g > max) max = g;
   }
-  const q = (p: number) => delayQuantile(gapsUs, spanUs, p);
+  const sorted = Array.from(gapsUs).sort((a, b) => b - a); // once for the four quantiles
+  const q = (p: number) => quantileOfLongestFirst(sorted, spanUs, p);
   return {
     seconds: spanUs / 1e6,
     lostPct: (100 * lost) / spanUs,
