@@ -51,6 +51,7 @@ import { CT, writeSnapshot } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
+import { mdWakeMaxDeferMs, mdWakeNow } from '../src/runtime/md-wake.ts';
 import { wallMs } from '../src/runtime/wall-clock.ts';
 import { Engine } from '../src/trading/engine.ts';
 import { OrderPathWarmer } from '../src/trading/order-path-warmer.ts';
@@ -206,7 +207,7 @@ class Trader {
         this.fillsBefore = this.fills.writeSeq;
         this.journal.book(er, this.fills, this.applyReport, this.fault);
         booked = true;
-        if (e.ordersSent + e.cancelsSent !== sent) wake(ctl, C_WAKE_MD);
+        if (e.ordersSent + e.cancelsSent !== sent) askMdWake();
       } else {
         if (tMd > now) break;
         const off = md.peek();
@@ -240,7 +241,7 @@ class Trader {
       const due = clock.wallMsAt(d[off + EV_RECV], this.session);
       const from = d[off + EV_WALL] > due ? d[off + EV_WALL] : due;
       this.sample(STAGE_TICK_TO_TRADE, (after - from) / 1000);
-      wake(ctl, C_WAKE_MD);
+      askMdWake();
     } else if ((e.eventsProcessed & BOOK_SAMPLE_MASK) === 0) {
       this.sample(STAGE_BOOK_UPDATE, (wallMs() - t0) / 1000);
     }
@@ -355,6 +356,27 @@ const WARM_MIN_MS = 0.03;
 const MAX_SPIN_MS = 1;
 const warmAt = new Float64Array([-Infinity]); // wall ms of the last warm-up; -Infinity once an input was handled
 
+// The market-data thread's wake after orders, deferred within a burst (src/runtime/md-wake.ts says why).
+const mdWakeAsked = new Float64Array([-1]); // wall ms of the oldest wake not sent yet; -1: none
+const MD_WAKE_MAX_DEFER_MS = mdWakeMaxDeferMs(cfg.latency.order_latency_ns, clock.speed);
+
+function askMdWake(): void {
+  if (mdWakeAsked[0] < 0) mdWakeAsked[0] = wallMs();
+}
+
+function sendMdWake(): void {
+  mdWakeAsked[0] = -1;
+  wake(ctl, C_WAKE_MD);
+}
+
+/** Sends the wake asked for unless the next input is due within the burst window (and it has not waited too long). */
+function flushMdWake(): void {
+  let due = traders[0].nextDue;
+  for (let i = 1; i < traders.length; i++) due = Math.min(due, traders[i].nextDue);
+  const t = wallMs();
+  if (mdWakeNow((due - clock.nowNs(t)) / 1e6 / clock.speed, t - mdWakeAsked[0], MD_WAKE_MAX_DEFER_MS)) sendMdWake();
+}
+
 /**
  * One pass of the engine thread: every input due, a snapshot when one is due, and when idle,
  * the wait for the next input. A function per pass rather than module top-level code, which V8
@@ -369,6 +391,7 @@ function step(): void {
   const now = clock.nowNs(wallNow);
   let work = 0;
   for (let i = 0; i < traders.length; i++) work += traders[i].pump(now);
+  if (mdWakeAsked[0] >= 0) flushMdWake();
   if (wallNow - lastSnapshot[0] >= SNAPSHOT_EVERY_MS) {
     lastSnapshot[0] = wallNow;
     for (let i = 0; i < traders.length; i++) traders[i].publish();
@@ -408,6 +431,7 @@ function step(): void {
       /* spin-poll */
     }
   }
+  if (mdWakeAsked[0] >= 0) sendMdWake(); // never sleep on a wake not sent
   if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, Math.min(5, untilDueMs - spinMs - WARM_LEAD_MS));
 }
 
