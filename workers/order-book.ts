@@ -42,7 +42,6 @@ import {
   PR_VALUE,
   STAGE_BOOK_UPDATE,
   STAGE_TICK_TO_TRADE,
-  wake,
   type SymbolMemory,
 } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
@@ -51,7 +50,7 @@ import { CT, writeSnapshot } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
-import { mdWakeMaxDeferMs, mdWakeNow } from '../src/runtime/md-wake.ts';
+import { BurstWakes, wakeMaxDeferMs } from '../src/runtime/burst-wake.ts';
 import { wallMs } from '../src/runtime/wall-clock.ts';
 import { Engine } from '../src/trading/engine.ts';
 import { OrderPathWarmer } from '../src/trading/order-path-warmer.ts';
@@ -104,9 +103,12 @@ class Trader {
   private firstEngine = true;
   /** Engine time of the oldest input received but not yet due (Infinity: none). */
   nextDue = Infinity;
+  /** This symbol's inference wake among the burst's wakes. */
+  private readonly inferenceWake: number;
 
-  constructor(mem: SymbolMemory) {
+  constructor(mem: SymbolMemory, inferenceWake: number) {
     this.mem = mem;
+    this.inferenceWake = inferenceWake;
     this.md = new RecordRing(mem.md);
     this.er = new RecordRing(mem.er);
     this.om = new RecordRing(mem.om);
@@ -308,7 +310,8 @@ class Trader {
       s.beginWrite();
       s.data.set(e.features.values);
       s.data[FT_TS] = e.lastExchTs;
-      s.endWrite();
+      s.endWriteQuiet();
+      wakes.ask(this.inferenceWake, wallMs());
       this.nextFeaturesTs = e.lastExchTs + FEATURES_EVERY_NS;
     }
     const v = this.prediction.version;
@@ -316,6 +319,11 @@ class Trader {
       this.predictionSeen = this.prediction.read(this.pred);
       e.setPrediction(this.pred[PR_VALUE], this.pred[PR_TS], this.pred[PR_COUNT]);
     }
+  }
+
+  /** Wakes the inference worker if it sleeps on this symbol's feature slot. */
+  wakeInference(): void {
+    this.features.wakeReaders();
   }
 
   /** Snapshot for the main thread, and alerts as messages (rare, so postMessage is fine). */
@@ -334,7 +342,21 @@ class Trader {
   }
 }
 
-const traders = init.layout.symbols.map((m) => new Trader(m));
+// The engine thread's wakes of the market-data thread (after orders) and of the inference worker
+// (after a feature vector), sent once a burst of inputs is over (src/runtime/burst-wake.ts says why).
+const WAKE_MD = 0; // then one inference wake per symbol
+const wakes = new BurstWakes(1 + init.layout.symbols.length, wakeMaxDeferMs(cfg.latency.order_latency_ns, clock.speed), (target) => {
+  if (target === WAKE_MD) Atomics.notify(ctl, C_WAKE_MD);
+  else traders[target - 1].wakeInference();
+});
+
+/** Orders are in the ring: the market-data thread sees the bumped word at once, and its wake goes with the burst's. */
+function askMdWake(): void {
+  Atomics.add(ctl, C_WAKE_MD, 1);
+  wakes.ask(WAKE_MD, wallMs());
+}
+
+const traders = init.layout.symbols.map((m, i) => new Trader(m, WAKE_MD + 1 + i));
 
 // A restarted engine waits until the market-data thread has cancelled its predecessor's orders
 // and queued a book snapshot for it.
@@ -356,25 +378,12 @@ const WARM_MIN_MS = 0.03;
 const MAX_SPIN_MS = 1;
 const warmAt = new Float64Array([-Infinity]); // wall ms of the last warm-up; -Infinity once an input was handled
 
-// The market-data thread's wake after orders, deferred within a burst (src/runtime/md-wake.ts says why).
-const mdWakeAsked = new Float64Array([-1]); // wall ms of the oldest wake not sent yet; -1: none
-const MD_WAKE_MAX_DEFER_MS = mdWakeMaxDeferMs(cfg.latency.order_latency_ns, clock.speed);
-
-function askMdWake(): void {
-  if (mdWakeAsked[0] < 0) mdWakeAsked[0] = wallMs();
-}
-
-function sendMdWake(): void {
-  mdWakeAsked[0] = -1;
-  wake(ctl, C_WAKE_MD);
-}
-
-/** Sends the wake asked for unless the next input is due within the burst window (and it has not waited too long). */
-function flushMdWake(): void {
+/** Sends the wakes asked for unless the next input is due within the burst window (and they have not waited too long). */
+function flushWakes(): void {
   let due = traders[0].nextDue;
   for (let i = 1; i < traders.length; i++) due = Math.min(due, traders[i].nextDue);
   const t = wallMs();
-  if (mdWakeNow((due - clock.nowNs(t)) / 1e6 / clock.speed, t - mdWakeAsked[0], MD_WAKE_MAX_DEFER_MS)) sendMdWake();
+  wakes.flush((due - clock.nowNs(t)) / 1e6 / clock.speed, t);
 }
 
 /**
@@ -391,7 +400,7 @@ function step(): void {
   const now = clock.nowNs(wallNow);
   let work = 0;
   for (let i = 0; i < traders.length; i++) work += traders[i].pump(now);
-  if (mdWakeAsked[0] >= 0) flushMdWake();
+  if (wakes.waiting) flushWakes();
   if (wallNow - lastSnapshot[0] >= SNAPSHOT_EVERY_MS) {
     lastSnapshot[0] = wallNow;
     for (let i = 0; i < traders.length; i++) traders[i].publish();
@@ -431,7 +440,7 @@ function step(): void {
       /* spin-poll */
     }
   }
-  if (mdWakeAsked[0] >= 0) sendMdWake(); // never sleep on a wake not sent
+  wakes.sendAll(); // never sleep on a wake not sent
   if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, Math.min(5, untilDueMs - spinMs - WARM_LEAD_MS));
 }
 

@@ -32,7 +32,17 @@ export class Seqlock {
 
   /** Publishes the write and wakes readers blocked in waitForChange(). */
   endWrite(): void {
+    this.endWriteQuiet();
+    this.wakeReaders();
+  }
+
+  /** Publishes the write without waking blocked readers: the writer calls wakeReaders() later. */
+  endWriteQuiet(): void {
     Atomics.add(this.ctl, 0, 1);
+  }
+
+  /** Wakes readers blocked in waitForChange(). */
+  wakeReaders(): void {
     Atomics.notify(this.ctl, 0);
   }
 
