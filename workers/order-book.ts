@@ -209,7 +209,7 @@ class Trader {
         this.fillsBefore = this.fills.writeSeq;
         this.journal.book(er, this.fills, this.applyReport, this.fault);
         booked = true;
-        if (e.ordersSent + e.cancelsSent !== sent) askMdWake();
+        if (e.ordersSent + e.cancelsSent !== sent) askMdWake(wallMs());
       } else {
         if (tMd > now) break;
         const off = md.peek();
@@ -243,7 +243,7 @@ class Trader {
       const due = clock.wallMsAt(d[off + EV_RECV], this.session);
       const from = d[off + EV_WALL] > due ? d[off + EV_WALL] : due;
       this.sample(STAGE_TICK_TO_TRADE, (after - from) / 1000);
-      askMdWake();
+      askMdWake(after);
     } else if ((e.eventsProcessed & BOOK_SAMPLE_MASK) === 0) {
       this.sample(STAGE_BOOK_UPDATE, (wallMs() - t0) / 1000);
     }
@@ -350,10 +350,10 @@ const wakes = new BurstWakes(1 + init.layout.symbols.length, wakeMaxDeferMs(cfg.
   else traders[target - 1].wakeInference();
 });
 
-/** Orders are in the ring: the market-data thread sees the bumped word at once, and its wake goes with the burst's. */
-function askMdWake(): void {
+/** Orders are in the ring (at wall ms `wallNow`): the market-data thread sees the bumped word at once, and its wake goes with the burst's. */
+function askMdWake(wallNow: number): void {
   Atomics.add(ctl, C_WAKE_MD, 1);
-  wakes.ask(WAKE_MD, wallMs());
+  wakes.ask(WAKE_MD, wallNow);
 }
 
 const traders = init.layout.symbols.map((m, i) => new Trader(m, WAKE_MD + 1 + i));
@@ -378,12 +378,17 @@ const WARM_MIN_MS = 0.03;
 const MAX_SPIN_MS = 1;
 const warmAt = new Float64Array([-Infinity]); // wall ms of the last warm-up; -Infinity once an input was handled
 
-/** Sends the wakes asked for unless the next input is due within the burst window (and they have not waited too long). */
-function flushWakes(): void {
+/** Engine time of the earliest input received and not yet due, over every symbol (Infinity: none). */
+function nextDue(): number {
   let due = traders[0].nextDue;
   for (let i = 1; i < traders.length; i++) due = Math.min(due, traders[i].nextDue);
+  return due;
+}
+
+/** Sends the wakes asked for unless the next input is due within the burst window (and they have not waited too long). */
+function flushWakes(): void {
   const t = wallMs();
-  wakes.flush((due - clock.nowNs(t)) / 1e6 / clock.speed, t);
+  wakes.flush((nextDue() - clock.nowNs(t)) / 1e6 / clock.speed, t);
 }
 
 /**
@@ -415,8 +420,7 @@ function step(): void {
   // slack), then spin to it, warming the order path, so that the engine is running with its
   // order path in the caches when the input is due. With nothing pending, spin-poll for new
   // input (an execution report) for spinUs, then block until a producer wakes us.
-  let due = traders[0].nextDue;
-  for (let i = 1; i < traders.length; i++) due = Math.min(due, traders[i].nextDue);
+  const due = nextDue();
   const untilDueMs = (due - now) / 1e6 / clock.speed;
   const spinMs = init.spinUs / 1000;
   if (untilDueMs <= spinMs + WARM_LEAD_MS) {
