@@ -17,7 +17,7 @@
 //
 //   node bench/build.mjs && node dist/bench/replay.js [--quick] [--json]
 // (bundled like the engine: under tsx hot loops run up to ~40% slower.) Needs npm run build for
-// the bundles of the decoder and inflater threads (dist/workers/dbn-decode.js, zstd-inflate.js).
+// the bundles of the decoder and inflater threads (dist/workers/market-source.js, zstd-inflate.js).
 
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,7 +179,7 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
     const thr: Run[] = [];
     const inl: Run[] = [];
     // Warm-up of the engine code, and of the decoder and inflater threads, which are kept for the
-    // next session as in a backtest of many days (decode-thread.ts): each variant starts warm.
+    // next session as in a backtest of many days (src/backtest/source-thread.ts): each variant starts warm.
     runSession(spec);
     runSession(replaySpec);
     for (let i = 0; i < rounds; i++) {

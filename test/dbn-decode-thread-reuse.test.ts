@@ -1,5 +1,5 @@
 // The decoder worker of a DBN replay is kept for the thread's next session once its session is
-// done (decode-thread.ts): the next session gets the same thread and the same events as a decode
+// done (src/backtest/source-thread.ts): the next session gets the same thread and the same events as a decode
 // on the calling thread; a session that failed (truncated file) leaves it usable; a session closed
 // while its worker is still decoding gets that worker retired, and the next one a new worker.
 import { test } from 'uvu';
@@ -8,14 +8,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EV_STRIDE } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import type { MarketSource } from '../src/backtest/session.ts';
 import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
 import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
-import { ThreadedDbnSource } from '../src/market/replay/decode-thread.ts';
+import { ThreadedSource } from '../src/backtest/source-thread.ts';
 import { ensureBuilt } from './helpers/build.ts';
+import { drain } from './helpers/drain-source.ts';
 
 ensureBuilt();
 const H = 3600e9;
@@ -31,31 +30,16 @@ const bytes = readFileSync(file);
 writeFileSync(truncated, bytes.subarray(0, bytes.length >> 1));
 const session = (f: string) => planReplay(f).sessions[0];
 
-/** Every event the source yields, as numbers (ring of 1024 drained after each call). */
-function drain(src: MarketSource, maxCalls = Infinity): number[] {
-  const ring = RecordRing.allocate(EV_STRIDE, 1024, false);
-  const out: number[] = [];
-  for (let calls = 0; !src.done && calls < maxCalls; calls++) {
-    const n = src.generate(ring, 1024);
-    for (let k = 0; k < n; k++) {
-      out.push(...ring.data.subarray(ring.peek(), ring.peek() + EV_STRIDE));
-      ring.advance();
-    }
-    ring.release();
-  }
-  return out;
-}
-
 const s = session(file);
 const inline = new DbnMarketSource(s.replay, s.sessionStartNs, s.sessionEndNs);
 const expected = drain(inline);
 inline.close();
 
 test('a finished decoder worker decodes the next session on the same thread, with the same events', () => {
-  const first = new ThreadedDbnSource(s.replay, s.sessionStartNs, s.sessionEndNs);
+  const first = new ThreadedSource({ kind: 'replay', replay: s.replay }, s.sessionStartNs, s.sessionEndNs);
   const a = drain(first);
   first.close();
-  const second = new ThreadedDbnSource(s.replay, s.sessionStartNs, s.sessionEndNs);
+  const second = new ThreadedSource({ kind: 'replay', replay: s.replay }, s.sessionStartNs, s.sessionEndNs);
   const b = drain(second);
   second.close();
   assert.ok(expected.length > 100_000 * EV_STRIDE);
@@ -66,18 +50,18 @@ test('a finished decoder worker decodes the next session on the same thread, wit
 
 test('after a failed session the worker takes the next one; one closed mid-file is replaced', () => {
   const t = session(truncated);
-  const bad = new ThreadedDbnSource(t.replay, t.sessionStartNs, t.sessionEndNs);
+  const bad = new ThreadedSource({ kind: 'replay', replay: t.replay }, t.sessionStartNs, t.sessionEndNs);
   assert.throws(() => drain(bad), /truncated\.mbo\.dbn\.zst.*(ends inside|truncated)/);
   bad.close();
-  const good = new ThreadedDbnSource(s.replay, s.sessionStartNs, s.sessionEndNs);
+  const good = new ThreadedSource({ kind: 'replay', replay: s.replay }, s.sessionStartNs, s.sessionEndNs);
   assert.is(good.threadId, bad.threadId, 'the worker of the failed session was reused');
   assert.equal(drain(good), expected);
   good.close();
 
-  const stopped = new ThreadedDbnSource(s.replay, s.sessionStartNs, s.sessionEndNs);
+  const stopped = new ThreadedSource({ kind: 'replay', replay: s.replay }, s.sessionStartNs, s.sessionEndNs);
   drain(stopped, 2); // the decoder is still ahead, waiting for room in its ring
   stopped.close();
-  const next = new ThreadedDbnSource(s.replay, s.sessionStartNs, s.sessionEndNs);
+  const next = new ThreadedSource({ kind: 'replay', replay: s.replay }, s.sessionStartNs, s.sessionEndNs);
   assert.is.not(next.threadId, stopped.threadId, 'a worker stopped mid-file is not handed on');
   assert.equal(drain(next), expected);
   next.close();

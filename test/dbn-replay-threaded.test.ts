@@ -1,4 +1,4 @@
-// A replay decoded in its own threads (decode-thread.ts, its zstd inflater) yields exactly the
+// A replay decoded in its own threads (src/backtest/source-thread.ts, its zstd inflater) yields exactly the
 // events of one decoded on the calling thread: MBO merged into L2 events, MBO order by order with
 // each event's queue priority (l3_fifo's tape, copied from the shared one), and MBP-10. Sessions
 // larger than the shared ring, so the decoder waits for room and events cross its wrap.
@@ -13,7 +13,7 @@ import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
 import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
-import { DECODE_RING_CAPACITY, ThreadedDbnSource } from '../src/market/replay/decode-thread.ts';
+import { SOURCE_RING_CAPACITY, ThreadedSource } from '../src/backtest/source-thread.ts';
 import { ensureBuilt } from './helpers/build.ts';
 
 ensureBuilt();
@@ -31,7 +31,7 @@ async function exported(schema: 'mbo' | 'mbp-10', events: number): Promise<strin
 }
 
 /** Every event the source yields and, with a tape, each one's priority (ring of 1024 drained after each call). */
-function drain(src: DbnMarketSource | ThreadedDbnSource): { events: number[]; prio: number[] } {
+function drain(src: DbnMarketSource | ThreadedSource): { events: number[]; prio: number[] } {
   const ring = RecordRing.allocate(EV_STRIDE, 1024, false);
   const events: number[] = [];
   const prio: number[] = [];
@@ -70,9 +70,9 @@ for (const [name, file, perOrder] of [
     const s = planReplay(file, { perOrder }).sessions[0];
     const inline = new DbnMarketSource(s.replay, s.sessionStartNs, s.sessionEndNs);
     const want = drain(inline);
-    const threaded = new ThreadedDbnSource(s.replay, s.sessionStartNs, s.sessionEndNs);
+    const threaded = new ThreadedSource({ kind: 'replay', replay: s.replay }, s.sessionStartNs, s.sessionEndNs);
     const got = drain(threaded);
-    assert.ok(want.events.length / EV_STRIDE > DECODE_RING_CAPACITY, `${want.events.length / EV_STRIDE} events: more than the shared ring holds`);
+    assert.ok(want.events.length / EV_STRIDE > SOURCE_RING_CAPACITY, `${want.events.length / EV_STRIDE} events: more than the shared ring holds`);
     const e = firstDifference(got.events, want.events);
     assert.is(e, -1, `event ${Math.floor(e / EV_STRIDE)} differs: ${got.events.slice(e - (e % EV_STRIDE), e - (e % EV_STRIDE) + EV_STRIDE)} vs ${want.events.slice(e - (e % EV_STRIDE), e - (e % EV_STRIDE) + EV_STRIDE)}`);
     const p = firstDifference(got.prio, want.prio);

@@ -1,5 +1,5 @@
 // zstd decompression in a thread of its own, for the replay's decoder thread
-// (src/market/replay/decode-thread.ts). A replay of a .dbn.zst file otherwise runs at the pace of
+// (workers/market-source.ts). A replay of a .dbn.zst file otherwise runs at the pace of
 // that thread, and zstd was about 40 % of it (docs/performance.md, "Round six"): moved here, the
 // decoder thread only frames records and keeps the order book, and the three threads (inflate,
 // decode, session) share the two cores.

@@ -16,7 +16,7 @@ import { EventQueue } from './event-queue.ts';
 import { MboBook } from './mbo-book.ts';
 import { MBP_LEVELS, Mbp10Book } from './mbp10-book.ts';
 import type { ReplaySessionSpec } from './replay-spec.ts';
-import { ThreadedDbnSource } from './decode-thread.ts';
+import { ThreadedSource } from '../../backtest/source-thread.ts';
 
 /** Order priorities are kept for this many ring slots (>= the market ring's capacity). */
 export const TAPE_CAPACITY = 1 << 16;
@@ -149,8 +149,8 @@ export class DbnMarketSource implements MarketSource {
 
 /**
  * The market source of a replayed session (runSession's): decoded in its own thread
- * (decode-thread.ts) unless `inline`, which decodes on the calling thread.
+ * (src/backtest/source-thread.ts) unless `inline`, which decodes on the calling thread.
  */
 export function openReplaySource(spec: ReplaySessionSpec, startNs: number, endNs: number, inline = false): MarketSource {
-  return inline ? new DbnMarketSource(spec, startNs, endNs) : new ThreadedDbnSource(spec, startNs, endNs);
+  return inline ? new DbnMarketSource(spec, startNs, endNs) : new ThreadedSource({ kind: 'replay', replay: spec }, startNs, endNs);
 }

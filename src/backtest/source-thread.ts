@@ -1,30 +1,34 @@
-// Decoding in its own thread: zstd and the DBN records cost real time per record in JS, so a
-// worker (workers/dbn-decode.ts) runs the DbnMarketSource (reader + book adapter) and writes the
-// L2 events into a shared ring; the session's thread only copies them into its market ring. On
-// two cores the decode and the engine then run side by side. Memory is the two rings: constant.
+// A session's market source in a thread of its own (workers/market-source.ts): the worker runs the
+// source and writes its L2 events into a shared ring; the session's thread only copies them into
+// its market ring. On two cores the source and the engine then run side by side. Two sources:
+// - a DBN replay (DbnMarketSource): zstd and the DBN records cost real time per record in JS;
+// - the synthetic generator (MarketGenerator), when a run leaves a core free for it (run.ts): it
+//   costs more per event than the whole pipeline, so a one-session backtest on two cores takes
+//   about half the time. Its events are the same, so is every result.
+// Memory is the two rings: constant.
 //
 // The worker's outcome travels in shared memory too (the session's thread blocks in
 // Atomics.wait while it runs, so it cannot receive messages): a state word and an error text.
 // Order priorities (l3_fifo) come in a shared tape beside the shared ring and are copied into the
 // session's own tape with the records (both rings see the same records in the same order).
 //
-// A decoder worker that finished its session is kept (idle, unref'd: it does not hold the process
-// open) and given the next session of this thread: a fresh worker costs its start-up and, above
-// all, runs its first records in cold code (interpreted, then optimised), about a third more CPU
-// for an hour of ES; a backtest over many days pays that once per thread instead of per day.
+// A worker that finished its session is kept (idle, unref'd: it does not hold the process open)
+// and given the next session of this thread: a fresh worker costs its start-up and, above all,
+// runs its first records in cold code (interpreted, then optimised), about a third more CPU for
+// an hour of ES; a backtest over many days pays that once per thread instead of per day.
 
 import { Worker } from 'node:worker_threads';
-import { EV_STRIDE } from '../../core/events.ts';
-import { workerPath } from '../../core/paths.ts';
-import { RecordRing, type RingMemory } from '../../core/ring.ts';
-import { L3Tape } from '../../exchange/l3-fifo-queue.ts';
-import type { MarketSource } from '../../backtest/session.ts';
-import type { ReplaySessionSpec } from './replay-spec.ts';
-import { TAPE_CAPACITY } from './dbn-source.ts';
+import { EV_STRIDE } from '../core/events.ts';
+import { workerPath } from '../core/paths.ts';
+import { RecordRing, type RingMemory } from '../core/ring.ts';
+import { L3Tape } from '../exchange/l3-fifo-queue.ts';
+import type { MarketSource } from './session.ts';
+import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
+import { TAPE_CAPACITY } from '../market/replay/dbn-source.ts';
 
-export const DECODE_RING_CAPACITY = 1 << 15;
+export const SOURCE_RING_CAPACITY = 1 << 15;
 /** Events per batch the worker publishes. */
-export const DECODE_BATCH = 4096;
+export const SOURCE_BATCH = 4096;
 
 // status words
 export const ST_STATE = 0;
@@ -39,9 +43,14 @@ export const ERROR_BYTES = 4096;
 export const RING_HEAD = 0;
 export const RING_TAIL = 1;
 
-/** One session's job, posted to the decoder worker. */
-export interface DecodeJob {
-  spec: ReplaySessionSpec;
+/** What the worker runs: a DBN file's session, or the generator's (its inputs, as in runSession). */
+export type SourceSpec =
+  | { kind: 'replay'; replay: ReplaySessionSpec }
+  | { kind: 'synthetic'; root: string; date: string; seed: number; activity: number };
+
+/** One session's job, posted to the worker. */
+export interface SourceJob {
+  source: SourceSpec;
   startNs: number;
   endNs: number;
   ring: RingMemory;
@@ -50,73 +59,75 @@ export interface DecodeJob {
   error: SharedArrayBuffer;
 }
 
-// The worker publishes at least every DECODE_BATCH events; a worker that never starts (a broken
+// The worker publishes at least every SOURCE_BATCH events; a worker that never starts (a broken
 // bundle) or hangs must not hang the session forever: this long without a record is an error.
 const STALL_MS = 120_000;
 const WAIT_MS = 100;
 const CLOSE_GRACE_MS = 10_000;
-/** Idle decoder workers kept per thread for the next sessions. */
+/** Idle source workers kept per thread for the next sessions. */
 const MAX_IDLE = 2;
 
-/** A decoder worker and whether it can take another job (it has not exited or been terminated). */
-interface DecodeWorker {
+/** A source worker and whether it can take another job (it has not exited or been terminated). */
+interface SourceWorker {
   worker: Worker;
   alive: boolean;
 }
 
-const idle: DecodeWorker[] = [];
+const idle: SourceWorker[] = [];
 
-function takeWorker(): DecodeWorker {
+function takeWorker(): SourceWorker {
   for (let w = idle.pop(); w !== undefined; w = idle.pop()) if (w.alive) return w;
-  const d: DecodeWorker = { worker: new Worker(workerPath('dbn-decode')), alive: true };
+  const d: SourceWorker = { worker: new Worker(workerPath('market-source')), alive: true };
   d.worker.on('exit', () => (d.alive = false));
   d.worker.on('error', () => (d.alive = false));
   d.worker.unref();
   return d;
 }
 
-function retire(d: DecodeWorker): void {
+function retire(d: SourceWorker): void {
   d.alive = false;
   void d.worker.terminate();
 }
 
-export class ThreadedDbnSource implements MarketSource {
+export class ThreadedSource implements MarketSource {
   readonly tape: L3Tape | null;
-  private readonly file: string;
+  /** What errors name: the file, or the generated session. */
+  private readonly label: string;
   private readonly ring: RecordRing;
   private readonly shared: Int32Array | null;
   private readonly status: Int32Array;
   private readonly error: Uint8Array;
-  private readonly decoder: DecodeWorker;
-  /** The decoder worker's thread id (a worker kept from an earlier session keeps its id). */
+  private readonly worker: SourceWorker;
+  /** The worker's thread id (a worker kept from an earlier session keeps its id). */
   readonly threadId: number;
   private finished = false;
   private closed = false;
   private offset = 0;
   private started = false;
 
-  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number) {
-    this.file = spec.file;
-    const mem = RecordRing.memory(EV_STRIDE, DECODE_RING_CAPACITY, true);
+  constructor(source: SourceSpec, startNs: number, endNs: number) {
+    this.label = source.kind === 'replay' ? source.replay.file : `the generator's ${source.root} session ${source.date}`;
+    const perOrder = source.kind === 'replay' && source.replay.perOrder;
+    const mem = RecordRing.memory(EV_STRIDE, SOURCE_RING_CAPACITY, true);
     this.ring = new RecordRing(mem);
-    const tapeBuf = spec.perOrder ? new SharedArrayBuffer(DECODE_RING_CAPACITY * 4) : null;
+    const tapeBuf = perOrder ? new SharedArrayBuffer(SOURCE_RING_CAPACITY * 4) : null;
     this.shared = tapeBuf ? new Int32Array(tapeBuf) : null;
-    this.tape = spec.perOrder ? new L3Tape(TAPE_CAPACITY) : null;
+    this.tape = perOrder ? new L3Tape(TAPE_CAPACITY) : null;
     const status = new SharedArrayBuffer(STATUS_INTS * 4);
     const error = new SharedArrayBuffer(ERROR_BYTES);
     this.status = new Int32Array(status);
     this.error = new Uint8Array(error);
-    const job: DecodeJob = { spec, startNs, endNs, ring: mem, tape: tapeBuf, status, error };
-    this.decoder = takeWorker();
-    this.threadId = this.decoder.worker.threadId;
-    this.decoder.worker.postMessage(job);
+    const job: SourceJob = { source, startNs, endNs, ring: mem, tape: tapeBuf, status, error };
+    this.worker = takeWorker();
+    this.threadId = this.worker.worker.threadId;
+    this.worker.worker.postMessage(job);
   }
 
   get done(): boolean {
     return this.finished;
   }
 
-  /** Waits for decoded events, then copies up to maxEvents into `out`; 0 only at the end. */
+  /** Waits for the worker's events, then copies up to maxEvents into `out`; 0 only at the end. */
   generate(out: RecordRing, maxEvents: number): number {
     const src = this.ring;
     if (!this.started) {
@@ -140,21 +151,21 @@ export class ThreadedDbnSource implements MarketSource {
       if (state === STATE_RUNNING) {
         const r = Atomics.wait(src.ctl, RING_HEAD, Atomics.load(src.ctl, RING_HEAD), WAIT_MS);
         waited = r === 'timed-out' ? waited + WAIT_MS : 0;
-        if (waited >= STALL_MS) throw new Error(`${this.file}: the decoder thread produced nothing for ${STALL_MS / 1000} s`);
+        if (waited >= STALL_MS) throw new Error(`${this.label}: the source thread produced nothing for ${STALL_MS / 1000} s`);
       }
     }
   }
 
   /**
    * A worker that finished its job goes back to the idle workers of this thread. One still
-   * decoding (the session stopped early) is asked to stop: it sees the request within one batch
+   * running (the session stopped early) is asked to stop: it sees the request within one batch
    * (or its 100 ms wait) and closes its file itself, since terminate() would leave the descriptor
    * open; it is terminated once done, or after a grace period.
    */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    const d = this.decoder;
+    const d = this.worker;
     if (Atomics.load(this.status, ST_STATE) !== STATE_RUNNING && d.alive && idle.length < MAX_IDLE) {
       idle.push(d);
       return;
