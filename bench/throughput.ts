@@ -253,10 +253,10 @@ export async function benchThroughput(
       // Warm the pool's threads up (start-up and first compilation are not throughput).
       const warm = structuredClone(cfg);
       warm.simulation.session_end = '09:35';
-      await Promise.all(Array.from({ length: 2 * w }, () => runBacktest(benchRequest(warm, { useML: false }).req, warm, { pool })));
+      await Promise.all(Array.from({ length: 2 * w }, () => runBacktest(benchRequest(warm, { useML: false }).req, warm, { pool, generatorThread: false })));
       const threadsStarted = pool.threads.length;
       const t0 = performance.now();
-      const run = await runBacktest(req, cfg, { pool });
+      const run = await runBacktest(req, cfg, { pool, generatorThread: false });
       const wallS = (performance.now() - t0) / 1000;
       const events = run.result.events_processed;
       points.push({ workers: w, sessions: run.sessions.length, events, wallS, eventsPerSec: events / wallS, perWorker: events / wallS / w, efficiency: 0, balanceBound: balanceBound(run.sessions.map((x) => x.result?.eventsProcessed ?? 0), w), threadsStarted });
@@ -280,7 +280,7 @@ export async function benchThroughput(
       days: req.dates,
       sessionSpan: `${cfg.simulation.session_start}-${cfg.simulation.session_end}`,
       points,
-      note: 'runBacktest on a Piscina pool: one session per task, each generating its own market (generation included), no model',
+      note: 'runBacktest on a Piscina pool: one session per task, each generating its own market on its own thread (generation included; generatorThread: false, so that 1 worker is 1 thread), no model',
     },
     profile,
     profileWithModel: profileML,

@@ -3,6 +3,7 @@
 // pool (tests, a one-off), sessions run inline, one after another. Where they run is a port
 // (SessionExecutor): the pool, inline, or a BullMQ queue of worker processes (src/queue).
 
+import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { EngineConfig } from '../config/schema.ts';
@@ -28,11 +29,14 @@ export interface SessionExecutor {
   run(spec: SessionSpec, signal: AbortSignal | undefined, onProgress: (fraction: number, events: number) => void): Promise<SessionResult>;
   /** Start every session at once (speculative carry, account.ts) rather than one after another. */
   readonly parallel: boolean;
+  /** Sessions it runs at once in this process; undefined: they run elsewhere (a queue's workers). */
+  readonly threads?: number;
 }
 
 export function poolExecutor(pool: Piscina): SessionExecutor {
   return {
     parallel: true,
+    threads: pool.maxThreads,
     async run(spec, signal, onProgress) {
       const ch = new MessageChannel();
       ch.port1.on('message', ([f, n]: [number, number]) => onProgress(f, n));
@@ -47,7 +51,7 @@ export function poolExecutor(pool: Piscina): SessionExecutor {
 }
 
 function inlineExecutor(predictor: Predictor | null | undefined): SessionExecutor {
-  return { parallel: false, run: async (spec, _signal, onProgress) => runSession(spec, { onProgress, predictor }) };
+  return { parallel: false, threads: 1, run: async (spec, _signal, onProgress) => runSession(spec, { onProgress, predictor }) };
 }
 
 export interface RunOptions {
@@ -62,6 +66,8 @@ export interface RunOptions {
   sequential?: boolean;
   /** Inline runs only: this predictor instead of the request's model (signal comparisons). */
   predictor?: Predictor | null;
+  /** false: the generator always on the session's thread (the bench's pool scaling); default: when a core is free. */
+  generatorThread?: boolean;
 }
 
 export interface RunProgress {
@@ -73,6 +79,22 @@ export interface RunProgress {
 export interface BacktestRun {
   result: BacktestResult;
   sessions: AccountSession[];
+}
+
+/** Sessions of every run of this process now running or waiting for a pool thread. */
+let sessionsRunning = 0;
+const cores = availableParallelism();
+
+/**
+ * The synthetic generator costs more per event than the rest of the session (docs/performance.md,
+ * "Round twenty"), so a session whose run leaves a core free gets it in a thread of its own: a
+ * run of one session at a time (`atOnce`), with no more sessions in this process than half the
+ * cores. With more at once the cores are busy anyway, and the copy between the threads would
+ * cost more than it gives. The events, and so the results, are the same.
+ */
+function withGeneratorThread(spec: SessionSpec, atOnce: number): SessionSpec {
+  if (spec.replay || atOnce * 2 > cores || sessionsRunning * 2 > cores) return spec;
+  return { ...spec, generatorThread: true };
 }
 
 export function createBacktestPool(size: number): Piscina {
@@ -96,12 +118,18 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
   };
   const index = new Map(specs.map((s, i) => [s.date, i]));
   const executor = opts.executor ?? (opts.pool ? poolExecutor(opts.pool) : inlineExecutor(opts.predictor));
+  const atOnce = executor.threads === undefined || opts.generatorThread === false ? Infinity : executor.parallel && !opts.sequential ? Math.min(specs.length, executor.threads) : 1;
   const runner: SessionRunner = async (spec, stop) => {
     const i = index.get(spec.date)!;
     const signal = stop && opts.signal ? AbortSignal.any([stop, opts.signal]) : (stop ?? opts.signal);
-    const r = await executor.run(spec, signal, (f, n) => report(i, f, n));
-    report(i, 1, r.eventsProcessed);
-    return r;
+    sessionsRunning++;
+    try {
+      const r = await executor.run(withGeneratorThread(spec, atOnce), signal, (f, n) => report(i, f, n));
+      report(i, 1, r.eventsProcessed);
+      return r;
+    } finally {
+      sessionsRunning--;
+    }
   };
   const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential);
   for (const s of sessions) if (s.result === null) report(index.get(s.date)!, 1);

@@ -17,6 +17,7 @@ import { buildExchange, type ExecutionParams, seededLatency } from '../exchange/
 import { MarketGenerator } from '../market/generator.ts';
 import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
 import { openReplaySource } from '../market/replay/dbn-source.ts';
+import { ThreadedSource } from './source-thread.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
 import type { L3Tape } from '../exchange/l3-fifo-queue.ts';
 import { createPredictor } from '../ml/mlp-simd.ts';
@@ -59,6 +60,11 @@ export interface SessionSpec {
   model?: ModelFile | null;
   /** Recorded market data (one DBN file) instead of the synthetic generator. */
   replay?: ReplaySessionSpec | null;
+  /**
+   * The synthetic generator in a thread of its own (source-thread.ts): set by runBacktest when
+   * the run leaves a core free for it. The events, and so the results, are the same either way.
+   */
+  generatorThread?: boolean;
 }
 
 export interface SessionResult {
@@ -155,15 +161,7 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const md = RecordRing.allocate(EV_STRIDE, (hooks.marketRing ?? MARKET_RING).capacity, false);
   const om = RecordRing.allocate(OM_STRIDE, 1 << 10, false);
   const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
-  const gen: MarketSource =
-    hooks.source ??
-    (spec.replay
-      ? openReplaySource(spec.replay, spec.sessionStartNs, spec.sessionEndNs)
-      : new MarketGenerator(contract, spec.date, spec.seed, {
-          sessionStartNs: spec.sessionStartNs,
-          sessionEndNs: spec.sessionEndNs,
-          activity: spec.activity,
-        }));
+  const gen: MarketSource = hooks.source ?? openMarket(spec, contract);
   try {
     return drive(spec, hooks, contract, gen, md, om, er);
   } finally {
@@ -282,6 +280,14 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   }
   engine.finish(spec.sessionEndNs);
   return sessionResult(spec, engine, exchange, path);
+}
+
+function openMarket(spec: SessionSpec, contract: ContractSpec): MarketSource {
+  const start = spec.sessionStartNs;
+  const end = spec.sessionEndNs;
+  if (spec.replay) return openReplaySource(spec.replay, start, end);
+  if (spec.generatorThread) return new ThreadedSource({ kind: 'synthetic', root: spec.root, date: spec.date, seed: spec.seed, activity: spec.activity }, start, end);
+  return new MarketGenerator(contract, spec.date, spec.seed, { sessionStartNs: start, sessionEndNs: end, activity: spec.activity });
 }
 
 function growMarketRing(spec: SessionSpec, md: RecordRing, tape: L3Tape | null, maxRing: number): RecordRing {
