@@ -126,6 +126,14 @@ export function tableRows(s: Sections): Row[] {
     rows.push({ benchmark: 'Backtest pipeline per event / ccxt book per update', ours: `${ns.toFixed(1)} ns, ${peer.ratio.toFixed(2)}x`, comparedWith: `ccxt ${peer.nsPerUpdate.toFixed(1)} ns per update, timed after each pipeline round on its thread (ratios ${peer.ratios.map((r) => r.toFixed(2)).join(', ')}; same vCPU in ${sameCpu} of ${peer.cpus.length}${peer.pinned === null ? ', thread not pinned' : `, thread pinned to vCPU ${peer.pinned}`})${book}`, target: '<= 2x', met: yes(peer.ratio <= 2) });
     rows.push({ benchmark: 'Backtest, 1 thread, with model (ev/s)', ours: f1(t.pipelineWithModel.eventsPerSec), comparedWith: `${fmtNum(t.pipelineWithModel.predictions, 0)} predictions / ${fmtNum(t.pipelineWithModel.events, 0)} events`, target: '-', met: '-' });
     rows.push({ benchmark: 'Market generation alone (ev/s)', ours: f1(t.generation.eventsPerSec), comparedWith: 'MarketGenerator into a drained ring', target: '-', met: '-' });
+    const d = t.oneDay;
+    rows.push({
+      benchmark: 'Backtest, one day, generation included (ev/s)',
+      ours: f1(d.threadedEventsPerSec),
+      comparedWith: `generator in its own thread (${d.cores} cores); on the session's thread ${f1(d.sameThreadEventsPerSec)} -> ${d.speedup.toFixed(2)}x; runs ${d.threadedS.map((x) => x.toFixed(2)).join(', ')} s against ${d.sameThreadS.map((x) => x.toFixed(2)).join(', ')} s; the same result`,
+      target: '-',
+      met: '-',
+    });
     for (const p of t.scaling.points) {
       rows.push({
         benchmark: `Backtest pool, ${p.workers} worker(s), ${p.sessions} sessions (ev/s)`,

@@ -8,6 +8,9 @@
 //   the model (useML);
 // - scaling: runBacktest over several business days on a Piscina pool of 1..N workers (each
 //   session generates its own market there: generation is included, as in a real backtest);
+// - one day as a user runs it: runBacktest of one session on a pool of one thread, generation
+//   included, with the generator in a thread of its own (what runBacktest does when a core is
+//   free) and on the session's thread, alternated;
 // - a V8 CPU profile of the single-thread pipeline: where the time goes.
 
 import type { EngineConfig } from '../src/config/schema.ts';
@@ -18,6 +21,7 @@ import { contractForRoot } from '../src/market/instruments.ts';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
 import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { PipelineCommand, PipelineJob, PipelineReply, PipelineRun } from './pipeline-worker.ts';
 import { profileWhile, type ProfileSummary } from './profile.ts';
@@ -60,9 +64,54 @@ export interface ThroughputBench {
   ratioToSpeedOfLight: number;
   targetEventsPerSec: number;
   scaling: { days: string[]; sessionSpan: string; points: ScalingPoint[]; note: string };
+  oneDay: OneDay;
   profile: ProfileSummary | null;
   profileWithModel: ProfileSummary | null;
   loadavg: number[];
+}
+
+export interface OneDay {
+  date: string;
+  events: number;
+  cores: number;
+  /** Wall seconds per run, alternated after one warm-up run of each. */
+  threadedS: number[];
+  sameThreadS: number[];
+  threadedEventsPerSec: number;
+  sameThreadEventsPerSec: number;
+  speedup: number;
+}
+
+/**
+ * One session through runBacktest on a pool of one thread (a fresh pool: the runs after the
+ * warm-up are those of a server's warm pool), the generator in its own thread and on the
+ * session's, alternated. Both must give the same result, to the last bit.
+ */
+async function oneDayBacktest(cfg: EngineConfig, rounds: number): Promise<OneDay> {
+  const { req } = benchRequest(cfg, { useML: false });
+  const pool = createBacktestPool(1);
+  const threadedS: number[] = [];
+  const sameThreadS: number[] = [];
+  let events = 0;
+  const results = new Set<string>();
+  try {
+    for (let r = -1; r < rounds; r++) {
+      for (const threaded of r % 2 === 0 ? [false, true] : [true, false]) {
+        const t0 = performance.now();
+        const run = await runBacktest(req, cfg, { pool, generatorThread: threaded ? undefined : false });
+        const s = (performance.now() - t0) / 1000;
+        events = run.result.events_processed;
+        results.add(JSON.stringify(run.result.session_results));
+        if (r >= 0) (threaded ? threadedS : sameThreadS).push(s);
+      }
+    }
+  } finally {
+    await pool.destroy();
+  }
+  if (results.size !== 1) throw new Error('throughput: the one-day backtest differs with the generator in its own thread');
+  const threadedEventsPerSec = events / median(threadedS);
+  const sameThreadEventsPerSec = events / median(sameThreadS);
+  return { date: req.dates[0], events, cores: availableParallelism(), threadedS, sameThreadS, threadedEventsPerSec, sameThreadEventsPerSec, speedup: threadedEventsPerSec / sameThreadEventsPerSec };
 }
 
 function generationRate(spec: SessionSpec, maxEvents: number): number {
@@ -266,6 +315,9 @@ export async function benchThroughput(
   }
   for (const p of points) p.efficiency = p.eventsPerSec / (p.workers * points[0].eventsPerSec);
 
+  note('throughput: one-day backtest, the generator in its own thread and on the session\'s');
+  const oneDay = await oneDayBacktest(cfg, 3);
+
   const sol = median(bare);
   return {
     recording: { events: n, session: `${spec.root} ${spec.date} seed ${spec.seed}, ${config.simulation.session_start}-${config.simulation.session_end} New York` },
@@ -282,6 +334,7 @@ export async function benchThroughput(
       points,
       note: 'runBacktest on a Piscina pool: one session per task, each generating its own market on its own thread (generation included; generatorThread: false, so that 1 worker is 1 thread), no model',
     },
+    oneDay,
     profile,
     profileWithModel: profileML,
     loadavg: loadavg(),
