@@ -96,6 +96,12 @@ test('components, tick-to-trade and throughput figures are positive and finite',
   if (peer.pinned !== null) assert.ok(peer.cpus.every(([round, of]: number[]) => round === peer.pinned && of === peer.pinned), `pinned to ${peer.pinned}: ${JSON.stringify(peer.cpus)}`);
   assert.ok(tp.scaling.points.length >= 1);
   for (const p of tp.scaling.points) positive(p.eventsPerSec, `pool of ${p.workers}`);
+  // one day, the generator in its own thread and on the session's (the section fails if they differ)
+  assert.is(tp.oneDay.threadedS.length, 3);
+  assert.is(tp.oneDay.sameThreadS.length, 3);
+  positive(tp.oneDay.threadedEventsPerSec, 'one day, generator thread');
+  positive(tp.oneDay.sameThreadEventsPerSec, 'one day, same thread');
+  assert.ok(tp.oneDay.events > 0 && r.table.some((row) => row.benchmark === 'Backtest, one day, generation included (ev/s)'), 'the one-day row');
   assert.ok(tp.profile.top.length > 0, 'a CPU profile');
 });
 
