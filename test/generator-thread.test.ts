@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { availableParallelism } from 'node:os';
 import { loadConfig } from '../src/config/load.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
+import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
 import { runBacktest, type SessionExecutor } from '../src/backtest/run.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
 import { ThreadedSource, SOURCE_RING_CAPACITY } from '../src/backtest/source-thread.ts';
@@ -39,11 +39,9 @@ function recording(parallel: boolean, threads: number | undefined, seen: Session
   };
 }
 
-test('a session fed by the generator thread computes exactly what the inline generator gives', async () => {
+test('a session fed by the generator thread computes exactly what the inline generator gives', () => {
   const { config, request: req } = request('2024-01-02');
-  const seen: SessionSpec[] = [];
-  await runBacktest(req, config, { executor: recording(false, 1, seen) });
-  const spec = seen[0];
+  const [spec] = sessionSpecs(req, config, false);
   const inline = runSession({ ...spec, generatorThread: false });
   const threaded = runSession({ ...spec, generatorThread: true });
   assert.ok(inline.eventsProcessed > 2 * SOURCE_RING_CAPACITY, `${inline.eventsProcessed} events: more than the shared ring holds, so the worker waits for room`);
