@@ -187,18 +187,17 @@ export class ThreadedSource implements MarketSource {
 
   private copy(out: RecordRing, n: number): void {
     const src = this.ring;
-    const s = src.data;
-    const d = out.data;
+    const smask = src.mask;
     const tape = this.tape;
     const shared = this.shared;
-    const smask = src.mask;
-    for (let k = 0; k < n; k++) {
-      const seq = (src.readSeq + k) | 0;
-      const from = (seq & smask) * EV_STRIDE;
-      if (tape !== null && shared !== null) tape.set(out.writeSeq, (shared[seq & smask] + this.offset) | 0);
-      const to = out.claimUnchecked();
-      for (let f = 0; f < EV_STRIDE; f++) d[to + f] = s[from + f];
+    if (tape !== null && shared !== null) {
+      for (let k = 0; k < n; k++) tape.set((out.writeSeq + k) | 0, (shared[(src.readSeq + k) & smask] + this.offset) | 0);
     }
+    // The records in the shared ring up to its wrap, then the rest from its start.
+    const at = src.readSeq & smask;
+    const first = n < src.capacity - at ? n : src.capacity - at;
+    out.append(src.data, at * EV_STRIDE, first);
+    if (first < n) out.append(src.data, 0, n - first);
     out.publish();
     src.advance(n);
     src.release();

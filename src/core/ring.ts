@@ -81,6 +81,20 @@ export class RecordRing {
     return off;
   }
 
+  /**
+   * Appends n records stored one after another in `src` from offset `from` (same stride), in at
+   * most two bulk copies (the ring's wrap splits them); the caller knows there is room, and
+   * publishes. A record-by-record loop costs a source thread ~10 % of its time (round twenty-one).
+   */
+  append(src: Float64Array, from: number, n: number): void {
+    const st = this.stride;
+    const at = this.localHead & this.mask;
+    const first = n < this.capacity - at ? n : this.capacity - at;
+    this.data.set(src.subarray(from, from + first * st), at * st);
+    if (first < n) this.data.set(src.subarray(from + first * st, from + n * st), 0);
+    this.localHead = (this.localHead + n) | 0;
+  }
+
   /** The consumer's published tail. */
   private tail(): number {
     return this.shared ? Atomics.load(this.ctl, TAIL) : this.ctl[TAIL];
