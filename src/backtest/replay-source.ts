@@ -4,8 +4,8 @@
 //
 // The recording is a Float64Array of EV_STRIDE records (EV_TS, EV_KIND, EV_SIDE, EV_PRICE,
 // EV_QTY, EV_RECV), e.g. filled by recordMarket() from a MarketGenerator. generate() copies up
-// to maxEvents records into the ring (one TypedArray.set per contiguous run, no allocation) and
-// publishes them, as MarketGenerator.generate does.
+// to maxEvents records into the ring (RecordRing.append: one TypedArray.set per contiguous run)
+// and publishes them, as MarketGenerator.generate does.
 
 import { EV_STRIDE } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
@@ -45,20 +45,8 @@ export class ReplaySource implements MarketSource {
     let n = this.count - this.pos;
     if (n > maxEvents) n = maxEvents;
     if (n <= 0) return 0;
-    const data = ring.data;
-    const cap = ring.capacity;
-    let left = n;
-    while (left > 0) {
-      // Contiguous run up to the ring's wrap point.
-      const slot = ring.writeSeq & ring.mask;
-      let run = cap - slot;
-      if (run > left) run = left;
-      const from = this.pos * EV_STRIDE;
-      data.set(this.events.subarray(from, from + run * EV_STRIDE), slot * EV_STRIDE);
-      for (let k = 0; k < run; k++) ring.claimUnchecked();
-      this.pos += run;
-      left -= run;
-    }
+    ring.append(this.events, this.pos * EV_STRIDE, n);
+    this.pos += n;
     ring.publish();
     return n;
   }
