@@ -43,6 +43,30 @@ test('append: records across the wrap land at their sequences, in order, and not
   assert.equal(Array.from(r.data.subarray(3 * stride, 5 * stride)), [-1, -1, -1, -1, -1, -1]);
 });
 
+test('copyTo: records across both rings\' wraps arrive in order and are not consumed', () => {
+  const src = RecordRing.allocate(2, 8, false);
+  const out = RecordRing.allocate(2, 4, false);
+  for (let i = 0; i < 6; i++) src.claimUnchecked(); // the source's tail at 6, two slots before its wrap
+  src.publish();
+  src.advance(6);
+  src.release();
+  for (let i = 0; i < 5; i++) src.data.set([i, 10 + i], src.claimUnchecked());
+  src.publish();
+  out.publishThrough(3); // the copy's head at 3, one slot before its wrap
+  out.advance(3);
+  out.release();
+  src.copyTo(out, 4);
+  assert.is(src.readSeq, 6);
+  assert.is(src.available(), 5);
+  assert.is(out.writeSeq, 7);
+  assert.equal(records(out, 3), [
+    [0, 10],
+    [1, 11],
+    [2, 12],
+    [3, 13],
+  ]);
+});
+
 test('EventQueue.drainTo: batches through a small ring keep every event and its priority on the tape', () => {
   const q = new EventQueue();
   const ring = RecordRing.allocate(EV_STRIDE, 16, false);

@@ -193,11 +193,7 @@ export class ThreadedSource implements MarketSource {
     if (tape !== null && shared !== null) {
       for (let k = 0; k < n; k++) tape.set((out.writeSeq + k) | 0, (shared[(src.readSeq + k) & smask] + this.offset) | 0);
     }
-    // The records in the shared ring up to its wrap, then the rest from its start.
-    const at = src.readSeq & smask;
-    const first = n < src.capacity - at ? n : src.capacity - at;
-    out.append(src.data, at * EV_STRIDE, first);
-    if (first < n) out.append(src.data, 0, n - first);
+    src.copyTo(out, n);
     out.publish();
     src.advance(n);
     src.release();

@@ -95,6 +95,17 @@ export class RecordRing {
     this.localHead = (this.localHead + n) | 0;
   }
 
+  /**
+   * Consumer side: appends the next n unconsumed records to `out` (same stride; the caller knows
+   * there is room, and publishes), split at this ring's wrap. Consumes nothing: see advance().
+   */
+  copyTo(out: RecordRing, n: number): void {
+    const at = this.localTail & this.mask;
+    const first = n < this.capacity - at ? n : this.capacity - at;
+    out.append(this.data, at * this.stride, first);
+    if (first < n) out.append(this.data, 0, n - first);
+  }
+
   /** The consumer's published tail. */
   private tail(): number {
     return this.shared ? Atomics.load(this.ctl, TAIL) : this.ctl[TAIL];
