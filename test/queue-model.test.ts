@@ -14,6 +14,28 @@ test('power n=2: hand-worked split of a cancel between ahead and behind', () => 
   close(m.onCancel(50, 100, 40), 20); // 50 - 0.5*60 + min(50 - 30, 0)
 });
 
+test('power n=2: the squared fast path gives the same double as the formula with Math.pow', () => {
+  const m = new PowerQueueModel(2);
+  // the model's formula, written out with prob() (Math.pow): equal to the last bit
+  const reference = (front: number, before: number, after: number) => {
+    const chg = before - after;
+    const back = before - front;
+    const prob = m.prob(front, back);
+    let f = front - (1 - prob) * chg;
+    const rest = back - prob * chg;
+    if (rest < 0) f += rest;
+    return f > after ? after : f > 0 ? f : 0;
+  };
+  let seed = 12345;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  for (let i = 0; i < 20000; i++) {
+    const before = 1 + Math.floor(rand() * 500);
+    const front = i % 2 === 0 ? Math.floor(rand() * before) : rand() * before; // whole and fractional fronts
+    const after = Math.floor(rand() * before);
+    assert.is(m.onCancel(front, before, after), reference(front, before, after), `front ${front} before ${before} after ${after}`);
+  }
+});
+
 test('power n=1 is pro rata: the front loses front/before of the cancel', () => {
   const m = new PowerQueueModel(1);
   close(m.onCancel(4, 10, 7), 4 - 0.4 * 3); // 2.8

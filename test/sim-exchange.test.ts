@@ -613,6 +613,12 @@ test('our earlier order absorbs part of a trade before it reaches a later one', 
   const r = h.drain().filter((x) => x.type === ER_FILL);
   assert.equal(r.map((x) => [x.id, x.qty]), [[1, 5]]);
   assert.is(h.ex.orderFront(2), 3, '3 market contracts are still ahead of the later order');
+  // The feed's 12-lot emptied the displayed level (10), so the front is past it: size added now
+  // caps the front at the level (2), and size added after that joins behind (the front stays).
+  h.md(9_500, MD_ADD, BID, 19999, 2);
+  assert.is(h.ex.orderFront(2), 2);
+  h.md(9_600, MD_ADD, BID, 19999, 6);
+  assert.is(h.ex.orderFront(2), 2);
 });
 
 test('self-match prevention (CME default, cancel resting): a new order that would trade with our own resting order is acked, cancels that order (FIFO) and rests', () => {

@@ -18,7 +18,11 @@ export interface QueueModel {
    * passes the front of our order is left as a negative front for the fill check.
    */
   onTrade(fronts: Float64Array, s: number, qty: number): void;
-  /** The displayed size at our price and side changed from `before` to `after` without a trade. */
+  /**
+   * The displayed size at our price and side changed from `before` to `after` without a trade.
+   * Size added joins behind us, so the exchange calls this only when the size fell or our front
+   * is past the new size (after a trade that our own earlier orders shared, say).
+   */
   onDepthChange(fronts: Float64Array, s: number, before: number, after: number): void;
   /**
    * Fill check, after onTrade: how many whole contracts of the trade reached our order (>= 0).
@@ -71,12 +75,16 @@ abstract class L2QueueModel implements QueueModel {
 export class PowerQueueModel extends L2QueueModel {
   readonly name = 'power';
   readonly n: number;
+  /** n === 2 (the default): x^2 as x * x, the same double as Math.pow(x, 2) (fdlibm's pow returns
+   * x * x for y = 2) without the call into the C library on every cancel at our level. */
+  private readonly square: boolean;
   private readonly one = new Float64Array(1);
 
   constructor(n = 2) {
     super();
     if (!Number.isFinite(n) || n <= 0) throw new Error(`power queue model exponent must be > 0, got ${n}`);
     this.n = n;
+    this.square = n === 2;
   }
 
   /** Probability that a cancel at the level came from behind our order (NaN, i.e. 0/0, -> 1). */
@@ -101,7 +109,8 @@ export class PowerQueueModel extends L2QueueModel {
       return;
     }
     const back = before - front;
-    let prob = 1 / (1 + Math.pow(front / back, this.n));
+    const x = front / back;
+    let prob = 1 / (1 + (this.square ? x * x : Math.pow(x, this.n)));
     if (prob !== prob) prob = 1; // 0/0: empty level
     let f = front - (1 - prob) * chg;
     const rest = back - prob * chg;
