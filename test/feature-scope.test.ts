@@ -36,6 +36,28 @@ test("scope 'volatility' gives scope 'all''s volatility and mid after every even
   assert.is(vol.events, all.events);
 });
 
+test("onQuietEvent, where it applies, leaves the state onEvent would; it never applies in scope 'all'", () => {
+  const rec = recordedStream();
+  const bookA = new DenseBook(4096), bookB = new DenseBook(4096);
+  const full = new FeatureExtractor({}, 'volatility'), quick = new FeatureExtractor({}, 'volatility');
+  const all = new FeatureExtractor();
+  const state = (x: FeatureExtractor) => (x as unknown as { s: Float64Array }).s;
+  const e = rec.events;
+  let quiet = 0, differ = 0;
+  for (let i = 0, o = 0; i < rec.count; i++, o += EV_STRIDE) {
+    bookA.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
+    bookB.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
+    full.onEvent(bookA, e, o);
+    if (quick.onQuietEvent(bookB.bestBid, bookB.bestAsk, e, o)) quiet++;
+    else quick.onEvent(bookB, e, o);
+    assert.is(all.onQuietEvent(bookA.bestBid, bookA.bestAsk, e, o), false);
+    const a = state(full), b = state(quick);
+    if (a.some((v, k) => !Object.is(v, b[k])) || full.ready !== quick.ready || full.twoSided !== quick.twoSided) differ++;
+  }
+  assert.is(differ, 0, `${differ} events where the state differs`);
+  assert.ok(quiet > rec.count * 0.9, `most events leave the mid where it was: ${quiet} of ${rec.count}`);
+});
+
 test("scope 'volatility': every other output throws, naming it", () => {
   const fx = new FeatureExtractor({}, 'volatility');
   for (const name of ['microprice', 'spread', 'imbalanceL1', 'imbalanceL5', 'ofi', 'ofiNorm', 'tradeImbalance', 'vpin', 'momentum', 'depthAvg', 'buyVolume', 'sellVolume', 'values'] as const) {

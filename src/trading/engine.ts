@@ -234,10 +234,10 @@ export class Engine {
     c[C_NOW] = d[off + EV_RECV];
     c[C_EXCH] = exTs;
     this.book.apply(d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY]);
-    this.features.onEvent(this.book, d, off);
-    this.eventsProcessed++;
     const bb = this.book.bestBid;
     const ba = this.book.bestAsk;
+    if (!this.features.onQuietEvent(bb, ba, d, off)) this.features.onEvent(this.book, d, off);
+    this.eventsProcessed++;
     if (bb === NO_PRICE || ba === NO_PRICE) return;
     const mid = (bb + ba) * 0.5;
     c[C_MID] = mid;
