@@ -332,23 +332,23 @@ export class SimExchange {
    * (`at`: the level's index in ourAt; prices a window apart share one, hence the price checks).
    */
   private depthChangeAt(at: number, side: number, price: number, before: number, after: number): void {
-    // Size added joins behind every order of ours (QueueModel.onDepthChange): an order moves only
-    // when the size fell or its front is now past the level's size (see depthChangeOf).
-    const grew = after >= before;
     if (this.ourAt[at] === 1) {
       const s = this.soleAt[at];
-      if (this.oPrice[s] === price && !(grew && this.oFront[s] <= after)) this.depthChangeOf(s, before, after);
+      if (this.oPrice[s] === price) this.depthChangeOf(s, before, after);
       return;
     }
     for (let i = 0; i < this.nLive; i++) {
       const s = this.live[i];
-      if (this.oSide[s] === side && this.oPrice[s] === price && !(grew && this.oFront[s] <= after)) this.depthChangeOf(s, before, after);
+      if (this.oSide[s] === side && this.oPrice[s] === price) this.depthChangeOf(s, before, after);
     }
   }
 
   /** The queue model moves our order in slot s. */
   private depthChangeOf(s: number, before: number, after: number): void {
     const front = this.oFront[s];
+    // Size added joins behind us (QueueModel.onDepthChange): no model moves an order then, unless
+    // its front is past the level's new size.
+    if (after >= before && front <= after) return;
     this.queue.onDepthChange(this.oFront, s, before, after);
     const f = this.oFront[s];
     // guard against a model out of its contract: NaN keeps us where we were; clamp to [0, after]
