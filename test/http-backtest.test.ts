@@ -70,6 +70,8 @@ test('reference request {"symbol":"ES","initialCapital":100000,"useML":false} re
   assert.match(body.id, /^bt_\d{8}T\d{9}Z_/);
   assert.ok(Date.parse(body.finished_at) >= Date.parse(body.started_at));
   assert.ok(body.duration_ms > 0 && body.duration_ms < ms + 50);
+  // measured in ns and not rounded (a whole number of ms has a chance of 1 in 10^6)
+  assert.ok(!Number.isInteger(body.duration_ms), `duration_ms ${body.duration_ms} looks rounded`);
   assert.is(body.initial_capital, 100000);
   assert.is(body.symbol, 'ES');
   assert.is(body.use_ml, false);

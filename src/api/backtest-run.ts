@@ -106,7 +106,7 @@ const runMetaSchema = z.object({
   resolved: resolvedRequestSchema,
   started_at: z.iso.datetime().describe('start time'),
   finished_at: z.iso.datetime().nullable().describe('end time (null while running)'),
-  duration_ms: z.int().nullable().describe('wall time (null while running)'),
+  duration_ms: z.number().nonnegative().nullable().describe('wall time in ms, from the monotonic clock at ns resolution (null while running)'),
   progress: z.number().describe('fraction done, 0..1'),
   error: z
     .object({

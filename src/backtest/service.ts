@@ -328,7 +328,7 @@ export class BacktestService {
     }
     const ns = Number(process.hrtime.bigint() - a.t0);
     // The finished record is a copy: readers see the run as running until it is journaled and counted.
-    const rec: BacktestRecord = { ...a.record, ...outcome, finished_at: new Date().toISOString(), duration_ms: Math.round(ns / 1e6) };
+    const rec: BacktestRecord = { ...a.record, ...outcome, finished_at: new Date().toISOString(), duration_ms: ns / 1e6 };
     if (stored) {
       try {
         await this.j.save(rec);

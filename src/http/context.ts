@@ -34,7 +34,7 @@ export interface ApiContext extends HttpDeps {
   maxBodyBytes: number;
 }
 
-/** Seconds since the runtime started, to the millisecond. */
+/** Seconds since the runtime started (Date.now(): whole milliseconds). */
 export function uptimeSeconds(runtime: RuntimeView, now = Date.now()): number {
-  return Math.max(0, Math.round(now - runtime.startedAtMs) / 1000);
+  return Math.max(0, (now - runtime.startedAtMs) / 1000);
 }
