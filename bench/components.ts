@@ -41,7 +41,7 @@ function bookAndFeatures(e: Float64Array, n: number, sink: Float64Array): void {
   const fx = new FeatureExtractor();
   for (let i = 0, o = 0; i < n; i++, o += STRIDE) {
     book.apply(e[o + K_KIND], e[o + K_SIDE], e[o + K_PRICE], e[o + K_QTY]);
-    fx.onEvent(book, e, o);
+    fx.onEvent(book.bestBid, book.bestAsk, book, e, o);
   }
   const v = fx.values;
   sink[0] += v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7] + v[8];
@@ -58,7 +58,7 @@ function strategyInputs(rec: Recording, rows: number): Float64Array {
   let r = 0;
   for (let i = 0, o = 0; i < rec.count && r < rows; i++, o += STRIDE) {
     book.apply(e[o + K_KIND], e[o + K_SIDE], e[o + K_PRICE], e[o + K_QTY]);
-    fx.onEvent(book, e, o);
+    fx.onEvent(book.bestBid, book.bestAsk, book, e, o);
     if (i % step === step - 1 && book.hasTwoSides()) {
       const b = r * 6;
       out[b] = book.bestBid;

@@ -27,8 +27,8 @@ test("scope 'volatility' gives scope 'all''s volatility and mid after every even
   for (let i = 0, o = 0; i < rec.count; i++, o += EV_STRIDE) {
     bookAll.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
     bookVol.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
-    all.onEvent(bookAll, e, o);
-    vol.onEvent(bookVol, e, o);
+    all.onEvent(bookAll.bestBid, bookAll.bestAsk, bookAll, e, o);
+    vol.onEvent(bookVol.bestBid, bookVol.bestAsk, bookVol, e, o);
     if (!Object.is(all.volatility, vol.volatility) || !Object.is(all.mid, vol.mid) || all.ready !== vol.ready || all.twoSided !== vol.twoSided) differ++;
   }
   assert.is(rec.count, 300_000);
@@ -47,9 +47,9 @@ test("onQuietEvent, where it applies, leaves the state onEvent would; it never a
   for (let i = 0, o = 0; i < rec.count; i++, o += EV_STRIDE) {
     bookA.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
     bookB.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
-    full.onEvent(bookA, e, o);
+    full.onEvent(bookA.bestBid, bookA.bestAsk, bookA, e, o);
     if (quick.onQuietEvent(bookB.bestBid, bookB.bestAsk, e, o)) quiet++;
-    else quick.onEvent(bookB, e, o);
+    else quick.onEvent(bookB.bestBid, bookB.bestAsk, bookB, e, o);
     assert.is(all.onQuietEvent(bookA.bestBid, bookA.bestAsk, e, o), false);
     const a = state(full), b = state(quick);
     if (a.some((v, k) => !Object.is(v, b[k])) || full.ready !== quick.ready || full.twoSided !== quick.twoSided) differ++;

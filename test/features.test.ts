@@ -47,7 +47,7 @@ class Harness {
     d[o + EV_PRICE] = price;
     d[o + EV_QTY] = qty;
     this.book.apply(kind, side, price, qty);
-    this.fx.onEvent(this.book, d, o);
+    this.fx.onEvent(this.book.bestBid, this.book.bestAsk, this.book, d, o);
     return this.fx;
   }
   add(ts: number, side: number, price: number, qty: number): FeatureExtractor {
@@ -447,7 +447,7 @@ class Flow {
 function step(flow: Flow, book: DenseBook, fx: FeatureExtractor, rec: Float64Array, off: number): void {
   flow.next();
   book.apply(rec[off + EV_KIND], rec[off + EV_SIDE], rec[off + EV_PRICE], rec[off + EV_QTY]);
-  fx.onEvent(book, rec, off);
+  fx.onEvent(book.bestBid, book.bestAsk, book, rec, off);
 }
 
 test('random feed: L5 imbalance equals a full recomputation, values stay in range', () => {

@@ -7,6 +7,9 @@
 // Each stream is FIFO (a message never overtakes an earlier one on the same link), so a merge of
 // four heads replaces a priority queue. Ties go in the order above. The market stream does not
 // depend on our orders (no market impact), so the generator fills a ring ahead of both readers.
+// Without the model the engine keeps no book of its own (Engine's feed 'top'): the exchange's
+// book has applied the same events in the same order, and the driver hands the engine the touch
+// it had after each one (`tops`, beside the ring), so each event is applied to one book, not two.
 
 import { EV_RECV, EV_STRIDE, EV_TS, ER_STRIDE, ER_TS, OM_STRIDE, OM_TS } from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
@@ -142,6 +145,11 @@ export interface SessionHooks {
   predictor?: Predictor | null;
   /** Called about every million events with the fraction of the session done and the events so far. */
   onProgress?: (fraction: number, events: number) => void;
+  /**
+   * Tests: 'events' makes an engine without the model keep its own book (as with the model)
+   * instead of being fed the exchange's touch; the results must be the same.
+   */
+  engineFeed?: 'events' | 'top';
 }
 
 const GEN_BATCH = 4096;
@@ -195,13 +203,19 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     flattenMinutes: spec.flattenMinutes,
     predictor,
     sampleQuotes: spec.collectFills,
-    // Without the model nothing in a session reads a feature but the strategy's volatility.
+    // Without the model nothing in a session reads a feature but the strategy's volatility, nor
+    // the book below the touch.
     featureScope: predictor === null ? 'volatility' : 'all',
+    feed: predictor === null ? (hooks.engineFeed ?? 'top') : 'events',
   });
+  const fedTop = engine.feed === 'top';
+  const xbook = exchange.book;
 
   let md = ring;
   let D = md.data;
   let mask = md.mask;
+  // The exchange's touch after each event in flight: [2i] bid, [2i + 1] ask for ring slot i.
+  let tops: Int32Array = new Int32Array(2 * md.capacity);
   const stride = md.stride;
   const maxRing = (hooks.marketRing ?? MARKET_RING).maxCapacity;
   const span = spec.sessionEndNs - spec.sessionStartNs;
@@ -221,7 +235,9 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
         // Every event in the ring is in flight. The exchange's next one must be read before the
         // engine goes on (it may come first), so the ring grows: the events are needed, and
         // going on without them would hand the exchange orders ahead of earlier market events.
-        md = growMarketRing(spec, md, tape, maxRing);
+        const grown = growMarketRing(spec, md, tape, maxRing);
+        tops = grownTops(tops, md, grown);
+        md = grown;
         D = md.data;
         mask = md.mask;
       }
@@ -255,6 +271,9 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           mdLink.arrive(D, off + EV_RECV);
           if (tape !== null) tape.cur = ex;
           exchange.onMarketEvent(D, off);
+          const t = (ex & mask) << 1;
+          tops[t] = xbook.bestBid;
+          tops[t + 1] = xbook.bestAsk;
           ex = (ex + 1) | 0;
           if (ex === md.writeSeq) break;
           tEx = D[(ex & mask) * stride + EV_TS];
@@ -262,9 +281,13 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           if (tEr === Infinity && er.availableSameThread() > 0) tEr = er.data[er.peek() + ER_TS];
         } else {
           if (tMd >= tOm || tMd >= tEr) break;
-          if (taps !== null && taps.marketData) taps.marketData(D, md.peek(), engine);
-          engine.onMarketData(D, md.peek());
-          if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, md.peek(), engine);
+          const off = md.peek();
+          if (taps !== null && taps.marketData) taps.marketData(D, off, engine);
+          if (fedTop) {
+            const t = (md.readSeq & mask) << 1;
+            if (!engine.onQuietTop(D, off, tops[t], tops[t + 1])) engine.onMarketTop(D, off, tops[t], tops[t + 1]);
+          } else engine.onMarketData(D, off);
+          if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, off, engine);
           md.advance();
           if (engine.eventsProcessed >= nextProgress) {
             nextProgress += 1 << 20;
@@ -303,9 +326,19 @@ function growMarketRing(spec: SessionSpec, md: RecordRing, tape: L3Tape | null, 
   return grown;
 }
 
+/** The touches of the events in flight, at their slots in the grown ring (as RecordRing.grown moves them). */
+function grownTops(tops: Int32Array, from: RecordRing, to: RecordRing): Int32Array {
+  const out = new Int32Array(2 * to.capacity);
+  for (let s = from.readSeq; s !== from.writeSeq; s = (s + 1) | 0) {
+    out[(s & to.mask) << 1] = tops[(s & from.mask) << 1];
+    out[((s & to.mask) << 1) + 1] = tops[((s & from.mask) << 1) + 1];
+  }
+  return out;
+}
+
 function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath): SessionResult {
   const p = e.portfolio;
-  const mid = e.book.mid();
+  const mid = e.mid();
   return {
     date: spec.date,
     carryIn: { ...spec.carry },

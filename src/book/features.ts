@@ -209,7 +209,7 @@ export class FeatureExtractor {
   private bucketHead = 0;
   private hasTs = false;
   /** scope === 'all' (a boolean field: tested on every event). */
-  private readonly all: boolean;
+  readonly all: boolean;
 
   // ---- outputs, as of the last event ----
   /** Mid price, ticks (last two-sided value). */
@@ -423,16 +423,25 @@ export class FeatureExtractor {
    * call onEvent.
    */
   onQuietEvent(bb: number, ba: number, data: Float64Array, off: number): boolean {
-    const s = this.s;
-    if (this.all || !this.ready || !this.twoSided || bb === NO_PRICE || ba === NO_PRICE || (bb + ba) * 0.5 !== s[S_MID]) return false;
-    s[S_EVENTS]++;
-    const ts = data[off + EV_TS];
-    if (ts > s[S_LAST_TS]) s[S_LAST_TS] = ts;
+    if (this.all || !this.ready || !this.twoSided || bb === NO_PRICE || ba === NO_PRICE || (bb + ba) * 0.5 !== this.s[S_MID]) return false;
+    this.countEvent(data, off);
     return true;
   }
 
-  /** Updates the features of its scope from one event record at data[off]; `book` has already applied it. */
-  onEvent(book: DenseBook, data: Float64Array, off: number): void {
+  /** All that an event which leaves a two-sided book's mid where it was changes in the volatility scope: the event count and the clock. */
+  countEvent(data: Float64Array, off: number): void {
+    const s = this.s;
+    s[S_EVENTS]++;
+    const ts = data[off + EV_TS];
+    if (ts > s[S_LAST_TS]) s[S_LAST_TS] = ts;
+  }
+
+  /**
+   * Updates the features of its scope from one event record at data[off], with the touch after
+   * it (bb, ba); `book` has already applied it (the 'all' scope reads its levels; the volatility
+   * scope reads only the touch, so its book may be empty: Engine's feed 'top').
+   */
+  onEvent(bb: number, ba: number, book: DenseBook, data: Float64Array, off: number): void {
     const s = this.s;
     const k = this.k;
     const ts = data[off + EV_TS];
@@ -471,11 +480,11 @@ export class FeatureExtractor {
     }
 
     // 3. Book: the top-of-book values (and OFI and the weighted depths).
-    const bb = book.bestBid;
-    const ba = book.bestAsk;
-    const bs = bb === NO_PRICE ? 0 : book.bids[bb & book.mask];
-    const as = ba === NO_PRICE ? 0 : book.asks[ba & book.mask];
-    this.twoSided = bb !== NO_PRICE && ba !== NO_PRICE && bs + as > 0;
+    // A DenseBook's touch holds size, so both sides there means a positive depth (the volatility
+    // scope reads no size).
+    const bs = bb === NO_PRICE || !this.all ? 0 : book.bids[bb & book.mask];
+    const as = ba === NO_PRICE || !this.all ? 0 : book.asks[ba & book.mask];
+    this.twoSided = bb !== NO_PRICE && ba !== NO_PRICE && (bs + as > 0 || !this.all);
     if (this.all) {
       // OFI from the change of the best queues, and the 5-tick weighted depths.
       const side = data[off + EV_SIDE];

@@ -218,7 +218,7 @@ export class SimExchange {
     this.queue = opts.queue;
     this.reports = opts.reports;
     this.rd = opts.reports.data;
-    this.book = new DenseBook(opts.bookCapacity ?? 4096);
+    this.book = new DenseBook(opts.bookCapacity);
     this.mask = this.book.mask;
     this.maxOrders = maxOrders;
     this.oId = new Float64Array(maxOrders);

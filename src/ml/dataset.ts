@@ -85,7 +85,7 @@ export function sessionSamples(ref: SessionRef, o: SampleOptions): Dataset {
         next = first + k * o.sampleIntervalNs;
       }
       book.apply(D[off + EV_KIND], D[off + EV_SIDE], D[off + EV_PRICE], D[off + EV_QTY]);
-      fx.onEvent(book, D, off);
+      fx.onEvent(book.bestBid, book.bestAsk, book, D, off);
       ring.advance();
     }
     ring.release();

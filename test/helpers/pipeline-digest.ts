@@ -48,7 +48,7 @@ export function featureVectors(every: number, readAlways: boolean, rec = recorde
   let sink = 0;
   for (let i = 0, o = 0; i < rec.count; i++, o += EV_STRIDE) {
     book.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
-    fx.onEvent(book, e, o);
+    fx.onEvent(book.bestBid, book.bestAsk, book, e, o);
     if (readAlways) sink += fx.microprice + fx.imbalanceL1 + fx.imbalanceL5 + fx.ofiNorm + fx.tradeImbalance + fx.momentum + fx.values[0];
     if (i % every === every - 1) out.push(Array.from(fx.values));
   }
