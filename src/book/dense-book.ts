@@ -84,7 +84,11 @@ export class DenseBook {
   }
 
   /** Changes the size at one level by `delta` (clamped at zero). `side` is BID or ASK. Returns the size before, as apply(). */
-  update(side: number, price: number, delta: number): number {
+  update(side: number, tickPrice: number, delta: number): number {
+    // Prices are whole ticks within int32 (NO_PRICE is its least). As an int32 the price stays a
+    // small integer in the fields it reaches (bestBid, bestAsk, the anchor): one read from a
+    // float64 record stored there once made V8 keep them as boxed doubles for good.
+    const price = tickPrice | 0;
     // In the window iff -half < price - anchor < half: one unsigned compare. An unset anchor
     // (NO_PRICE) lands outside too and is handled on the slow path.
     if (((price - this.anchor + this.halfM1) >>> 0) > this.capM2 && !this.admit(price)) return 0;
