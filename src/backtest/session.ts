@@ -219,7 +219,12 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   const stride = md.stride;
   const maxRing = (hooks.marketRing ?? MARKET_RING).maxCapacity;
   const span = spec.sessionEndNs - spec.sessionStartNs;
-  let ex = md.readSeq; // exchange cursor: events before it have their EV_RECV stamped
+  // The ring's cursors in locals on the per-event path (md's own are synced when it is refilled):
+  // the engine's (events before it were handed to the engine), the exchange's (events before it
+  // have their EV_RECV stamped) and the end of what is written.
+  let rd = md.readSeq;
+  let ex = rd;
+  let wr = md.writeSeq;
   let nextProgress = 1 << 20;
 
   // Each pass takes the earliest head; ties go in the stream order above (exchange market
@@ -229,7 +234,8 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   // So market events at both ends are merged in an inner loop that refreshes only those heads,
   // and most events (no order or report in flight) never go back through the outer pass.
   for (;;) {
-    if (ex === md.writeSeq && !gen.done) {
+    if (ex === wr && !gen.done) {
+      md.advance((rd - md.readSeq) | 0);
       md.release();
       if (md.free() === 0) {
         // Every event in the ring is in flight. The exchange's next one must be read before the
@@ -243,9 +249,10 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
       }
       const room = md.free();
       if (room > 0) gen.generate(md, room < GEN_BATCH ? room : GEN_BATCH);
+      wr = md.writeSeq;
     }
-    let tEx = ex !== md.writeSeq ? D[(ex & mask) * stride + EV_TS] : Infinity;
-    let tMd = md.readSeq !== ex ? D[md.peek() + EV_RECV] : Infinity;
+    let tEx = ex !== wr ? D[(ex & mask) * stride + EV_TS] : Infinity;
+    let tMd = rd !== ex ? D[(rd & mask) * stride + EV_RECV] : Infinity;
     if (tEx === Infinity && tMd === Infinity) break;
     let tOm = om.availableSameThread() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
     let tEr = er.availableSameThread() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
@@ -275,26 +282,26 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           tops[t] = xbook.bestBid;
           tops[t + 1] = xbook.bestAsk;
           ex = (ex + 1) | 0;
-          if (ex === md.writeSeq) break;
+          if (ex === wr) break;
           tEx = D[(ex & mask) * stride + EV_TS];
-          if (tMd === Infinity) tMd = D[md.peek() + EV_RECV];
+          if (tMd === Infinity) tMd = D[(rd & mask) * stride + EV_RECV];
           if (tEr === Infinity && er.availableSameThread() > 0) tEr = er.data[er.peek() + ER_TS];
         } else {
           if (tMd >= tOm || tMd >= tEr) break;
-          const off = md.peek();
+          const off = (rd & mask) * stride;
           if (taps !== null && taps.marketData) taps.marketData(D, off, engine);
           if (fedTop) {
-            const t = (md.readSeq & mask) << 1;
+            const t = (rd & mask) << 1;
             if (!engine.onQuietTop(D, off, tops[t], tops[t + 1])) engine.onMarketTop(D, off, tops[t], tops[t + 1]);
           } else engine.onMarketData(D, off);
           if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, off, engine);
-          md.advance();
+          rd = (rd + 1) | 0;
           if (engine.eventsProcessed >= nextProgress) {
             nextProgress += 1 << 20;
             hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
           }
           if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
-          if (md.readSeq !== ex) tMd = D[md.peek() + EV_RECV];
+          if (rd !== ex) tMd = D[(rd & mask) * stride + EV_RECV];
           else if (tEx === Infinity) break;
           else tMd = Infinity;
         }
