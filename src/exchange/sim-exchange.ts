@@ -121,6 +121,14 @@ export interface SimExchangeOptions {
 
 const INT32_LIMIT = 2147483647;
 
+/**
+ * Size added at a level joins behind our orders there (QueueModel.onDepthChange): no model moves
+ * an order then, unless its front is past the level's new size.
+ */
+function joinsBehind(front: number, before: number, after: number): boolean {
+  return after >= before && front <= after;
+}
+
 /** Index of a market event's kind and side in SimExchange's reach table. */
 function reachKey(kind: number, side: number): number {
   return ((kind & 7) << 1) | side;
@@ -187,6 +195,8 @@ export class SimExchange {
   // random in the feed. -Infinity: no event of that kind and side can. (A typed array: a number
   // field holding a double is a heap number to load and unbox on every read.)
   private readonly reach = new Float64Array(16).fill(-Infinity);
+  // REACH_DIR on the instance: bundled, a module constant is a variable, loaded and checked at each read.
+  private readonly reachDir = REACH_DIR;
   private get maxBuy(): number {
     return this.reach[reachKey(MD_ADD, ASK)];
   }
@@ -286,7 +296,7 @@ export class SimExchange {
     const k = reachKey(kind, side);
     const at = this.levelAt(side, price);
     const here = this.ourAt[at] !== 0;
-    if (!here && price * REACH_DIR[k] > this.reach[k]) {
+    if (!here && price * this.reachDir[k] > this.reach[k]) {
       book.apply(kind, side, price, qty);
       return;
     }
@@ -311,11 +321,13 @@ export class SimExchange {
       // position where we rest.
       if (here) {
         this.clock[0] = data[off + EV_TS];
-        this.depthChangeAt(at, side, price, before, book.size(side, price));
+        const after = book.size(side, price);
+        // The usual case, without the call: one order of ours at the level, left where it is.
+        if (this.ourAt[at] !== 1 || !joinsBehind(this.oFront[this.soleAt[at]], before, after)) this.depthChangeAt(at, side, price, before, after);
       }
       // Size added on the other side at or through our price trades with us. For an add the
       // reach bound is this exact test; no cancel reaches (-Infinity).
-      if (price * REACH_DIR[k] <= this.reach[k]) {
+      if (price * this.reachDir[k] <= this.reach[k]) {
         this.clock[0] = data[off + EV_TS];
         if (side === ASK) this.fillBuysFrom(price);
         else this.fillSellsFrom(price);
@@ -346,9 +358,7 @@ export class SimExchange {
   /** The queue model moves our order in slot s. */
   private depthChangeOf(s: number, before: number, after: number): void {
     const front = this.oFront[s];
-    // Size added joins behind us (QueueModel.onDepthChange): no model moves an order then, unless
-    // its front is past the level's new size.
-    if (after >= before && front <= after) return;
+    if (joinsBehind(front, before, after)) return;
     this.queue.onDepthChange(this.oFront, s, before, after);
     const f = this.oFront[s];
     // guard against a model out of its contract: NaN keeps us where we were; clamp to [0, after]
