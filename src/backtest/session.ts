@@ -290,9 +290,12 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           if (tMd >= tOm || tMd >= tEr) break;
           const off = (rd & mask) * stride;
           if (taps !== null && taps.marketData) taps.marketData(D, off, engine);
+          // A quiet event sends nothing: only the others can have appended an order.
+          let sends = true;
           if (fedTop) {
             const t = (rd & mask) << 1;
-            if (!engine.onQuietTop(D, off, tops[t], tops[t + 1])) engine.onMarketTop(D, off, tops[t], tops[t + 1]);
+            if (engine.onQuietTop(D, off, tops[t], tops[t + 1])) sends = false;
+            else engine.onMarketTop(D, off, tops[t], tops[t + 1]);
           } else engine.onMarketData(D, off);
           if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, off, engine);
           rd = (rd + 1) | 0;
@@ -300,7 +303,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
             nextProgress += 1 << 20;
             hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
           }
-          if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
+          if (sends && tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
           if (rd !== ex) tMd = D[(rd & mask) * stride + EV_RECV];
           else if (tEx === Infinity) break;
           else tMd = Infinity;
