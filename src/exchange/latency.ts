@@ -30,6 +30,9 @@ export interface Latency {
   response(at: Float64Array, i: number): number;
 }
 
+/** Jitter draws per block (a constant: a typed array's length is a load and a check at each sample). */
+const JITTER_BLOCK = 1024;
+
 function checkNs(name: string, v: number): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
     throw new Error(`latency ${name} must be a finite number >= 0 ns, got ${v}`);
@@ -55,8 +58,8 @@ export class LatencyModel implements Latency {
   declare private readonly rng: Rng;
   // Jitter is drawn in blocks: a draw returns a double from a call V8 may not inline, which
   // would allocate once per sample. The model owns its Rng, so the sequence is unchanged.
-  private readonly block = new Int32Array(1024);
-  private next = 1024;
+  private readonly block = new Int32Array(JITTER_BLOCK);
+  private next = JITTER_BLOCK;
 
   constructor(p: LatencyParams, rng: Rng) {
     this.orderLatencyNs = checkNs('orderLatencyNs', p.orderLatencyNs);
@@ -81,7 +84,7 @@ export class LatencyModel implements Latency {
 
   private sample(base: number): number {
     if (this.jitterNs === 0) return base;
-    if (this.next === this.block.length) this.refill();
+    if (this.next === JITTER_BLOCK) this.refill();
     const v = base + this.block[this.next++];
     return v < 0 ? 0 : v;
   }
