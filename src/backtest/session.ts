@@ -277,7 +277,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           D[off + EV_RECV] = D[off + EV_TS] + enLatency.marketData(D, off + EV_TS);
           mdLink.arrive(D, off + EV_RECV);
           if (tape !== null) tape.cur = ex;
-          exchange.onMarketEvent(D, off);
+          const reported = exchange.onMarketEvent(D, off);
           const t = (ex & mask) << 1;
           tops[t] = xbook.bestBid;
           tops[t + 1] = xbook.bestAsk;
@@ -285,7 +285,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           if (ex === wr) break;
           tEx = D[(ex & mask) * stride + EV_TS];
           if (tMd === Infinity) tMd = D[(rd & mask) * stride + EV_RECV];
-          if (tEr === Infinity && er.availableSameThread() > 0) tEr = er.data[er.peek() + ER_TS];
+          if (reported && tEr === Infinity) tEr = er.data[er.peek() + ER_TS];
         } else {
           if (tMd >= tOm || tMd >= tEr) break;
           const off = (rd & mask) * stride;

@@ -284,8 +284,8 @@ export class SimExchange {
 
   // ---------------------------------------------------------------- market events
 
-  /** One market event record (EV_* layout) at exchange time EV_TS. */
-  onMarketEvent(data: Float64Array, off: number): void {
+  /** One market event record (EV_* layout) at exchange time EV_TS; true when it published reports (fills). */
+  onMarketEvent(data: Float64Array, off: number): boolean {
     const kind = data[off + EV_KIND];
     const side = data[off + EV_SIDE];
     const price = data[off + EV_PRICE];
@@ -298,7 +298,7 @@ export class SimExchange {
     const here = this.ourAt[at] !== 0;
     if (!here && price * this.reachDir[k] > this.reach[k]) {
       book.apply(kind, side, price, qty);
-      return;
+      return false;
     }
     // The level's size before the event (the queue model's `before`): apply() returns it.
     const before = book.apply(kind, side, price, qty);
@@ -333,10 +333,10 @@ export class SimExchange {
         else this.fillSellsFrom(price);
       }
     }
-    if (this.wrote) {
-      this.wrote = false;
-      this.reports.publish();
-    }
+    if (!this.wrote) return false;
+    this.wrote = false;
+    this.reports.publish();
+    return true;
   }
 
   /**
