@@ -482,9 +482,9 @@ export class FeatureExtractor {
     // 3. Book: the top-of-book values (and OFI and the weighted depths).
     // A DenseBook's touch holds size, so both sides there means a positive depth (the volatility
     // scope reads no size).
-    const bs = bb === NO_PRICE || !this.all ? 0 : book.bids[bb & book.mask];
-    const as = ba === NO_PRICE || !this.all ? 0 : book.asks[ba & book.mask];
-    this.twoSided = bb !== NO_PRICE && ba !== NO_PRICE && (bs + as > 0 || !this.all);
+    const bs = this.all && bb !== NO_PRICE ? book.bids[bb & book.mask] : 0;
+    const as = this.all && ba !== NO_PRICE ? book.asks[ba & book.mask] : 0;
+    this.twoSided = bb !== NO_PRICE && ba !== NO_PRICE && (!this.all || bs + as > 0);
     if (this.all) {
       // OFI from the change of the best queues, and the 5-tick weighted depths.
       const side = data[off + EV_SIDE];
