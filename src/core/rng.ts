@@ -66,13 +66,18 @@ export class Rng {
   fillInt(out: Int32Array, n: number, add: number): void {
     const st = this.st;
     let a = st[0], b = st[1], c = st[2], d = st[3];
-    for (let i = 0; i < out.length; i++) {
+    // (t / 2^32) * n and t * (n / 2^32) are the same product rounded once (a power of two scales
+    // exactly), and for it (>= 0) `| 0` is Math.floor modulo 2^32, which the int32 store applies
+    // anyway: the same values as int(n) + add, in fewer instructions.
+    const scale = n / 4294967296;
+    const len = out.length;
+    for (let i = 0; i < len; i++) {
       const t = (((a + b) | 0) + d) | 0;
       d = (d + 1) | 0;
       a = b ^ (b >>> 9);
       b = (c + (c << 3)) | 0;
       c = (((c << 21) | (c >>> 11)) + t) | 0;
-      out[i] = Math.floor(((t >>> 0) / 4294967296) * n) + add;
+      out[i] = (((t >>> 0) * scale) | 0) + add;
     }
     st[0] = a;
     st[1] = b;
