@@ -14,7 +14,7 @@ const UPPER: [string, string, string, string, RegExp][] = [
   ['trading', 'max_position', '100000', '100001', /an integer >= 1 \(contracts, absolute net position\), at most 100000/],
   ['trading', 'max_order_size', '100000', '100001', /at most 100000/],
   ['latency', 'order_latency_ns', '60000000000', '60000000001', /an integer >= 0 \(nanoseconds\), at most 60000000000/],
-  ['latency', 'jitter_ns', '60000000000', '60000000001', /at most 60000000000/],
+  ['latency', 'jitter_ns', '1000000000', '1000000001', /an integer >= 0 \(nanoseconds\), at most 1000000000/],
   ['risk', 'max_daily_loss', '1e10', '2e10', /at most 10000000000/],
   ['risk', 'max_drawdown_pct', '1', '1.01', /a fraction in \(0, 1\]/],
   ['fees', 'maker_fee', '100', '100.5', /in \[-100, 100\]/],

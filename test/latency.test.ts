@@ -68,6 +68,20 @@ test('zero jitter gives exactly the base and draws no random numbers', () => {
 test('rejects negative or non-finite parameters', () => {
   assert.throws(() => new LatencyModel({ ...P, orderLatencyNs: -1 }, new Rng(1)), /orderLatencyNs/);
   assert.throws(() => new LatencyModel({ ...P, jitterNs: NaN }, new Rng(1)), /jitterNs/);
+  // The draws are int32 nanoseconds: a wider jitter would wrap, so it is refused.
+  assert.throws(() => new LatencyModel({ ...P, jitterNs: 2 ** 31 }, new Rng(1)), /jitterNs must be at most 2147483647/);
+});
+
+test('the config\'s largest jitter (1 s) stays within [-jitter, +jitter]', () => {
+  const m = new LatencyModel({ ...P, marketDataLatencyNs: 30e9, jitterNs: 1e9 }, new Rng(3));
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < 5000; i++) {
+    const v = m.marketData(AT, 0) - 30e9;
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
+  assert.ok(lo >= -1e9 && hi <= 1e9, `${lo}..${hi}`);
+  assert.ok(lo < -0.99e9 && hi > 0.99e9, `covers the range: ${lo}..${hi}`);
 });
 
 test.run();

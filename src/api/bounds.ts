@@ -16,8 +16,10 @@ export const WEIGHT = { max: 1000 } as const;
 export const SEED = { max: 2 ** 32 - 1 } as const;
 /** USD per contract per fill, either sign (a negative fee is a rebate). */
 export const FEE_USD = { min: -100, max: 100 } as const;
-/** Latencies and jitter: up to one minute, in nanoseconds. */
+/** Latencies: up to one minute, in nanoseconds. */
 export const LATENCY_NS = { max: 60e9 } as const;
+/** Latency jitter: up to one second, in nanoseconds (the model draws it as int32 nanoseconds). */
+export const JITTER_NS = { max: 1e9 } as const;
 /** Simulated seconds per wall-clock second of the live simulation. */
 export const SPEED = { max: 10_000 } as const;
 /** Market event intensity multiplier and the queue model's exponent. */

@@ -63,7 +63,7 @@ function clockField() {
 }
 
 const contracts = (what: string) => intField(B.CONTRACT_COUNT.min, B.CONTRACT_COUNT.max, what);
-const nanos = () => intField(0, B.LATENCY_NS.max, ' (nanoseconds)');
+const nanos = (max: number = B.LATENCY_NS.max) => intField(0, max, ' (nanoseconds)');
 
 const FEE = ' (USD per contract per fill; negative = rebate)';
 function fee() {
@@ -114,7 +114,7 @@ const tradingShape = {
 const latencyShape = {
   order_latency_ns: nanos().default(100_000),
   market_data_latency_ns: nanos().default(50_000),
-  jitter_ns: nanos().default(10_000),
+  jitter_ns: nanos(B.JITTER_NS.max).default(10_000),
   // Default: equal to order_latency_ns (filled in by the section transform below).
   response_latency_ns: nanos().optional(),
 };

@@ -66,6 +66,8 @@ export class LatencyModel implements Latency {
     this.marketDataLatencyNs = checkNs('marketDataLatencyNs', p.marketDataLatencyNs);
     this.responseLatencyNs = checkNs('responseLatencyNs', p.responseLatencyNs);
     this.jitterNs = checkNs('jitterNs', p.jitterNs);
+    // The draws are kept as int32 nanoseconds (config: latency.jitter_ns <= 1 s).
+    if (this.jitterNs > 2147483647) throw new Error(`latency jitterNs must be at most 2147483647 ns, got ${this.jitterNs}`);
     this.span = 2 * this.jitterNs + 1;
     this.rng = rng;
   }
