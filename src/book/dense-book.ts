@@ -200,7 +200,8 @@ export class DenseBook {
 
   size(side: number, price: number): number {
     if (price - this.anchor >= this.capacity >> 1 || this.anchor - price >= this.capacity >> 1) return 0;
-    return side === BID ? this.bids[price & this.mask] : this.asks[price & this.mask];
+    // The side as an index, not a branch (the exchange asks at our levels on both sides at random).
+    return this.slots[(side << this.sideShift) | (price & this.mask)];
   }
 
   get bestBidSize(): number {
