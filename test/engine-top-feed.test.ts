@@ -1,8 +1,10 @@
 // Without the model the engine keeps no book of its own: the driver hands it the touch the
-// exchange's book had after each event (Engine's feed 'top'), and takes the common event through
-// Engine.onQuietTop, which moves only the clocks and the counts. Both must change nothing: a
-// session must give, to the last bit, the result of the engine applying every event to its own
-// book and running all of onMarketTop on it (feed 'events', as with the model).
+// exchange's book had after each event (Engine's feed 'top'), and takes the common event in its
+// loop, a run at a time (Engine.quietBounds, takeQuiet), moving only the clocks and the counts.
+// Both must change nothing: a session must give, to the last bit, the result of the engine
+// applying every event to its own book and running all of onMarketTop on it (feed 'events', as
+// with the model), and the same with taps watching each event (then each quiet event is handed
+// over on its own, so that a tap sees the engine as it is after that event).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../src/config/load.ts';
@@ -71,6 +73,16 @@ for (const [name, s] of cases) {
     const own = runSession(s, { engineFeed: 'events' });
     const { result: fed, full } = countingFullEvents(() => runSession(s));
     assertSameResult(fed, own);
+    let calls = 0;
+    let stale = 0;
+    const marketDataDone = (_d: Float64Array, _o: number, e: Engine) => {
+      calls++;
+      if (e.eventsProcessed !== calls) stale++;
+    };
+    const watched = runSession(s, { taps: { marketDataDone } });
+    assert.is(calls, fed.eventsProcessed, 'the tap saw every event');
+    assert.is(stale, 0, 'the tap saw each event counted by the engine');
+    assertSameResult(watched, own);
     assert.ok(fed.eventsProcessed > 50_000, `a busy session (${fed.eventsProcessed} events)`);
     if (!fed.killSwitch.tripped) {
       assert.ok(fed.fills > 50, `the session trades (${fed.fills} fills)`);

@@ -226,6 +226,17 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   let ex = rd;
   let wr = md.writeSeq;
   let nextProgress = 1 << 20;
+  // Quiet events (Engine.quietBounds) are counted here and handed over a run at a time
+  // (takeQuiet): those from qFrom to rd, the latest EV_TS among them in qs[0]. While the engine
+  // is quiet, an event is when its touch is (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1];
+  // qb[0] = -Infinity: none is. With taps that watch market events, each is handed over at once.
+  // (The doubles in typed arrays: in locals, V8 boxed them at every change.)
+  const eager = taps !== null && (taps.marketData !== undefined || taps.marketDataDone !== undefined);
+  const qb = new Float64Array([-Infinity, -Infinity]);
+  const qs = new Float64Array([-Infinity]);
+  let qBid = 0;
+  let qAsk = 0;
+  let qFrom = rd;
 
   // Each pass takes the earliest head; ties go in the stream order above (exchange market
   // event, order, report, engine market event). Handling a record changes only some heads: the
@@ -265,6 +276,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     } else if (tEr < tEx && tEr < tOm && tEr <= tMd) {
       if (taps?.report) taps.report(er.data, er.peek());
       engine.onExecReport(er.data, er.peek());
+      qb[0] = -Infinity; // a report ends quiet (the engine's next market event says again)
       er.advance();
       er.release();
     } else {
@@ -289,25 +301,47 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
         } else {
           if (tMd >= tOm || tMd >= tEr) break;
           const off = (rd & mask) * stride;
-          if (taps !== null && taps.marketData) taps.marketData(D, off, engine);
-          // A quiet event sends nothing: only the others can have appended an order.
-          let sends = true;
-          if (fedTop) {
-            const t = (rd & mask) << 1;
-            if (engine.onQuietTop(D, off, tops[t], tops[t + 1])) sends = false;
-            else engine.onMarketTop(D, off, tops[t], tops[t + 1]);
-          } else engine.onMarketData(D, off);
-          if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, off, engine);
-          rd = (rd + 1) | 0;
-          if (engine.eventsProcessed >= nextProgress) {
-            nextProgress += 1 << 20;
-            hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
+          const t = (rd & mask) << 1;
+          const ts = D[off + EV_TS];
+          const quiet = tops[t] === qBid && tops[t + 1] === qAsk && ts < qb[0] && ts <= qb[1];
+          if (quiet && !eager) {
+            if (ts > qs[0]) qs[0] = ts;
+            rd = (rd + 1) | 0;
+          } else {
+            if (rd !== qFrom) engine.takeQuiet((rd - qFrom) | 0, D, ((rd - 1) & mask) * stride, qs);
+            if (taps !== null && taps.marketData) taps.marketData(D, off, engine);
+            if (quiet) {
+              qs[0] = ts;
+              engine.takeQuiet(1, D, off, qs);
+            } else if (fedTop) engine.onMarketTop(D, off, tops[t], tops[t + 1]);
+            else engine.onMarketData(D, off);
+            if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, off, engine);
+            rd = (rd + 1) | 0;
+            qFrom = rd;
+            qs[0] = -Infinity;
+            if (!quiet) {
+              if (fedTop && engine.quietBounds(qb)) {
+                qBid = engine.bestBid;
+                qAsk = engine.bestAsk;
+              } else qb[0] = -Infinity;
+              // A quiet event sends nothing: only the others can have appended an order.
+              if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
+            }
+            if (engine.eventsProcessed >= nextProgress) {
+              nextProgress += 1 << 20;
+              hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
+            }
           }
-          if (sends && tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
           if (rd !== ex) tMd = D[(rd & mask) * stride + EV_RECV];
           else if (tEx === Infinity) break;
           else tMd = Infinity;
         }
+      }
+      // The quiet run so far, before anything else reaches the engine or the ring moves on.
+      if (rd !== qFrom) {
+        engine.takeQuiet((rd - qFrom) | 0, D, ((rd - 1) & mask) * stride, qs);
+        qFrom = rd;
+        qs[0] = -Infinity;
       }
     }
   }

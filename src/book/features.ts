@@ -436,6 +436,13 @@ export class FeatureExtractor {
     if (ts > s[S_LAST_TS]) s[S_LAST_TS] = ts;
   }
 
+  /** countEvent for n events at once, the latest EV_TS among them in ts[0]. */
+  countEvents(n: number, ts: Float64Array): void {
+    const s = this.s;
+    s[S_EVENTS] += n;
+    if (ts[0] > s[S_LAST_TS]) s[S_LAST_TS] = ts[0];
+  }
+
   /**
    * Updates the features of its scope from one event record at data[off], with the touch after
    * it (bb, ba); `book` has already applied it (the 'all' scope reads its levels; the volatility

@@ -20,7 +20,7 @@ export const C_NEXT_PREDICT = 8; // next model evaluation, exchange ns
 export const C_SIGNAL = 9; // latest model output, ticks (NaN: none)
 export const C_SIGNAL_TS = 10; // its exchange time (-1: none)
 export const C_DUE = 11; // the earliest of the markouts' due time and the three above (Engine.timedChecks)
-export const C_QUIET_UNTIL = 12; // a quiet event (Engine.onQuietTop) comes before this exchange time: C_DUE and QS_UNTIL's earlier
+export const C_QUIET_UNTIL = 12; // a quiet event (Engine.quietBounds) comes before this exchange time: C_DUE and QS_UNTIL's earlier
 export const C_COUNT = 13;
 
 // The inputs of the last requote that left the quotes standing (Engine.quotesStand): while they

@@ -10,7 +10,7 @@
 // with `feed: 'top'`, the driver hands over the top of book after each event (onMarketTop) and
 // the engine keeps no book: a backtest without the model, where nothing reads below the touch
 // and the exchange's book has applied the same events in the same order (the same DenseBook, so
-// the same top). There onQuietTop takes the common event first: see its comment.
+// the same top). There the driver takes the common event itself: see quietBounds.
 
 import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
 import { FeatureExtractor, type FeatureScope } from '../book/features.ts';
@@ -135,7 +135,7 @@ export interface EngineOptions {
   /**
    * How market data comes in (default 'events'): each event, applied to the engine's own book
    * (onMarketData), or the top of book after each event, computed by the driver from the same
-   * events (onMarketTop, onQuietTop; a backtest without the model: only with featureScope
+   * events (onMarketTop, quietBounds; a backtest without the model: only with featureScope
    * 'volatility', since the other features read the levels below the touch).
    */
   feed?: 'events' | 'top';
@@ -219,7 +219,7 @@ export class Engine {
    */
   private bandDue = false;
   /**
-   * The last market event left the quotes standing with nothing pending (see onQuietTop): an
+   * The last market event left the quotes standing with nothing pending (see quietBounds): an
    * event that leaves the touch where it is, before C_QUIET_UNTIL and the volatility band's
    * time, changes only the clocks and the counts. Any other input clears it.
    */
@@ -264,24 +264,32 @@ export class Engine {
   }
 
   /**
-   * onMarketTop for the common event of a backtest without the model, small enough for V8 to
-   * inline into the driver's loop: when the last event left the quotes standing with nothing
-   * pending (`quiet`), an event that leaves the touch where it was and comes before anything
-   * falls due (C_QUIET_UNTIL: the timed checks, the reduce-only window; the volatility band's
-   * time) moves only the clocks and the counts, which is all onMarketTop would do with it (the
-   * mid, the equity, the quotes all stand). Returns false, changing nothing, for any other
-   * event: call onMarketTop. (95 % of the bench's session's events are quiet.)
+   * The common event of a backtest without the model (feed 'top'), which the driver takes in its
+   * loop, a run at a time: when the last input left the quotes standing with nothing pending
+   * (`quiet`), an event that leaves the touch at (bestBid, bestAsk) and comes before anything
+   * falls due moves only the clocks and the counts, which is all onMarketTop would do with it
+   * (the mid, the equity, the quotes all stand). True when that holds after the last input; then
+   * such an event has EV_TS < b[0] (C_QUIET_UNTIL: the timed checks, the reduce-only window) and
+   * EV_TS <= b[1] (the volatility band's time). False: no event is quiet before the next input.
+   * (95 % of the bench's session's events are quiet.)
    */
-  onQuietTop(d: Float64Array, off: number, bb: number, ba: number): boolean {
-    if (!this.quiet || bb !== this.bestBid || ba !== this.bestAsk) return false;
-    const c = this.clock;
-    const exTs = d[off + EV_TS];
-    if (!(exTs < c[C_QUIET_UNTIL] && exTs <= this.standing[QS_VOL_UNTIL])) return false;
-    c[C_NOW] = d[off + EV_RECV];
-    c[C_EXCH] = exTs;
-    this.features.countEvent(d, off);
-    this.eventsProcessed++;
+  quietBounds(b: Float64Array): boolean {
+    if (!this.quiet) return false;
+    b[0] = this.clock[C_QUIET_UNTIL];
+    b[1] = this.standing[QS_VOL_UNTIL];
     return true;
+  }
+
+  /**
+   * A run of n quiet events (see quietBounds), the last one at d[off], the latest EV_TS among
+   * them in q[0]: what onMarketTop would have done with each of them, in one step.
+   */
+  takeQuiet(n: number, d: Float64Array, off: number, q: Float64Array): void {
+    const c = this.clock;
+    c[C_NOW] = d[off + EV_RECV];
+    c[C_EXCH] = d[off + EV_TS];
+    this.features.countEvents(n, q);
+    this.eventsProcessed += n;
   }
 
   /** One market-data record, at its receive time, with the touch after it (bb, ba). */
