@@ -557,7 +557,6 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
 
   const fills = stats[1] - fills0;
   assert.is(ex.liveOrders(), 4);
-  assert.is(ex.marketEvents, N);
   assert.ok(fills > 10_000, `the loop should exercise fills, got ${fills}`);
   assert.ok(stats[3] - requotes0 > 5_000, 'the loop should exercise new orders');
   assert.is(ex.reportOverflows, 0);

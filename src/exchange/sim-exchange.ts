@@ -160,7 +160,6 @@ export class SimExchange {
   takerFills = 0;
   /** Maker fills of orders that joined an empty level (nothing displayed ahead on arrival). */
   zeroAheadFills = 0;
-  marketEvents = 0;
 
   // ---- our orders: struct of arrays indexed by slot ----
   declare private readonly oId: Float64Array;
@@ -291,7 +290,6 @@ export class SimExchange {
     const price = data[off + EV_PRICE];
     const qty = data[off + EV_QTY];
     const book = this.book;
-    this.marketEvents++;
     // Most events touch no level of ours and cannot trade with us: only the book changes.
     const k = reachKey(kind, side);
     const at = this.levelAt(side, price);
