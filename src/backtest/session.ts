@@ -227,13 +227,12 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   let wr = md.writeSeq;
   let nextProgress = 1 << 20;
   // Quiet events (Engine.quietBounds) are counted here and handed over a run at a time
-  // (takeQuiet): those from qFrom to rd, the latest EV_TS among them in qs[0]. While the engine
-  // is quiet, an event is when its touch is (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1];
-  // qb[0] = -Infinity: none is. With taps that watch market events, each is handed over at once.
-  // (The doubles in typed arrays: in locals, V8 boxed them at every change.)
+  // (takeQuiet): those from qFrom to rd. While the engine is quiet, an event is when its touch
+  // is (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1]; qb[0] = -Infinity: none is. With taps
+  // that watch market events, each is handed over at once. (The bounds in a typed array: in
+  // locals, V8 boxed them at every change.)
   const eager = taps !== null && (taps.marketData !== undefined || taps.marketDataDone !== undefined);
   const qb = new Float64Array([-Infinity, -Infinity]);
-  const qs = new Float64Array([-Infinity]);
   let qBid = 0;
   let qAsk = 0;
   let qFrom = rd;
@@ -286,7 +285,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
         if (tEx <= tMd) {
           if (tEx > tOm || tEx > tEr) break;
           const off = (ex & mask) * stride;
-          D[off + EV_RECV] = D[off + EV_TS] + enLatency.marketData(D, off + EV_TS);
+          D[off + EV_RECV] = tEx + enLatency.marketData(D, off + EV_TS);
           mdLink.arrive(D, off + EV_RECV);
           if (tape !== null) tape.cur = ex;
           const reported = exchange.onMarketEvent(D, off);
@@ -304,21 +303,16 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           const t = (rd & mask) << 1;
           const ts = D[off + EV_TS];
           const quiet = tops[t] === qBid && tops[t + 1] === qAsk && ts < qb[0] && ts <= qb[1];
-          if (quiet && !eager) {
-            if (ts > qs[0]) qs[0] = ts;
-            rd = (rd + 1) | 0;
-          } else {
-            if (rd !== qFrom) engine.takeQuiet((rd - qFrom) | 0, D, ((rd - 1) & mask) * stride, qs);
+          if (quiet && !eager) rd = (rd + 1) | 0;
+          else {
+            if (rd !== qFrom) engine.takeQuiet((rd - qFrom) | 0, D, ((rd - 1) & mask) * stride);
             if (taps !== null && taps.marketData) taps.marketData(D, off, engine);
-            if (quiet) {
-              qs[0] = ts;
-              engine.takeQuiet(1, D, off, qs);
-            } else if (fedTop) engine.onMarketTop(D, off, tops[t], tops[t + 1]);
+            if (quiet) engine.takeQuiet(1, D, off);
+            else if (fedTop) engine.onMarketTop(D, off, tops[t], tops[t + 1]);
             else engine.onMarketData(D, off);
             if (taps !== null && taps.marketDataDone) taps.marketDataDone(D, off, engine);
             rd = (rd + 1) | 0;
             qFrom = rd;
-            qs[0] = -Infinity;
             if (!quiet) {
               if (fedTop && engine.quietBounds(qb)) {
                 qBid = engine.bestBid;
@@ -339,9 +333,8 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
       }
       // The quiet run so far, before anything else reaches the engine or the ring moves on.
       if (rd !== qFrom) {
-        engine.takeQuiet((rd - qFrom) | 0, D, ((rd - 1) & mask) * stride, qs);
+        engine.takeQuiet((rd - qFrom) | 0, D, ((rd - 1) & mask) * stride);
         qFrom = rd;
-        qs[0] = -Infinity;
       }
     }
   }

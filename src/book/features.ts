@@ -424,23 +424,19 @@ export class FeatureExtractor {
    */
   onQuietEvent(bb: number, ba: number, data: Float64Array, off: number): boolean {
     if (this.all || !this.ready || !this.twoSided || bb === NO_PRICE || ba === NO_PRICE || (bb + ba) * 0.5 !== this.s[S_MID]) return false;
-    this.countEvent(data, off);
+    this.countEvents(1, data, off);
     return true;
   }
 
-  /** All that an event which leaves a two-sided book's mid where it was changes in the volatility scope: the event count and the clock. */
-  countEvent(data: Float64Array, off: number): void {
-    const s = this.s;
-    s[S_EVENTS]++;
-    const ts = data[off + EV_TS];
-    if (ts > s[S_LAST_TS]) s[S_LAST_TS] = ts;
-  }
-
-  /** countEvent for n events at once, the latest EV_TS among them in ts[0]. */
-  countEvents(n: number, ts: Float64Array): void {
+  /**
+   * All that events which leave a two-sided book's mid where it was change in the volatility
+   * scope: the event count and the clock. n events in time order, the last of them at data[off].
+   */
+  countEvents(n: number, data: Float64Array, off: number): void {
     const s = this.s;
     s[S_EVENTS] += n;
-    if (ts[0] > s[S_LAST_TS]) s[S_LAST_TS] = ts[0];
+    const ts = data[off + EV_TS];
+    if (ts > s[S_LAST_TS]) s[S_LAST_TS] = ts;
   }
 
   /**

@@ -281,14 +281,15 @@ export class Engine {
   }
 
   /**
-   * A run of n quiet events (see quietBounds), the last one at d[off], the latest EV_TS among
-   * them in q[0]: what onMarketTop would have done with each of them, in one step.
+   * A run of n quiet events (see quietBounds), the last one at d[off]: what onMarketTop would
+   * have done with each of them, in one step. (Market events come in time order, EV_TS never
+   * decreasing, so the last one's times are the run's latest.)
    */
-  takeQuiet(n: number, d: Float64Array, off: number, q: Float64Array): void {
+  takeQuiet(n: number, d: Float64Array, off: number): void {
     const c = this.clock;
     c[C_NOW] = d[off + EV_RECV];
     c[C_EXCH] = d[off + EV_TS];
-    this.features.countEvents(n, q);
+    this.features.countEvents(n, d, off);
     this.eventsProcessed += n;
   }
 
