@@ -227,10 +227,10 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   let wr = md.writeSeq;
   let nextProgress = 1 << 20;
   // Quiet events (Engine.quietBounds) are counted here and handed over a run at a time
-  // (takeQuiet): those from qFrom to rd. While the engine is quiet, an event is when its touch
-  // is (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1]; qb[0] = -Infinity: none is. With taps
-  // that watch market events, each is handed over at once. (The bounds in a typed array: in
-  // locals, V8 boxed them at every change.)
+  // (takeQuiet): those from qFrom to rd. An event is quiet when its touch is the engine's
+  // (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1], as the engine gave them after its last
+  // input. With taps that watch market events, each is handed over at once. (The bounds in a
+  // typed array: in locals, V8 boxed them at every change.)
   const eager = taps !== null && (taps.marketData !== undefined || taps.marketDataDone !== undefined);
   const qb = new Float64Array([-Infinity, -Infinity]);
   let qBid = 0;
@@ -275,7 +275,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     } else if (tEr < tEx && tEr < tOm && tEr <= tMd) {
       if (taps?.report) taps.report(er.data, er.peek());
       engine.onExecReport(er.data, er.peek());
-      qb[0] = -Infinity; // a report ends quiet (the engine's next market event says again)
+      engine.quietBounds(qb); // a report moves no touch: qBid and qAsk stand
       er.advance();
       er.release();
     } else {
@@ -314,10 +314,9 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
             rd = (rd + 1) | 0;
             qFrom = rd;
             if (!quiet) {
-              if (fedTop && engine.quietBounds(qb)) {
-                qBid = engine.bestBid;
-                qAsk = engine.bestAsk;
-              } else qb[0] = -Infinity;
+              engine.quietBounds(qb);
+              qBid = engine.bestBid;
+              qAsk = engine.bestAsk;
               // A quiet event sends nothing: only the others can have appended an order.
               if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
             }

@@ -17,6 +17,11 @@ import { NO_PRICE } from './no-price.ts';
 
 export { NO_PRICE };
 
+/** Mid price in ticks of a touch (may be a half tick); NaN when a side is empty. */
+export function touchMid(bestBid: number, bestAsk: number): number {
+  return bestBid !== NO_PRICE && bestAsk !== NO_PRICE ? (bestBid + bestAsk) * 0.5 : NaN;
+}
+
 /** Size change sign by event kind: MD_ADD +1, MD_CANCEL and MD_TRADE -1 (others 0). */
 const KIND_SIGN = new Int32Array(8);
 KIND_SIGN[MD_ADD] = 1;
@@ -218,7 +223,7 @@ export class DenseBook {
 
   /** Mid price in ticks (may be a half tick); NaN when a side is empty. */
   mid(): number {
-    return this.hasTwoSides() ? (this.bestBid + this.bestAsk) * 0.5 : NaN;
+    return touchMid(this.bestBid, this.bestAsk);
   }
 
   /** Spread in ticks; NaN when a side is empty. */

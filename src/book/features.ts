@@ -209,7 +209,7 @@ export class FeatureExtractor {
   private bucketHead = 0;
   private hasTs = false;
   /** scope === 'all' (a boolean field: tested on every event). */
-  readonly all: boolean;
+  private readonly all: boolean;
 
   // ---- outputs, as of the last event ----
   /** Mid price, ticks (last two-sided value). */

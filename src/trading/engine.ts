@@ -12,7 +12,7 @@
 // and the exchange's book has applied the same events in the same order (the same DenseBook, so
 // the same top). There the driver takes the common event itself: see quietBounds.
 
-import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
+import { DenseBook, NO_PRICE, touchMid } from '../book/dense-book.ts';
 import { FeatureExtractor, type FeatureScope } from '../book/features.ts';
 import {
   ASK,
@@ -152,6 +152,7 @@ export class Engine {
   readonly mm: MarketMaker;
   /** How market data comes in (EngineOptions.feed). */
   declare readonly feed: 'events' | 'top';
+  declare private readonly fedTop: boolean; // feed === 'top'
   readonly risk: RiskManager;
   readonly portfolio: Portfolio;
   readonly orders: OrderTable;
@@ -240,6 +241,7 @@ export class Engine {
     if (this.predictor !== null && o.featureScope === 'volatility') throw new Error(`engine: featureScope 'volatility' with a predictor: the model reads every feature`);
     if (o.feed === 'top' && o.featureScope !== 'volatility') throw new Error(`engine: feed 'top' needs featureScope 'volatility': the other features read the levels below the touch`);
     this.feed = o.feed ?? 'events';
+    this.fedTop = this.feed === 'top';
     this.features = new FeatureExtractor({}, o.featureScope ?? 'all');
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     const c = this.clock;
@@ -268,16 +270,14 @@ export class Engine {
    * loop, a run at a time: when the last input left the quotes standing with nothing pending
    * (`quiet`), an event that leaves the touch at (bestBid, bestAsk) and comes before anything
    * falls due moves only the clocks and the counts, which is all onMarketTop would do with it
-   * (the mid, the equity, the quotes all stand). True when that holds after the last input; then
+   * (the mid, the equity, the quotes all stand). After each input the driver reads the bounds:
    * such an event has EV_TS < b[0] (C_QUIET_UNTIL: the timed checks, the reduce-only window) and
-   * EV_TS <= b[1] (the volatility band's time). False: no event is quiet before the next input.
-   * (95 % of the bench's session's events are quiet.)
+   * EV_TS <= b[1] (the volatility band's time); b[0] = -Infinity: none is quiet before the next
+   * input. (95 % of the bench's session's events are quiet.)
    */
-  quietBounds(b: Float64Array): boolean {
-    if (!this.quiet) return false;
-    b[0] = this.clock[C_QUIET_UNTIL];
+  quietBounds(b: Float64Array): void {
+    b[0] = this.quiet ? this.clock[C_QUIET_UNTIL] : -Infinity;
     b[1] = this.standing[QS_VOL_UNTIL];
-    return true;
   }
 
   /**
@@ -321,9 +321,9 @@ export class Engine {
       this.quoting = true;
     }
     if (this.settled && this.quotesStand(bb, ba)) {
-      // Quiet from here unless a warning or trip is pending (C_CHECKED_MID is NaN then) or the
-      // model's features need every event.
-      if (c[C_CHECKED_MID] === mid && !this.features.all) {
+      // Quiet from here unless a warning or trip is pending (C_CHECKED_MID is NaN then); only
+      // fed the touch (the engine's own book, and the model's features, need every event).
+      if (c[C_CHECKED_MID] === mid && this.fedTop) {
         this.quiet = true;
         const until = this.standing[QS_UNTIL];
         c[C_QUIET_UNTIL] = c[C_DUE] < until ? c[C_DUE] : until;
@@ -462,11 +462,9 @@ export class Engine {
     const price = d[off + ER_PRICE];
     const p = this.portfolio;
     p.onFillAt(side, price, qty, d, off + ER_FEE);
-    const bb = this.bestBid;
-    const ba = this.bestAsk;
     const row = this.fills.row;
     // Written first and read back: a double merged with the NaN constant in one variable is boxed.
-    row[FL_MID] = bb !== NO_PRICE && ba !== NO_PRICE ? (bb + ba) * 0.5 : NaN;
+    row[FL_MID] = touchMid(this.bestBid, this.bestAsk);
     const mid = row[FL_MID];
     row[FL_EXCH_TS] = d[off + ER_EXCH_TS];
     row[FL_RECV_TS] = this.clock[C_NOW];
@@ -696,7 +694,7 @@ export class Engine {
 
   /** Mid in ticks of the touch after the last market event (NaN when a side is empty). */
   mid(): number {
-    return this.bestBid !== NO_PRICE && this.bestAsk !== NO_PRICE ? (this.bestBid + this.bestAsk) * 0.5 : NaN;
+    return touchMid(this.bestBid, this.bestAsk);
   }
 
   /** Closes the session's books: the last equity sample at `endTs`, marked to the last mid. */
