@@ -13,6 +13,7 @@
 // ~40%. Started from source (node --import tsx bench/run.ts), this file builds the bundle and
 // runs it instead. The worker bundles (dist/workers, dist/engine.js) come from npm run build.
 
+import { quoteParamsOf } from '../src/strategy/builtin/market-maker.ts';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -170,7 +171,7 @@ export async function runSuite(o: Options): Promise<Results> {
 
   try {
     await section('book', () => benchBook(bookStream!, { rounds: p.bookRounds }));
-    await section('components', () => benchComponents(bookStream!, spec.quote, { rounds: p.componentRounds, events: p.componentEvents, strategyCalls: p.strategyCalls, inferenceCalls: p.inferenceCalls }));
+    await section('components', () => benchComponents(bookStream!, quoteParamsOf(spec.strategy.params), { rounds: p.componentRounds, events: p.componentEvents, strategyCalls: p.strategyCalls, inferenceCalls: p.inferenceCalls }));
     await section('tick-to-trade', () => benchTickToTrade(specML, session!, { events: p.t2tEvents }));
     await section('allocation', () => benchAllocation(spec, specML, session!, { events: p.allocEvents }));
     await section('throughput', () =>

@@ -10,6 +10,8 @@ import { sweepCommand } from './cli/sweep-command.ts';
 import { workerCommand } from './queue/worker.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
+import { setUpStrategies } from './strategy/setup.ts';
+import { strategyCheckCommand } from './cli/strategy-check-command.ts';
 import { VERSION } from './version.ts';
 
 async function main(): Promise<number> {
@@ -45,6 +47,14 @@ async function main(): Promise<number> {
     log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');
     return 1;
   }
+  // Strategies from files: loaded (compiled) once, before anything runs or the config's choice is checked.
+  const strategyError = await setUpStrategies(config, opts.strategyFiles ?? []);
+  if (strategyError !== null) {
+    log.error({ key: 'strategy' }, strategyError);
+    process.stderr.write(`error: ${strategyError}\n`);
+    return 1;
+  }
+  if (opts.strategyCheck !== undefined) return strategyCheckCommand(opts, config, log);
   if (opts.worker) return workerCommand(opts.queue!, config, log);
   if (opts.sweep) return sweepCommand(opts, config, log);
   if (opts.backtest) return backtestCommand(opts, config, log);

@@ -21,6 +21,8 @@ const REFERENCE: EngineConfig = {
   simulation: { seed: 42, start_date: '2024-01-02', end_date: '2024-01-02', session_start: '09:30', session_end: '16:00', speed: 1, activity: 1, source: 'synthetic', replay_path: '', regular_hours_only: false, engine_idle: 'spin' },
   execution: { queue_model: 'power', queue_power: 2 },
   strategy: {
+    name: 'market_maker',
+    files: [],
     order_size: 1,
     spread_multiplier: 1,
     skew_factor: 0.5,

@@ -2,6 +2,7 @@
 // when the order was working (the one quoting its side): the exchange refused or cancelled it,
 // and the side must be quoted again at once. The cancel confirmation of an order already
 // replaced changes nothing the strategy decides from, so it sends nothing.
+import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
@@ -29,7 +30,7 @@ function setup() {
     spec: contractForRoot('ES'),
     initialCapital: config.trading.initial_capital,
     limits: riskLimits(config),
-    quote: quoteParams(config),
+    strategy: marketMakerSetup(quoteParams(config)),
     latency: seededLatency(latencyParams(config), 7),
     orders: om,
     sessionStartNs: OPEN,

@@ -5,6 +5,7 @@
 // applying every event to its own book and running all of onMarketTop on it (feed 'events', as
 // with the model), and the same with taps watching each event (then each quiet event is handed
 // over on its own, so that a tap sees the engine as it is after that event).
+import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../src/config/load.ts';
@@ -98,7 +99,7 @@ test("feed 'top' needs the volatility scope: the other features read the levels 
     spec: contractForRoot('ES'),
     initialCapital: config.trading.initial_capital,
     limits: riskLimits(config),
-    quote: quoteParams(config),
+    strategy: marketMakerSetup(quoteParams(config)),
     latency: seededLatency(latencyParams(config), 7),
     orders: RecordRing.allocate(OM_STRIDE, 64, false),
     sessionStartNs: parseClock('09:30')!,

@@ -2,6 +2,7 @@
 // volatility and mid as scope 'all', to the bit, after every event of a recorded session; the
 // features it does not compute refuse to be read instead of returning stale numbers; an engine
 // with a model cannot be built with it.
+import { marketMakerSetup, quoteParamsOf } from '../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DenseBook } from '../src/book/dense-book.ts';
@@ -81,7 +82,7 @@ test("an engine with a model refuses scope 'volatility'", () => {
       spec: contractForRoot('ES'),
       initialCapital: 0,
       limits: spec.limits,
-      quote: spec.quote,
+      strategy: marketMakerSetup(quoteParamsOf(spec.strategy.params)),
       latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, new Rng(1)),
       orders: RecordRing.allocate(OM_STRIDE, 1 << 10, false),
       sessionStartNs: spec.sessionStartNs,

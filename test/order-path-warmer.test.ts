@@ -2,6 +2,7 @@
 // It must exercise the order path (cancels and new orders on every run), never touch the real
 // engine (same orders, ids and latencies with or without warm-up runs in between), stay bounded
 // (a new shadow before the synthetic session ends) and allocate nothing per run.
+import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Allocation, runProbe } from './helpers/allocation.ts';
@@ -66,7 +67,7 @@ function ordersOf(between: () => void): number[] {
     spec: ES,
     initialCapital: config.trading.initial_capital,
     limits: riskLimits(config),
-    quote: quoteParams(config),
+    strategy: marketMakerSetup(quoteParams(config)),
     latency: seededLatency(latencyParams(config), 99),
     orders: om,
     sessionStartNs: OPEN,

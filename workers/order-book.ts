@@ -5,6 +5,7 @@
 // A session roll or a restart arrives as an MD_RESET record: the engine is rebuilt around the
 // shared portfolio and risk state, so position, P&L and the kill switch carry over.
 
+import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BID, ER_TS, EV_KIND, EV_PRICE, EV_RECV, EV_TS, LIQ_MAKER, MD_RESET } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
@@ -142,7 +143,7 @@ class Trader {
       spec: specOf(this.mem.root),
       initialCapital: cfg.trading.initial_capital,
       limits: riskLimits(cfg),
-      quote: quoteParams(cfg),
+      strategy: marketMakerSetup(quoteParams(cfg)),
       latency: seededLatency(latencyParams(cfg), seed),
       orders: this.om,
       sessionStartNs: startNs,

@@ -9,6 +9,11 @@ export const DATE_EXPECTED = 'a calendar date "YYYY-MM-DD"';
 const FRACTION = 'a fraction in (0, 1], e.g. 0.06 for 6%';
 const CONTRACTS = `an integer in ${CONTRACT_COUNT.min}..${CONTRACT_COUNT.max} (contracts)`;
 const CAPITAL = `a number in [${CAPITAL_USD.min}, ${CAPITAL_USD.max}] (USD)`;
+const STRATEGY_NAME = 'a registered strategy name: lower case letters, digits and underscores, starting with a letter (GET /api/strategies)';
+export const STRATEGY_NAME_RE = /^[a-z][a-z0-9_]{0,63}$/;
+// A parameter's value: a number or a boolean (anyOf, not a type list, for strict JSON Schema tools).
+const paramValue = z.union([z.number().describe('a number'), z.boolean().describe('a boolean')]);
+const PARAMS = "an object of the strategy's parameters: names to numbers or booleans";
 const SYMBOL = 'a contract root such as "ES" (or a month-coded symbol such as "ESH24")';
 /** Longest symbol accepted, surrounding spaces included ("ESH2024" is 7). */
 const SYMBOL_MAX_CHARS = 16;
@@ -43,15 +48,38 @@ export const backtestRequestSchema = z
       .regex(DATASET_NAME, DATASET_EXPECTED)
       .refine((n) => !n.split('/').some((p) => p === '.' || p === '..'), DATASET_EXPECTED)
       .meta({ description: 'recorded market data to replay instead of the synthetic market: a DBN file or directory of daily files under <data_dir>/market/ (see GET /api/datasets); the sessions are the days the data holds', examples: ['glbx-mdp3-20240102.mbo.dbn.zst'] }),
+    strategy: z
+      .string(STRATEGY_NAME)
+      .regex(STRATEGY_NAME_RE, STRATEGY_NAME)
+      .meta({ description: 'a registered strategy by name (GET /api/strategies; never a path or code); default [strategy] name, the built-in market_maker', examples: ['market_maker'] }),
+    params: z
+      .record(z.string(), paramValue, PARAMS)
+      .refine((o) => Object.keys(o).length <= 256, PARAMS)
+      .meta({ description: "the strategy's parameters by their declared names (GET /api/strategies lists them, with bounds); an omitted one takes [strategy.<name>], else its default", examples: [{ spread_multiplier: 1.5 }] }),
     seed: z.number('an integer >= 0').int('an integer >= 0').min(0, 'an integer >= 0').max(SEED.max, 'an integer < 2^32').describe('seed of the synthetic market (default [simulation] seed)'),
   })
   .partial()
   .describe('A backtest request. Every field is optional: an omitted field takes its default from the config file.');
 export type BacktestRequest = z.infer<typeof backtestRequestSchema>;
 
+/** The strategy a run used: in every run record and result. */
+export const strategyIdentitySchema = z
+  .object({
+    name: z.string().describe('registered name'),
+    version: z.string().describe("the strategy's declared version"),
+    hash: z.string().describe('SHA-256 of the compiled strategy file (of the engine version and name for a built-in)'),
+    params: z.record(z.string(), z.union([z.number().describe('a number parameter'), z.boolean().describe('a boolean parameter')])).describe('every declared parameter, resolved'),
+  })
+  .describe('The strategy a run used, with every parameter resolved.');
+
 export const resolvedRequestSchema = backtestRequestSchema
   .required()
+  .omit({ params: true })
   .extend({
+    strategy: strategyIdentitySchema,
+    spreadMultiplier: z.number().nullable().describe("the built-in market_maker's spread_multiplier (null for another strategy)"),
+    inventoryLimit: z.number().nullable().describe("the built-in market_maker's inventory_limit (null for another strategy)"),
+    skewFactor: z.number().nullable().describe("the built-in market_maker's skew_factor (null for another strategy)"),
     root: z.string().describe('contract root'),
     dates: z.array(z.iso.date()).describe('CME trading days (one session each; weekends and CME holidays skipped)'),
     contracts: z

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { feeScheduleSchema } from './fee-schedule.ts';
 import { alertSchema } from './live-state.ts';
-import { resolvedRequestSchema } from './backtest-request.ts';
+import { resolvedRequestSchema, strategyIdentitySchema } from './backtest-request.ts';
 import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
 
 const usd = (what: string) => z.number().describe(`${what}, USD`);
@@ -42,6 +42,7 @@ export const backtestResultSchema = z
     use_ml: z.boolean().describe('model on'),
     model_version: z.string().nullable().describe('version of the model the run used (null without useML)'),
     data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)" for recorded data'),
+    strategy: strategyIdentitySchema,
     params: resolvedRequestSchema
       .pick({ initialCapital: true, spreadMultiplier: true, skewFactor: true, inventoryLimit: true, positionLimit: true, maxDrawdown: true })
       .describe('Strategy and risk parameters used.'),
@@ -142,6 +143,7 @@ export const backtestListItemSchema = z
     seed: z.int().describe('seed'),
     use_ml: z.boolean().describe('model on'),
     data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)" for recorded data'),
+    strategy: z.string().describe('the strategy by name'),
     total_pnl: z.number().nullable().describe('total P&L, USD (null unless completed)'),
     sharpe_ratio: z.number().nullable().describe('Sharpe ratio (null unless completed)'),
     max_drawdown_pct: z.number().nullable().describe('maximum drawdown, percent (null unless completed)'),

@@ -114,6 +114,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     use_ml: req.useML,
     model_version: req.model?.version ?? null,
     data_source: req.data_source,
+    strategy: req.strategy,
     params: {
       initialCapital: req.initialCapital,
       spreadMultiplier: req.spreadMultiplier,

@@ -7,6 +7,9 @@ import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
 import type { FieldError } from '../api/error.ts';
 import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
+import { MARKET_MAKER, paramValuesOf } from '../strategy/builtin/market-maker.ts';
+import { applyParams, defaults } from '../strategy/params.ts';
+import { registeredStrategies, strategyByName } from '../strategy/registry.ts';
 import { formatValue } from '../config/load.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
@@ -152,6 +155,8 @@ type Core = Pick<ResolvedRequest, 'root' | 'symbol' | 'startDate' | 'endDate' | 
 /** The request with every default filled in around its resolved market (`core`). */
 function resolveRequest(r: BacktestRequest, config: EngineConfig, core: Core, plan: ReplayPlan | null): Validation {
   const useML = r.useML ?? config.strategy.use_ml;
+  const s = resolveStrategy(r, config, useML);
+  if (!s.ok) return s;
   let model: { model: ModelFile; path: string } | null = null;
   if (useML) {
     const m = modelForRequest(core.root, config);
@@ -161,9 +166,10 @@ function resolveRequest(r: BacktestRequest, config: EngineConfig, core: Core, pl
   const request: ResolvedRequest = {
     ...core,
     initialCapital: r.initialCapital ?? config.trading.initial_capital,
-    spreadMultiplier: r.spreadMultiplier ?? config.strategy.spread_multiplier,
-    inventoryLimit: r.inventoryLimit ?? config.strategy.inventory_limit,
-    skewFactor: r.skewFactor ?? config.strategy.skew_factor,
+    strategy: s.strategy,
+    spreadMultiplier: s.builtin ? (s.strategy.params.spread_multiplier as number) : null,
+    inventoryLimit: s.builtin ? (s.strategy.params.inventory_limit as number) : null,
+    skewFactor: s.builtin ? (s.strategy.params.skew_factor as number) : null,
     useML,
     maxDrawdown: r.maxDrawdown ?? config.risk.max_drawdown_pct,
     positionLimit: r.positionLimit ?? riskLimits(config).positionLimit,
@@ -173,6 +179,43 @@ function resolveRequest(r: BacktestRequest, config: EngineConfig, core: Core, pl
   if (model) loadedModels.set(request, model.model);
   if (plan) replayPlans.set(request, plan);
   return { ok: true, request };
+}
+
+const BUILTIN_FIELDS = ['spreadMultiplier', 'skewFactor', 'inventoryLimit'] as const;
+
+/**
+ * The strategy of a request and its parameters: the named one (default [strategy] name), its
+ * declared defaults, then the config's values ([strategy] keys for the built-in, with the
+ * request's spreadMultiplier, skewFactor, inventoryLimit and useML on top; [strategy.<name>] for
+ * another), then the request's `params`. Every value is checked against the declaration.
+ */
+function resolveStrategy(r: BacktestRequest, config: EngineConfig, useML: boolean): { ok: true; builtin: boolean; strategy: ResolvedRequest['strategy'] } | { ok: false; errors: FieldError[] } {
+  const name = r.strategy ?? config.strategy.name;
+  const reg = strategyByName(name);
+  if (!reg) {
+    const field = r.strategy !== undefined ? 'strategy' : '(config) strategy.name';
+    return { ok: false, errors: [{ field, message: `unknown strategy '${name}' (registered: ${registeredStrategies().map((x) => x.def.name).join(', ')}; load others with --strategy-file or [strategy] files)` }] };
+  }
+  const decl = reg.def.params;
+  const builtin = name === MARKET_MAKER && reg.file === null;
+  let base: Record<string, number | boolean>;
+  if (builtin) {
+    base = { ...paramValuesOf(quoteParams(config)), use_ml: useML };
+    if (r.spreadMultiplier !== undefined) base.spread_multiplier = r.spreadMultiplier;
+    if (r.skewFactor !== undefined) base.skew_factor = r.skewFactor;
+    if (r.inventoryLimit !== undefined) base.inventory_limit = r.inventoryLimit;
+  } else {
+    const given = BUILTIN_FIELDS.filter((f) => r[f] !== undefined);
+    if (given.length) return { ok: false, errors: given.map((field) => ({ field, message: `a parameter of the built-in ${MARKET_MAKER}, not of strategy '${name}': set its parameters in params` })) };
+    const cfg = (config.strategy as Record<string, unknown>)[name];
+    const fromConfig = applyParams(decl, defaults(decl), cfg, `(config) strategy.${name}`);
+    if (!fromConfig.ok) return fromConfig;
+    base = { ...fromConfig.values };
+  }
+  const p = applyParams(decl, base, r.params, 'params');
+  if (!p.ok) return p;
+  if (builtin && p.values.use_ml !== useML) return { ok: false, errors: [{ field: 'params.use_ml', message: 'set useML instead (it also loads the model)' }] };
+  return { ok: true, builtin, strategy: { name, version: reg.def.version, hash: reg.hash, params: p.values } };
 }
 
 const unknownContract = (symbol: string): FieldError => ({
@@ -235,7 +278,8 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     activity: c.simulation.activity,
     carry: { capital: req.initialCapital, peak: null },
     limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },
-    quote: { ...quoteParams(c), spreadMultiplier: req.spreadMultiplier, skewFactor: req.skewFactor, inventoryLimit: req.inventoryLimit, useML: req.useML },
+    strategy: { ...req.strategy, file: strategyByName(req.strategy.name)?.file ?? null },
+    useML: req.useML,
     flattenMinutes: c.strategy.flatten_minutes,
     execution: executionParams(c, req.root),
     collectFills,

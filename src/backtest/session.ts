@@ -19,6 +19,7 @@ import type { SimExchange } from '../exchange/sim-exchange.ts';
 import { buildExchange, type ExecutionParams, seededLatency } from '../exchange/venue.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
+import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { openReplaySource } from '../market/replay/dbn-source.ts';
 import { ThreadedSource } from './source-thread.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
@@ -32,8 +33,9 @@ import type { MarkoutSums } from '../portfolio/markouts.ts';
 import type { QuoteSeries } from '../portfolio/quote-samples.ts';
 import type { Alert } from '../risk/alerts.ts';
 import { DrawdownPath, RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
-import type { QuoteParams } from '../strategy/market-maker.ts';
-import { Engine } from '../trading/engine.ts';
+import type { StrategyDefinition, StrategyIdentity } from '../strategy/port.ts';
+import { strategyByName } from '../strategy/registry.ts';
+import { Engine, StrategyError } from '../trading/engine.ts';
 
 /**
  * What a session of a multi-day run inherits from the sessions before it: the account's equity
@@ -43,6 +45,10 @@ import { Engine } from '../trading/engine.ts';
 export interface AccountCarry {
   capital: number;
   peak: number | null;
+}
+
+export interface SessionStrategy extends StrategyIdentity {
+  file: string | null;
 }
 
 /** Everything one session needs; plain data so it can cross into a pool worker. */
@@ -55,11 +61,14 @@ export interface SessionSpec {
   activity: number;
   carry: AccountCarry;
   limits: RiskLimits;
-  quote: QuoteParams;
+  /** The strategy by name and content hash, its resolved parameters, and the file it came from (null: built-in, or a queue job, which never carries a path). */
+  strategy: SessionStrategy;
+  /** Run the model (its prediction is ctx.signal); needs `model`. */
+  useML: boolean;
   flattenMinutes: number;
   execution: ExecutionParams;
   collectFills: boolean;
-  /** The model file when quote.useML (validated in the main thread; plain data for the worker). */
+  /** The model file when useML (validated in the main thread; plain data for the worker). */
   model?: ModelFile | null;
   /** Recorded market data (one DBN file) instead of the synthetic generator. */
   replay?: ReplaySessionSpec | null;
@@ -150,6 +159,19 @@ export interface SessionHooks {
    * instead of being fed the exchange's touch; the results must be the same.
    */
   engineFeed?: 'events' | 'top';
+  /**
+   * The definition of spec.strategy, resolved by the caller (a pool thread loads a strategy file
+   * first: src/strategy/load.ts); default: this process's registry, which must hold the same hash.
+   */
+  strategyDef?: StrategyDefinition;
+}
+
+/** The definition a session names, from this process's registry (sync: a built-in, or a file loaded here). */
+export function sessionStrategyDef(spec: SessionSpec): StrategyDefinition {
+  const r = strategyByName(spec.strategy.name);
+  if (!r) throw new Error(`session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' is not loaded in this process`);
+  if (r.hash !== spec.strategy.hash) throw new Error(`session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' here (hash ${r.hash.slice(0, 12)}) is not the run's (hash ${spec.strategy.hash.slice(0, 12)})`);
+  return r.def;
 }
 
 const GEN_BATCH = 4096;
@@ -159,7 +181,7 @@ const GEN_BATCH = 4096;
  * model is an error, never a silent fallback to trading without it.
  */
 export function predictorForSpec(spec: SessionSpec): Predictor | null {
-  if (!spec.quote.useML) return null;
+  if (!spec.useML) return null;
   if (!spec.model) throw new Error(`session ${spec.root} ${spec.date}: useML is set but the session spec carries no model`);
   return createPredictor(spec.model);
 }
@@ -172,9 +194,23 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const gen: MarketSource = hooks.source ?? openMarket(spec, contract);
   try {
     return drive(spec, hooks, contract, gen, md, om, er);
+  } catch (e) {
+    if (e instanceof StrategyError) {
+      throw new Error(`session ${spec.root} ${spec.date}: strategy ${e.strategy} threw in ${e.callback}() at exchange time ${exchTime(spec.date, e.exchTs)}: ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`, { cause: e.cause });
+    }
+    throw e;
   } finally {
     gen.close?.();
   }
+}
+
+/** An exchange time (ns after New York midnight of `date`) as ISO 8601 UTC to the nanosecond, with the raw ns. */
+function exchTime(date: string, ns: number): string {
+  if (!(ns > 0)) return 'before the first market event';
+  const ms = Math.floor(ns / 1e6);
+  const iso = new Date(sessionNsToEpochMs(date, ms * 1e6)).toISOString().slice(0, 19);
+  const sub = ns - Math.floor(ns / 1e9) * 1e9; // ns within the second
+  return `${iso}.${String(sub).padStart(9, '0')}Z (${ns} ns after New York midnight)`;
 }
 
 function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, gen: MarketSource, ring: RecordRing, om: RecordRing, er: RecordRing): SessionResult {
@@ -189,13 +225,17 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   const path = new DrawdownPath();
   const riskState = RiskManager.initState(new Float64Array(RISK_STATE_FIELDS), spec.carry.capital, spec.carry.peak ?? -Infinity);
   const predictor = hooks.predictor !== undefined ? hooks.predictor : predictorForSpec(spec);
+  const def = hooks.strategyDef ?? sessionStrategyDef(spec);
+  // Without the model nothing in a session reads a feature but the strategy, nor the book below
+  // the touch unless the strategy reads levels: then the engine is fed the exchange's touch.
+  const featureScope = predictor === null && (def.features ?? 'volatility') === 'volatility' ? 'volatility' : 'all';
   const engine = new Engine({
     spec: contract,
     initialCapital: 0,
     riskState,
     drawdownPath: path,
     limits: spec.limits,
-    quote: spec.quote,
+    strategy: { def, params: spec.strategy.params, seed: hashSeed(`strategy|${spec.root}|${spec.date}`, spec.seed) },
     latency: enLatency,
     orders: om,
     sessionStartNs: spec.sessionStartNs,
@@ -203,10 +243,8 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     flattenMinutes: spec.flattenMinutes,
     predictor,
     sampleQuotes: spec.collectFills,
-    // Without the model nothing in a session reads a feature but the strategy's volatility, nor
-    // the book below the touch.
-    featureScope: predictor === null ? 'volatility' : 'all',
-    feed: predictor === null ? (hooks.engineFeed ?? 'top') : 'events',
+    featureScope,
+    feed: featureScope === 'volatility' && def.book !== 'depth' ? (hooks.engineFeed ?? 'top') : 'events',
   });
   const fedTop = engine.feed === 'top';
   const xbook = exchange.book;
@@ -236,6 +274,10 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   let qBid = 0;
   let qAsk = 0;
   let qFrom = rd;
+  // The strategy's next timer (engine time; Infinity: none), a fifth stream: after the others at a
+  // tie. Read from the engine's slot at each use: kept in a local across the loop, or read through
+  // a getter V8 does not inline here, the double was boxed at every event (as qb's bounds were).
+  const tm = engine.nextTimer;
 
   // Each pass takes the earliest head; ties go in the stream order above (exchange market
   // event, order, report, engine market event). Handling a record changes only some heads: the
@@ -267,7 +309,10 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     let tOm = om.availableSameThread() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
     let tEr = er.availableSameThread() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
 
-    if (tOm < tEx && tOm <= tEr && tOm <= tMd) {
+    if (tm[0] < tEx && tm[0] < tOm && tm[0] < tEr && tm[0] < tMd) {
+      engine.onTimer(); // at tm[0]
+      engine.quietBounds(qb); // a timer moves no touch: qBid and qAsk stand
+    } else if (tOm < tEx && tOm <= tEr && tOm <= tMd) {
       if (taps?.order) taps.order(om.data, om.peek());
       exchange.onOrderMessage(om.data, om.peek());
       om.advance();
@@ -283,7 +328,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
       // needs refilling.
       for (;;) {
         if (tEx <= tMd) {
-          if (tEx > tOm || tEx > tEr) break;
+          if (tEx > tOm || tEx > tEr || tEx > tm[0]) break;
           const off = (ex & mask) * stride;
           D[off + EV_RECV] = tEx + enLatency.marketData(D, off + EV_TS);
           mdLink.arrive(D, off + EV_RECV);
@@ -298,7 +343,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
           if (tMd === Infinity) tMd = D[(rd & mask) * stride + EV_RECV];
           if (reported && tEr === Infinity) tEr = er.data[er.peek() + ER_TS];
         } else {
-          if (tMd >= tOm || tMd >= tEr) break;
+          if (tMd >= tOm || tMd >= tEr || tMd > tm[0]) break;
           const off = (rd & mask) * stride;
           const t = (rd & mask) << 1;
           const ts = D[off + EV_TS];
@@ -317,7 +362,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
               engine.quietBounds(qb);
               qBid = engine.bestBid;
               qAsk = engine.bestAsk;
-              // A quiet event sends nothing: only the others can have appended an order.
+                      // A quiet event sends nothing: only the others can have appended an order.
               if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
             }
             if (engine.eventsProcessed >= nextProgress) {

@@ -56,10 +56,18 @@ export interface CliOptions {
   exportDbn?: string;
   /** --schema mbo|mbp-10: with --export-dbn, the record schema (default mbo). */
   schema?: 'mbo' | 'mbp-10';
+  /** --strategy-file PATH (repeatable): load strategies from a .ts/.js file or a directory of them. */
+  strategyFiles?: string[];
+  /** --strategy NAME: the strategy to backtest (default [strategy] name). */
+  strategy?: string;
+  /** --param KEY=VALUE (repeatable): a parameter of the strategy. */
+  params?: Record<string, number | boolean>;
+  /** --strategy-check NAME|FILE: check a strategy's determinism, promise and allocations, exit. */
+  strategyCheck?: string;
 }
 
 /** The flag that selects a run mode other than the server. */
-type Mode = 'backtest' | 'inspect' | 'export-dbn';
+type Mode = 'backtest' | 'inspect' | 'export-dbn' | 'strategy-check';
 
 export type ParseResult = { ok: true; options: CliOptions } | { ok: false; error: string };
 
@@ -173,6 +181,41 @@ export const FLAGS: Record<string, Flag> = {
       return undefined;
     },
   },
+  'strategy-file': {
+    value: 'PATH',
+    backtestOnly: false,
+    repeatable: true,
+    help: 'load strategies from a TypeScript/JavaScript file or a directory of them (repeatable; also [strategy] files)',
+    set: (o, v) => void (o.strategyFiles = [...(o.strategyFiles ?? []), v]),
+  },
+  strategy: {
+    value: 'NAME',
+    backtestOnly: true,
+    help: 'the strategy to run by name (default: [strategy] name, the built-in market_maker)',
+    set: (o, v) => (/^[a-z][a-z0-9_]{0,63}$/.test(v) ? void (o.strategy = v) : `--strategy ${JSON.stringify(v)}: expected a strategy name (lower case letters, digits and underscores), not a path: load files with --strategy-file`),
+  },
+  param: {
+    value: 'KEY=VALUE',
+    backtestOnly: true,
+    repeatable: true,
+    help: "set a parameter of the strategy (repeatable), e.g. --param spread_multiplier=1.5",
+    set: (o, v) => {
+      const m = /^([a-z][a-z0-9_]{0,63})=(.+)$/.exec(v);
+      if (!m) return `--param ${JSON.stringify(v)}: expected KEY=VALUE, e.g. --param spread_multiplier=1.5`;
+      const val = m[2] === 'true' ? true : m[2] === 'false' ? false : Number(m[2]);
+      if (typeof val === 'number' && !Number.isFinite(val)) return `--param ${JSON.stringify(v)}: expected a number or true/false as the value`;
+      if (o.params && Object.prototype.hasOwnProperty.call(o.params, m[1])) return `--param ${m[1]} given more than once`;
+      o.params = { ...(o.params ?? {}), [m[1]]: val };
+      return undefined;
+    },
+  },
+  'strategy-check': {
+    value: 'NAME|FILE',
+    backtestOnly: false,
+    only: 'strategy-check',
+    help: 'run a strategy twice in one process and once in a fresh one, with the quiet path on and off, and report determinism, allocations and ns per event; exit',
+    set: (o, v) => void (o.strategyCheck = v),
+  },
   sweep: {
     value: 'KEY=VALUES',
     backtestOnly: true,
@@ -231,6 +274,7 @@ export const USAGE = `Usage:
   engine --export-dbn OUT [options]      write synthetic sessions as zstd DBN (MBO or MBP-10), exit
   engine --sweep KEY=VALUES ... [options]  run a backtest per grid point, print them ranked, exit
   engine --worker --queue URL             take backtest sessions off a BullMQ queue on Redis
+  engine --strategy-check NAME|FILE      check a strategy: determinism, its standing promise, allocations
   engine --help | -h                     print this help
 
 Options:
@@ -239,6 +283,8 @@ Backtest options (only with --backtest or --sweep):
 ${flagRows(true).join('\n')}
 DBN options:
 ${[...flagRows(false, 'inspect'), ...flagRows(false, 'export-dbn')].join('\n')}
+Strategy check (docs/strategies.md):
+${flagRows(false, 'strategy-check').join('\n')}
   Every flag that takes a value also accepts --flag=VALUE.
 
 Environment:
@@ -282,7 +328,7 @@ export function parseArgs(argv: string[]): ParseResult {
     if (bad) return err(bad);
   }
 
-  const modes = (['backtest', 'inspect', 'export-dbn'] as const).filter((m) => seen.has(`--${m}`));
+  const modes = (['backtest', 'inspect', 'export-dbn', 'strategy-check'] as const).filter((m) => seen.has(`--${m}`));
   if (modes.length > 1) return err(`${modes.map((m) => `--${m}`).join(' and ')} cannot be combined: choose one`);
   const mode = modes[0];
   for (const f of seen) {

@@ -9,7 +9,7 @@ import { createBacktestPool, runBacktest } from '../backtest/run.ts';
 import type { BacktestResult } from '../backtest/merge.ts';
 import type { CliOptions } from './args.ts';
 import { queueFromFlag } from './queue-flag.ts';
-import { FLAG_OF_FIELD, requestFromFlags } from './request-flags.ts';
+import { flagOfField, requestFromFlags } from './request-flags.ts';
 import { availableParallelism } from 'node:os';
 import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
@@ -56,7 +56,7 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
 export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
   const v = validateBacktestRequest(requestFromFlags(opts, config), config, opts.data ?? null);
   if (!v.ok) {
-    for (const e of v.errors) process.stderr.write(`error: ${FLAG_OF_FIELD[e.field] ?? e.field}: ${e.message}\n`);
+    for (const e of v.errors) process.stderr.write(`error: ${flagOfField(e.field) ?? e.field}: ${e.message}\n`);
     return 2;
   }
   const req = v.request;

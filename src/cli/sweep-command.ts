@@ -12,7 +12,7 @@ import { sweepCsv, sweepJson, sweepTable } from '../sweep/output.ts';
 import { executeSweep, prepareSweep, sweepSessions } from '../sweep/sweep.ts';
 import type { CliOptions } from './args.ts';
 import { queueFromFlag } from './queue-flag.ts';
-import { FLAG_OF_FIELD, requestFromFlags } from './request-flags.ts';
+import { flagOfField, requestFromFlags } from './request-flags.ts';
 
 export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
   const grid = parseGrid(opts.sweep ?? []);
@@ -23,7 +23,7 @@ export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: 
   const prepared = prepareSweep({ base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays, dataPath: opts.data ?? null }, config);
   if (!prepared.ok) {
     for (const e of prepared.errors) {
-      const flag = e.field === 'holdoutDays' ? '--holdout-days' : FLAG_OF_FIELD[e.field] ?? `--sweep ${e.field}`;
+      const flag = e.field === 'holdoutDays' ? '--holdout-days' : flagOfField(e.field) ?? `--sweep ${e.field}`;
       process.stderr.write(`error: ${flag}: ${e.message}\n`);
     }
     return 2;

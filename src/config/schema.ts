@@ -182,7 +182,13 @@ const executionShape = {
   queue_power: positive(B.ACTIVITY.max, ' (exponent n of the queue model f(x) = x^n)').default(2),
 };
 
+const STRATEGY_NAME_EXPECTED = 'a registered strategy name (lower case letters, digits and underscores, starting with a letter; see GET /api/strategies)';
 const strategyShape = {
+  // The strategy a run uses when the request names none; the keys below are the built-in
+  // market_maker's parameters, [strategy.<name>] tables those of other strategies.
+  name: z.string(STRATEGY_NAME_EXPECTED).regex(/^[a-z][a-z0-9_]{0,63}$/, STRATEGY_NAME_EXPECTED).default('market_maker'),
+  // Strategy files (TypeScript or JavaScript) or directories of them, loaded at start.
+  files: z.array(z.string('a path to a strategy file or directory').min(1).max(B.PATH_CHARS), 'an array of paths to strategy files or directories').max(100).default(() => []),
   order_size: contracts(' (contracts per quote)').default(1),
   spread_multiplier: positive(B.SPREAD_MULTIPLIER.max).default(1.0),
   skew_factor: nonNegative(B.WEIGHT.max).default(0.5),
@@ -192,6 +198,16 @@ const strategyShape = {
   flatten_minutes: nonNegative(B.FLATTEN_MINUTES.max, ' (minutes before the session end)').default(5),
   vol_spread_factor: nonNegative(B.WEIGHT.max).default(0.5),
 };
+
+/** [strategy.<name>]: that strategy's parameters (checked against its declaration once it is loaded). */
+const STRATEGY_TABLE_EXPECTED = `a table [strategy.<name>] of a strategy's parameters (numbers and booleans), or a known [strategy] key (${Object.keys(strategyShape).join(', ')})`;
+const strategyParamsTable = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a parameter name'), z.union([z.number(), z.boolean()], 'a number or a boolean'), STRATEGY_TABLE_EXPECTED);
+
+const strategyBase = table('strategy', strategyShape);
+/** [strategy]: the default strategy, strategy files, the built-in's keys, and a [strategy.<name>] table per other strategy. */
+export type StrategyConfig = z.output<typeof strategyBase> & { readonly [name: string]: unknown };
+// The names of other strategies are known only once their files are loaded, so zod cannot infer the tables.
+const strategySection = strategyBase.catchall(strategyParamsTable) as unknown as z.ZodType<StrategyConfig, unknown>;
 
 const modelShape = {
   dir: nonEmptyString('directory of the model files').default('models'),
@@ -331,7 +347,7 @@ export const EngineConfigSchema = z
       fees: feesSection.prefault({}),
       simulation: simulationSection.prefault({}),
       execution: table('execution', executionShape).prefault({}),
-      strategy: table('strategy', strategyShape).prefault({}),
+      strategy: strategySection.prefault({}),
       model: table('model', modelShape).prefault({}),
       backtest: table('backtest', backtestShape).prefault({}),
       storage: table('storage', storageShape).prefault({}),

@@ -21,6 +21,7 @@ import { liveDataSource } from '../runtime/live-source.ts';
 import { registerBacktestArtifacts } from './routes/backtest-artifacts.ts';
 import { registerBacktests } from './routes/backtests.ts';
 import { registerDatasets } from './routes/datasets.ts';
+import { registerStrategies } from './routes/strategies.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerMetrics } from './routes/metrics.ts';
 import { registerOpenApi } from './routes/openapi.ts';
@@ -188,6 +189,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   registerStream(app, ctx);
   registerBacktests(app, ctx);
   registerDatasets(app, ctx);
+  registerStrategies(app, ctx);
   registerSweeps(app, ctx, sweeps);
   registerBacktestArtifacts(app, ctx);
   registerOpenApi(app, ctx);

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { backtestRequestSchema, resolvedRequestSchema } from '../api/backtest-request.ts';
 import { backtestListItemSchema, backtestListSchema, backtestProgressSchema, backtestRunSchema, backtestRunSummarySchema, markoutSchema } from '../api/backtest-run.ts';
 import { datasetListSchema, datasetSchema } from '../api/datasets.ts';
+import { strategyInfoSchema, strategyListSchema } from '../api/strategies.ts';
 import { ARTIFACTS_DESCRIPTION, BACKTEST_ARTIFACTS } from '../api/backtest-artifacts.ts';
 import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
 import { healthSchema, workerHealthSchema } from '../api/health.ts';
@@ -40,6 +41,8 @@ const COMPONENTS = {
   BacktestProgress: backtestProgressSchema,
   Dataset: datasetSchema,
   DatasetList: datasetListSchema,
+  StrategyInfo: strategyInfoSchema,
+  StrategyList: strategyListSchema,
   SweepRequest: sweepRequestSchema,
   SweepRun: sweepRunSchema,
   SweepProgress: sweepProgressSchema,
@@ -251,6 +254,15 @@ function buildDocument() {
           summary: 'Recorded market data (DBN) a backtest request may name as its dataset',
           description: 'The .dbn / .dbn.zst files and directories of daily files under <data_dir>/market/. Each file is read once to count its records (cached until it changes).',
           responses: { ...common, '200': ok('Datasets', 'DatasetList') },
+        },
+      },
+      '/api/strategies': {
+        get: {
+          operationId: 'listStrategies',
+          tags: ['backtest'],
+          summary: 'Strategies a backtest request may name, with their parameters',
+          description: 'The built-ins and the strategies loaded at start from files ([strategy] files, --strategy-file): name, version, content hash, what wakes each, and the JSON Schema of its parameters. A request names a strategy and sets `params`; it never carries code or a path.',
+          responses: { ...common, '200': ok('Strategies', 'StrategyList') },
         },
       },
       '/api/sweeps': {

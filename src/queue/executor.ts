@@ -12,6 +12,7 @@ import { marketDataDir } from '../backtest/request.ts';
 import type { SessionResult } from '../backtest/session.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { decode, encode } from './codec.ts';
+import { toStrategyRef } from './strategy-ref.ts';
 import { checkReachable, parseQueueUrl, SESSION_QUEUE } from './connection.ts';
 import { toDatasetRef } from './recorded-data.ts';
 
@@ -44,7 +45,7 @@ export async function createQueueExecutor(url: string, config: EngineConfig): Pr
     parallel: true,
     async run(spec, signal) {
       signal?.throwIfAborted();
-      const job = await queue.add('session', { spec: encode(toDatasetRef(spec, marketDir)) }, { attempts: ATTEMPTS, removeOnComplete: true, removeOnFail: 100 });
+      const job = await queue.add('session', { spec: encode(toStrategyRef(toDatasetRef(spec, marketDir))) }, { attempts: ATTEMPTS, removeOnComplete: true, removeOnFail: 100 });
       const finished = job.waitUntilFinished(events) as Promise<string>;
       if (!signal) return decode<SessionResult>(await finished);
       const aborted = new Promise<never>((_, reject) => {

@@ -11,6 +11,7 @@ import { createBacktestPool, poolExecutor } from '../backtest/run.ts';
 import type { SessionSpec } from '../backtest/session.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { decode, encode } from './codec.ts';
+import { fromStrategyRef } from './strategy-ref.ts';
 import { checkReachable, parseQueueUrl, SESSION_QUEUE } from './connection.ts';
 import { fromDatasetRef } from './recorded-data.ts';
 
@@ -38,7 +39,7 @@ export async function workerCommand(url: string, config: EngineConfig, log: pino
     async (job) => {
       const spec = decode<SessionSpec>(job.data.spec);
       log.debug({ job: job.id, date: spec.date, attempt: job.attemptsMade + 1 }, 'session job started');
-      const r = await executor.run(fromDatasetRef(spec, marketDir), undefined, () => undefined);
+      const r = await executor.run(fromStrategyRef(fromDatasetRef(spec, marketDir)), undefined, () => undefined);
       return encode(r);
     },
     { connection: parsed.connection, concurrency: threads, lockDuration: LOCK_MS, stalledInterval: LOCK_MS / 2, maxStalledCount: 2 },

@@ -23,23 +23,15 @@ export const C_DUE = 11; // the earliest of the markouts' due time and the three
 export const C_QUIET_UNTIL = 12; // a quiet event (Engine.quietBounds) comes before this exchange time: C_DUE and QS_UNTIL's earlier
 export const C_COUNT = 13;
 
-// The inputs of the last requote that left the quotes standing (Engine.quotesStand): while they
-// hold, decide() would give the same quotes and the requote would send nothing.
+// The inputs of the last requote that left the quotes standing (Engine.decisionStands): while
+// they hold, and the strategy's standing promise with them, a requote would send nothing.
 export const QS_BID = 0; // touch, ticks
 export const QS_ASK = 1;
 export const QS_POS = 2; // position, contracts
-export const QS_SUM_LO = 3; // the lowest volatility sum (FeatureExtractor.writeVolatilitySum) that gives the same quotes
-export const QS_SUM_NOW = 4; // the sum at the requote (the trials are fractions of it)
-export const QS_UNTIL = 5; // exchange time the reduce-only window starts (Infinity: already in it)
-export const QS_TRIAL_SUM = 6; // a trial sum and its volatility (FeatureExtractor.volatilityFor)
-export const QS_TRIAL_SIGMA = 7;
-export const QS_SIGNAL_LO = 8; // the range of model signals in which decide() gives the same quotes
-export const QS_SIGNAL_HI = 9; // (MarketMaker.signalBand): the signal alone without a band, NaN without a signal
-export const QS_VOL_MOVES = 10; // FeatureExtractor.volatilityStandInto: the mid changes so far, and the
-export const QS_VOL_UNTIL = 11; // exchange time up to which the sum stays in the band (adjacent)
-export const QS_COUNT = 12;
+export const QS_UNTIL = 3; // exchange time the reduce-only window starts (Infinity: already in it)
+export const QS_BEFORE = 4; // the promise's bounds (StandingPromise.bounds): before, and up to (adjacent)
+export const QS_UPTO = 5;
+export const QS_COUNT = 6;
 
-// Trial lower ends of the band, as fractions of the sum at the requote: 0 (every volatility
-// down to the floor), then about 6 % and 0.8 % of the sum (3 % and 0.4 % of the volatility; with
-// the default 10 s horizon the sum decays by about 0.1 % per event between mid changes).
-export const BAND_TRIALS = [0, 1 - 1 / 16, 1 - 1 / 128];
+/** Timer ids a strategy may use (wakeAt, wakeEvery): 0 .. MAX_TIMERS - 1. */
+export const MAX_TIMERS = 16;

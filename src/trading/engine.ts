@@ -1,5 +1,6 @@
 // The trading side of the engine: a local L2 book built only from (delayed) market data,
-// features, the model's signal, the market maker, risk checks, orders, position and P&L.
+// features, the model's signal, a strategy (src/strategy/port.ts) and the order path it acts
+// through (OrderManager: risk checks, reconciliation, the outbound ring), position and P&L.
 // It knows nothing about threads or wall-clock time: a driver hands it market-data records
 // (EV_RECV = the time it receives them) and execution reports (ER_TS), and it writes order
 // messages (OM_*) to its outbound ring, stamped with the order-entry latency. The backtest
@@ -15,8 +16,6 @@
 import { DenseBook, NO_PRICE, touchMid } from '../book/dense-book.ts';
 import { FeatureExtractor, type FeatureScope } from '../book/features.ts';
 import {
-  ASK,
-  BID,
   CANCEL_SELF_MATCH,
   ER_CANCELED,
   ER_EXCH_TS,
@@ -33,27 +32,18 @@ import {
   ER_SIDE,
   ER_TS,
   ER_TYPE,
+  ER_LEAVES,
   EV_KIND,
   EV_PRICE,
   EV_QTY,
   EV_RECV,
   EV_SIDE,
   EV_TS,
-  FLAG_POST_ONLY,
+  MD_TRADE,
   NS_PER_MIN,
-  OM_CANCEL,
-  OM_FLAGS,
-  OM_ID,
-  OM_NEW,
-  OM_PRICE,
-  OM_QTY,
-  OM_SENT,
-  OM_SIDE,
-  OM_TS,
-  OM_TYPE,
 } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
-import { FifoLink } from '../exchange/fifo-link.ts';
+import { Rng } from '../core/rng.ts';
 import type { Latency } from '../exchange/latency.ts';
 import type { ContractSpec } from '../market/instruments.ts';
 import type { Predictor } from '../ml/predictor.ts';
@@ -63,11 +53,12 @@ import { MarkoutTracker } from '../portfolio/markouts.ts';
 import { QUOTE_SAMPLE_NS, QuoteSamples } from '../portfolio/quote-samples.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import type { Alert, Severity } from '../risk/alerts.ts';
-import { type DrawdownPath, RISK_OK, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
-import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker, type QuoteParams } from '../strategy/market-maker.ts';
-import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
+import { type DrawdownPath, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
+import { ORDER_ACK, ORDER_CANCEL_REJECT, ORDER_CANCELED, ORDER_FILL, ORDER_REJECT, type OrderEvent, type ParamValues, type StandingPromise, type Strategy, type StrategyDefinition } from '../strategy/port.ts';
+import { OrderManager } from './order-manager.ts';
+import type { OrderTable } from './order-table.ts';
+import { EngineContext } from './strategy-context.ts';
 import {
-  MAX_ORDERS_PER_SIDE,
   C_NOW,
   C_EQUITY,
   C_EXCH,
@@ -82,27 +73,44 @@ import {
   C_DUE,
   C_QUIET_UNTIL,
   C_COUNT,
+  MAX_TIMERS,
   QS_BID,
   QS_ASK,
   QS_POS,
-  QS_SIGNAL_HI,
-  QS_SIGNAL_LO,
-  QS_SUM_LO,
-  QS_SUM_NOW,
   QS_UNTIL,
-  QS_VOL_MOVES,
-  QS_VOL_UNTIL,
-  QS_TRIAL_SUM,
-  QS_TRIAL_SIGMA,
+  QS_BEFORE,
+  QS_UPTO,
   QS_COUNT,
-  BAND_TRIALS,
 } from './engine-slots.ts';
+
+/** The strategy an engine runs: its definition, resolved parameters, and where its state lives. */
+export interface StrategySetup {
+  def: StrategyDefinition;
+  params: ParamValues;
+  /** Seed of ctx.random() (the session's; default 0). */
+  seed?: number;
+  /** The declared state area (live simulation: shared memory that survives an engine restart). */
+  state?: Float64Array;
+}
+
+/** A strategy's callback threw: names the strategy, the callback and the engine's times. */
+export class StrategyError extends Error {
+  constructor(
+    readonly strategy: string,
+    readonly callback: string,
+    readonly exchTs: number,
+    override readonly cause: unknown,
+  ) {
+    super(`strategy ${strategy} threw in ${callback}() at exchange time ${exchTs} ns: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'StrategyError';
+  }
+}
 
 export interface EngineOptions {
   spec: ContractSpec;
   initialCapital: number;
   limits: RiskLimits;
-  quote: QuoteParams;
+  strategy: StrategySetup;
   latency: Latency;
   /** Outbound order messages. */
   orders: RecordRing;
@@ -139,6 +147,12 @@ export interface EngineOptions {
    * 'volatility', since the other features read the levels below the touch).
    */
   feed?: 'events' | 'top';
+  /**
+   * What a strategy's exception does (default 'throw'): 'throw' ends the input with a
+   * StrategyError (a backtest session fails, naming it); 'stop' cancels the strategy's orders,
+   * raises a STRATEGY_ERROR alert and goes on without it (the live simulation).
+   */
+  strategyErrors?: 'throw' | 'stop';
 }
 
 export class Engine {
@@ -149,13 +163,17 @@ export class Engine {
   bestBid = NO_PRICE;
   bestAsk = NO_PRICE;
   declare readonly features: FeatureExtractor; // set in the constructor (declared: no undefined-first field)
-  readonly mm: MarketMaker;
+  /** The strategy this engine runs, its definition and what it sees. */
+  readonly strategy: Strategy;
+  readonly strategyDef: StrategyDefinition;
+  readonly ctx: EngineContext;
   /** How market data comes in (EngineOptions.feed). */
   declare readonly feed: 'events' | 'top';
   declare private readonly fedTop: boolean; // feed === 'top'
   readonly risk: RiskManager;
   readonly portfolio: Portfolio;
-  readonly orders: OrderTable;
+  /** The order path: every order the strategy sends, checked and written to the outbound ring. */
+  readonly om: OrderManager;
   readonly fills = new FillLog();
   readonly markouts = new MarkoutTracker(this.fills);
   readonly equity = new EquityCurve();
@@ -163,18 +181,16 @@ export class Engine {
 
   // counters
   eventsProcessed = 0;
-  ordersSent = 0;
-  cancelsSent = 0;
   rejects = 0;
   cancelRejects = 0;
   /** Our resting orders the exchange cancelled by self-match prevention (CANCEL_SELF_MATCH). */
   selfMatchCancels = 0;
-  outboundDrops = 0;
 
   /** Model evaluations made (see signal, signalTs). */
   predictions = 0;
 
-  private readonly clock = new Float64Array(C_COUNT);
+  /** The engine's per-event doubles (engine-slots.ts C_*). */
+  readonly clock = new Float64Array(C_COUNT);
   /** Engine clock: the receive time of the last input (ns). */
   get now(): number {
     return this.clock[C_NOW];
@@ -190,50 +206,86 @@ export class Engine {
   get signal(): number {
     return this.clock[C_SIGNAL];
   }
+  /** out[i] = signal (a slot: a double returned by a call V8 does not inline is boxed). */
+  writeSignal(out: Float64Array, i: number): void {
+    out[i] = this.clock[C_SIGNAL];
+  }
   /** Market time of the latest model output (-1: none yet). */
   get signalTs(): number {
     return this.clock[C_SIGNAL_TS];
   }
+  /** [0]: engine time of the strategy's next timer (Infinity: none). */
+  readonly nextTimer = new Float64Array([Infinity]);
+  get nextTimerAt(): number {
+    return this.nextTimer[0];
+  }
+  get orders(): OrderTable {
+    return this.om.orders;
+  }
+  get ordersSent(): number {
+    return this.om.ordersSent;
+  }
+  get cancelsSent(): number {
+    return this.om.cancelsSent;
+  }
+  get outboundDrops(): number {
+    return this.om.outboundDrops;
+  }
+  get openBuyQty(): number {
+    return this.om.openBuyQty;
+  }
+  get openSellQty(): number {
+    return this.om.openSellQty;
+  }
 
-  private readonly out: RecordRing;
-  private readonly latency: Latency;
-  private readonly orderLink = new FifoLink();
-  private readonly sessionStartNs: number;
-  private readonly sessionEndNs: number;
-  private readonly reduceOnlyFromNs: number;
+  readonly sessionStartNs: number;
+  readonly sessionEndNs: number;
+  readonly reduceOnlyFromNs: number;
   private readonly predictIntervalNs: number;
   readonly quotes = new QuoteSamples();
-  /** Working (not being cancelled) order slot per side, -1 if none. */
-  private readonly working = new Int32Array([-1, -1]);
-  /** Orders per side still open at the exchange as far as we know (incl. cancels in flight). */
-  private readonly openCount = new Int32Array(2);
-  openBuyQty = 0;
-  openSellQty = 0;
   private quoting = false;
-  /** The last requote left every side as decided (see quotesStand); its inputs in `standing`. */
-  private settled = false;
+  /** The strategy's standing promise (null: it makes none, and is asked at every event it wakes for). */
+  private readonly promise: StandingPromise | null;
+  /** Strategy hooks present, and what wakes onMarket (0 every event, 1 the touch, 2 the touch and trades). */
+  private readonly hasQuote: boolean;
+  private readonly hasOnMarket: boolean;
+  private readonly wake: number;
+  /** The inputs of the last settled requote (see decisionStands). */
   private readonly standing = new Float64Array(QS_COUNT);
   /**
-   * The band of the last settled requote is still to compute (standBand): at the next market
-   * event, before the features change, from the same inputs. Most settled requotes are followed
-   * by another (the cancel confirmations of the orders they replaced) before any event reads it.
+   * The promise's settle() is still to call for the last settled requote: at the next market
+   * event, before the features change. Most settled requotes are followed by another (the cancel
+   * confirmations of the orders they replaced) before any event reads it.
    */
   private bandDue = false;
   /**
    * The last market event left the quotes standing with nothing pending (see quietBounds): an
-   * event that leaves the touch where it is, before C_QUIET_UNTIL and the volatility band's
-   * time, changes only the clocks and the counts. Any other input clears it.
+   * event that leaves the touch where it is, before C_QUIET_UNTIL and the promise's time, changes
+   * only the clocks and the counts. Any other input clears it.
    */
   private quiet = false;
+  /** The strategy callback running (null: none), for StrategyError; and a failed strategy's error. */
+  callback: string | null = null;
+  failed: StrategyError | null = null;
+  /** The strategy's timers: engine time due (Infinity: none) and period (0: once). */
+  private readonly timerAt = new Float64Array(MAX_TIMERS).fill(Infinity);
+  private readonly timerEvery = new Float64Array(MAX_TIMERS);
+  /** The order event handed to onOrder (one object, rewritten). */
+  private readonly orderEvent: OrderEvent = { type: 0, id: 0, side: 0, price: 0, qty: 0, leaves: 0, exchTs: 0, recvTs: 0, quote: false };
+  /** The last trade seen in market data (ticks, qty, side, exchange ns; NaN before any) and the previous touch. */
+  readonly lastTrade = new Float64Array([NaN, NaN, NaN, NaN]);
+  private prevBid = NO_PRICE;
+  private prevAsk = NO_PRICE;
+  readonly rng: Rng;
+  private readonly stopOnError: boolean;
 
   constructor(o: EngineOptions) {
+    this.stopOnError = o.strategyErrors === 'stop';
     this.spec = o.spec;
-    this.out = o.orders;
-    this.latency = o.latency;
-    this.mm = new MarketMaker(o.quote);
     this.risk = new RiskManager({ ...o.limits }, o.riskState, o.drawdownPath ?? null);
     this.portfolio = o.portfolio ?? new Portfolio(o.initialCapital, o.spec.tickValue, Math.max(64, o.limits.positionLimit * 2 + 2));
-    this.orders = new OrderTable(64, o.firstOrderId ?? 1);
+    const def = o.strategy.def;
+    this.om = new OrderManager({ out: o.orders, latency: o.latency, portfolio: this.portfolio, risk: this.risk, clock: this.clock, levels: def.levels ?? 1, firstOrderId: o.firstOrderId ?? 1 });
     this.sessionStartNs = o.sessionStartNs;
     this.sessionEndNs = o.sessionEndNs;
     this.reduceOnlyFromNs = o.sessionEndNs - o.flattenMinutes * NS_PER_MIN;
@@ -256,6 +308,21 @@ export class Engine {
     const opening = this.portfolio.equity(o.openingMarkTicks ?? 0);
     this.equity.push(o.sessionStartNs, opening);
     this.risk.startDay(opening, o.day ?? 0);
+    this.rng = new Rng(o.strategy.seed ?? 0);
+    this.strategyDef = def;
+    this.ctx = new EngineContext(this, o.strategy.state ?? new Float64Array(def.stateSlots ?? 0));
+    this.callback = 'create';
+    try {
+      this.strategy = def.create(o.strategy.params, this.ctx);
+    } catch (e) {
+      throw new StrategyError(def.name, 'create', c[C_EXCH], e);
+    }
+    this.callback = null;
+    const st = this.strategy;
+    this.promise = st.standing ?? null;
+    this.hasQuote = typeof st.quote === 'function' && (def.levels ?? 1) > 0;
+    this.hasOnMarket = typeof st.onMarket === 'function';
+    this.wake = def.wakes === 'book' ? 0 : def.wakes === 'touch' ? 1 : 2;
   }
 
   /** One market-data record, at its receive time, applied to the engine's own book. The per-event hot path: allocates nothing. */
@@ -271,13 +338,14 @@ export class Engine {
    * (`quiet`), an event that leaves the touch at (bestBid, bestAsk) and comes before anything
    * falls due moves only the clocks and the counts, which is all onMarketTop would do with it
    * (the mid, the equity, the quotes all stand). After each input the driver reads the bounds:
-   * such an event has EV_TS < b[0] (C_QUIET_UNTIL: the timed checks, the reduce-only window) and
-   * EV_TS <= b[1] (the volatility band's time); b[0] = -Infinity: none is quiet before the next
-   * input. (95 % of the bench's session's events are quiet.)
+   * such an event has EV_TS < b[0] (C_QUIET_UNTIL: the timed checks, the reduce-only window, the
+   * promise's first bound) and EV_TS <= b[1] (the promise's second bound); b[0] = -Infinity: none
+   * is quiet before the next input. Only a strategy with a standing promise has quiet events.
+   * (95 % of the bench's session's events are quiet with the built-in market maker.)
    */
   quietBounds(b: Float64Array): void {
     b[0] = this.quiet ? this.clock[C_QUIET_UNTIL] : -Infinity;
-    b[1] = this.standing[QS_VOL_UNTIL];
+    b[1] = this.standing[QS_UPTO];
   }
 
   /**
@@ -305,6 +373,8 @@ export class Engine {
     this.bestAsk = ba;
     if (!this.features.onQuietEvent(bb, ba, d, off)) this.features.onEvent(bb, ba, this.book, d, off);
     this.eventsProcessed++;
+    const trade = d[off + EV_KIND] === MD_TRADE;
+    if (trade) this.noteTrade(d, off);
     if (bb === NO_PRICE || ba === NO_PRICE) return;
     const mid = (bb + ba) * 0.5;
     c[C_MID] = mid;
@@ -320,40 +390,46 @@ export class Engine {
       if (exTs <= this.sessionStartNs) return;
       this.quoting = true;
     }
-    if (this.settled && this.quotesStand(bb, ba)) {
-      // Quiet from here unless a warning or trip is pending (C_CHECKED_MID is NaN then); only
-      // fed the touch (the engine's own book, and the model's features, need every event).
-      if (c[C_CHECKED_MID] === mid && this.fedTop) {
-        this.quiet = true;
-        const until = this.standing[QS_UNTIL];
-        c[C_QUIET_UNTIL] = c[C_DUE] < until ? c[C_DUE] : until;
+    if (this.promise !== null) {
+      if (this.om.settled && this.decisionStands(bb, ba)) {
+        // Quiet from here unless a warning or trip is pending (C_CHECKED_MID is NaN then); only
+        // fed the touch (the engine's own book, and the model's features, need every event).
+        if (c[C_CHECKED_MID] === mid && this.fedTop) {
+          this.quiet = true;
+          const q = this.standing;
+          this.promise.bounds(q, QS_BEFORE);
+          const until = q[QS_UNTIL] < q[QS_BEFORE] ? q[QS_UNTIL] : q[QS_BEFORE];
+          c[C_QUIET_UNTIL] = c[C_DUE] < until ? c[C_DUE] : until;
+        }
+        return;
       }
+    } else if (this.wake !== 0 && bb === this.prevBid && ba === this.prevAsk && !(trade && this.wake === 2)) {
+      // Not an event the strategy wakes for: only a requote still short of its targets goes on.
+      if (this.hasQuote && !this.om.settled) this.requote();
       return;
     }
+    this.prevBid = bb;
+    this.prevAsk = ba;
+    if (this.hasOnMarket) this.callOnMarket();
     this.requote();
   }
 
+  private noteTrade(d: Float64Array, off: number): void {
+    const t = this.lastTrade;
+    t[0] = d[off + EV_PRICE];
+    t[1] = d[off + EV_QTY];
+    t[2] = d[off + EV_SIDE];
+    t[3] = d[off + EV_TS];
+  }
+
   /**
-   * True when a requote now would change nothing: the last one left both sides as decided (a
-   * working order at each desired price, none where none is wanted) and every input of decide()
-   * is what it was then, the volatility and the model's signal within a band where decide()
-   * gives the same quotes (see standBand). Orders, fills and reports clear `settled`.
+   * True when a requote now would change nothing: the last one left every target as decided, the
+   * touch and the position are what they were then, the reduce-only window has not begun since,
+   * and the strategy's promise holds. Orders, fills and reports clear the settled state.
    */
-  private quotesStand(bb: number, ba: number): boolean {
-    // Integers and slots only: a double argument of a call V8 does not inline is boxed (with the
-    // model, onMarketData is too large for V8 to inline this into it).
+  private decisionStands(bb: number, ba: number): boolean {
     const q = this.standing;
-    const c = this.clock;
-    const sig = c[C_SIGNAL];
-    const lo = q[QS_SIGNAL_LO]; // NaN when the requote had no signal
-    return (
-      bb === q[QS_BID] &&
-      ba === q[QS_ASK] &&
-      this.portfolio.position === q[QS_POS] &&
-      c[C_EXCH] < q[QS_UNTIL] &&
-      this.features.volatilityStands(q, QS_VOL_MOVES) &&
-      ((sig >= lo && sig <= q[QS_SIGNAL_HI]) || (sig !== sig && lo !== lo))
-    );
+    return bb === q[QS_BID] && ba === q[QS_ASK] && this.portfolio.position === q[QS_POS] && this.clock[C_EXCH] < q[QS_UNTIL] && this.promise!.stands(this.ctx);
   }
 
   /**
@@ -419,42 +495,66 @@ export class Engine {
     this.quiet = false;
     this.now = d[off + ER_TS];
     const type = d[off + ER_TYPE];
-    const slot = this.orders.find(d[off + ER_ID]);
+    const om = this.om;
+    const slot = om.orders.find(d[off + ER_ID]);
     if (slot < 0) {
       // Not in our table: an order of a previous engine instance (restart, session roll). A
       // fill is a fill: book it. Anything else about such an order needs no action.
-      if (type === ER_FILL) this.bookFill(d, off, d[off + ER_SIDE], d[off + ER_ID]);
+      if (type === ER_FILL) {
+        this.bookFill(d, off, d[off + ER_SIDE], d[off + ER_ID]);
+        this.tellOrder(ORDER_FILL, d, off, false);
+      }
       return;
     }
-    const o = this.orders;
-    const side = o.side[slot];
+    const quote = om.quoteOrder(slot);
     if (type === ER_ACK) {
-      if (o.state[slot] === ORD_PENDING_NEW) o.state[slot] = ORD_LIVE;
+      om.acked(slot);
+      this.tellOrder(ORDER_ACK, d, off, quote);
       return;
     }
     if (type === ER_FILL) {
-      const qty = d[off + ER_QTY];
-      o.leaves[slot] -= qty;
-      if (side === BID) this.openBuyQty -= qty;
-      else this.openSellQty -= qty;
-      if (o.leaves[slot] <= 0) this.done(slot);
+      const side = om.orders.side[slot];
+      om.filled(slot, d[off + ER_QTY]);
       this.bookFill(d, off, side, d[off + ER_ID]);
+      this.tellOrder(ORDER_FILL, d, off, quote);
     } else if (type === ER_CANCELED || type === ER_REJECT) {
-      if (side === BID) this.openBuyQty -= o.leaves[slot];
-      else this.openSellQty -= o.leaves[slot];
-      o.leaves[slot] = 0;
+      om.ended(slot);
       if (type === ER_REJECT) this.rejects++;
       else if (d[off + ER_REASON] === CANCEL_SELF_MATCH) this.selfMatchCancels++;
-      this.done(slot);
-      // The end of an order already replaced changes no input of decide() (the position, the
+      this.tellOrder(type === ER_REJECT ? ORDER_REJECT : ORDER_CANCELED, d, off, quote);
+      // The end of an order already replaced changes no input of the decision (the position, the
       // touch, the features): a requote now would decide what stands. Most cancel confirmations
       // are these (77k of 90k per session on the bench's).
-      if (this.settled) return;
+      if (om.settled) return;
     } else {
       this.cancelRejects++; // the order finished before our cancel arrived
+      this.tellOrder(ORDER_CANCEL_REJECT, d, off, quote);
       return;
     }
     if (this.quoting) this.requote();
+  }
+
+  /** Hands the strategy one of its order events (when it listens). */
+  private tellOrder(type: number, d: Float64Array, off: number, quote: boolean): void {
+    const st = this.strategy;
+    if (st.onOrder === undefined || this.failed !== null) return;
+    const ev = this.orderEvent;
+    ev.type = type;
+    ev.id = d[off + ER_ID];
+    ev.side = d[off + ER_SIDE];
+    ev.price = d[off + ER_PRICE];
+    ev.qty = d[off + ER_QTY];
+    ev.leaves = d[off + ER_LEAVES];
+    ev.exchTs = d[off + ER_EXCH_TS];
+    ev.recvTs = d[off + ER_TS];
+    ev.quote = quote;
+    this.callback = 'onOrder';
+    try {
+      st.onOrder(this.ctx, ev);
+    } catch (e) {
+      this.strategyThrew(e);
+    }
+    this.callback = null;
   }
 
   private bookFill(d: Float64Array, off: number, side: number, id: number): void {
@@ -490,174 +590,145 @@ export class Engine {
   private sampleQuotes(): void {
     const c = this.clock;
     const exTs = c[C_EXCH];
-    const b = this.working[BID];
-    const a = this.working[ASK];
-    this.quotes.push(exTs, b < 0 ? NaN : this.orders.price[b], a < 0 ? NaN : this.orders.price[a], c[C_MID]);
+    const om = this.om;
+    const L = om.targets.levels;
+    const b = L > 0 ? om.workingAt(0) : -1;
+    const a = L > 0 ? om.workingAt(L) : -1;
+    this.quotes.push(exTs, b < 0 ? NaN : om.orders.price[b], a < 0 ? NaN : om.orders.price[a], c[C_MID]);
     c[C_NEXT_QUOTE] = exTs - ((exTs - this.sessionStartNs) % QUOTE_SAMPLE_NS) + QUOTE_SAMPLE_NS;
   }
 
-  private done(slot: number): void {
-    const side = this.orders.side[slot];
-    // Only a working order's end can unsettle the quotes: the others are orders already replaced
-    // (their cancel sent), which no standing quote counts on.
-    if (this.working[side] === slot) {
-      this.working[side] = -1;
-      this.settled = false;
-    }
-    this.openCount[side]--;
-    this.orders.release(slot);
-  }
-
-  /** Re-evaluates the desired quotes and sends the cancels and new orders to get there. */
+  /** Asks the strategy for its quote targets and sends the cancels and new orders to get there. */
   private requote(): void {
-    if (this.risk.killed) return;
+    if (!this.hasQuote || this.risk.killed || this.failed !== null) return;
     const bb = this.bestBid;
     const ba = this.bestAsk;
     if (bb === NO_PRICE || ba === NO_PRICE || ba <= bb) return;
     if (this.lastExchTs >= this.sessionEndNs) return;
-    const pos = this.portfolio.position;
-    const mm = this.mm;
+    const om = this.om;
     const reduceOnly = this.lastExchTs >= this.reduceOnlyFromNs;
-    this.features.writeVolatility(mm.inputs, IN_SIGMA);
-    mm.inputs[IN_SIGNAL] = this.signal;
-    mm.decide(bb, ba, pos, reduceOnly);
-    // Both sides' cancels go out before either new order: the order link is FIFO, so a new bid
-    // never reaches the exchange while our ask at its price is still resting there (no self-match).
-    const keepBid = this.keepOrCancel(BID, mm.bidPrice);
-    const keepAsk = this.keepOrCancel(ASK, mm.askPrice);
-    if (!keepBid) this.place(BID, mm.bidPrice, mm.bidSize);
-    if (!keepAsk) this.place(ASK, mm.askPrice, mm.askSize);
-    // Anything short of the decided quotes (an order refused, a cancel not sent) is retried at
-    // the next input, as before: only a fully standing result is remembered.
-    this.settled = this.sideStands(BID, mm.bidPrice) && this.sideStands(ASK, mm.askPrice);
-    if (!this.settled) return;
+    om.reduceOnly = reduceOnly;
+    this.callback = 'quote';
+    try {
+      this.strategy.quote!(this.ctx, om.targets);
+    } catch (e) {
+      this.strategyThrew(e);
+      return;
+    }
+    this.callback = null;
+    // Anything short of the targets (an order refused, a cancel not sent) is retried at the next
+    // input, as before: only a fully standing result is remembered.
+    if (!om.reconcile()) return;
     const q = this.standing;
     q[QS_BID] = bb;
     q[QS_ASK] = ba;
-    q[QS_POS] = pos;
+    q[QS_POS] = this.portfolio.position;
     q[QS_UNTIL] = reduceOnly ? Infinity : this.reduceOnlyFromNs;
-    this.bandDue = true;
+    this.bandDue = this.promise !== null;
   }
 
-  /** The band of the last settled requote (bandDue), unless something has unsettled it since. */
+  /** The promise's settle() for the last settled requote (bandDue), unless something has unsettled it since. */
   private settleBand(): void {
     this.bandDue = false;
-    if (!this.settled) return;
-    const q = this.standing;
-    // Reduce-only as at the requote: the exchange time moves only with market events, as the features do.
-    this.standBand(q[QS_BID], q[QS_ASK], q[QS_POS], this.lastExchTs >= this.reduceOnlyFromNs);
+    if (!this.om.settled) return;
+    this.callback = 'standing.settle';
+    try {
+      this.promise!.settle(this.ctx);
+    } catch (e) {
+      this.strategyThrew(e);
+    }
+    this.callback = null;
+  }
+
+  /** onMarket, where the strategy acts imperatively (guards as for a requote). */
+  private callOnMarket(): void {
+    if (this.risk.killed || this.failed !== null || this.bestAsk <= this.bestBid || this.lastExchTs >= this.sessionEndNs) return;
+    this.om.reduceOnly = this.lastExchTs >= this.reduceOnlyFromNs;
+    this.callback = 'onMarket';
+    try {
+      this.strategy.onMarket!(this.ctx);
+    } catch (e) {
+      this.strategyThrew(e);
+    }
+    this.callback = null;
+  }
+
+  /** Arms timer `id` at engine time `at`, every `period` ns after (0: once). */
+  setTimer(id: number, at: number, period: number): void {
+    if (!Number.isInteger(id) || id < 0 || id >= MAX_TIMERS) throw new Error(`timer id ${id}: expected an integer in 0..${MAX_TIMERS - 1}`);
+    if (!(at === at) || !(period >= 0)) throw new Error(`timer ${id}: expected a time and a period >= 0 in ns, got ${at}, ${period}`);
+    // Never in the past: a timer set for a time already gone fires at the next input.
+    this.timerAt[id] = at > this.clock[C_NOW] ? at : this.clock[C_NOW];
+    this.timerEvery[id] = period;
+    this.scheduleTimers();
+    this.quiet = false;
+  }
+
+  clearTimer(id: number): void {
+    if (id >= 0 && id < MAX_TIMERS) this.timerAt[id] = Infinity;
+    this.scheduleTimers();
+  }
+
+  private scheduleTimers(): void {
+    let t = Infinity;
+    for (let i = 0; i < MAX_TIMERS; i++) if (this.timerAt[i] < t) t = this.timerAt[i];
+    this.nextTimer[0] = t;
   }
 
   /**
-   * The band of the volatility's sum in which the quotes just decided stand: from the lowest trial
-   * sum whose volatility gives the same quotes (MarketMaker.sameQuotesAt) up to the sum now. The
-   * volatility is a monotone function of the sum, so every sum in the band gives a volatility
-   * between the two tried. Between mid changes the sum only decays, so the band holds until a
-   * mid change or until the time the sum falls past the trial (volatilityStandInto). Then the band of
-   * the model's signal in which the quotes stand for every volatility in that band (a new
-   * prediction moves the signal either way, usually by less than a tick's worth).
+   * The strategy's timers due at nextTimerAt (the driver calls this when that is the next
+   * input), in time order, then a requote: live, a timer fires on the
+   * local clock, which is the engine's receive-time clock here.
    */
-  private standBand(bb: number, ba: number, pos: number, reduceOnly: boolean): void {
-    const q = this.standing;
-    const mm = this.mm;
-    this.features.writeVolatilitySum(q, QS_SUM_NOW);
-    q[QS_SUM_LO] = q[QS_SUM_NOW];
-    let found = false;
-    for (let i = 0; i < BAND_TRIALS.length && !found; i++) {
-      q[QS_TRIAL_SUM] = q[QS_SUM_NOW] * BAND_TRIALS[i];
-      this.features.volatilityFor(q, QS_TRIAL_SUM);
-      mm.inputs[IN_SIGMA_LO] = q[QS_TRIAL_SIGMA];
-      found = mm.sameQuotesAt(bb, ba, pos, reduceOnly);
+  onTimer(): void {
+    this.quiet = false;
+    const c = this.clock;
+    const now = this.nextTimer[0];
+    if (now > c[C_NOW]) c[C_NOW] = now;
+    for (;;) {
+      let id = -1;
+      for (let i = 0; i < MAX_TIMERS; i++) if (this.timerAt[i] <= now && (id < 0 || this.timerAt[i] < this.timerAt[id])) id = i;
+      if (id < 0) break;
+      const p = this.timerEvery[id];
+      this.timerAt[id] = p > 0 ? this.timerAt[id] + p : Infinity;
+      if (p > 0 && this.timerAt[id] <= now) this.timerAt[id] = now + p; // a late engine: no burst of missed ticks
+      const st = this.strategy;
+      if (st.onTimer !== undefined && this.failed === null && !this.risk.killed) {
+        this.om.reduceOnly = this.lastExchTs >= this.reduceOnlyFromNs;
+        this.callback = 'onTimer';
+        try {
+          st.onTimer(this.ctx, id);
+        } catch (e) {
+          this.strategyThrew(e);
+        }
+        this.callback = null;
+      }
     }
-    if (found) q[QS_SUM_LO] = q[QS_TRIAL_SUM];
-    else mm.inputs[IN_SIGMA_LO] = mm.inputs[IN_SIGMA];
-    this.features.volatilityStandInto(q, QS_SUM_LO, QS_VOL_MOVES);
-    mm.signalBand(bb, ba, pos, reduceOnly, q, QS_SIGNAL_LO);
+    this.scheduleTimers();
+    if (this.quoting) this.requote();
   }
 
-  /** The side is as decided: a working order at `price`, or none when price is NO_PRICE. */
-  private sideStands(side: number, price: number): boolean {
-    const w = this.working[side];
-    return price === NO_PRICE ? w < 0 : w >= 0 && this.orders.price[w] === price;
-  }
-
-  /** True when the side's working order stays (its price is the desired one); otherwise cancels it. */
-  private keepOrCancel(side: number, price: number): boolean {
-    const w = this.working[side];
-    if (w < 0) return false;
-    // Keep our place in the queue while the desired price is unchanged.
-    if (price !== NO_PRICE && this.orders.price[w] === price) return true;
-    this.sendCancel(w);
-    return false;
-  }
-
-  private place(side: number, price: number, size: number): void {
-    if (price === NO_PRICE || size <= 0 || this.openCount[side] >= MAX_ORDERS_PER_SIDE) return;
-    this.sendNew(side, price, size);
-  }
-
-  private sendNew(side: number, price: number, size: number): void {
-    const pos = this.portfolio.position;
-    // Orders whose cancel is still in flight may fill too: the new one gets only what they leave
-    // of the inventory limit (none: wait for their confirmations).
-    const room = this.mm.room(side, pos, side === BID ? this.openBuyQty : this.openSellQty);
-    if (room <= 0) return;
-    const qty = room < size ? room : size;
-    if (this.risk.checkOrder(side, price, qty, pos, this.openBuyQty, this.openSellQty) !== RISK_OK) return;
-    const slot = this.orders.allocate(side, price, qty, this.now);
-    if (slot < 0) return;
-    if (!this.send(OM_NEW, slot, FLAG_POST_ONLY)) {
-      this.orders.release(slot);
-      return;
-    }
-    if (side === BID) this.openBuyQty += qty;
-    else this.openSellQty += qty;
-    this.openCount[side]++;
-    this.working[side] = slot;
-    this.ordersSent++;
-  }
-
-  private sendCancel(slot: number): void {
-    const o = this.orders;
-    if (o.state[slot] === ORD_PENDING_CANCEL || o.state[slot] === ORD_FREE) return;
-    if (!this.send(OM_CANCEL, slot, 0)) return;
-    o.state[slot] = ORD_PENDING_CANCEL;
-    if (this.working[o.side[slot]] === slot) this.working[o.side[slot]] = -1;
-    this.cancelsSent++;
-  }
-
-  /** Writes and publishes one order message about the order in `slot`; false if the ring is full. */
-  private send(type: number, slot: number, flags: number): boolean {
-    const off = this.out.claim();
-    if (off < 0) {
-      this.outboundDrops++;
-      this.out.countDrop();
-      return false;
-    }
-    const o = this.orders;
-    const d = this.out.data;
-    // Exchange arrival: entry latency, in send order.
-    d[off + OM_TS] = this.clock[C_NOW] + this.latency.orderEntry(this.clock, C_NOW);
-    this.orderLink.arrive(d, off + OM_TS);
-    d[off + OM_SENT] = this.now;
-    d[off + OM_TYPE] = type;
-    d[off + OM_ID] = o.id[slot];
-    d[off + OM_SIDE] = o.side[slot];
-    d[off + OM_PRICE] = o.price[slot];
-    d[off + OM_QTY] = o.leaves[slot];
-    d[off + OM_FLAGS] = flags;
-    this.out.publish();
-    return true;
+  /**
+   * A strategy callback threw: quoting stops, its orders are cancelled and an alert is raised;
+   * the session (or live engine) goes on without it. A backtest fails the session with the error
+   * (session.ts); the live simulation keeps serving with the strategy stopped.
+   */
+  private strategyThrew(e: unknown): void {
+    const name = this.strategyDef.name;
+    const err = new StrategyError(name, this.callback ?? 'callback', this.clock[C_EXCH], e);
+    this.callback = null;
+    if (!this.stopOnError) throw err;
+    if (this.failed !== null) return;
+    this.failed = err;
+    this.om.cancelAll();
+    this.quiet = false;
+    this.risk.alerts.add(this.now, 'critical', 'STRATEGY_ERROR', err.message, 0, 0);
   }
 
   /** Cancels every open order (kill switch, shutdown, restart). */
   cancelAll(): void {
-    this.settled = false;
     this.quiet = false;
-    const o = this.orders;
-    for (let s = 0; s < o.capacity; s++) {
-      if (o.state[s] === ORD_PENDING_NEW || o.state[s] === ORD_LIVE) this.sendCancel(s);
-    }
+    this.om.cancelAll();
   }
 
   /** The latest prediction of a model run elsewhere (the inference worker in simulation). */

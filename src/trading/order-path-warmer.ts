@@ -14,6 +14,7 @@
 // and its messages never leave this object. Its memory is bounded (a new shadow replaces it
 // before its synthetic session would end), and a run allocates nothing.
 
+import { marketMakerSetup } from '../strategy/builtin/market-maker.ts';
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_ID, ER_LEAVES, ER_PRICE, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, MD_ADD, MD_CANCEL, NS_PER_MS, NS_PER_S, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TYPE } from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
 import type { LatencyParams } from '../exchange/latency.ts';
@@ -105,7 +106,7 @@ export class OrderPathWarmer {
       spec: o.spec,
       initialCapital: o.initialCapital,
       limits: o.limits,
-      quote: o.quote,
+      strategy: marketMakerSetup(o.quote),
       latency: seededLatency(o.latency, SEED + this.shadows),
       orders: this.orders,
       sessionStartNs: 0,

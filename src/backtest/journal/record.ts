@@ -54,6 +54,8 @@ export function indexEntry(r: BacktestRecord, bytes: number): BacktestIndexEntry
     seed: q.seed,
     use_ml: q.useML,
     data_source: q.data_source,
+    // Records from before the strategy port carry none: those runs were the built-in's.
+    strategy: (q.strategy as ResolvedRequest['strategy'] | undefined)?.name ?? 'market_maker',
     total_pnl: r.result?.total_pnl ?? null,
     sharpe_ratio: r.result?.sharpe_ratio ?? null,
     max_drawdown_pct: r.result?.max_drawdown_pct ?? null,

@@ -1,0 +1,12 @@
+// GET /api/strategies: the strategies this engine loaded (built-ins and files named at start).
+
+import type { StrategyList } from '../../api/strategies.ts';
+import { strategyInfos } from '../../strategy/info.ts';
+import type { ApiContext, App } from '../context.ts';
+
+export function registerStrategies(app: App, ctx: ApiContext): void {
+  app.get('/api/strategies', (c) => {
+    const body: StrategyList = { default: ctx.config.strategy.name, strategies: strategyInfos() };
+    return c.json(body, 200, { 'Cache-Control': 'no-store' });
+  });
+}

@@ -1,0 +1,42 @@
+// Loading the strategies a process runs, once at start: the files the config lists
+// ([strategy] files) and those named with --strategy-file, then the config's strategy choices
+// checked against them ([strategy] name, each [strategy.<name>] table), each error naming its key.
+
+import type { EngineConfig } from '../config/schema.ts';
+import { loadStrategies } from './load.ts';
+import { applyParams, defaults } from './params.ts';
+import { registeredStrategies, strategyByName } from './registry.ts';
+
+/** The [strategy] keys that are not a strategy's parameter table. */
+const OWN_KEYS = new Set(['name', 'files', 'order_size', 'spread_multiplier', 'skew_factor', 'inventory_limit', 'ml_weight', 'use_ml', 'flatten_minutes', 'vol_spread_factor']);
+
+/** Loads the configured and the extra strategy files; returns an error message, or null when all is well. */
+export async function setUpStrategies(config: EngineConfig, extraFiles: readonly string[] = []): Promise<string | null> {
+  try {
+    await loadStrategies([...config.strategy.files, ...extraFiles]);
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  return configuredStrategyProblem(config);
+}
+
+/** The config's strategy keys checked against the registry (after loading): a message naming the key, or null. */
+export function configuredStrategyProblem(config: EngineConfig): string | null {
+  const s = config.strategy as Record<string, unknown>;
+  const name = config.strategy.name;
+  if (!strategyByName(name)) return `strategy.name = ${JSON.stringify(name)}: expected a loaded strategy (${loadedNames()}); load its file with [strategy] files or --strategy-file`;
+  for (const [key, table] of Object.entries(s)) {
+    if (OWN_KEYS.has(key)) continue;
+    const r = strategyByName(key);
+    if (!r) return `[strategy.${key}]: no strategy named '${key}' is loaded (${loadedNames()})`;
+    const p = applyParams(r.def.params, defaults(r.def.params), table, `strategy.${key}`);
+    if (!p.ok) return p.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+  }
+  return null;
+}
+
+function loadedNames(): string {
+  return `loaded: ${registeredStrategies()
+    .map((r) => r.def.name)
+    .join(', ')}`;
+}

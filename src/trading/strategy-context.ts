@@ -1,0 +1,182 @@
+// What a strategy sees of its engine (StrategyContext, src/strategy/port.ts): read-only views of
+// the engine's own state and the order path's entry points. Nothing here reaches the simulated
+// exchange: the context is built from the engine alone, which knows only what market data and
+// execution reports have told it.
+
+import { FEATURE_NAMES } from '../book/features.ts';
+import { NO_PRICE } from '../book/no-price.ts';
+import { BID, FLAG_POST_ONLY } from '../core/events.ts';
+import { OS_NONE, type FeatureBand, type StrategyContext } from '../strategy/port.ts';
+import type { Engine } from './engine.ts';
+
+const FEATURE_INDEX: ReadonlyMap<string, number> = new Map(FEATURE_NAMES.map((n, i) => [n, i]));
+
+export class EngineContext implements StrategyContext {
+  private readonly e: Engine;
+  readonly state: Float64Array;
+
+  constructor(engine: Engine, state: Float64Array) {
+    this.e = engine;
+    this.state = state;
+  }
+
+  get now(): number {
+    return this.e.now;
+  }
+  get exchTs(): number {
+    return this.e.lastExchTs;
+  }
+  get sessionStartNs(): number {
+    return this.e.sessionStartNs;
+  }
+  get sessionEndNs(): number {
+    return this.e.sessionEndNs;
+  }
+  get root(): string {
+    return this.e.spec.root;
+  }
+  get tickSize(): number {
+    return this.e.spec.tickSize;
+  }
+  get tickValue(): number {
+    return this.e.spec.tickValue;
+  }
+  get bestBid(): number {
+    return this.e.bestBid;
+  }
+  get bestAsk(): number {
+    return this.e.bestAsk;
+  }
+  get mid(): number {
+    return this.e.mid();
+  }
+
+  levels(side: number, n: number, prices: Float64Array | Int32Array, sizes: Float64Array | Int32Array): number {
+    if (this.e.feed === 'top') throw new Error(`strategy ${this.e.strategyDef.name}: ctx.levels() needs book: 'depth' in its definition (this engine keeps only the touch)`);
+    return this.e.book.levels(side, n, prices, sizes);
+  }
+
+  get lastTradePrice(): number {
+    return this.e.lastTrade[0];
+  }
+  get lastTradeQty(): number {
+    return this.e.lastTrade[1];
+  }
+  get lastTradeSide(): number {
+    return this.e.lastTrade[2];
+  }
+  get lastTradeTs(): number {
+    return this.e.lastTrade[3];
+  }
+
+  feature(name: string): number {
+    const i = FEATURE_INDEX.get(name);
+    if (i === undefined) throw new Error(`unknown feature '${name}': expected one of ${FEATURE_NAMES.join(', ')}`);
+    if (name === 'volatility') return this.e.features.volatility;
+    return this.e.features.values[i];
+  }
+  get volatility(): number {
+    return this.e.features.volatility;
+  }
+  get band(): FeatureBand {
+    return this.e.features;
+  }
+  get signal(): number {
+    return this.e.signal;
+  }
+  writeSignal(out: Float64Array, i: number): void {
+    this.e.writeSignal(out, i);
+  }
+
+  get position(): number {
+    return this.e.portfolio.position;
+  }
+  get realizedPnl(): number {
+    const p = this.e.portfolio;
+    return p.realizedPnl - p.feesPaid;
+  }
+  get pnl(): number {
+    const p = this.e.portfolio;
+    return p.equity(this.e.mid()) - p.initialCapital;
+  }
+  get openBuyQty(): number {
+    return this.e.om.openBuyQty;
+  }
+  get openSellQty(): number {
+    return this.e.om.openSellQty;
+  }
+  get lastFillPrice(): number {
+    return this.lastFill(0);
+  }
+  get lastFillQty(): number {
+    return this.lastFill(1);
+  }
+  get lastFillSide(): number {
+    return this.lastFill(2);
+  }
+  get lastFillTs(): number {
+    return this.lastFill(3);
+  }
+  private lastFill(field: number): number {
+    const f = this.e.fills;
+    if (f.length === 0) return NaN;
+    const i = f.length - 1;
+    return f.get(field === 0 ? 'price' : field === 1 ? 'qty' : field === 2 ? 'side' : 'exchTs', i);
+  }
+
+  get reduceOnly(): boolean {
+    return this.e.lastExchTs >= this.e.reduceOnlyFromNs;
+  }
+  get killed(): boolean {
+    return this.e.risk.killed;
+  }
+  get positionLimit(): number {
+    return this.e.risk.limits.positionLimit;
+  }
+
+  orderState(id: number): number {
+    const o = this.e.om.orders;
+    const s = o.find(id);
+    return s < 0 ? OS_NONE : o.state[s];
+  }
+  orderLeaves(id: number): number {
+    const o = this.e.om.orders;
+    const s = o.find(id);
+    return s < 0 ? 0 : o.leaves[s];
+  }
+  get settled(): boolean {
+    return this.e.om.settled;
+  }
+
+  send(side: number, price: number, qty: number, flags: number): number {
+    const e = this.e;
+    if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs) return 0;
+    if (price === NO_PRICE) return 0;
+    return e.om.send(side === BID ? BID : side === 1 ? 1 : -1, price, qty, flags);
+  }
+  cancel(id: number): boolean {
+    return this.e.om.cancel(id);
+  }
+  replace(id: number, price: number, qty: number): number {
+    const o = this.e.om.orders;
+    const s = o.find(id);
+    if (s < 0) return 0;
+    const side = o.side[s];
+    const flags = FLAG_POST_ONLY; // post-only, as quotes are: a replace that would cross is rejected, not filled
+    if (!this.cancel(id)) return 0;
+    return this.send(side, price, qty, flags);
+  }
+  wakeAt(ns: number, id: number): void {
+    this.e.setTimer(id, ns, 0);
+  }
+  wakeEvery(periodNs: number, id: number): void {
+    if (!(periodNs > 0)) throw new Error(`wakeEvery(${periodNs}, ${id}): expected a period > 0 ns`);
+    this.e.setTimer(id, this.e.now + periodNs, periodNs);
+  }
+  cancelTimer(id: number): void {
+    this.e.clearTimer(id);
+  }
+  random(): number {
+    return this.e.rng.next();
+  }
+}
