@@ -59,7 +59,8 @@ async function main(): Promise<number> {
   if (opts.sweep) return sweepCommand(opts, config, log);
   if (opts.backtest) return backtestCommand(opts, config, log);
   if (opts.exportDbn !== undefined) return exportDbnCommand(opts, config, log);
-  return simulateCommand(config, log);
+  // The live simulation's threads load the same strategy files (the CLI's with the config's).
+  return simulateCommand(opts.strategyFiles?.length ? { ...config, strategy: { ...config.strategy, files: [...config.strategy.files, ...opts.strategyFiles] } } : config, log);
 }
 
 main().then(

@@ -292,7 +292,7 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
   };
 }
 
-const payload = (uptime: number, st: SymbolState): StatePayload => ({ version: 'v0', uptime_s: uptime, data_source: 'synthetic', symbols: ['ESH24'], states: { ESH24: st } });
+const payload = (uptime: number, st: SymbolState): StatePayload => ({ version: 'v0', uptime_s: uptime, data_source: 'synthetic', strategy: null, symbols: ['ESH24'], states: { ESH24: st } });
 const SESSION = Date.UTC(2024, 0, 2, 14, 30);
 
 test('bounded state: series, fills and the whole store stay within their caps', () => {

@@ -5,7 +5,6 @@
 // A session roll or a restart arrives as an MD_RESET record: the engine is rebuilt around the
 // shared portfolio and risk state, so position, P&L and the kill switch carry over.
 
-import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BID, ER_TS, EV_KIND, EV_PRICE, EV_RECV, EV_TS, LIQ_MAKER, MD_RESET } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
@@ -49,6 +48,9 @@ import { checkStallFault } from '../src/runtime/layout.ts';
 import { FillJournal, type Recovery } from '../src/runtime/fill-journal.ts';
 import { CT, writeSnapshot } from '../src/runtime/snapshot.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
+import { loadStrategies } from '../src/strategy/load.ts';
+import { configuredStrategy } from '../src/strategy/setup.ts';
+import type { StrategyError } from '../src/trading/engine.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
 import { BurstWakes, wakeMaxDeferMs } from '../src/runtime/burst-wake.ts';
@@ -67,6 +69,13 @@ const BOOK_SAMPLE_MASK = 15; // time one market event in 16
 // A thread that spins (simulation.engine_idle spin or busy_poll) keeps its order path warm while
 // it waits (OrderPathWarmer); one that blocks cannot without waking early, i.e. spinning.
 const WARM = init.spinUs > 0;
+// The strategy this thread runs: the config's, its files compiled here as in the main thread
+// (the main thread checked them at start; a file changed since gives another hash, refused).
+await loadStrategies(cfg.strategy.files);
+const STRATEGY = configuredStrategy(cfg);
+if (init.strategyHash !== undefined && STRATEGY.hash !== init.strategyHash) {
+  throw new Error(`strategy '${STRATEGY.def.name}' changed on disk since the engine started (hash ${STRATEGY.hash.slice(0, 12)}, was ${init.strategyHash.slice(0, 12)}): restart the engine to use the new version`);
+}
 
 class Trader {
   readonly mem: SymbolMemory;
@@ -102,6 +111,8 @@ class Trader {
   private readonly pred = new Float64Array(PR_FIELDS);
   private readonly scratch = { prices: new Float64Array(15), sizes: new Float64Array(15) };
   private firstEngine = true;
+  /** The strategy's error, once it threw (it is not run again). */
+  private strategyFailed: StrategyError | null = null;
   /** Engine time of the oldest input received but not yet due (Infinity: none). */
   nextDue = Infinity;
   /** This symbol's inference wake among the burst's wakes. */
@@ -143,7 +154,9 @@ class Trader {
       spec: specOf(this.mem.root),
       initialCapital: cfg.trading.initial_capital,
       limits: riskLimits(cfg),
-      strategy: marketMakerSetup(quoteParams(cfg)),
+      strategy: { def: STRATEGY.def, params: STRATEGY.params, seed: hashSeed(`live-strategy|${this.mem.symbol}|${init.generation}|${k}`, cfg.simulation.seed), state: new Float64Array(this.mem.strategyState, 0, STRATEGY.def.stateSlots ?? 0) },
+      // A strategy that throws stops quoting (its orders cancelled, a STRATEGY_ERROR alert); the engine and the API stay up.
+      strategyErrors: 'stop',
       latency: seededLatency(latencyParams(cfg), seed),
       orders: this.om,
       sessionStartNs: startNs,
@@ -157,6 +170,9 @@ class Trader {
       // Ids unique per generation and session: never reuse an id the exchange may still know.
       firstOrderId: init.generation * 1e9 + k * 1e6 + 1,
     });
+    // A strategy that failed stays stopped for the rest of this thread's life (a new session does not retry it).
+    if (this.strategyFailed !== null) e.failed = this.strategyFailed;
+    else if (old?.failed) e.failed = this.strategyFailed = old.failed;
     if (this.firstEngine && init.generation > 0) {
       const now = clock.nowNs(wallMs());
       const booking = this.recovery === 'clean' ? '' : this.recovery === 'rolled back' ? '; a fill being booked when an engine thread died was rolled back and is booked again' : '; a fill booked when an engine thread died was published';
@@ -202,8 +218,18 @@ class Trader {
       const tMd = md.available() > 0 ? md.data[md.peek() + EV_RECV] : Infinity;
       // Reports wait until there is an engine to book them (after a restart, the snapshot first).
       const tEr = this.engine !== null && er.available() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
+      // The strategy's timers, on the engine's clock, after market data and reports at a tie (as in a backtest).
+      const tTm = this.engine !== null ? this.engine.nextTimerAt : Infinity;
       this.nextDue = tEr < tMd ? tEr : tMd;
-      if (tEr <= tMd) {
+      if (tTm < this.nextDue) this.nextDue = tTm;
+      if (tTm < tEr && tTm < tMd) {
+        if (tTm > now) break;
+        const e = this.engine!;
+        const sent = e.ordersSent + e.cancelsSent;
+        e.onTimer();
+        booked = true;
+        if (e.ordersSent + e.cancelsSent !== sent) askMdWake(wallMs());
+      } else if (tEr <= tMd) {
         if (tEr > now) break;
         const e = this.engine!;
         const sent = e.ordersSent + e.cancelsSent;

@@ -173,6 +173,10 @@ export const statePayloadSchema = z
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
     data_source: z.string().describe('the live market: "synthetic", or "dbn <name>" for recorded data replayed at [simulation] speed ([simulation] source = "replay")'),
+    strategy: z
+      .object({ name: z.string().describe('registered name'), version: z.string().describe('declared version'), hash: z.string().describe('content hash (GET /api/strategies)') })
+      .nullable()
+      .describe('the strategy the live engine runs ([strategy] name)'),
     symbols: z.array(z.string()).describe('symbols in `states`'),
     states: z.record(z.string(), symbolStateSchema).describe('symbol -> state'),
   })

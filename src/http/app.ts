@@ -18,6 +18,7 @@ import { ApiError, apiError, respondApiError } from './errors.ts';
 import { hostAllowed, hostCheck } from './host-check.ts';
 import { EngineMetrics } from './metrics.ts';
 import { liveDataSource } from '../runtime/live-source.ts';
+import { liveStrategy } from '../strategy/setup.ts';
 import { registerBacktestArtifacts } from './routes/backtest-artifacts.ts';
 import { registerBacktests } from './routes/backtests.ts';
 import { registerDatasets } from './routes/datasets.ts';
@@ -92,7 +93,7 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   });
 
   const sweeps = deps.sweeps ?? new SweepService({ config, logger, pool: () => backtests.ensurePool(), poolThreads: backtests.poolSize, executor: backtests.executor });
-  const stateCache = new StateCache(runtime, opts.stateMaxAgeMs, liveDataSource(config));
+  const stateCache = new StateCache(runtime, opts.stateMaxAgeMs, liveDataSource(config), liveStrategy(config));
   const hub = new SseHub({
     hz: config.http.stream_hz,
     maxClients: config.http.max_sse_clients,

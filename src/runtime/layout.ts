@@ -54,6 +54,9 @@ export const C_FAULT_STALL = 10; // fault injection (tests): 1 + the worker inde
 export const C_FAULT_FILL = 11; // fault injection (tests): the engine thread dies at this step of its next fill's booking
 export const C_INTS = 16;
 
+/** Most doubles a strategy may declare as its state (the registry's bound). */
+export const MAX_STRATEGY_STATE = 4096;
+
 export interface SymbolMemory {
   symbol: string;
   root: string;
@@ -72,6 +75,8 @@ export interface SymbolMemory {
   counters: SharedArrayBuffer;
   /** The engine thread's booking in progress (fill-journal.ts). */
   journal: SharedArrayBuffer;
+  /** The strategy's declared state (StrategyDefinition.stateSlots doubles), kept across engine restarts. */
+  strategyState: SharedArrayBuffer;
 }
 
 export interface SharedLayout {
@@ -116,6 +121,7 @@ export function allocateLayout(symbols: { symbol: string; root: string }[]): Sha
         risk,
         counters: new SharedArrayBuffer(CT_FIELDS * 8),
         journal: new SharedArrayBuffer(FillJournal.bytes(MAX_LOTS, RISK_STATE_FIELDS + CT_FIELDS)),
+        strategyState: new SharedArrayBuffer(MAX_STRATEGY_STATE * 8),
       };
     }),
   };

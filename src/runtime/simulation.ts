@@ -3,6 +3,7 @@
 // worker is logged, reported by /health and restarted), drains fills, alerts and latency
 // samples, and answers the HTTP layer (RuntimeView) from the engine's shared snapshots.
 
+import { configuredStrategy } from '../strategy/setup.ts';
 import { idleSpinUs } from './idle-policy.ts';
 import { wallMs } from './wall-clock.ts';
 import { EventEmitter } from 'node:events';
@@ -151,7 +152,7 @@ export class SimulationRuntime implements RuntimeView {
   }
 
   private init(generation: number, restarts: number): WorkerInit & { model: ModelFile | null } {
-    return { layout: this.layout, config: this.cfg, originMs: this.originMs, generation, restarts, spinUs: this.spinUs, model: this.model.file };
+    return { layout: this.layout, config: this.cfg, originMs: this.originMs, generation, restarts, spinUs: this.spinUs, model: this.model.file, strategyHash: configuredStrategy(this.cfg).hash };
   }
 
   start(): void {

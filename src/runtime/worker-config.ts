@@ -18,6 +18,8 @@ export interface WorkerInit {
   restarts: number;
   /** Spin this long (µs) before blocking when idle. */
   spinUs: number;
+  /** The content hash of the strategy the main thread loaded: a worker that compiles another refuses to start. */
+  strategyHash?: string;
 }
 
 export function simClock(init: WorkerInit): SimClock {

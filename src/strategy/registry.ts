@@ -20,7 +20,7 @@ export interface Registered {
 
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
 const MAX_LEVELS = 8;
-const MAX_STATE = 4096;
+const MAX_STATE = 4096; // doubles: the live simulation's shared state area per symbol (src/runtime/layout.ts)
 
 const registry = new Map<string, Registered>();
 

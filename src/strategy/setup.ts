@@ -2,7 +2,10 @@
 // ([strategy] files) and those named with --strategy-file, then the config's strategy choices
 // checked against them ([strategy] name, each [strategy.<name>] table), each error naming its key.
 
+import { quoteParams } from '../config/derive.ts';
 import type { EngineConfig } from '../config/schema.ts';
+import { MARKET_MAKER, paramValuesOf } from './builtin/market-maker.ts';
+import type { ParamValues, StrategyDefinition } from './port.ts';
 import { loadStrategies } from './load.ts';
 import { applyParams, defaults } from './params.ts';
 import { registeredStrategies, strategyByName } from './registry.ts';
@@ -39,4 +42,25 @@ function loadedNames(): string {
   return `loaded: ${registeredStrategies()
     .map((r) => r.def.name)
     .join(', ')}`;
+}
+
+/**
+ * The strategy the config names ([strategy] name) with its parameters from the config: the
+ * built-in's [strategy] keys, or another's [strategy.<name>] table over its defaults. The live
+ * simulation runs it; a backtest request without `strategy` resolves the same way.
+ */
+export function configuredStrategy(config: EngineConfig): { def: StrategyDefinition; params: ParamValues; hash: string } {
+  const name = config.strategy.name;
+  const r = strategyByName(name);
+  if (!r) throw new Error(`strategy.name = ${JSON.stringify(name)}: no such strategy is loaded`);
+  if (name === MARKET_MAKER && r.file === null) return { def: r.def, params: paramValuesOf(quoteParams(config)), hash: r.hash };
+  const p = applyParams(r.def.params, defaults(r.def.params), (config.strategy as Record<string, unknown>)[name], `strategy.${name}`);
+  if (!p.ok) throw new Error(p.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+  return { def: r.def, params: p.values, hash: r.hash };
+}
+
+/** The live engine's strategy as the state reports it (null when the config names one not loaded here). */
+export function liveStrategy(config: EngineConfig): { name: string; version: string; hash: string } | null {
+  const r = strategyByName(config.strategy.name);
+  return r ? { name: r.def.name, version: r.def.version, hash: r.hash } : null;
 }

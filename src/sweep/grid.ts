@@ -48,6 +48,7 @@ function parseRange(key: string, text: string): Parsed<number[]> {
 
 function parseValue(key: SweepKey, label: string, s: string): Parsed<SweepValue> {
   if (key.kind === 'number') return parseNumber(label, s);
+  if (key.kind === 'param') return s === 'true' || s === 'false' ? { ok: true, value: s === 'true' } : parseNumber(label, s);
   if (key.kind === 'boolean') {
     if (s === 'true' || s === 'false') return { ok: true, value: s === 'true' };
     return { ok: false, error: `${label}: ${JSON.stringify(s)} is not true or false` };
@@ -65,7 +66,7 @@ export function parseAxis(arg: string): Parsed<SweepAxis> {
   if (!key) return { ok: false, error: `unknown sweep key ${JSON.stringify(label)} (known: ${SWEEP_KEY_LIST})` };
   if (text === '') return { ok: false, error: `${label}: no values` };
   if (text.includes(':')) {
-    if (key.kind !== 'number') return { ok: false, error: `${label}=${text}: a range needs a numeric key; list the values instead` };
+    if (key.kind !== 'number' && key.kind !== 'param') return { ok: false, error: `${label}=${text}: a range needs a numeric key; list the values instead` };
     const r = parseRange(label, text);
     return r.ok ? { ok: true, value: { key, values: r.value } } : r;
   }
@@ -103,7 +104,7 @@ export function gridPoints(axes: readonly SweepAxis[]): SweepPoint[] {
   return points;
 }
 
-const KIND_EXPECTED = { number: 'numbers', boolean: 'true or false', string: 'strings' } as const;
+const KIND_EXPECTED = { number: 'numbers', boolean: 'true or false', string: 'strings', param: 'numbers or true/false' } as const;
 
 /**
  * The axes of an HTTP grid `{ name: [values] }` (camelCase names, values already JSON-typed).
@@ -119,7 +120,7 @@ export function gridAxes(grid: Record<string, SweepValue[]>): { ok: true; value:
       errors.push({ field, message: `unknown sweep parameter (known: ${SWEEP_KEY_NAMES})` });
       continue;
     }
-    const wrong = values.find((v) => typeof v !== key.kind);
+    const wrong = values.find((v) => (key.kind === 'param' ? typeof v !== 'number' && typeof v !== 'boolean' : typeof v !== key.kind));
     if (wrong !== undefined) errors.push({ field, message: `expected ${KIND_EXPECTED[key.kind]}, got ${JSON.stringify(wrong)}` });
     else if (new Set(values).size !== values.length) errors.push({ field, message: 'a value is listed twice' });
     else axes.push({ key, values });

@@ -4,7 +4,7 @@
 // (the request has no field for it), validated by the config schema. Either way a value is
 // checked by the same bounds as a single run (src/api/bounds.ts).
 
-export type SweepSection = 'strategy' | 'risk' | 'execution';
+export type SweepSection = 'strategy' | 'risk' | 'execution' | 'params';
 
 export interface SweepKey {
   /** Config key as written in the config file, e.g. spread_multiplier. */
@@ -14,7 +14,8 @@ export interface SweepKey {
   name: string;
   /** True when the request has this field; false: the point's config is changed instead. */
   requestField: boolean;
-  kind: 'number' | 'boolean' | 'string';
+  /** 'param': a strategy's declared parameter, a number or a boolean (its declaration checks it). */
+  kind: 'number' | 'boolean' | 'string' | 'param';
 }
 
 const row = (key: string, section: SweepSection, name: string, requestField: boolean, kind: SweepKey['kind'] = 'number'): SweepKey => ({ key, section, name, requestField, kind });
@@ -35,10 +36,14 @@ export const SWEEP_KEYS: readonly SweepKey[] = Object.freeze([
   row('queue_power', 'execution', 'queuePower', false),
 ]);
 
-/** The row for a config key (CLI) or camelCase name (HTTP); undefined when it cannot be swept. */
+/** `params.NAME`: any declared parameter of the run's strategy (checked against its declaration per point). */
+const PARAM_KEY = /^params\.[a-z][a-z0-9_]{0,63}$/;
+
+/** The row for a config key (CLI) or camelCase name (HTTP), or a `params.NAME`; undefined when it cannot be swept. */
 export function sweepKey(keyOrName: string): SweepKey | undefined {
+  if (PARAM_KEY.test(keyOrName)) return row(keyOrName, 'params', keyOrName, true, 'param');
   return SWEEP_KEYS.find((k) => k.key === keyOrName || k.name === keyOrName);
 }
 
-export const SWEEP_KEY_LIST = SWEEP_KEYS.map((k) => k.key).join(', ');
-export const SWEEP_KEY_NAMES = SWEEP_KEYS.map((k) => k.name).join(', ');
+export const SWEEP_KEY_LIST = `${SWEEP_KEYS.map((k) => k.key).join(', ')}, params.NAME (a parameter of the run's strategy)`;
+export const SWEEP_KEY_NAMES = `${SWEEP_KEYS.map((k) => k.name).join(', ')}, params.NAME (a parameter of the run's strategy)`;

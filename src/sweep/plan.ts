@@ -49,7 +49,8 @@ export function planSweep(base: BacktestRequest, axes: readonly SweepAxis[], con
     const body: Record<string, unknown> = { ...base };
     axes.forEach((a, i) => {
       params[label(a)] = point[i];
-      if (a.key.requestField) body[a.key.name] = point[i];
+      if (a.key.section === 'params') body.params = { ...(body.params as Record<string, SweepValue> | undefined), [a.key.name.slice('params.'.length)]: point[i] };
+      else if (a.key.requestField) body[a.key.name] = point[i];
     });
     const c = pointConfig(config, axes, point, label);
     if ('error' in c) {

@@ -312,13 +312,18 @@ export class Engine {
     this.strategyDef = def;
     this.ctx = new EngineContext(this, o.strategy.state ?? new Float64Array(def.stateSlots ?? 0));
     this.callback = 'create';
+    let st: Strategy;
     try {
-      this.strategy = def.create(o.strategy.params, this.ctx);
+      st = def.create(o.strategy.params, this.ctx);
+      if (st === null || typeof st !== 'object') throw new Error(`create() returned ${st === null ? 'null' : typeof st}, expected a strategy object`);
     } catch (e) {
-      throw new StrategyError(def.name, 'create', c[C_EXCH], e);
+      if (!this.stopOnError) throw new StrategyError(def.name, 'create', c[C_EXCH], e);
+      st = {}; // the engine runs on without it (strategyThrew: alert, nothing sent)
+      this.strategy = st;
+      this.strategyThrew(e);
     }
     this.callback = null;
-    const st = this.strategy;
+    this.strategy = st;
     this.promise = st.standing ?? null;
     this.hasQuote = typeof st.quote === 'function' && (def.levels ?? 1) > 0;
     this.hasOnMarket = typeof st.onMarket === 'function';

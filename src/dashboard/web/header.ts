@@ -23,6 +23,7 @@ export class HeaderView {
   private readonly session = byId('session-date');
   private readonly eps = byId('eps');
   private readonly source = byId('data-source');
+  private readonly strategy = byId('strategy-name');
   private readonly version = byId('engine-version');
   private readonly uptime = byId('engine-uptime');
   private readonly conn = byId('conn');
@@ -65,6 +66,8 @@ export class HeaderView {
     setText(this.uptime, `up ${fmtDuration(p.uptime_s)}`);
     setText(this.source, dataSourceLabel(p.data_source));
     this.source.title = p.data_source ?? '';
+    setText(this.strategy, p.strategy ? `${p.strategy.name} ${p.strategy.version}` : DASH);
+    this.strategy.title = p.strategy ? `content hash ${p.strategy.hash}` : '';
     if (!st) return;
     const spec = Object.prototype.hasOwnProperty.call(CONTRACTS, st.root) ? CONTRACTS[st.root] : undefined;
     const f = priceFormat(st.root);

@@ -7,7 +7,9 @@ import { VERSION } from '../../version.ts';
 import { uptimeSeconds, type ApiContext, type App } from '../context.ts';
 import { apiError } from '../errors.ts';
 
-export function statePayload(runtime: RuntimeView, only?: string, dataSource = 'synthetic'): StatePayload {
+export type LiveStrategy = StatePayload['strategy'];
+
+export function statePayload(runtime: RuntimeView, only?: string, dataSource = 'synthetic', strategy: LiveStrategy = null): StatePayload {
   const symbols: string[] = [];
   const states: Record<string, SymbolState> = {};
   for (const s of only === undefined ? runtime.symbols : [only]) {
@@ -17,7 +19,7 @@ export function statePayload(runtime: RuntimeView, only?: string, dataSource = '
       states[s] = st;
     }
   }
-  return { version: VERSION, uptime_s: uptimeSeconds(runtime), data_source: dataSource, symbols, states };
+  return { version: VERSION, uptime_s: uptimeSeconds(runtime), data_source: dataSource, strategy, symbols, states };
 }
 
 /**
@@ -34,6 +36,8 @@ export class StateCache {
     private readonly maxAgeMs = 50,
     /** The live market: "synthetic" or "dbn <name>" (liveDataSource). */
     private readonly dataSource = 'synthetic',
+    /** The strategy the live engine runs (null: not known here). */
+    private readonly strategy: LiveStrategy = null,
   ) {}
 
   private entry(only?: string): { at: number; json: string; bytes: Uint8Array<ArrayBuffer> | null } {
@@ -41,7 +45,7 @@ export class StateCache {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && now - hit.at < this.maxAgeMs) return hit;
-    const e = { at: now, json: JSON.stringify(statePayload(this.runtime, only, this.dataSource)), bytes: null };
+    const e = { at: now, json: JSON.stringify(statePayload(this.runtime, only, this.dataSource, this.strategy)), bytes: null };
     this.entries.set(key, e);
     return e;
   }
