@@ -33,6 +33,13 @@ COPY --from=build /src/dist ./dist
 COPY config/container.toml ./config.toml
 COPY config/config.toml ./config/config.toml
 COPY --from=build /src/models ./models
+# What a strategy file imports (the port and the two constant modules it re-exports) and the
+# example strategies, at the paths they have in a clone: --strategy-file examples/strategies/...
+# works here as there; esbuild (a production dependency) compiles them at load.
+COPY src/strategy/port.ts ./src/strategy/port.ts
+COPY src/core/events.ts ./src/core/events.ts
+COPY src/book/no-price.ts ./src/book/no-price.ts
+COPY examples ./examples
 # Writable state: journals and results (/app/data) and log files (/app/logs). The named volumes
 # compose mounts there start as copies of these directories, owned by engine.
 RUN mkdir -p /app/data /app/logs && chown engine:engine /app/data /app/logs

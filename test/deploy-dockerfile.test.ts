@@ -579,6 +579,23 @@ test('emulated container: CMD starts the engine, the HEALTHCHECK passes, JSON lo
   assert.is(engine.child.exitCode, 0, `the engine (PID 1 in the container, exec-form CMD) must exit 0 on SIGTERM within the stop grace period:\n${engine.output()}`);
 });
 
+test('emulated container: a TypeScript strategy file compiles and trades with production dependencies only', () => {
+  const img = emulateImage();
+  const app = join(img.rootfs, 'app');
+  const config = join(app, 'config.strategy.toml');
+  writeFileSync(config, `data_dir = ${JSON.stringify(join(app, 'data'))}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 1\n`);
+  const r = spawnSync(process.execPath, ['dist/engine.js', '--backtest', '--json', '--config', config, '--strategy-file', 'examples/strategies/imbalance-quoter.ts', '--strategy', 'imbalance_quoter'], {
+    cwd: app,
+    env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...img.env, ENGINE_CONFIG: config },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.is(r.status, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as { strategy: { name: string }; total_fills: number };
+  assert.is(result.strategy.name, 'imbalance_quoter');
+  assert.ok(result.total_fills > 0, 'it traded');
+});
+
 test('emulated container: with LOG_DIR=/app/logs (compose) the engine also writes /app/logs/engine.log', () => {
   assert.ok(logFile, 'the engine container test above did not get far enough to look at the logs');
   assert.ok(logFile!.text !== null, `no ${join(logFile!.dir, 'engine.log')}: the engine must honour LOG_DIR (src/log.ts with src/logging/rotating-file.ts)`);

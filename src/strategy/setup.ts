@@ -30,6 +30,7 @@ export function configuredStrategyProblem(config: EngineConfig): string | null {
   if (!strategyByName(name)) return `strategy.name = ${JSON.stringify(name)}: expected a loaded strategy (${loadedNames()}); load its file with [strategy] files or --strategy-file`;
   for (const [key, table] of Object.entries(s)) {
     if (OWN_KEYS.has(key)) continue;
+    if (key === MARKET_MAKER) return `[strategy.${key}]: the built-in's parameters are the [strategy] keys themselves (e.g. spread_multiplier = 1.5 under [strategy])`;
     const r = strategyByName(key);
     if (!r) return `[strategy.${key}]: no strategy named '${key}' is loaded (${loadedNames()})`;
     const p = applyParams(r.def.params, defaults(r.def.params), table, `strategy.${key}`);
