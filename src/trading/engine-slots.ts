@@ -1,7 +1,7 @@
 // Engine's constants (engine.ts): the slots of its per-event doubles and the order cap per side.
 // In a module that imports nothing because esbuild inlines module constants into the bundle
 // only from such a module: declared in engine.ts, every `c[C_...]` on the per-event path first
-// loaded the index from the module context and checked and untagged it. Internal to engine.ts.
+// loaded the index from the module context and checked and untagged it. Internal to src/trading (the engine, its order manager and session recorder).
 
 export const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
 

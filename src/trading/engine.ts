@@ -23,12 +23,10 @@ import {
   ER_FILL,
   ER_ACK,
   ER_ID,
-  ER_LIQ,
   ER_PRICE,
   ER_QTY,
   ER_REASON,
   ER_REJECT,
-  ER_SENT,
   ER_SIDE,
   ER_TS,
   ER_TYPE,
@@ -47,10 +45,10 @@ import { Rng } from '../core/rng.ts';
 import type { Latency } from '../exchange/latency.ts';
 import type { ContractSpec } from '../market/instruments.ts';
 import type { Predictor } from '../ml/predictor.ts';
-import { EquityCurve } from '../portfolio/equity-curve.ts';
-import { FL_EXCH_TS, FL_FEE, FL_LIQ, FL_MID, FL_ORDER_ID, FL_POSITION, FL_PRICE, FL_QTY, FL_RECV_TS, FL_SENT_TS, FL_SIDE, FL_TRADE_PNL, FillLog } from '../portfolio/fill-log.ts';
-import { MarkoutTracker } from '../portfolio/markouts.ts';
-import { QUOTE_SAMPLE_NS, QuoteSamples } from '../portfolio/quote-samples.ts';
+import type { EquityCurve } from '../portfolio/equity-curve.ts';
+import { FL_MID, type FillLog } from '../portfolio/fill-log.ts';
+import type { MarkoutTracker } from '../portfolio/markouts.ts';
+import type { QuoteSamples } from '../portfolio/quote-samples.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import type { Alert, Severity } from '../risk/alerts.ts';
 import { type DrawdownPath, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
@@ -58,6 +56,7 @@ import { ORDER_ACK, ORDER_CANCEL_REJECT, ORDER_CANCELED, ORDER_FILL, ORDER_REJEC
 import { OrderManager } from './order-manager.ts';
 import type { OrderTable } from './order-table.ts';
 import { EngineContext } from './strategy-context.ts';
+import { SessionRecorder } from './session-recorder.ts';
 import {
   C_NOW,
   C_EQUITY,
@@ -174,9 +173,12 @@ export class Engine {
   readonly portfolio: Portfolio;
   /** The order path: every order the strategy sends, checked and written to the outbound ring. */
   readonly om: OrderManager;
-  readonly fills = new FillLog();
-  readonly markouts = new MarkoutTracker(this.fills);
-  readonly equity = new EquityCurve();
+  /** The session's fill log, markouts, equity and quote samples. */
+  readonly recorder: SessionRecorder;
+  readonly fills: FillLog;
+  readonly markouts: MarkoutTracker;
+  readonly equity: EquityCurve;
+  readonly quotes: QuoteSamples;
   readonly predictor: Predictor | null;
 
   // counters
@@ -242,7 +244,6 @@ export class Engine {
   readonly sessionEndNs: number;
   readonly reduceOnlyFromNs: number;
   private readonly predictIntervalNs: number;
-  readonly quotes = new QuoteSamples();
   private quoting = false;
   /** The strategy's standing promise (null: it makes none, and is asked at every event it wakes for). */
   private readonly promise: StandingPromise | null;
@@ -297,8 +298,12 @@ export class Engine {
     this.features = new FeatureExtractor({}, o.featureScope ?? 'all');
     this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
     const c = this.clock;
-    c[C_NEXT_SAMPLE] = o.sessionStartNs + NS_PER_MIN;
-    c[C_NEXT_QUOTE] = o.sampleQuotes ? o.sessionStartNs : Infinity;
+    const rec = new SessionRecorder(c, this.portfolio, o.sessionStartNs, o.sessionEndNs, o.sampleQuotes ?? false);
+    this.recorder = rec;
+    this.fills = rec.fills;
+    this.markouts = rec.markouts;
+    this.equity = rec.equity;
+    this.quotes = rec.quotes;
     c[C_CHECKED_MID] = NaN;
     c[C_CHECKED_FILLS] = -1;
     c[C_DUE] = -Infinity; // the first market event schedules the timed checks
@@ -447,8 +452,8 @@ export class Engine {
     const exTs = c[C_EXCH];
     const m = this.markouts;
     if (exTs >= m.due[0]) m.resolve(c, C_EXCH);
-    if (exTs >= c[C_NEXT_SAMPLE]) this.sampleEquity();
-    if (exTs >= c[C_NEXT_QUOTE]) this.sampleQuotes();
+    if (exTs >= c[C_NEXT_SAMPLE]) this.recorder.sampleEquity();
+    if (exTs >= c[C_NEXT_QUOTE]) this.recorder.sampleQuotes(this.om);
     if (this.predictor !== null && exTs >= c[C_NEXT_PREDICT]) this.runModel();
     this.scheduleChecks();
   }
@@ -475,15 +480,6 @@ export class Engine {
     c[C_CHECKED_MID] = c[C_MID];
     if (!this.risk.settled) c[C_CHECKED_MID] = NaN;
     return tripped;
-  }
-
-  /** Equity samples due by the last market event (one per simulated minute), marked at C_MID. */
-  private sampleEquity(): void {
-    const c = this.clock;
-    while (c[C_EXCH] >= c[C_NEXT_SAMPLE] && c[C_NEXT_SAMPLE] < this.sessionEndNs) {
-      this.equity.push(c[C_NEXT_SAMPLE], this.portfolio.equity(c[C_MID]));
-      c[C_NEXT_SAMPLE] += NS_PER_MIN;
-    }
   }
 
   /** The model's prediction from the current features (a method of its own, so predict() can inline here: its double result is stored, never boxed). */
@@ -567,40 +563,16 @@ export class Engine {
     const price = d[off + ER_PRICE];
     const p = this.portfolio;
     p.onFillAt(side, price, qty, d, off + ER_FEE);
-    const row = this.fills.row;
+    const rec = this.recorder;
     // Written first and read back: a double merged with the NaN constant in one variable is boxed.
-    row[FL_MID] = touchMid(this.bestBid, this.bestAsk);
-    const mid = row[FL_MID];
-    row[FL_EXCH_TS] = d[off + ER_EXCH_TS];
-    row[FL_RECV_TS] = this.clock[C_NOW];
-    row[FL_SENT_TS] = d[off + ER_SENT];
-    row[FL_ORDER_ID] = id;
-    row[FL_SIDE] = side;
-    row[FL_PRICE] = price;
-    row[FL_QTY] = qty;
-    row[FL_LIQ] = d[off + ER_LIQ];
-    row[FL_FEE] = d[off + ER_FEE];
-    row[FL_POSITION] = p.position;
-    row[FL_TRADE_PNL] = p.lastFillTradePnl;
-    this.fills.add();
-    this.markouts.addFill(d[off + ER_EXCH_TS], side, price, qty, this.fills.length - 1);
-    if (this.markouts.due[0] < this.clock[C_DUE]) this.clock[C_DUE] = this.markouts.due[0];
+    rec.fills.row[FL_MID] = touchMid(this.bestBid, this.bestAsk);
+    const mid = rec.fills.row[FL_MID];
+    rec.recordFill(d, off, side, id, price, qty);
+    if (rec.markouts.due[0] < this.clock[C_DUE]) this.clock[C_DUE] = rec.markouts.due[0];
     this.risk.onPosition(this.now, p.position);
     if (mid !== mid) return;
     this.clock[C_MID] = mid;
     if (this.checkEquity()) this.cancelAll();
-  }
-
-  /** One quote sample: our working prices as of the last market event (a gap in the market is one sample, not many). */
-  private sampleQuotes(): void {
-    const c = this.clock;
-    const exTs = c[C_EXCH];
-    const om = this.om;
-    const L = om.targets.levels;
-    const b = L > 0 ? om.workingAt(0) : -1;
-    const a = L > 0 ? om.workingAt(L) : -1;
-    this.quotes.push(exTs, b < 0 ? NaN : om.orders.price[b], a < 0 ? NaN : om.orders.price[a], c[C_MID]);
-    c[C_NEXT_QUOTE] = exTs - ((exTs - this.sessionStartNs) % QUOTE_SAMPLE_NS) + QUOTE_SAMPLE_NS;
   }
 
   /** Asks the strategy for its quote targets and sends the cancels and new orders to get there. */
@@ -776,12 +748,6 @@ export class Engine {
   /** Closes the session's books: the last equity sample at `endTs`, marked to the last mid. */
   finish(endTs: number): void {
     const mid = this.mid();
-    const mark = mid === mid ? mid : 0;
-    const c = this.clock;
-    while (c[C_NEXT_SAMPLE] < endTs) {
-      this.equity.push(c[C_NEXT_SAMPLE], this.portfolio.equity(mark));
-      c[C_NEXT_SAMPLE] += NS_PER_MIN;
-    }
-    this.equity.push(endTs, this.portfolio.equity(mark));
+    this.recorder.finish(endTs, mid === mid ? mid : 0);
   }
 }
