@@ -28,7 +28,8 @@ import { FLAG_IOC, FLAG_POST_ONLY, ORDER_ACK, ORDER_FILL, type StrategyDefinitio
 import { definitionProblems } from '../src/strategy/registry.ts';
 import { configuredStrategyProblem } from '../src/strategy/setup.ts';
 import { Engine, StrategyError } from '../src/trading/engine.ts';
-import { tempDir } from './helpers/cli.ts';
+import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { ensureBuilt } from './helpers/build.ts';
 
 const { config } = loadConfig({});
 const OPEN = parseClock('09:30')!;
@@ -299,6 +300,22 @@ test('a strategy file that does not compile, or exports no definition, is refuse
     () => assert.unreachable('loaded'),
     (e: Error) => assert.match(e.message, 'expected the default export to be a strategy definition'),
   );
+});
+
+test('the CLI: a config naming a strategy not loaded, or a bad file, exits 1 naming the key or the file; a bad --param exits 2 naming it', () => {
+  ensureBuilt();
+  const unknown = runCli(['--backtest', '--config', writeConfig('[strategy]\nname = "nosuch"\n')]);
+  assert.is(unknown.code, 1, unknown.stderr);
+  assert.match(unknown.stderr, 'strategy.name = "nosuch": expected a loaded strategy');
+  const missing = runCli(['--backtest', '--strategy-file', '/nonexistent/strategy.ts']);
+  assert.is(missing.code, 1, missing.stderr);
+  assert.match(missing.stderr, 'strategy file /nonexistent/strategy.ts: no such file');
+  const param = runCli(['--backtest', '--param', 'spread_multiplier=0']);
+  assert.is(param.code, 2, param.stderr);
+  assert.match(param.stderr, '--param spread_multiplier: expected a number > 0 and <= 100, got 0');
+  const path = runCli(['--backtest', '--strategy', '../x.mjs']);
+  assert.is(path.code, 2, path.stderr);
+  assert.match(path.stderr, 'expected a strategy name');
 });
 
 test.run();
