@@ -11,6 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openApiDocument } from '../src/http/openapi.ts';
+import { documentWithStrategies } from '../src/http/routes/openapi.ts';
+import { loadStrategies } from '../src/strategy/load.ts';
 
 const REDOCLY_CONFIG = `extends:
   - recommended
@@ -45,8 +47,11 @@ function lint(doc: unknown): { status: number | null; report: LintReport } {
   }
 }
 
-test('redocly lint (recommended rules) passes on the generated document with no problem', () => {
-  const { status, report } = lint(openApiDocument);
+test('redocly lint (recommended rules) passes on the generated document with no problem, with the loaded strategies\' parameters', async () => {
+  await loadStrategies([join(import.meta.dirname, '..', 'examples', 'strategies')]);
+  const doc = documentWithStrategies();
+  assert.ok('StrategyParams_imbalance_quoter' in doc.components.schemas && 'StrategyParams_market_maker' in doc.components.schemas);
+  const { status, report } = lint(doc);
   const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
   assert.equal(problems, [], `redocly lint problems:\n${problems.join('\n')}`);
   assert.is(status, 0);
