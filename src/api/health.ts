@@ -15,9 +15,18 @@ export const workerHealthSchema = z
   })
   .describe('Health of one worker thread.');
 
+const storageHealthSchema = z.object({
+  status: z.enum(['ok', 'degraded']).describe('degraded while the last journal write failed (the engine answers 503)'),
+  last_error: z.string().nullable().describe('the failed write, null when ok'),
+  write_failures: z.int().describe('failed journal writes since start'),
+  runs: z.int().describe('runs in the journal'),
+  bytes: z.int().describe('bytes of the journal files'),
+  quarantined: z.int().describe('corrupt records moved to quarantine/ since start'),
+});
+
 export const healthSchema = z
   .object({
-    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy and the journal writable, else degraded (HTTP 503)'),
+    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy and both journals writable, else degraded (HTTP 503)'),
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
     workers: z.array(workerHealthSchema).describe('worker threads'),
@@ -29,16 +38,8 @@ export const healthSchema = z
         pool_size: z.int().describe('pool threads'),
       })
       .describe('Backtest capacity.'),
-    storage: z
-      .object({
-        status: z.enum(['ok', 'degraded']).describe('degraded while the last journal write failed (the engine answers 503)'),
-        last_error: z.string().nullable().describe('the failed write, null when ok'),
-        write_failures: z.int().describe('failed journal writes since start'),
-        runs: z.int().describe('runs in the journal'),
-        bytes: z.int().describe('bytes of the journal files'),
-        quarantined: z.int().describe('corrupt records moved to quarantine/ since start'),
-      })
-      .describe('The backtest journal.'),
+    storage: storageHealthSchema.describe('The backtest journal.'),
+    sweep_storage: storageHealthSchema.describe('The sweep journal (runs: sweeps in it).'),
     sse_clients: z.int().describe('connected live stream clients'),
   })
   .describe('Engine health.');

@@ -42,7 +42,11 @@ export type SubmitOutcome =
   | { kind: 'closed' }
   /** The Idempotency-Key names a run of another request. */
   | { kind: 'key_mismatch'; id: string }
-  | { kind: 'accepted'; id: string; done: Promise<BacktestRecord> }
+  /**
+   * `stored` settles once the run's first record is written: null when it is on disk (the run may
+   * be acknowledged), else what the journal said (the run has failed with storage_error).
+   */
+  | { kind: 'accepted'; id: string; done: Promise<BacktestRecord>; stored: Promise<string | null> }
   /** The Idempotency-Key named this run of the same request: no new run; `done` is null if its file is gone. */
   | { kind: 'replayed'; id: string; done: Promise<BacktestRecord | null> };
 
@@ -130,6 +134,12 @@ export function toApi(r: BacktestRecord, withCurve = true): BacktestRunView {
 export function toListItem(e: BacktestIndexEntry) {
   const { idempotency: _key, ...item } = e;
   return item;
+}
+
+/** The error of a run the journal could not store. */
+function storageFailure(e: unknown): { code: string; message: string } {
+  const tooLarge = e instanceof RecordTooLargeError;
+  return boundedError(tooLarge ? 'record_too_large' : 'storage_error', `the backtest journal could not store the run: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 export class BacktestService {
@@ -278,24 +288,26 @@ export class BacktestService {
     this.active.set(id, active);
     this.observer.onRunning?.(this.active.size, this.queuedSessions);
     this.log.info({ id, symbol: req.symbol, start: req.startDate, end: req.endDate, sessions, seed: req.seed }, 'backtest started');
-    const done = this.execute(active);
+    const firstWrite = this.j.save(record).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const done = this.execute(active, firstWrite);
     active.done = done;
-    return { kind: 'accepted', id, done };
+    const stored = firstWrite.then((e) => (e === null ? null : storageFailure(e).message));
+    return { kind: 'accepted', id, done, stored };
   }
 
-  private async execute(a: Active): Promise<BacktestRecord> {
+  /** Runs an admitted run; `firstWrite` is its first journal write (null once on disk, else the error). */
+  private async execute(a: Active, firstWrite: Promise<unknown>): Promise<BacktestRecord> {
     const running = a.record;
     let outcome: Partial<BacktestRecord> = {};
     const interval = this.o.progressIntervalMs ?? 250;
     let lastEmit = 0;
     const run = this.o.runner ?? runBacktest;
-    let stored = true;
-    try {
-      await this.j.save(running);
-    } catch (e) {
-      stored = false;
-      this.fail(running, e);
-    }
+    const writeError = await firstWrite;
+    const stored = writeError === null;
+    if (!stored) this.fail(running, writeError);
     if (stored) {
       try {
         // Cancelled before it started (e.g. while its first journal write was pending).
@@ -350,10 +362,9 @@ export class BacktestService {
 
   /** Marks a run failed because the journal could not store it. */
   private fail(rec: BacktestRecord, e: unknown): void {
-    const tooLarge = e instanceof RecordTooLargeError;
     rec.status = 'failed';
     rec.result = null;
-    rec.error = boundedError(tooLarge ? 'record_too_large' : 'storage_error', `the backtest journal could not store the run: ${e instanceof Error ? e.message : String(e)}`);
+    rec.error = storageFailure(e);
   }
 
   /** Cancels a running run. Returns false when it is not running. */
