@@ -100,7 +100,13 @@ export class SweepService {
     if (this.closed) return { kind: 'closed' };
     const parsed = sweepRequestSchema.safeParse(body);
     if (!parsed.success) {
-      return { kind: 'invalid', errors: parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.code === 'unrecognized_keys' ? `unknown field ${(i as { keys?: string[] }).keys?.join(', ')}` : `expected ${i.message}` })) };
+      // An unknown field is named (one error each), like the backtest request's.
+      const errors = parsed.error.issues.flatMap((i) =>
+        i.code === 'unrecognized_keys'
+          ? i.keys.map((k) => ({ field: [...i.path, k].join('.'), message: `unknown field (known: ${Object.keys(sweepRequestSchema.shape).join(', ')})` }))
+          : [{ field: i.path.join('.') || '(body)', message: `expected ${i.message}` }],
+      );
+      return { kind: 'invalid', errors };
     }
     const req = parsed.data;
     const hash = requestHash(req);
@@ -110,7 +116,8 @@ export class SweepService {
       const run = prior && replayable(prior) ? this.get(prior.id) : null;
       if (run) return { kind: 'replayed', run };
     }
-    const axes = gridAxes(req.grid);
+    const sentGrid = (body as { grid: object }).grid; // an object: the schema checked it
+    const axes = gridAxes(req.grid, Object.keys(sentGrid));
     if (!axes.ok) return { kind: 'invalid', errors: axes.errors };
     const points = axes.value.reduce((n, a) => n * a.values.length, 1);
     const max = this.o.config.sweep.max_points;
