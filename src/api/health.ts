@@ -26,7 +26,7 @@ const storageHealthSchema = z.object({
 
 export const healthSchema = z
   .object({
-    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy and both journals writable, else degraded (HTTP 503)'),
+    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy, both journals writable and the queue (if any) reachable, else degraded (HTTP 503)'),
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
     workers: z.array(workerHealthSchema).describe('worker threads'),
@@ -40,6 +40,19 @@ export const healthSchema = z
       .describe('Backtest capacity.'),
     storage: storageHealthSchema.describe('The backtest journal.'),
     sweep_storage: storageHealthSchema.describe('The sweep journal (runs: sweeps in it).'),
+    queue: z
+      .object({
+        status: z.enum(['ok', 'unreachable']).describe('unreachable while Redis does not answer the watchdog (the engine answers 503)'),
+        url: z.string().describe('QUEUE_URL, without its password'),
+        in_flight: z.int().describe('sessions waiting on queue jobs'),
+        requeued_jobs: z.int().describe('jobs that vanished (Redis lost them) and were enqueued again, since start'),
+        failed_sessions: z.int().describe('sessions failed since start (a job that kept vanishing, Redis unreachable too long, a worker error)'),
+        data_lost: z.int().describe('times the watchdog found Redis had lost its data, since start'),
+        unreachable_s: z.number().nullable().describe('seconds Redis has not answered, null when it does'),
+        last_error: z.string().nullable().describe('the last Redis error seen'),
+      })
+      .nullable()
+      .describe('The session queue (QUEUE_URL), null when sessions run on the local pool.'),
     sse_clients: z.int().describe('connected live stream clients'),
   })
   .describe('Engine health.');

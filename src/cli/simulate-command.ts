@@ -74,7 +74,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   const queueUrl = process.env.QUEUE_URL?.trim();
   if (queueUrl) {
     try {
-      executor = await createQueueExecutor(queueUrl, config);
+      executor = await createQueueExecutor(queueUrl, config, { onEvent: (msg, fields) => log.warn(fields, msg) });
       log.info({ queue: queueUrl }, 'backtest sessions run on the queue');
     } catch (e) {
       log.error(`cannot start: QUEUE_URL: ${(e as Error).message}`);
