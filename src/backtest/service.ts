@@ -153,6 +153,8 @@ export class BacktestService {
   private pool: Piscina | null;
   private seq = 0;
   private closed = false;
+  /** Sessions reserved by reserve(). */
+  private reserved = 0;
   private observerHooks: ServiceObserver = {};
 
   constructor(private readonly o: BacktestServiceOptions) {
@@ -217,16 +219,31 @@ export class BacktestService {
     return this.active.size;
   }
 
-  /** Sessions of the admitted runs (running or queued on the pool): what admission bounds. */
+  /**
+   * Admits `sessions` of other work on the pool (recomputing a run's research artifacts), counted
+   * with the runs' until the returned release is called; null when admission refuses it.
+   */
+  reserve(sessions: number): (() => void) | null {
+    if (this.closed || !this.admission.admits(this.queuedSessions, sessions)) return null;
+    this.reserved += sessions;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved -= sessions;
+    };
+  }
+
+  /** Sessions of the admitted runs (running or queued on the pool) and reservations: what admission bounds. */
   get queuedSessions(): number {
-    let n = 0;
+    let n = this.reserved;
     for (const a of this.active.values()) n += a.record.resolved.dates.length;
     return n;
   }
 
   /** Sessions not yet done of the admitted runs (progress counts): what Retry-After drains. */
   get remainingSessions(): number {
-    let n = 0;
+    let n = this.reserved;
     for (const a of this.active.values()) n += a.record.resolved.dates.length * (1 - a.record.progress);
     return n;
   }

@@ -63,7 +63,9 @@ function unparsedRequest(e: unknown): Response {
  * parser cannot go on). Node's default answer has no body at all.
  */
 function parserRefusal(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // As Node's default: nothing is written once a response on this socket has begun.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }
