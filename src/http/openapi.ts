@@ -314,7 +314,7 @@ function buildDocument() {
                 '200': { description: a.summary, content: { [a.contentType.split(';')[0]]: { schema: a.schema } } },
                 '404': err('Unknown id (not_found)'),
                 '409': err('Not completed, model changed, or the run no longer recomputes to its stored result (conflict)'),
-                '503': err('Another run\'s artifacts are being computed (busy)', retryAfter),
+                '503': err('No room in admission to recompute the run (busy, Retry-After = estimated drain time)', retryAfter),
               },
             },
           },
