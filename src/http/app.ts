@@ -71,10 +71,13 @@ export interface HttpApp {
 /** nginx's "client closed request": the status of an answer nobody was left to read (counted as client_closed). */
 const CLIENT_CLOSED = 499;
 
-/** True when `err` is the request's body read failing because the client went away. */
+/**
+ * True when `err` is the request's body read failing because the client went away (Node: "aborted",
+ * ECONNRESET), not a fault of ours that merely happened after the client left.
+ */
 function clientClosed(req: Request, err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  return req.signal.aborted || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
+  const e = err as (Error & { code?: string }) | null;
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || (req.signal.aborted && e?.name === 'AbortError');
 }
 
 function routeLabel(c: Parameters<typeof matchedRoutes>[0]): string {

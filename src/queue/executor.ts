@@ -170,10 +170,15 @@ export async function createQueueExecutor(url: string, config: EngineConfig, o: 
           alarm.catch(() => undefined);
           const adding = queue.add('session', data, { attempts: ATTEMPTS, removeOnComplete: true, removeOnFail: 100 });
           adding.catch(() => undefined);
-          const job = await Promise.race([adding, alarm, aborted]);
+          // Not raced with `aborted`: a job added after its run was cancelled would never be removed.
+          const job = await Promise.race([adding, alarm]);
           if (job === 'vanished') continue; // not yet added: cannot happen, but harmless
           w.job = job;
           w.missing = 0;
+          if (signal?.aborted) {
+            job.remove().catch(() => undefined);
+            throw signal.reason;
+          }
           const finished = job.waitUntilFinished(events) as Promise<string>;
           finished.catch(() => undefined);
           const out = await Promise.race([finished, alarm, aborted]);
