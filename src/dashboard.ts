@@ -5,6 +5,8 @@
 //   DASHBOARD_PORT  TCP port (default 3000; 0 = any free port, logged at start)
 //   DASHBOARD_HOST  interface to bind (default 127.0.0.1, this machine only; the image sets 0.0.0.0)
 //   ENGINE_URL      the engine's HTTP API (default http://127.0.0.1:9090)
+//   DASHBOARD_ALLOWED_HOSTS  comma-separated Host names answered besides localhost, 127.0.0.1 and
+//                   [::1] (any port), e.g. "dash.example.com"; "*" answers any Host (default none)
 //   RUST_LOG        log level (JSON lines on stdout, like the engine)
 // Exit codes: 0 after SIGINT/SIGTERM, 1 when it cannot start, 2 on a bad environment value.
 
@@ -46,10 +48,24 @@ function readEngineUrl(raw: string | undefined): string {
   return u.origin;
 }
 
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/i;
+
+function readAllowedHosts(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const names = raw.split(',').map((s) => s.trim());
+  for (const name of names) {
+    if (name !== '*' && !(name.length <= 253 && HOST_NAME.test(name))) {
+      usageError(`DASHBOARD_ALLOWED_HOSTS=${JSON.stringify(raw)}: ${JSON.stringify(name)} is not a host name; expected comma-separated names without a port, e.g. "dash.example.com,[::1]", or "*" for any Host`);
+    }
+  }
+  return names;
+}
+
 async function main(): Promise<void> {
   const port = readPort(process.env.DASHBOARD_PORT);
   const host = process.env.DASHBOARD_HOST?.trim() || '127.0.0.1';
   const engineUrl = readEngineUrl(process.env.ENGINE_URL);
+  const allowedHosts = readAllowedHosts(process.env.DASHBOARD_ALLOWED_HOSTS);
   const root = createLogger({ env: process.env });
   const log = root.child({ component: 'dashboard' });
 
@@ -60,7 +76,7 @@ async function main(): Promise<void> {
     return;
   }
   const recorder = new StreamRecorder({ engineUrl, logger: root });
-  const { app, proxy } = createDashboardApp({ engineUrl, staticDir, logger: root, recorder });
+  const { app, proxy } = createDashboardApp({ engineUrl, staticDir, logger: root, recorder, allowedHosts });
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   server.on('error', (e) => log.error({ err: e }, 'HTTP server error'));
   try {

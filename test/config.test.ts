@@ -33,7 +33,7 @@ const REFERENCE: EngineConfig = {
     vol_spread_factor: 0.5,
   },
   model: { dir: 'models', enabled: true },
-  backtest: { max_days: 31, pool_size: 0, max_queued_sessions: 62, session_seconds_estimate: 30 },
+  backtest: { max_days: 31, pool_size: 0, max_queued_sessions: 62, session_seconds_estimate: 30, artifact_cache_bytes: 67108864 },
   storage: { max_runs: 10000, max_bytes: 536870912, max_age_days: 90, max_record_bytes: 1048576, idempotency_ttl_hours: 24 },
   sweep: { max_points: 1000, max_queued_sessions: 5000, max_kept: 100 },
   http: {

@@ -431,6 +431,11 @@ test('node dist/dashboard.js: DASHBOARD_PORT=0, ENGINE_URL, bad env, SIGTERM wit
   const badCode = await new Promise<number | null>((r) => bad.once('exit', r));
   assert.is(badCode, 2);
   assert.match(stderr, /ENGINE_URL/);
+  const badHosts = spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_ALLOWED_HOSTS: 'dash.example.com,evil.example:3000', DASHBOARD_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let hostsErr = '';
+  badHosts.stderr!.on('data', (c) => (hostsErr += c));
+  assert.is(await new Promise<number | null>((r) => badHosts.once('exit', r)), 2);
+  assert.match(hostsErr, /DASHBOARD_ALLOWED_HOSTS=.*"evil\.example:3000" is not a host name/);
 
   const child = spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: `http://127.0.0.1:${enginePort}`, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   try {

@@ -7,10 +7,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest, createServer as createHttpServer } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, createServer as createHttpServer, type Server as HttpNodeServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createAdaptorServer } from '@hono/node-server';
 import { Agent, request } from 'undici';
 import { BacktestService } from '../src/backtest/service.ts';
 import { parseConfig } from '../src/config/load.ts';
@@ -37,7 +39,13 @@ async function serve(httpToml: string, apiToken: string | null = null): Promise<
   return `http://127.0.0.1:${server.port}`;
 }
 
+const dashboards: HttpNodeServer[] = [];
+
 test.after(async () => {
+  for (const s of dashboards) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
   for (const s of servers) await s.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
@@ -160,18 +168,20 @@ test('rate limit: POST/DELETE beyond rate_limit_requests per window answer 429 J
   await read.arrayBuffer();
 });
 
-/** GET with an explicit Host header (fetch would not let us set one). */
-function getWithHost(base: string, path: string, host: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+/** A request with an explicit Host header (fetch would not let us set one). */
+function getWithHost(base: string, path: string, host: string, method = 'GET', body?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, path, headers: { host } }, (res) => {
+    const headers: Record<string, string> = { host };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const req = httpRequest({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -205,6 +215,44 @@ test('dashboard proxy: adds no credentials, passes the caller\'s Authorization t
   const withToken = await post({ authorization: `Bearer ${TOKEN}` });
   assert.is(withToken.status, 400, 'the token reached the engine, which validated the body');
   assert.equal((await errorOf(withToken)).error.fields.map((f) => f.field), ['seed']);
+});
+
+test('dashboard Host allow-list (DNS rebinding): a foreign Host is refused before any page or proxied request', async () => {
+  const engine = await serve('');
+  const { logger } = capturingLogger('warn');
+  const staticDir = mkdtempSync(join(tmpdir(), 'reliability-dash-'));
+  dirs.push(staticDir);
+  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>dash</title>');
+  const listen = async (allowedHosts?: string[]) => {
+    const { app } = createDashboardApp({ engineUrl: engine, staticDir, logger, allowedHosts });
+    const server = createAdaptorServer({ fetch: app.fetch }) as HttpNodeServer;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    dashboards.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const dash = await listen();
+  const start = '{"seed": 7, "symbols": ["ESH24"], "days": 1}';
+  for (const host of ['attacker.example:3000', 'attacker.example', 'engine:3000', '127.0.0.1.nip.io:3000']) {
+    for (const [method, path, body] of [['POST', '/api/backtest', start], ['GET', '/api/state'], ['GET', '/api/backtests'], ['GET', '/health'], ['GET', '/openapi.json'], ['GET', '/'], ['GET', '/dashboard/health']] as const) {
+      const r = await getWithHost(dash, path, host, method, body);
+      assert.is(r.status, 400, `${method} ${path} Host: ${host}`);
+      const e = JSON.parse(r.body) as ErrorJson;
+      assert.is(e.error.code, 'invalid_host');
+      assert.match(e.error.message, /DASHBOARD_ALLOWED_HOSTS/);
+      assert.equal(e.error.fields.map((f) => f.field), ['Host']);
+    }
+  }
+  const runs = (await (await fetch(`${engine}/api/backtests`)).json()) as { total: number };
+  assert.is(runs.total, 0, 'no run was started through a foreign Host');
+  for (const host of ['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'LOCALHOST']) {
+    assert.is((await getWithHost(dash, '/api/state', host)).status, 200, `Host: ${host}`);
+    assert.is((await getWithHost(dash, '/', host)).status, 200, `Host: ${host}`);
+  }
+  const named = await listen(['dash.example.com']);
+  assert.is((await getWithHost(named, '/api/state', 'dash.example.com:3000')).status, 200, 'a listed name passes');
+  assert.is((await getWithHost(named, '/api/state', 'attacker.example')).status, 400);
+  const any = await listen(['*']);
+  assert.is((await getWithHost(any, '/api/state', 'whatever.example')).status, 200, '"*" allows any Host');
 });
 
 /** The engine process's first log lines up to "listening", or its exit. */

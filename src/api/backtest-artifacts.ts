@@ -42,4 +42,5 @@ export const BACKTEST_ARTIFACTS: readonly ArtifactSpec[] = [
 export const ARTIFACTS_DESCRIPTION =
   'Recomputed on demand from the run\'s stored resolved request (seed included): backtests are deterministic, so nothing extra is stored. ' +
   'Refused with 409 (conflict) when the run is not completed, when the model it used is not the current one, or when the recomputed result differs from the stored one (the config changed). ' +
-  'One recomputation at a time (503 busy otherwise); the last run recomputed is kept, so fetching several artifacts of one run computes it once.';
+  'A recomputation is admitted like a run of as many sessions ([backtest] max_queued_sessions, shared with runs; 503 busy with Retry-After when there is no room) and counts against the rate limit; ' +
+  'the four artifacts of recent runs are kept within [backtest] artifact_cache_bytes, so fetching several artifacts of one run computes it once and a cached read needs no admission.';

@@ -15,9 +15,18 @@ export const workerHealthSchema = z
   })
   .describe('Health of one worker thread.');
 
+const storageHealthSchema = z.object({
+  status: z.enum(['ok', 'degraded']).describe('degraded while the last journal write failed (the engine answers 503)'),
+  last_error: z.string().nullable().describe('the failed write, null when ok'),
+  write_failures: z.int().describe('failed journal writes since start'),
+  runs: z.int().describe('runs in the journal'),
+  bytes: z.int().describe('bytes of the journal files'),
+  quarantined: z.int().describe('corrupt records moved to quarantine/ since start'),
+});
+
 export const healthSchema = z
   .object({
-    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy and the journal writable, else degraded (HTTP 503)'),
+    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy, both journals writable and the queue (if any) reachable, else degraded (HTTP 503)'),
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
     workers: z.array(workerHealthSchema).describe('worker threads'),
@@ -29,16 +38,21 @@ export const healthSchema = z
         pool_size: z.int().describe('pool threads'),
       })
       .describe('Backtest capacity.'),
-    storage: z
+    storage: storageHealthSchema.describe('The backtest journal.'),
+    sweep_storage: storageHealthSchema.describe('The sweep journal (runs: sweeps in it).'),
+    queue: z
       .object({
-        status: z.enum(['ok', 'degraded']).describe('degraded while the last journal write failed (the engine answers 503)'),
-        last_error: z.string().nullable().describe('the failed write, null when ok'),
-        write_failures: z.int().describe('failed journal writes since start'),
-        runs: z.int().describe('runs in the journal'),
-        bytes: z.int().describe('bytes of the journal files'),
-        quarantined: z.int().describe('corrupt records moved to quarantine/ since start'),
+        status: z.enum(['ok', 'unreachable']).describe('unreachable while Redis does not answer the watchdog (the engine answers 503)'),
+        url: z.string().describe('QUEUE_URL, without its password'),
+        in_flight: z.int().describe('sessions waiting on queue jobs'),
+        requeued_jobs: z.int().describe('jobs that vanished (Redis lost them) and were enqueued again, since start'),
+        failed_sessions: z.int().describe('sessions failed since start (a job that kept vanishing, Redis unreachable too long, a worker error)'),
+        data_lost: z.int().describe('times the watchdog found Redis had lost its data, since start'),
+        unreachable_s: z.number().nullable().describe('seconds Redis has not answered, null when it does'),
+        last_error: z.string().nullable().describe('the last Redis error seen'),
       })
-      .describe('The backtest journal.'),
+      .nullable()
+      .describe('The session queue (QUEUE_URL), null when sessions run on the local pool.'),
     sse_clients: z.int().describe('connected live stream clients'),
   })
   .describe('Engine health.');

@@ -31,6 +31,20 @@ export interface SessionExecutor {
   readonly parallel: boolean;
   /** Sessions it runs at once in this process; undefined: they run elsewhere (a queue's workers). */
   readonly threads?: number;
+  /** The state of where sessions run, for /health (a queue's; the local pool has none). */
+  health?(): ExecutorHealth;
+}
+
+/** /health's `queue` (src/queue/executor.ts). */
+export interface ExecutorHealth {
+  status: 'ok' | 'unreachable';
+  url: string;
+  in_flight: number;
+  requeued_jobs: number;
+  failed_sessions: number;
+  data_lost: number;
+  unreachable_s: number | null;
+  last_error: string | null;
 }
 
 export function poolExecutor(pool: Piscina): SessionExecutor {

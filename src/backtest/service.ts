@@ -42,7 +42,11 @@ export type SubmitOutcome =
   | { kind: 'closed' }
   /** The Idempotency-Key names a run of another request. */
   | { kind: 'key_mismatch'; id: string }
-  | { kind: 'accepted'; id: string; done: Promise<BacktestRecord> }
+  /**
+   * `stored` settles once the run's first record is written: null when it is on disk (the run may
+   * be acknowledged), else what the journal said (the run has failed with storage_error).
+   */
+  | { kind: 'accepted'; id: string; done: Promise<BacktestRecord>; stored: Promise<string | null> }
   /** The Idempotency-Key named this run of the same request: no new run; `done` is null if its file is gone. */
   | { kind: 'replayed'; id: string; done: Promise<BacktestRecord | null> };
 
@@ -132,6 +136,12 @@ export function toListItem(e: BacktestIndexEntry) {
   return item;
 }
 
+/** The error of a run the journal could not store. */
+function storageFailure(e: unknown): { code: string; message: string } {
+  const tooLarge = e instanceof RecordTooLargeError;
+  return boundedError(tooLarge ? 'record_too_large' : 'storage_error', `the backtest journal could not store the run: ${e instanceof Error ? e.message : String(e)}`);
+}
+
 export class BacktestService {
   readonly journalDir: string;
   readonly poolSize: number;
@@ -143,6 +153,8 @@ export class BacktestService {
   private pool: Piscina | null;
   private seq = 0;
   private closed = false;
+  /** Sessions reserved by reserve(). */
+  private reserved = 0;
   private observerHooks: ServiceObserver = {};
 
   constructor(private readonly o: BacktestServiceOptions) {
@@ -207,16 +219,31 @@ export class BacktestService {
     return this.active.size;
   }
 
-  /** Sessions of the admitted runs (running or queued on the pool): what admission bounds. */
+  /**
+   * Admits `sessions` of other work on the pool (recomputing a run's research artifacts), counted
+   * with the runs' until the returned release is called; null when admission refuses it.
+   */
+  reserve(sessions: number): (() => void) | null {
+    if (this.closed || !this.admission.admits(this.queuedSessions, sessions)) return null;
+    this.reserved += sessions;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved -= sessions;
+    };
+  }
+
+  /** Sessions of the admitted runs (running or queued on the pool) and reservations: what admission bounds. */
   get queuedSessions(): number {
-    let n = 0;
+    let n = this.reserved;
     for (const a of this.active.values()) n += a.record.resolved.dates.length;
     return n;
   }
 
   /** Sessions not yet done of the admitted runs (progress counts): what Retry-After drains. */
   get remainingSessions(): number {
-    let n = 0;
+    let n = this.reserved;
     for (const a of this.active.values()) n += a.record.resolved.dates.length * (1 - a.record.progress);
     return n;
   }
@@ -278,24 +305,26 @@ export class BacktestService {
     this.active.set(id, active);
     this.observer.onRunning?.(this.active.size, this.queuedSessions);
     this.log.info({ id, symbol: req.symbol, start: req.startDate, end: req.endDate, sessions, seed: req.seed }, 'backtest started');
-    const done = this.execute(active);
+    const firstWrite = this.j.save(record).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const done = this.execute(active, firstWrite);
     active.done = done;
-    return { kind: 'accepted', id, done };
+    const stored = firstWrite.then((e) => (e === null ? null : storageFailure(e).message));
+    return { kind: 'accepted', id, done, stored };
   }
 
-  private async execute(a: Active): Promise<BacktestRecord> {
+  /** Runs an admitted run; `firstWrite` is its first journal write (null once on disk, else the error). */
+  private async execute(a: Active, firstWrite: Promise<unknown>): Promise<BacktestRecord> {
     const running = a.record;
     let outcome: Partial<BacktestRecord> = {};
     const interval = this.o.progressIntervalMs ?? 250;
     let lastEmit = 0;
     const run = this.o.runner ?? runBacktest;
-    let stored = true;
-    try {
-      await this.j.save(running);
-    } catch (e) {
-      stored = false;
-      this.fail(running, e);
-    }
+    const writeError = await firstWrite;
+    const stored = writeError === null;
+    if (!stored) this.fail(running, writeError);
     if (stored) {
       try {
         // Cancelled before it started (e.g. while its first journal write was pending).
@@ -350,10 +379,9 @@ export class BacktestService {
 
   /** Marks a run failed because the journal could not store it. */
   private fail(rec: BacktestRecord, e: unknown): void {
-    const tooLarge = e instanceof RecordTooLargeError;
     rec.status = 'failed';
     rec.result = null;
-    rec.error = boundedError(tooLarge ? 'record_too_large' : 'storage_error', `the backtest journal could not store the run: ${e instanceof Error ? e.message : String(e)}`);
+    rec.error = storageFailure(e);
   }
 
   /** Cancels a running run. Returns false when it is not running. */

@@ -84,8 +84,9 @@ function contractError(c: Instrument, startDate: string, endDate: string, startN
   try {
     last = lastSessionDate(c, startNs, endNs);
   } catch (e) {
-    // Its expiry falls outside the calendar's years (CLF15 expires in 2014).
-    return { field: 'startDate', message: `cannot place ${contractSymbol(c)} on the calendar: ${(e as Error).message}` };
+    // Its expiry falls outside the calendar's years (CLF15 expires in 2014, ESZ99 in 2099): the
+    // contract is at fault, whatever the dates.
+    return { field: 'symbol', message: `cannot place ${contractSymbol(c)} on the calendar: ${(e as Error).message}` };
   }
   const field = startDate > last ? 'startDate' : endDate > last ? 'endDate' : null;
   return field && { field, message: `${expiryMessage(c, startNs, endNs)}, so it has no session on ${field === 'startDate' ? startDate : endDate}` };

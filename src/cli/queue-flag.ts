@@ -7,7 +7,9 @@ import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
 export async function queueFromFlag(url: string | undefined, config: EngineConfig): Promise<{ executor: QueueExecutor | undefined } | { exit: number }> {
   if (!url) return { executor: undefined };
   try {
-    return { executor: await createQueueExecutor(url, config) };
+    // The watchdog's news (a job enqueued again, Redis gone) as warning lines on stderr.
+    const onEvent = (msg: string, fields: Record<string, unknown>) => process.stderr.write(`warning: ${msg} ${JSON.stringify(fields)}\n`);
+    return { executor: await createQueueExecutor(url, config, { onEvent }) };
   } catch (e) {
     process.stderr.write(`error: --queue: ${(e as Error).message}\n`);
     return { exit: 1 };

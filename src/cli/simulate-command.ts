@@ -7,6 +7,7 @@ import type pino from 'pino';
 import { liveMarketError } from '../runtime/live-source.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { modelDir } from '../backtest/request.ts';
+import { DataDirLocked, lockDataDir, type DataDirLock } from '../core/data-dir-lock.ts';
 import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
 import { BacktestService } from '../backtest/service.ts';
 import { resolveApiToken } from '../http/auth.ts';
@@ -55,6 +56,16 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     log.error(`cannot start: ${market}`);
     return 1;
   }
+  // One server per data_dir, before anything in it is read or written (a second one would recover
+  // the live one's journal); --backtest, --sweep and --worker write no journal and take no lock.
+  let lock: DataDirLock;
+  try {
+    lock = await lockDataDir(config.data_dir);
+  } catch (e) {
+    if (e instanceof DataDirLocked) log.error({ data_dir: e.dir, holder_pid: e.holder.pid }, `cannot start: ${e.message}`);
+    else log.error(`cannot start: data_dir = ${JSON.stringify(config.data_dir)}: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
   // Storage first: a data_dir that cannot be used is one clear error and exit 1 before any worker
   // thread exists (a started worker would keep the process alive with nothing listening).
   let backtests: BacktestService;
@@ -63,10 +74,11 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   const queueUrl = process.env.QUEUE_URL?.trim();
   if (queueUrl) {
     try {
-      executor = await createQueueExecutor(queueUrl, config);
+      executor = await createQueueExecutor(queueUrl, config, { onEvent: (msg, fields) => log.warn(fields, msg) });
       log.info({ queue: queueUrl }, 'backtest sessions run on the queue');
     } catch (e) {
       log.error(`cannot start: QUEUE_URL: ${(e as Error).message}`);
+      lock.release();
       return 1;
     }
   }
@@ -74,6 +86,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     backtests = await BacktestService.open({ config, logger: log, executor });
   } catch (e) {
     log.error(`cannot start: data_dir = ${JSON.stringify(config.data_dir)}: ${e instanceof Error ? e.message : String(e)}`);
+    lock.release();
     return 1;
   }
   const runtime = new SimulationRuntime({ config, logger: log, model: modelStatus(config, log) });
@@ -92,6 +105,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     await backtests.close();
     await executor?.close();
     await runtime.stop();
+    lock.release();
     return 1;
   }
   log.info({ port: http.port, symbols: runtime.symbols, engine_idle: config.simulation.engine_idle }, `listening on http://${http.host}:${http.port}`);
@@ -111,6 +125,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
         await http.close();
         await executor?.close();
         await runtime.stop();
+        lock.release();
         log.info('stopped');
         log.flush();
         resolve(0);

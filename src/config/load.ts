@@ -34,15 +34,37 @@ export class ConfigError extends Error {
 /** Renders a value the way it would look in TOML-ish form for an error message. */
 export function formatValue(v: unknown): string {
   if (v === undefined) return '(missing)';
-  if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  let s: string;
-  try {
-    s = JSON.stringify(v) ?? String(v);
-  } catch {
-    s = String(v);
-  }
+  const s = preview(v, 0);
   return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+}
+
+/**
+ * JSON of a value, cut short: nesting below PREVIEW_DEPTH is "[...]" / "{...}", and a container
+ * stops once its text passes 120 characters, so a value nested thousands deep (a 10 KB request
+ * body) costs little and never overflows the stack.
+ */
+const PREVIEW_DEPTH = 8;
+function preview(v: unknown, depth: number): string {
+  if (v === null || typeof v !== 'object') {
+    if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol' || v === undefined) return String(v);
+    return JSON.stringify(v);
+  }
+  const isArray = Array.isArray(v);
+  if (depth >= PREVIEW_DEPTH) return isArray ? '[...]' : '{...}';
+  const parts: string[] = [];
+  let length = 0;
+  const entries = isArray ? (v as unknown[]).map((x) => [null, x] as const) : Object.entries(v);
+  for (const [k, x] of entries) {
+    if (length > 120) {
+      parts.push('...');
+      break;
+    }
+    const part = (k === null ? '' : `${JSON.stringify(k)}:`) + preview(x, depth + 1);
+    parts.push(part);
+    length += part.length + 1;
+  }
+  return isArray ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
 }
 
 function keyOf(path: readonly PropertyKey[]): string {

@@ -225,6 +225,8 @@ const backtestShape = {
   // Admission counts sessions: two requests of max_days fit by default (checked >= max_days below).
   max_queued_sessions: intField(1, 100_000, ' (sessions running or waiting on the pool)').default(62),
   session_seconds_estimate: numberIn(0.1, 3600, ' (seconds one session takes, for Retry-After until one is measured)').default(30),
+  // Research artifacts (GET /api/backtests/:id/report, ...) of recent runs, kept for repeated reads.
+  artifact_cache_bytes: intField(0, 2 ** 40, ' (bytes of research artifacts kept in memory; 0 = none)').default(64 * 1024 * 1024),
 };
 
 const MIB = 1024 * 1024;

@@ -30,7 +30,7 @@ import { registerState, STATE_PATH, StateCache } from './routes/state.ts';
 import { registerStream } from './routes/stream.ts';
 import { registerSweeps } from './routes/sweeps.ts';
 import { SweepService } from '../sweep/service.ts';
-import { mutatingRateLimit } from './rate-limit.ts';
+import { rateLimit } from './rate-limit.ts';
 import { securityHeaders } from './security-headers.ts';
 import { RawResponses } from './raw-response.ts';
 import { SseHub } from './sse.ts';
@@ -68,6 +68,18 @@ export interface HttpApp {
   ctx: ApiContext;
   /** Ends every SSE stream and stops timers (does not close the backtest service). */
   close(): Promise<void>;
+}
+
+/** nginx's "client closed request": the status of an answer nobody was left to read (counted as client_closed). */
+const CLIENT_CLOSED = 499;
+
+/**
+ * True when `err` is the request's body read failing because the client went away (Node: "aborted",
+ * ECONNRESET), not a fault of ours that merely happened after the client left.
+ */
+function clientClosed(req: Request, err: unknown): boolean {
+  const e = err as (Error & { code?: string }) | null;
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || (req.signal.aborted && e?.name === 'AbortError');
 }
 
 function routeLabel(c: Parameters<typeof matchedRoutes>[0]): string {
@@ -134,10 +146,12 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   const debug = log.isLevelEnabled('debug');
   /** Request metrics and log line of every answer of Hono's (the fast path's below: the same series). */
   const answered = (method: string, path: string, route: string, status: number, seconds: number) => {
-    metrics.httpRequests.inc({ method, route, status: String(status) });
+    // A client that went away mid-request is no server failure: its own label, a debug line.
+    const closed = status === CLIENT_CLOSED;
+    metrics.httpRequests.inc({ method, route, status: closed ? 'client_closed' : String(status) });
     metrics.httpDuration.observe({ method, route }, seconds);
-    if (status >= 500) log.warn({ method, path, status }, 'request failed');
-    else if (debug) log.debug({ method, path, status }, 'request');
+    if (status >= 500 && !closed) log.warn({ method, path, status }, 'request failed');
+    else if (debug) log.debug({ method, path, status: closed ? 'client_closed' : status }, 'request');
   };
   app.use('*', async (c, next) => {
     const t0 = performance.now();
@@ -159,8 +173,18 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
   // otherwise keeps Hono's fast response path (setting headers on c.res copies the response).
   app.use('*', (c, next) => (c.req.header('origin') === undefined ? next() : corsHeaders(c, next)));
   const token = opts.apiToken ?? null;
-  if (token !== null) app.use('*', bearerAuth({ token, reads: config.http.require_auth_for_reads }));
   const tokenDigest = token === null ? null : digest(token);
+  const reads = config.http.require_auth_for_reads;
+  // The limiter runs before authentication, so requests without the valid token are limited too
+  // (by address): mutations, and reads that will be refused for want of it.
+  const limiter = rateLimit({
+    limit: config.http.rate_limit_requests,
+    windowS: config.http.rate_limit_window_s,
+    authenticated: (header) => tokenDigest !== null && bearerMatches(header, tokenDigest),
+    refusedRead: (method, path, header) => tokenDigest !== null && tokenNeeded(method, path, reads) && !bearerMatches(header, tokenDigest),
+  });
+  if (limiter) app.use('*', limiter);
+  if (token !== null) app.use('*', bearerAuth({ token, reads }));
   const fastPath = stateFastPath({
     body: () => stateCache.bytes(),
     hostAllowed: hostAllowed(config.http.allowed_hosts),
@@ -170,12 +194,6 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
       if (debug) log.debug({ method: 'GET', path: STATE_PATH, status: 200 }, 'request');
     },
   });
-  const limiter = mutatingRateLimit({
-    limit: config.http.rate_limit_requests,
-    windowS: config.http.rate_limit_window_s,
-    authenticated: (header) => tokenDigest !== null && bearerMatches(header, tokenDigest),
-  });
-  if (limiter) app.use('*', limiter);
   app.use(
     '*',
     methodNotAllowed({
@@ -200,6 +218,10 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     if (err instanceof ApiError) return respondApiError(c, err);
     if (err instanceof HTTPException && err.status < 500) {
       return apiError(c, err.status as ContentfulStatusCode, err.status === 413 ? 'payload_too_large' : 'invalid_request', err.message || 'bad request');
+    }
+    if (clientClosed(c.req.raw, err)) {
+      if (debug) log.debug({ method: c.req.method, path: c.req.path, err: (err as Error).message }, 'the client closed the connection mid-request');
+      return new Response(null, { status: CLIENT_CLOSED }); // nobody reads it
     }
     log.error({ err, method: c.req.method, path: c.req.path }, 'unhandled error in a request handler');
     return apiError(c, 500, 'internal_error', 'internal error (logged)');

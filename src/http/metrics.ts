@@ -234,7 +234,7 @@ export class EngineMetrics {
     // measurable share of that route's CPU per request (docs/performance.md, round fourteen).
     this.httpRequests = new Counter({
       name: 'engine_http_requests_total',
-      help: 'HTTP requests by method, route and status.',
+      help: 'HTTP requests by method, route and status ("client_closed": the client went away before the answer).',
       labelNames: ['method', 'route', 'status'],
       registers: reg,
       collect: () => this.flushStateAnswers(),

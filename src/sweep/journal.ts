@@ -1,5 +1,5 @@
 // The sweeps' journal, <data_dir>/sweeps: one `<id>.jsonl` per sweep, two JSON lines (a small
-// index entry, then the whole sweep), written atomically (temp file, then rename). It is bounded
+// index entry, then the whole sweep), written atomically (temp file, then rename, fsynced). It is bounded
 // like the backtest journal and by the same code: retention by count ([sweep] max_kept), bytes and
 // age ([storage] max_bytes, max_age_days; retention.ts), a record over [storage] max_record_bytes
 // is refused, a file that is not a sweep is quarantined (quarantine/), and the index pages the
@@ -9,14 +9,16 @@
 // Synchronous on purpose: sweeps are few and their writes rare (start and end of each), and the
 // service answers GET from the index without awaiting.
 
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeAtomicSync } from '../core/atomic-write.ts';
 import type pino from 'pino';
 import type { SweepListItem, SweepRun } from '../api/sweep.ts';
 import { IdempotencyKeys } from '../backtest/journal/idempotency.ts';
 import { QUARANTINE_DIR } from '../backtest/journal/quarantine.ts';
 import { boundedError, MAX_HEADER_BYTES } from '../backtest/journal/record.ts';
 import { retentionVictims, type RetentionLimits } from '../backtest/journal/retention.ts';
+import type { StorageHealth } from '../backtest/journal/journal.ts';
 import { decodeCursor, type Page, RunIndex } from '../backtest/journal/run-index.ts';
 
 export const SWEEP_ID_RE = /^sw_[0-9]{8}T[0-9]{9}Z_[0-9a-z]{4}_[0-9a-f]{6}$/;
@@ -51,6 +53,9 @@ export class SweepJournal {
   readonly index = new RunIndex<SweepIndexEntry>();
   private readonly keys: IdempotencyKeys<SweepIndexEntry>;
   private ready = false;
+  private lastError: string | null = null;
+  private writeFailures = 0;
+  private quarantined = 0;
 
   constructor(private readonly o: SweepJournalOptions) {
     this.keys = new IdempotencyKeys(o.idempotencyTtlMs);
@@ -90,14 +95,14 @@ export class SweepJournal {
     const head = JSON.stringify({ ...listItem(run, 0), idempotency, record_bytes: Buffer.byteLength(body) });
     const text = `${head}\n${body}\n`;
     const bytes = Buffer.byteLength(text);
-    if (bytes > this.o.maxRecordBytes) throw new Error(`the sweep's record is ${bytes} bytes, over [storage] max_record_bytes = ${this.o.maxRecordBytes}`);
-    const file = join(this.o.dir, `${rec.id}${EXT}`);
-    const tmp = `${file}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, text);
-      renameSync(tmp, file);
+      if (bytes > this.o.maxRecordBytes) throw new Error(`the sweep's record is ${bytes} bytes, over [storage] max_record_bytes = ${this.o.maxRecordBytes}`);
+      writeAtomicSync(join(this.o.dir, `${rec.id}${EXT}`), text);
+      this.lastError = null;
     } catch (e) {
-      rmSync(tmp, { force: true });
+      this.lastError = boundedError('storage_error', e instanceof Error ? e.message : String(e)).message;
+      this.writeFailures++;
+      this.o.logger.error({ id: rec.id, err: e }, 'could not write the sweep journal');
       throw e;
     }
     this.put({ ...listItem(run, bytes), idempotency });
@@ -121,6 +126,18 @@ export class SweepJournal {
     } catch {
       return null;
     }
+  }
+
+  /** Like the backtest journal's: degraded while the last write failed. */
+  health(): StorageHealth {
+    return {
+      status: this.lastError === null ? 'ok' : 'degraded',
+      last_error: this.lastError,
+      write_failures: this.writeFailures,
+      runs: this.index.size,
+      bytes: this.index.bytes,
+      quarantined: this.quarantined,
+    };
   }
 
   /** A page of the index, newest first; throws RangeError on a cursor this journal did not issue. */
@@ -192,6 +209,7 @@ export class SweepJournal {
     try {
       mkdirSync(to, { recursive: true });
       renameSync(join(this.o.dir, name), join(to, name));
+      this.quarantined++;
       this.o.logger.error({ file: name, moved_to: join(to, name) }, 'quarantined a corrupt sweep journal record');
     } catch (e) {
       this.o.logger.error({ file: name, err: e }, 'could not quarantine a corrupt sweep journal record');

@@ -13,6 +13,7 @@ import { type SweepRequest, sweepRequestSchema, type SweepRun } from '../api/swe
 import { Admission } from '../backtest/admission.ts';
 import { replayable, requestHash } from '../backtest/journal/idempotency.ts';
 import type { Page } from '../backtest/journal/run-index.ts';
+import type { StorageHealth } from '../backtest/journal/journal.ts';
 import type { SessionExecutor } from '../backtest/run.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { gridAxes } from './grid.ts';
@@ -29,7 +30,9 @@ export type SweepSubmit =
   | { kind: 'key_mismatch'; id: string }
   /** The Idempotency-Key names a sweep of this request: that one, no new sweep. */
   | { kind: 'replayed'; run: SweepRun }
-  | { kind: 'accepted'; run: SweepRun; done: Promise<SweepRun> };
+  | { kind: 'accepted'; run: SweepRun; done: Promise<SweepRun> }
+  /** Its first journal write failed (a full disk, ...): nothing was started. */
+  | { kind: 'storage_error'; message: string };
 
 export interface SweepServiceOptions {
   config: EngineConfig;
@@ -97,7 +100,13 @@ export class SweepService {
     if (this.closed) return { kind: 'closed' };
     const parsed = sweepRequestSchema.safeParse(body);
     if (!parsed.success) {
-      return { kind: 'invalid', errors: parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.code === 'unrecognized_keys' ? `unknown field ${(i as { keys?: string[] }).keys?.join(', ')}` : `expected ${i.message}` })) };
+      // An unknown field is named (one error each), like the backtest request's.
+      const errors = parsed.error.issues.flatMap((i) =>
+        i.code === 'unrecognized_keys'
+          ? i.keys.map((k) => ({ field: [...i.path, k].join('.'), message: `unknown field (known: ${Object.keys(sweepRequestSchema.shape).join(', ')})` }))
+          : [{ field: i.path.join('.') || '(body)', message: `expected ${i.message}` }],
+      );
+      return { kind: 'invalid', errors };
     }
     const req = parsed.data;
     const hash = requestHash(req);
@@ -107,7 +116,8 @@ export class SweepService {
       const run = prior && replayable(prior) ? this.get(prior.id) : null;
       if (run) return { kind: 'replayed', run };
     }
-    const axes = gridAxes(req.grid);
+    const sentGrid = (body as { grid: object }).grid; // an object: the schema checked it
+    const axes = gridAxes(req.grid, Object.keys(sentGrid));
     if (!axes.ok) return { kind: 'invalid', errors: axes.errors };
     const points = axes.value.reduce((n, a) => n * a.values.length, 1);
     const max = this.o.config.sweep.max_points;
@@ -132,6 +142,13 @@ export class SweepService {
     const run: SweepRun = { id: this.newId(now), status: 'running', request: req, points, sessions, progress: 0, started_at: now.toISOString(), finished_at: null, error: null, result: null };
     const idempotency = idempotencyKey === null ? null : { key: idempotencyKey, request_hash: hash };
     const active = { run, abort: new AbortController(), t0: process.hrtime.bigint(), idempotency } as Active;
+    // On disk before it is acknowledged (the write is synchronous and fsynced): a sweep the
+    // journal cannot hold is refused, never a 202 whose Location 404s.
+    try {
+      this.save(active);
+    } catch (e) {
+      return { kind: 'storage_error', message: `sweep ${run.id} was not started: the sweep journal could not store it: ${e instanceof Error ? e.message : String(e)}` };
+    }
     this.active.set(run.id, active);
     active.done = this.execute(active, prepared.sweep);
     return { kind: 'accepted', run, done: active.done };
@@ -143,7 +160,6 @@ export class SweepService {
     let last = 0;
     this.log.info({ id: run.id, points: run.points, sessions: run.sessions }, 'sweep started');
     try {
-      this.save(a);
       run.result = await executeSweep(prepared, {
         pool: this.o.executor ? null : this.o.pool(),
         executor: this.o.executor,
@@ -208,6 +224,11 @@ export class SweepService {
     const page = this.j.page(limit, cursor);
     // A running sweep's entry was written when it started; its progress is here.
     return { ...page, entries: page.entries.map((e) => (this.active.has(e.id) ? { ...e, progress: this.active.get(e.id)!.run.progress } : e)) };
+  }
+
+  /** The sweep journal's health (write failures, size), for /health. */
+  storageHealth(): StorageHealth {
+    return this.j.health();
   }
 
   /** Sweeps in the journal. */

@@ -1,8 +1,9 @@
 // The journal's files: one `<id>.jsonl` per run (record.ts), written atomically (temp file +
-// rename, so a reader or a crash never sees half a record), read back on demand.
+// rename, fsynced: core/atomic-write.ts), read back on demand.
 
-import { open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeAtomic } from '../../core/atomic-write.ts';
 import { LEGACY_EXT } from './legacy.ts';
 import { ID_RE, MAX_HEADER_BYTES, parseIndexLine, parseRecordLine, RECORD_EXT, serializeRecord, type BacktestIndexEntry, type BacktestRecord } from './record.ts';
 
@@ -40,15 +41,7 @@ export class JournalStore {
     if (entry.bytes > this.maxRecordBytes) {
       throw new RecordTooLargeError(`the record of ${rec.id} is ${entry.bytes} bytes, over [storage] max_record_bytes = ${this.maxRecordBytes}`);
     }
-    const file = this.fileOf(rec.id);
-    const tmp = `${file}.${process.pid}${TMP_EXT}`;
-    try {
-      await writeFile(tmp, text);
-      await rename(tmp, file);
-    } catch (e) {
-      await unlink(tmp).catch(() => {});
-      throw e;
-    }
+    await writeAtomic(this.fileOf(rec.id), text);
     return entry;
   }
 

@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
 import type pino from 'pino';
+import { hostAllowed, hostName, LOOPBACK_HOSTS } from '../../http/host-check.ts';
 import { createEngineProxy, errorJson, type EngineProxy } from './proxy.ts';
 import type { StreamRecorder } from './recorder.ts';
 
@@ -16,6 +17,11 @@ export interface DashboardAppOptions {
   logger: pino.Logger;
   /** Records the engine's stream for GET /dashboard/history (optional). */
   recorder?: StreamRecorder;
+  /**
+   * Host names this server answers besides localhost, 127.0.0.1 and [::1] (any port); ["*"] turns
+   * the check off. DASHBOARD_ALLOWED_HOSTS in dashboard.ts; default none.
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface DashboardApp {
@@ -30,6 +36,25 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
 export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
   const app = new Hono();
   const proxy = createEngineProxy({ engineUrl: o.engineUrl, logger: o.logger });
+
+  // DNS rebinding: the proxy gives the engine its own Host, so the engine's check never sees the
+  // browser's; this one does, before any page is served or any request proxied (the engine's rule,
+  // src/http/host-check.ts, with the dashboard's own list).
+  const hostOk = hostAllowed(o.allowedHosts ?? []);
+  if (hostOk) {
+    app.use('*', async (c, next) => {
+      const header = c.req.header('host');
+      if (hostOk(header)) return next();
+      const name = hostName(header!);
+      const shown = name.length > 100 ? `${name.slice(0, 100)}...` : name;
+      return errorJson(
+        400,
+        'invalid_host',
+        `the Host header name ${JSON.stringify(shown)} is not allowed: expected ${LOOPBACK_HOSTS.join(', ')} (any port) or a name listed in DASHBOARD_ALLOWED_HOSTS`,
+        [{ field: 'Host', message: 'expected an allowed host name' }],
+      );
+    });
+  }
 
   app.all('/api/*', (c) => proxy.forward(c));
   app.all('/health', (c) => proxy.forward(c));

@@ -34,8 +34,8 @@ export interface EngineProxy {
   abortAll(reason?: string): void;
 }
 
-export function errorJson(status: number, code: string, message: string): Response {
-  return new Response(JSON.stringify({ error: { code, message } }), {
+export function errorJson(status: number, code: string, message: string, fields?: { field: string; message: string }[]): Response {
+  return new Response(JSON.stringify({ error: fields ? { code, message, fields } : { code, message } }), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
   });

@@ -1,16 +1,18 @@
 // GET /api/backtests/:id/{fills.csv,fills.parquet,equity.csv,report}: research artifacts of a
 // completed run, recomputed from its stored resolved request (see ARTIFACTS_DESCRIPTION). The
-// recomputation runs on its own short-lived Piscina pool, so the event loop stays free.
+// recomputation is admitted by cost like a run (its sessions count against [backtest]
+// max_queued_sessions) and runs on the runs' pool, so the event loop stays free; the results are
+// kept in a bounded cache (artifact-cache.ts), and the GETs count against the rate limit.
 // ARTIFACTS_DESCRIPTION (src/api/backtest-artifacts.ts) says why recompute rather than store.
 
-import { availableParallelism } from 'node:os';
-import { BACKTEST_ARTIFACTS, type ArtifactSpec } from '../../api/backtest-artifacts.ts';
+import { BACKTEST_ARTIFACTS } from '../../api/backtest-artifacts.ts';
 import { modelForRequest, type ResolvedRequest } from '../../backtest/request.ts';
-import { createBacktestPool, runBacktest, type BacktestRun } from '../../backtest/run.ts';
+import { runBacktest, type BacktestRun } from '../../backtest/run.ts';
 import type { BacktestService } from '../../backtest/service.ts';
 import type { BacktestResult } from '../../api/backtest-run.ts';
 import type { EngineConfig } from '../../config/schema.ts';
 import { equityFile, fillsFile, reportFile } from '../../research/artifacts.ts';
+import { type ArtifactBodies, ArtifactCache } from '../artifact-cache.ts';
 import type { ApiContext, App } from '../context.ts';
 import { ApiError } from '../errors.ts';
 
@@ -35,51 +37,65 @@ function checkModel(id: string, req: ResolvedRequest, config: EngineConfig): voi
 const FINGERPRINT = ['events_processed', 'total_fills', 'total_pnl', 'final_position'] as const;
 
 export function registerBacktestArtifacts(app: App, ctx: ApiContext): void {
-  let busy = false;
-  let last: { id: string; run: BacktestRun; req: ResolvedRequest } | null = null;
+  const svc = ctx.backtests;
+  const cache = new ArtifactCache(ctx.config.backtest.artifact_cache_bytes);
+  /** Recomputations in progress: concurrent GETs of one run share one. */
+  const computing = new Map<string, Promise<ArtifactBodies>>();
 
-  async function recompute(id: string): Promise<{ run: BacktestRun; req: ResolvedRequest }> {
-    if (last?.id === id) return last;
-    const stored = await completedRun(ctx.backtests, id);
+  // All four from one recomputation: the costly part is the run, not the rendering.
+  const render = (req: ResolvedRequest, run: BacktestRun): ArtifactBodies =>
+    new Map<string, string | Uint8Array>([
+      ['fills.csv', fillsFile(req, run, 'csv')],
+      ['fills.parquet', fillsFile(req, run, 'parquet')],
+      ['equity.csv', equityFile(run, 'csv')],
+      ['report', reportFile(req, run, ctx.config)],
+    ]);
+
+  async function recompute(id: string): Promise<ArtifactBodies> {
+    const stored = await completedRun(svc, id);
     checkModel(id, stored.resolved, ctx.config);
-    if (busy) throw new ApiError(503, 'busy', 'another run\'s artifacts are being computed', undefined, { 'Retry-After': '5' });
-    busy = true;
-    const pool = createBacktestPool(Math.min(ctx.config.backtest.pool_size || availableParallelism(), stored.resolved.dates.length));
+    // Admitted like a run of as many sessions, on the runs' pool: artifact reads cannot take CPU
+    // that admission has promised to runs, nor runs be refused for work admission never saw.
+    const sessions = stored.resolved.dates.length;
+    const release = svc.reserve(sessions);
+    if (!release) {
+      const retryAfterS = svc.admission.retryAfterSeconds(svc.remainingSessions);
+      throw new ApiError(503, 'busy', `recomputing backtest ${id}'s artifacts costs ${sessions} session(s), over [backtest] max_queued_sessions = ${svc.maxQueuedSessions} with the runs admitted; retry in about ${retryAfterS} s`, undefined, {
+        'Retry-After': String(retryAfterS),
+      });
+    }
     try {
       // A copy: the stored request stays untouched, and no model is cached against it.
       const req = { ...stored.resolved };
-      const run = await runBacktest(req, ctx.config, { pool, collectFills: true });
+      const run = await runBacktest(req, ctx.config, { pool: svc.ensurePool(), collectFills: true });
       const differs = FINGERPRINT.filter((k) => run.result[k] !== stored.result[k]);
       if (differs.length) {
         const what = differs.map((k) => `${k} ${stored.result[k]} -> ${run.result[k]}`).join(', ');
         throw new ApiError(409, 'conflict', `backtest ${id} does not recompute to its stored result (${what}): the config changed since it ran`);
       }
-      last = { id, run, req };
-      return last;
+      const bodies = render(req, run);
+      cache.put(id, bodies);
+      return bodies;
     } finally {
-      busy = false;
-      await pool.destroy();
+      release();
     }
   }
 
-  const body = (a: ArtifactSpec, req: ResolvedRequest, run: BacktestRun): string | Uint8Array => {
-    switch (a.name) {
-      case 'fills.csv':
-        return fillsFile(req, run, 'csv');
-      case 'fills.parquet':
-        return fillsFile(req, run, 'parquet');
-      case 'equity.csv':
-        return equityFile(run, 'csv');
-      case 'report':
-        return reportFile(req, run, ctx.config);
+  function artifacts(id: string): Promise<ArtifactBodies> {
+    const hit = cache.get(id);
+    if (hit) return Promise.resolve(hit);
+    let p = computing.get(id);
+    if (!p) {
+      p = recompute(id).finally(() => computing.delete(id));
+      computing.set(id, p);
     }
-  };
+    return p;
+  }
 
   for (const a of BACKTEST_ARTIFACTS) {
     app.get(`/api/backtests/:id/${a.name}`, async (c) => {
       const id = c.req.param('id');
-      const { run, req } = await recompute(id);
-      const data = body(a, req, run);
+      const data = (await artifacts(id)).get(a.name)!;
       const headers: Record<string, string> = { 'Content-Type': a.contentType };
       if (a.name !== 'report') headers['Content-Disposition'] = `attachment; filename="${id}-${a.name}"`;
       return c.body(data as string, 200, headers);

@@ -34,6 +34,11 @@ export function registerBacktests(app: App, ctx: ApiContext): void {
     const out = svc.submit(sub.body, sub.key);
     if (out.kind !== 'accepted' && out.kind !== 'replayed') return refusal(c, out, 'run', 'backtest');
     if (/\brespond-async\b/i.test(c.req.header('prefer') ?? '')) {
+      // Acknowledged only once its record is on disk: a crash after the 202 cannot lose the run.
+      if (out.kind === 'accepted') {
+        const failure = await out.stored;
+        if (failure !== null) return refusal(c, { kind: 'storage_error', message: `backtest ${out.id} was not started: ${failure}` }, 'run', 'backtest');
+      }
       const rec = await svc.read(out.id);
       if (!rec) return completed(c, null);
       const status = rec.status === 'running' ? 202 : 200;

@@ -1,5 +1,6 @@
-// GET /health: 200 {status: "ok"} when every worker is healthy and the backtest journal is
-// writable (its last write succeeded), else 503 {status: "degraded"}.
+// GET /health: 200 {status: "ok"} when every worker is healthy and the backtest and sweep
+// journals are writable (their last writes succeeded) and the session queue, if any, answers;
+// else 503 {status: "degraded"}.
 
 import type { Health } from '../../api/health.ts';
 import type { HealthView } from '../../runtime/view.ts';
@@ -16,7 +17,9 @@ export function registerHealth(app: App, ctx: ApiContext): void {
       h = { healthy: false, workers: [] };
     }
     const storage = ctx.backtests.storageHealth();
-    const healthy = h.healthy && storage.status === 'ok';
+    const sweepStorage = ctx.sweeps.storageHealth();
+    const queue = ctx.backtests.executor?.health?.() ?? null;
+    const healthy = h.healthy && storage.status === 'ok' && sweepStorage.status === 'ok' && (queue === null || queue.status === 'ok');
     const body: Health = {
       status: healthy ? 'ok' : 'degraded',
       version: VERSION,
@@ -29,6 +32,8 @@ export function registerHealth(app: App, ctx: ApiContext): void {
         pool_size: ctx.backtests.poolSize,
       },
       storage,
+      sweep_storage: sweepStorage,
+      queue,
       sse_clients: ctx.hub.size,
     };
     return c.json(body, healthy ? 200 : 503, { 'Cache-Control': 'no-store' });

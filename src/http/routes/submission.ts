@@ -101,7 +101,9 @@ export type Refusal =
   | { kind: 'invalid'; errors: FieldError[] }
   | { kind: 'busy'; retryAfterS: number; message: string }
   | { kind: 'closed' }
-  | { kind: 'key_mismatch'; id: string };
+  | { kind: 'key_mismatch'; id: string }
+  /** The journal could not store it (a full disk, a directory gone): nothing was started. */
+  | { kind: 'storage_error'; message: string };
 
 /** The answer to a refused submission; `what` names the thing an Idempotency-Key names ("run", "sweep"). */
 export function refusal(c: Context<AppEnv>, r: Refusal, what: 'run' | 'sweep', request: 'backtest' | 'sweep'): Response {
@@ -116,5 +118,7 @@ export function refusal(c: Context<AppEnv>, r: Refusal, what: 'run' | 'sweep', r
       return apiError(c, 422, 'idempotency_key_mismatch', `the Idempotency-Key header names ${what} ${r.id}, which was started by a different request: use a new key for a new request`, [
         { field: 'Idempotency-Key', message: `already used for ${what} ${r.id} with a different request` },
       ]);
+    case 'storage_error':
+      return apiError(c, 500, 'storage_error', r.message);
   }
 }
