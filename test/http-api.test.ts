@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { BacktestService } from '../src/backtest/service.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { openApiDocument } from '../src/http/openapi.ts';
+import { documentWithStrategies } from '../src/http/routes/openapi.ts';
 import { startHttpServer, type HttpServer } from '../src/http/server.ts';
 import { VERSION } from '../src/version.ts';
 
@@ -309,7 +309,7 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
   const { res, body } = await getJson('/openapi.json');
   assert.is(res.status, 200);
   assert.is(body.openapi, '3.1.0');
-  assert.equal(body, JSON.parse(JSON.stringify(openApiDocument)), 'serves the generated document');
+  assert.equal(body, JSON.parse(JSON.stringify(documentWithStrategies())), 'serves the generated document (with the loaded strategies\' parameters)');
   assert.is(body.info.version, VERSION);
   const documented = new Set<string>();
   for (const [p, ops] of Object.entries(body.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${p}`);
