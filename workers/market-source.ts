@@ -50,6 +50,8 @@ function run(job: SourceJob): void {
       source.generate(ring, room < SOURCE_BATCH ? room : SOURCE_BATCH);
       Atomics.notify(ring.ctl, RING_HEAD);
     }
+    const q = source.qualityCounts?.();
+    if (q && job.quality) new Float64Array(job.quality).set(q);
     source.close?.();
     source = null;
     Atomics.store(status, ST_STATE, STATE_DONE);

@@ -1,22 +1,32 @@
 // A MarketSource over one recorded DBN file (runSession's market, like the generator): records
 // of the session's instrument are decoded in order, turned into L2 events by the MBO order book
-// or the MBP-10 level book, and copied into the market ring. Records outside the session's
-// window [startNs, endNs) (a --start/--end day, regular hours only) are skipped.
+// or the MBP-10 level book, and copied into the market ring.
+//
+// The window [startNs, endNs) (a --start/--end day, regular hours only) is entered as a live feed
+// joining at startNs would: every record received before it (ts_recv < startNs), and the file's
+// opening book snapshot (its leading clear and F_SNAPSHOT records, whose ts_event is when each
+// order was entered, often days before), is applied to the book silently (the warm-up), and the
+// book as it then stands is published at startNs as one add per order (MBO) or level (MBP-10).
+// Records from endNs (ts_event) on are skipped. Everything is counted (quality.ts).
 //
 // ts_event is the exchange's time of the event (EV_TS); DBN files are sorted by ts_recv, where a
 // ts_event may step back a little: such a record keeps the previous record's time (counted in
-// `timeClamped`), since every stream of the driver is in time order.
+// timeClamped), since every stream of the driver is in time order.
 
 import { EV_STRIDE } from '../../core/events.ts';
 import type { RecordRing } from '../../core/ring.ts';
-import { DbnReader, RTYPE, type DbnCursor } from '../../data/dbn/index.ts';
+import { DbnReader, FLAGS, RTYPE, type DbnCursor } from '../../data/dbn/index.ts';
 import { L3Tape } from '../../exchange/l3-fifo-queue.ts';
 import type { MarketSource } from '../../backtest/session.ts';
 import { EventQueue } from './event-queue.ts';
 import { MboBook } from './mbo-book.ts';
 import { MBP_LEVELS, Mbp10Book } from './mbp10-book.ts';
+import { Q, REPLAY_QUALITY_FIELDS } from './quality.ts';
 import type { ReplaySessionSpec } from './replay-spec.ts';
 import { ThreadedSource } from '../../backtest/source-thread.ts';
+
+const F_SNAPSHOT = FLAGS.F_SNAPSHOT;
+const CLEAR = 0x52; // action R
 
 /** Order priorities are kept for this many ring slots (>= the market ring's capacity). */
 export const TAPE_CAPACITY = 1 << 16;
@@ -37,14 +47,16 @@ export class DbnMarketSource implements MarketSource {
   private readonly askSz = new Float64Array(MBP_LEVELS);
   private readonly timeShift: number;
   private eof = false;
-  /** The record being applied: its time (engine ns), its price (ticks), the previous record's time. */
-  private readonly rec = new Float64Array([0, 0, -Infinity]);
+  /** The record being applied: its time (engine ns), its price (ticks), the previous record's time, its ts_recv. */
+  private readonly rec: Float64Array;
   private seqBase = 0;
   private drained = 0;
-  /** Records of the session's instrument applied to the book. */
-  records = 0;
-  /** Records whose ts_event was before the previous record's (kept at the previous time). */
-  timeClamped = 0;
+  /** Before the window: records go to the book silently (see the head of this file). */
+  private warming = true;
+  /** Still in the file's opening run of clear and snapshot records. */
+  private opening = true;
+  /** The data-quality counters (quality.ts; the exchange's two stay 0 here). */
+  readonly quality = new Float64Array(REPLAY_QUALITY_FIELDS.length);
 
   /**
    * `tape`: where order priorities go (a shared one in the decoder thread); default: its own.
@@ -68,6 +80,28 @@ export class DbnMarketSource implements MarketSource {
       this.rtype = RTYPE.MBP_10;
     }
     this.tape = spec.perOrder ? (tape ?? new L3Tape(TAPE_CAPACITY)) : null;
+    this.rec = new Float64Array([0, 0, startNs, 0]);
+  }
+
+  /** Records of the session's instrument applied in the window. */
+  get records(): number {
+    return this.quality[Q.recordsApplied];
+  }
+
+  /** Records whose ts_event was before the previous record's (kept at the previous time). */
+  get timeClamped(): number {
+    return this.quality[Q.timeClamped];
+  }
+
+  /** The data-quality counters with the MBO book's unknown-order counts. */
+  qualityCounts(): Float64Array {
+    const q = this.quality;
+    if (this.mbo !== null) {
+      q[Q.unknownCancels] = this.mbo.counts.unknownCancels;
+      q[Q.unknownModifies] = this.mbo.counts.unknownModifies;
+      q[Q.unknownFills] = this.mbo.counts.unknownFills;
+    }
+    return q;
   }
 
   get done(): boolean {
@@ -105,25 +139,57 @@ export class DbnMarketSource implements MarketSource {
   private step(): void {
     const c = this.reader.next();
     if (c === null) {
+      if (this.warming) this.publish();
       this.eof = true;
       return;
     }
     if (c.rtype !== this.rtype || c.instrumentId !== this.spec.instrumentId) return;
     // Doubles stay in typed arrays (the time, prices): see DbnCursor.timeAndPrice.
     const r = this.rec;
+    const q = this.quality;
     c.timeAndPrice(r, 0);
     r[0] += this.timeShift;
-    if (r[0] < this.startNs || r[0] >= this.endNs) return;
+    const flags = c.flags;
+    const snapshot = (flags & F_SNAPSHOT) !== 0;
+    if (snapshot) q[Q.snapshotRecords]++;
+    if (this.opening && !snapshot && c.action !== CLEAR) this.opening = false;
+    if (this.warming) {
+      c.recvTimeInto(r, 3);
+      if (this.opening || r[3] + this.timeShift < this.startNs) {
+        q[Q.recordsWarmup]++;
+        this.apply(c, flags);
+        this.queue.restart(); // nobody sees the warm-up's events
+        return;
+      }
+      this.publish();
+    }
+    if (r[0] >= this.endNs) {
+      q[Q.recordsSkipped]++;
+      return;
+    }
     if (r[0] < r[2]) {
       r[0] = r[2];
-      this.timeClamped++;
+      q[Q.timeClamped]++;
     }
     r[2] = r[0];
-    this.records++;
-    this.toTicks(c, r, 1, 2);
+    q[Q.recordsApplied]++;
     this.queue.ts = r[0]; // the time of the events this record yields
-    if (this.mbo !== null) this.mbo.apply(c.action, c.side, r[1], c.size, c.orderIdHi, c.orderIdLo, c.flags);
+    this.apply(c, flags);
+  }
+
+  private apply(c: DbnCursor, flags: number): void {
+    this.toTicks(c, this.rec, 1, 2);
+    if (this.mbo !== null) this.mbo.apply(c.action, c.side, this.rec[1], c.size, c.orderIdHi, c.orderIdLo, flags);
     else this.applyMbp(c);
+  }
+
+  /** The warm-up is over: the book as it stands, as adds at the window's start. */
+  private publish(): void {
+    this.warming = false;
+    this.queue.restart();
+    this.queue.ts = this.startNs;
+    if (this.mbo !== null) this.mbo.publish();
+    else this.mbp!.publish();
   }
 
   private applyMbp(c: DbnCursor): void {
