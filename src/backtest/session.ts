@@ -351,8 +351,8 @@ function withQuality(r: SessionResult, gen: MarketSource, x: SimExchange, endNs:
   const counts = gen.qualityCounts?.();
   if (!counts) return r;
   const q = qualityOf(counts);
-  q.crossedNs = x.crossedNsAt(endNs);
-  q.phaseChanges = x.phaseChanges;
+  q.crossed_ns = x.crossedNsAt(endNs);
+  q.phase_changes = x.phaseChanges;
   return { ...r, dataQuality: q };
 }
 

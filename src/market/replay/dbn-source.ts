@@ -85,21 +85,21 @@ export class DbnMarketSource implements MarketSource {
 
   /** Records of the session's instrument applied in the window. */
   get records(): number {
-    return this.quality[Q.recordsApplied];
+    return this.quality[Q.records_applied];
   }
 
   /** Records whose ts_event was before the previous record's (kept at the previous time). */
   get timeClamped(): number {
-    return this.quality[Q.timeClamped];
+    return this.quality[Q.time_clamped];
   }
 
   /** The data-quality counters with the MBO book's unknown-order counts. */
   qualityCounts(): Float64Array {
     const q = this.quality;
     if (this.mbo !== null) {
-      q[Q.unknownCancels] = this.mbo.counts.unknownCancels;
-      q[Q.unknownModifies] = this.mbo.counts.unknownModifies;
-      q[Q.unknownFills] = this.mbo.counts.unknownFills;
+      q[Q.unknown_cancels] = this.mbo.counts.unknownCancels;
+      q[Q.unknown_modifies] = this.mbo.counts.unknownModifies;
+      q[Q.unknown_fills] = this.mbo.counts.unknownFills;
     }
     return q;
   }
@@ -151,12 +151,12 @@ export class DbnMarketSource implements MarketSource {
     r[0] += this.timeShift;
     const flags = c.flags;
     const snapshot = (flags & F_SNAPSHOT) !== 0;
-    if (snapshot) q[Q.snapshotRecords]++;
+    if (snapshot) q[Q.snapshot_records]++;
     if (this.opening && !snapshot && c.action !== CLEAR) this.opening = false;
     if (this.warming) {
       c.recvTimeInto(r, 3);
       if (this.opening || r[3] + this.timeShift < this.startNs) {
-        q[Q.recordsWarmup]++;
+        q[Q.records_warmup]++;
         this.apply(c, flags);
         this.queue.restart(); // nobody sees the warm-up's events
         return;
@@ -164,15 +164,15 @@ export class DbnMarketSource implements MarketSource {
       this.publish();
     }
     if (r[0] >= this.endNs) {
-      q[Q.recordsSkipped]++;
+      q[Q.records_skipped]++;
       return;
     }
     if (r[0] < r[2]) {
       r[0] = r[2];
-      q[Q.timeClamped]++;
+      q[Q.time_clamped]++;
     }
     r[2] = r[0];
-    q[Q.recordsApplied]++;
+    q[Q.records_applied]++;
     this.queue.ts = r[0]; // the time of the events this record yields
     this.apply(c, flags);
   }

@@ -4,30 +4,12 @@
 // changes). Every replayed session's result carries them (SessionResult.dataQuality), the run's
 // result sums them (data_quality), and a warn log line names the non-zero ones.
 
-/** The counters, in their array order; each is a count except crossedNs. */
-export const REPLAY_QUALITY_FIELDS = [
-  /** Records of the instrument applied in the window (events emitted). */
-  'recordsApplied',
-  /** Records applied silently before the window (warm-up, snapshot included), no events emitted. */
-  'recordsWarmup',
-  /** Records of the instrument not applied: at or after the window's end, a repeated opening snapshot. */
-  'recordsSkipped',
-  /** Records of an opening book snapshot (F_SNAPSHOT, or the clear that opens it). */
-  'snapshotRecords',
-  /** MBO cancels, modifies and fills of orders the book never saw. */
-  'unknownCancels',
-  'unknownModifies',
-  'unknownFills',
-  /** Records whose ts_event stepped back (kept at the previous record's time). */
-  'timeClamped',
-  /** Time (ns) the exchange's replayed book was crossed or locked: no continuous matching. */
-  'crossedNs',
-  /** Changes between continuous trading and a crossed or locked book. */
-  'phaseChanges',
-] as const;
+import { REPLAY_QUALITY, type ReplayQuality, type ReplayQualityField } from '../../api/data-quality.ts';
 
-export type ReplayQualityField = (typeof REPLAY_QUALITY_FIELDS)[number];
-export type ReplayQuality = Record<ReplayQualityField, number>;
+export { REPLAY_QUALITY, type ReplayQuality, type ReplayQualityField };
+
+export const REPLAY_QUALITY_FIELDS = Object.keys(REPLAY_QUALITY) as ReplayQualityField[];
+
 
 export const Q = Object.fromEntries(REPLAY_QUALITY_FIELDS.map((f, i) => [f, i])) as Record<ReplayQualityField, number>;
 
@@ -44,10 +26,28 @@ export function addQuality(into: ReplayQuality, q: ReplayQuality): void {
 }
 
 // Counters that say the replay differs from a clean live feed (the others only describe it).
-const NOTABLE: readonly ReplayQualityField[] = ['unknownCancels', 'unknownModifies', 'unknownFills', 'timeClamped', 'crossedNs', 'phaseChanges'];
+const NOTABLE: readonly ReplayQualityField[] = ['unknown_cancels', 'unknown_modifies', 'unknown_fills', 'time_clamped', 'crossed_ns', 'phase_changes'];
 
 /** The non-zero counters, "name=value", when a notable one is non-zero; else null (no warning). */
 export function qualityWarning(q: ReplayQuality): string | null {
   if (!NOTABLE.some((f) => q[f] !== 0)) return null;
   return REPLAY_QUALITY_FIELDS.filter((f) => q[f] !== 0).map((f) => `${f}=${q[f]}`).join(' ');
+}
+
+/** One warn line per session of a result whose notable counters are non-zero, naming them. */
+export function warnDataQuality(
+  warn: (obj: object, msg: string) => void,
+  sessions: readonly { date: string; data_quality: ReplayQuality | null }[],
+  context: object = {},
+): void {
+  for (const s of sessions) {
+    const w = s.data_quality && qualityWarning(s.data_quality);
+    if (w) warn({ ...context, date: s.date, data_quality: s.data_quality }, `recorded data of ${s.date}: ${w}`);
+  }
+}
+
+/** The non-zero counters for people: "name value, ..." (crossed time in seconds), or "clean". */
+export function qualityLine(q: ReplayQuality): string {
+  const parts = REPLAY_QUALITY_FIELDS.filter((f) => q[f] !== 0).map((f) => (f === 'crossed_ns' ? `crossed/locked ${(q[f] / 1e9).toFixed(1)} s` : `${f.replace(/_/g, ' ')} ${q[f]}`));
+  return parts.length ? parts.join(', ') : 'nothing recorded';
 }
