@@ -100,7 +100,7 @@ const NY_0930 = NY_0900 + 30 * MIN;
 const adds = (evs: Ev[], ts: number) => evs.filter((e) => e.ts === ts && e.kind === MD_ADD).map((e) => [e.side, e.price, e.qty]);
 
 test.before(() => ensureBuilt());
-test.after(() => (process.env.KEEP ? 0 : rmSync(dir, { recursive: true, force: true })));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('§1 the opening snapshot builds the book at the window start, whatever its ts_event', async () => {
   const file = await mboFile('snapshot.mbo.dbn.zst', 60, [...SNAPSHOT, ...DAY_RECORDS]);

@@ -29,7 +29,7 @@ import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
 
 function open(job: SourceJob, tape: L3Tape | null): MarketSource {
   const s = job.source;
-  if (s.kind === 'replay') return new DbnMarketSource(s.replay, job.startNs, job.endNs, tape, openInflated(s.replay.file));
+  if (s.kind === 'replay') return new DbnMarketSource(s.replay, job.startNs, job.endNs, tape, (file) => openInflated(file));
   return new MarketGenerator(contractForRoot(s.root), s.date, s.seed, { sessionStartNs: job.startNs, sessionEndNs: job.endNs, activity: s.activity });
 }
 

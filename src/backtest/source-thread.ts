@@ -110,7 +110,7 @@ export class ThreadedSource implements MarketSource {
   private readonly quality: Float64Array | null;
 
   constructor(source: SourceSpec, startNs: number, endNs: number) {
-    this.label = source.kind === 'replay' ? source.replay.file : `the generator's ${source.root} session ${source.date}`;
+    this.label = source.kind === 'replay' ? source.replay.files.join(', ') : `the generator's ${source.root} session ${source.date}`;
     const perOrder = source.kind === 'replay' && source.replay.perOrder;
     const mem = RecordRing.memory(EV_STRIDE, SOURCE_RING_CAPACITY, true);
     this.ring = new RecordRing(mem);
