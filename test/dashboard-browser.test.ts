@@ -17,7 +17,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
@@ -423,6 +423,33 @@ test('backtest form: a run its kill switch stopped is shown as stopped, with whe
   assert.ok(await page.isVisible('.bt-message.warn'), `not shown as a warning: ${msg}`);
   assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\dT[\d:.]+Z \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
   phase = 'load';
+});
+
+test('a replayed run shows its non-zero data-quality counters under the result, and in its report', async () => {
+  // The official MBO fixture starts mid-session: cancels of orders it never added.
+  mkdirSync(join(dir, 'data', 'market'), { recursive: true });
+  copyFileSync(join('test', 'fixtures', 'dbn', 'test_data.mbo.v3.dbn.zst'), join(dir, 'data', 'market', 'es.mbo.dbn.zst'));
+  const res = await fetch(`${engineUrl}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset: 'es.mbo.dbn.zst' }) });
+  const run = (await res.json()) as { id: string; data_quality: Record<string, number> };
+  assert.is(res.status, 200, JSON.stringify(run));
+  const q = run.data_quality;
+  assert.ok(q.unknown_cancels > 0);
+  const row = `#backtest tr[data-id="${run.id}"]`;
+  await page.waitForSelector(row, { timeout: 3 * WAIT_MS });
+  await page.click(row);
+  await until('the data-quality line', async () => ((await page.textContent('#bt-quality')) ?? '').length > 0);
+  const line = (await page.textContent('#bt-quality'))!;
+  assert.ok(line.startsWith('recorded data: '), line);
+  assert.ok(line.includes(`unknown cancels ${q.unknown_cancels}`), line);
+  assert.not.match(line, /phase changes|crossed/, 'zero counters are not shown');
+  const html = await (await fetch(`${engineUrl}/api/backtests/${run.id}/report`)).text();
+  assert.match(html, new RegExp(`<tr data-quality="unknown_cancels"><td>unknown_cancels</td><td class="n" data-value="${q.unknown_cancels}">`));
+  // A synthetic run shows no such line.
+  const syn = page.locator('#backtest tr.run').filter({ hasNotText: 'DBN' }).first();
+  await syn.click();
+  await until('the synthetic run', async () => ((await page.textContent('.bt-result-title')) ?? '').includes('market synthetic'));
+  assert.is(await page.textContent('#bt-quality'), '');
+  assert.is(await page.isVisible('#bt-quality'), false);
 });
 
 /** Elements drawn past their panel's right edge with no scrolling container in between, and

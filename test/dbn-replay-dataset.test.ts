@@ -1,6 +1,6 @@
-// Sessions come from the data: a directory of daily files is one session per file, dated by the
-// CME trade date of its start (a Globex evening belongs to the next date), windowed by its
-// metadata, filtered by --start/--end and optionally clipped to regular hours.
+// Sessions come from the data: one per CME trade date the records hold (a Globex evening belongs
+// to the next date), windowed by the data, filtered by --start/--end and optionally clipped to
+// regular hours; test/dbn-replay-trade-dates.test.ts has files cut at 00:00 UTC as Databento's.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,12 +18,16 @@ const M = 60e9;
 const at = (h: number, m = 0) => h * H + m * M;
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the trade date of a record: New York time + 6 h (a Globex evening opens the next date)', () => {
+test('the trade date of a record: it rolls at the daily close, 16:00 Chicago (17:00 New York)', () => {
   const midnight = sessionMidnightUnixNs('2024-03-05');
   assert.is(tradeDateOf(midnight + BigInt(at(9, 30))), '2024-03-05');
-  assert.is(tradeDateOf(midnight + BigInt(at(17, 59))), '2024-03-05');
-  assert.is(tradeDateOf(midnight + BigInt(at(18))), '2024-03-06'); // 18:00 New York
+  assert.is(tradeDateOf(midnight + BigInt(at(16, 59))), '2024-03-05');
+  assert.is(tradeDateOf(midnight + BigInt(at(17))), '2024-03-06'); // 17:00 New York: the pre-open of the next date
   assert.is(tradeDateOf(midnight - BigInt(at(5))), '2024-03-05'); // 19:00 the evening before
+  // A weekend's and a holiday's trading belong to the next trade date.
+  assert.is(tradeDateOf(sessionMidnightUnixNs('2024-03-08') + BigInt(at(17))), '2024-03-11'); // Friday evening
+  assert.is(tradeDateOf(sessionMidnightUnixNs('2024-03-10') + BigInt(at(18))), '2024-03-11'); // Sunday's open
+  assert.is(tradeDateOf(sessionMidnightUnixNs('2023-12-25') + BigInt(at(18))), '2023-12-26'); // Christmas evening
 });
 
 test('a directory of daily files: one session each, in date order, filtered and clipped', async () => {

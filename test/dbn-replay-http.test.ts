@@ -66,7 +66,11 @@ test('a request naming a dataset replays it; the result says so', async () => {
     assert.is(r.body.resolved.dataset, 'es-mbp10');
     assert.equal(r.body.contracts, ['ESH1']);
     assert.is(r.body.start_date, '2020-12-28');
-    assert.is(r.body.events_processed, 21); // 20 levels, then the second record's one change
+    // 2020-12-28: 20 levels, then the second record's one change; the file runs to 00:00 UTC, past
+    // the 17:00 New York close, so it also holds the evening of 2020-12-29, which opens on the
+    // book warmed with both records (20 levels).
+    assert.equal(r.body.session_results.map((s: { date: string; events: number }) => [s.date, s.events]), [['2020-12-28', 21], ['2020-12-29', 20]]);
+    assert.is(r.body.events_processed, 41);
   } finally {
     await server.close();
   }

@@ -38,7 +38,9 @@ async function exportSession(cfg: EngineConfig, schema: 'mbo' | 'mbp-10'): Promi
   return file;
 }
 
-const withoutSource = (r: object) => JSON.stringify({ ...r, data_source: null });
+// Where the market came from, and how the recorded data met the engine (the direct run has none).
+const withoutSource = (r: { session_results: object[] }) =>
+  JSON.stringify({ ...r, data_source: null, data_quality: null, session_results: r.session_results.map((s) => ({ ...s, data_quality: null })) });
 
 // Sessions run on the pool, as backtests do, and not on this thread: a long run of other queue
 // models through SimExchange here would make its queue call sites polymorphic for the tests that
@@ -65,6 +67,9 @@ for (const queue of ['power', 'risk_averse']) {
     assert.is(replay.result.data_source, `dbn es-${DATE}.mbo.dbn.zst (mbo, ${direct.result.contracts[0]})`);
     assert.ok(direct.result.total_fills > 0, 'the session trades');
     assert.is(withoutSource(replay.result), withoutSource(direct.result));
+    // The export is clean: its opening clear is the only warm-up, nothing unknown, never crossed.
+    const q = replay.result.data_quality!;
+    assert.equal([q.records_warmup, q.unknown_cancels, q.unknown_modifies, q.unknown_fills, q.time_clamped, q.crossed_ns, q.phase_changes], [1, 0, 0, 0, 0, 0, 0]);
   });
 }
 

@@ -248,6 +248,11 @@ test('the best ask falling to our bid (best bid rising to our ask) fills us full
   let r = h.drain();
   assert.is(r.length, 1);
   assert.equal([r[0].type, r[0].id, r[0].price, r[0].qty, r[0].leaves, r[0].liq, r[0].exch], [ER_FILL, 1, 19999, 5, 0, LIQ_MAKER, 8_000]);
+  // Our 20001 offer becomes the best once the market's lower asks leave (a bid at or above a
+  // displayed ask would lock or cross the book: the pre-open, where nothing matches).
+  h.md(8_500, MD_CANCEL, ASK, 19999, 3);
+  h.md(8_600, MD_CANCEL, ASK, 20000, 35);
+  h.md(8_700, MD_CANCEL, ASK, 20001, 20);
   h.md(9_000, MD_ADD, BID, 20000, 1); // bid at 20000 does not reach our 20001 offer
   assert.is(h.drain().length, 0);
   h.md(10_000, MD_ADD, BID, 20001, 1);
@@ -401,7 +406,7 @@ test('reset forgets orders, the book and the report clock', () => {
   h.drain();
   assert.is(h.ex.liveOrders(), 0);
   assert.is(h.ex.book.bestBid, NO_PRICE);
-  h.md(100, MD_ADD, BID, 19999, 7); // earlier clock than before the reset
+  h.md(100, MD_ADD, BID, 19998, 7); // earlier clock than before the reset
   h.buy(200, 1, 19999, 1); // id 1 is free again
   h.md(300, MD_ADD, ASK, 19999, 1); // no stale order at 20001 to fill; ours at 19999 fills
   const r = h.drain();

@@ -29,7 +29,7 @@ import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
 
 function open(job: SourceJob, tape: L3Tape | null): MarketSource {
   const s = job.source;
-  if (s.kind === 'replay') return new DbnMarketSource(s.replay, job.startNs, job.endNs, tape, openInflated(s.replay.file));
+  if (s.kind === 'replay') return new DbnMarketSource(s.replay, job.startNs, job.endNs, tape, (file) => openInflated(file));
   return new MarketGenerator(contractForRoot(s.root), s.date, s.seed, { sessionStartNs: job.startNs, sessionEndNs: job.endNs, activity: s.activity });
 }
 
@@ -50,6 +50,8 @@ function run(job: SourceJob): void {
       source.generate(ring, room < SOURCE_BATCH ? room : SOURCE_BATCH);
       Atomics.notify(ring.ctl, RING_HEAD);
     }
+    const q = source.qualityCounts?.();
+    if (q && job.quality) new Float64Array(job.quality).set(q);
     source.close?.();
     source = null;
     Atomics.store(status, ST_STATE, STATE_DONE);

@@ -2,6 +2,7 @@
 // DELETE /api/backtests/{id}, the stream's backtest_progress and backtest_complete events).
 
 import { z } from 'zod';
+import { dataQualitySchema } from './data-quality.ts';
 import { feeScheduleSchema } from './fee-schedule.ts';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema, strategyIdentitySchema } from './backtest-request.ts';
@@ -43,6 +44,7 @@ export const backtestResultSchema = z
     model_version: z.string().nullable().describe('version of the model the run used (null without useML)'),
     data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)" for recorded data'),
     strategy: strategyIdentitySchema,
+    data_quality: dataQualitySchema.nullable().describe("recorded data: the sessions' data-quality counters summed (docs/replay.md); null for the synthetic market"),
     params: resolvedRequestSchema
       .pick({ initialCapital: true, spreadMultiplier: true, skewFactor: true, inventoryLimit: true, positionLimit: true, maxDrawdown: true })
       .describe('Strategy and risk parameters used.'),
@@ -87,6 +89,7 @@ export const backtestResultSchema = z
             final_position: z.int().describe('contracts'),
             final_mid: z.number().nullable().describe('last mid price'),
             kill_switch: z.boolean().describe('kill switch tripped'),
+            data_quality: dataQualitySchema.nullable().describe("recorded data: the session's data-quality counters; null for the synthetic market or a session not traded"),
           })
           .describe('One session.'),
       )

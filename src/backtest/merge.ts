@@ -10,6 +10,7 @@ import type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 import type { FeeScheduleView } from '../api/fee-schedule.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
+import { addQuality, emptyQuality, type ReplayQuality } from '../market/replay/quality.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
@@ -34,14 +35,16 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   let zeroAhead = 0;
   let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, blockedRequotes = 0, selfMatch = 0, predictions = 0, maxAbs = 0;
   const perSession: BacktestResult['session_results'] = [];
+  let quality: ReplayQuality | null = null;
   const contractOn = sessionContracts(req);
   for (const { date, carry, result: s } of ordered) {
     const contract = contractOn(date);
     if (s === null) {
       kill.sessions_not_traded.push(date);
-      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true });
+      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true, data_quality: null });
       continue;
     }
+    if (s.dataQuality) addQuality((quality ??= emptyQuality()), s.dataQuality);
     events += s.eventsProcessed;
     fills += s.fills;
     zeroAhead += s.zeroAheadFills;
@@ -92,6 +95,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
       final_position: s.finalPosition,
       final_mid: Number.isFinite(s.finalMidTicks) ? ticksToPrice(s.finalMidTicks, spec.tickSize) : null,
       kill_switch: s.killSwitch.tripped,
+      data_quality: s.dataQuality ?? null,
     });
   }
   const markouts: Record<string, MarkoutFigure> = {};
@@ -115,6 +119,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     model_version: req.model?.version ?? null,
     data_source: req.data_source,
     strategy: req.strategy,
+    data_quality: quality,
     params: {
       initialCapital: req.initialCapital,
       spreadMultiplier: req.spreadMultiplier,

@@ -24,6 +24,7 @@ import { boundedError, type BacktestIndexEntry, type BacktestRecord } from './jo
 import type { Page } from './journal/run-index.ts';
 import { RecordTooLargeError } from './journal/store.ts';
 import { validateBacktestRequest, type FieldError, type ResolvedRequest } from './request.ts';
+import { warnDataQuality } from '../market/replay/quality.ts';
 import { createBacktestPool, runBacktest, type RunOptions, type SessionExecutor } from './run.ts';
 
 export type { BacktestIndexEntry, BacktestRecord } from './journal/record.ts';
@@ -373,6 +374,7 @@ export class BacktestService {
     if (rec.status === 'completed') this.admission.record(ns / 1e9, rec.resolved.dates.length);
     this.observer.onFinished?.(rec.status as 'completed' | 'failed' | 'cancelled', ns / 1e9);
     this.log.info({ id: rec.id, status: rec.status, duration_ms: rec.duration_ms, total_pnl: rec.result?.total_pnl }, 'backtest finished');
+    if (rec.result?.session_results) warnDataQuality((o, m) => this.log.warn(o, m), rec.result.session_results, { id: rec.id });
     this.emit({ type: 'complete', run: toApi(rec, false) });
     return rec;
   }

@@ -23,6 +23,7 @@ import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { openReplaySource } from '../market/replay/dbn-source.ts';
 import { ThreadedSource } from './source-thread.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
+import { qualityOf, type ReplayQuality } from '../market/replay/quality.ts';
 import type { L3Tape } from '../exchange/l3-fifo-queue.ts';
 import { createPredictor } from '../ml/mlp-simd.ts';
 import type { ModelFile } from '../ml/model.ts';
@@ -117,6 +118,8 @@ export interface SessionResult {
   fillColumns: Record<FillField, Float64Array> | null;
   /** Our quotes once a second (with collectFills: the report's price chart), else null. */
   quotes: QuoteSeries | null;
+  /** Recorded data only (absent for the synthetic market): how the file met the engine. */
+  dataQuality?: ReplayQuality;
 }
 
 /** Where market events come from: the synthetic generator, recorded data, a recorded stream (bench). */
@@ -127,6 +130,8 @@ export interface MarketSource {
   readonly tape?: L3Tape | null;
   /** Releases what the source holds (a file, a decoder thread). */
   close?(): void;
+  /** Recorded data: its data-quality counters (src/market/replay/quality.ts) once done. */
+  qualityCounts?(): Float64Array | null;
 }
 
 /** Observers of what crosses each link (tests, benchmarks), called as the record is delivered. */
@@ -383,7 +388,17 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
     }
   }
   engine.finish(spec.sessionEndNs);
-  return sessionResult(spec, engine, exchange, path);
+  return withQuality(sessionResult(spec, engine, exchange, path), gen, exchange, spec.sessionEndNs);
+}
+
+/** A recorded session's result gets its data-quality counters, the exchange's among them. */
+function withQuality(r: SessionResult, gen: MarketSource, x: SimExchange, endNs: number): SessionResult {
+  const counts = gen.qualityCounts?.();
+  if (!counts) return r;
+  const q = qualityOf(counts);
+  q.crossed_ns = x.crossedNsAt(endNs);
+  q.phase_changes = x.phaseChanges;
+  return { ...r, dataQuality: q };
 }
 
 function openMarket(spec: SessionSpec, contract: ContractSpec): MarketSource {

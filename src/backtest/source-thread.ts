@@ -25,6 +25,7 @@ import { L3Tape } from '../exchange/l3-fifo-queue.ts';
 import type { MarketSource } from './session.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
 import { TAPE_CAPACITY } from '../market/replay/dbn-source.ts';
+import { REPLAY_QUALITY_FIELDS } from '../market/replay/quality.ts';
 
 export const SOURCE_RING_CAPACITY = 1 << 15;
 /** Events per batch the worker publishes. */
@@ -57,6 +58,8 @@ export interface SourceJob {
   tape: SharedArrayBuffer | null;
   status: SharedArrayBuffer;
   error: SharedArrayBuffer;
+  /** A replay's data-quality counters (quality.ts), written by the worker before it says done. */
+  quality: SharedArrayBuffer | null;
 }
 
 // The worker publishes at least every SOURCE_BATCH events; a worker that never starts (a broken
@@ -104,9 +107,10 @@ export class ThreadedSource implements MarketSource {
   private closed = false;
   private offset = 0;
   private started = false;
+  private readonly quality: Float64Array | null;
 
   constructor(source: SourceSpec, startNs: number, endNs: number) {
-    this.label = source.kind === 'replay' ? source.replay.file : `the generator's ${source.root} session ${source.date}`;
+    this.label = source.kind === 'replay' ? source.replay.files.join(', ') : `the generator's ${source.root} session ${source.date}`;
     const perOrder = source.kind === 'replay' && source.replay.perOrder;
     const mem = RecordRing.memory(EV_STRIDE, SOURCE_RING_CAPACITY, true);
     this.ring = new RecordRing(mem);
@@ -117,7 +121,9 @@ export class ThreadedSource implements MarketSource {
     const error = new SharedArrayBuffer(ERROR_BYTES);
     this.status = new Int32Array(status);
     this.error = new Uint8Array(error);
-    const job: SourceJob = { source, startNs, endNs, ring: mem, tape: tapeBuf, status, error };
+    const quality = source.kind === 'replay' ? new SharedArrayBuffer(REPLAY_QUALITY_FIELDS.length * 8) : null;
+    this.quality = quality ? new Float64Array(quality) : null;
+    const job: SourceJob = { source, startNs, endNs, ring: mem, tape: tapeBuf, status, error, quality };
     this.worker = takeWorker();
     this.threadId = this.worker.worker.threadId;
     this.worker.worker.postMessage(job);
@@ -125,6 +131,11 @@ export class ThreadedSource implements MarketSource {
 
   get done(): boolean {
     return this.finished;
+  }
+
+  /** A replay's data-quality counters once done (the worker wrote them before saying so), else null. */
+  qualityCounts(): Float64Array | null {
+    return this.finished ? this.quality : null;
   }
 
   /** Waits for the worker's events, then copies up to maxEvents into `out`; 0 only at the end. */

@@ -13,6 +13,7 @@ import { flagOfField, requestFromFlags } from './request-flags.ts';
 import { availableParallelism } from 'node:os';
 import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
+import { qualityLine, warnDataQuality } from '../market/replay/quality.ts';
 import { createProgress } from './progress.ts';
 
 const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
@@ -40,6 +41,7 @@ export function formatSummary(r: BacktestResult): string {
     ['markout +10s', mk('10s')],
     ['markout +60s', mk('60s')],
     ['kill switch', killSwitchLine(r.kill_switch)],
+    ...(r.data_quality ? [['data quality', qualityLine(r.data_quality)] as [string, string]] : []),
   ];
   const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}${r.data_source === 'synthetic' ? '' : `, market ${r.data_source}`}`;
   // A run its kill switch stopped is not a plain success: say so first, and when and why.
@@ -95,6 +97,7 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
     const eps = r.events_processed / (wallMs / 1000);
     process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`);
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
+    warnDataQuality((o, m) => log.warn(o, m), r.session_results);
     return 0;
   } finally {
     progress.stop();

@@ -41,6 +41,15 @@
 //                                 sell) fills us fully.
 //   Opposite side MD_ADD at or through our price (the best ask falls to or below our buy price,
 //   the best bid rises to or above our sell price): fills us fully.
+// No continuous matching while the market book is crossed or locked (best bid >= best ask, both
+// sides shown: recorded data's pre-open, where orders are accepted and nothing trades until the
+// opening auction). Our orders may rest, their queue positions follow the depth at their level,
+// but no market event fills them and a NEW takes nothing (an IOC is cancelled). When the book
+// uncrosses (continuous trading resumes), each resting order of ours at or through the opposite
+// touch trades as it would have in the opening auction: fully, at that touch (the price the
+// continuous market opens at, never worse than its own limit), as maker. The time crossed or
+// locked and the number of phase changes are counted (crossedNs, phaseChanges). The synthetic
+// market never crosses: the check is one compare per event on the touch the book just set.
 //
 // Hot path: orders live in preallocated typed arrays (struct of arrays, fixed capacity); a compact
 // list of live slots; a per-price count of our live orders (indexed like the dense book, price &
@@ -160,6 +169,12 @@ export class SimExchange {
   takerFills = 0;
   /** Maker fills of orders that joined an empty level (nothing displayed ahead on arrival). */
   zeroAheadFills = 0;
+  /** The market book is crossed or locked: no continuous matching (see the head of this file). */
+  halted = false;
+  /** Changes between continuous trading and a crossed or locked book. */
+  phaseChanges = 0;
+  // [0] ns spent crossed or locked up to the last change to continuous, [1] when the book last crossed.
+  private readonly crossedTime = new Float64Array(2);
 
   // ---- our orders: struct of arrays indexed by slot ----
   declare private readonly oId: Float64Array;
@@ -261,6 +276,7 @@ export class SimExchange {
     this.clock[0] = 0;
     this.link.reset();
     this.wrote = false;
+    this.halted = false;
   }
 
   /**
@@ -296,11 +312,20 @@ export class SimExchange {
     const here = this.ourAt[at] !== 0;
     if (!here && price * this.reachDir[k] > this.reach[k]) {
       book.apply(kind, side, price, qty);
-      return false;
+      if (book.bestBid >= book.bestAsk === this.halted) return false;
+      this.phase(data, off);
+      return this.publishReports();
     }
     // The level's size before the event (the queue model's `before`): apply() returns it.
     const before = book.apply(kind, side, price, qty);
-    if (kind === MD_TRADE) {
+    if (book.bestBid >= book.bestAsk !== this.halted) this.phase(data, off);
+    if (this.halted) {
+      // No matching: only our queue position moves with the depth at our level.
+      if (here && kind !== MD_TRADE) {
+        this.clock[0] = data[off + EV_TS];
+        this.depthChangeAt(at, side, price, before, book.size(side, price));
+      }
+    } else if (kind === MD_TRADE) {
       if (side === BID) {
         if (price < this.maxBuy) {
           this.clock[0] = data[off + EV_TS];
@@ -331,10 +356,45 @@ export class SimExchange {
         else this.fillSellsFrom(price);
       }
     }
+    return this.publishReports();
+  }
+
+  /** Publishes the reports staged since the last publish; true when there were some. */
+  private publishReports(): boolean {
     if (!this.wrote) return false;
     this.wrote = false;
     this.reports.publish();
     return true;
+  }
+
+  /**
+   * The touch may have crossed, or uncrossed, at this event (a one-sided book changes nothing).
+   * Uncrossing, our orders at or through the new opposite touch fill there (the opening auction).
+   */
+  private phase(data: Float64Array, off: number): void {
+    const b = this.book;
+    if (b.bestBid === NO_PRICE || b.bestAsk === NO_PRICE) return;
+    const crossed = b.bestBid >= b.bestAsk;
+    if (crossed === this.halted) return;
+    const ts = data[off + EV_TS];
+    this.phaseChanges++;
+    this.halted = crossed;
+    if (crossed) {
+      this.crossedTime[1] = ts;
+      return;
+    }
+    this.crossedTime[0] += ts - this.crossedTime[1];
+    this.clock[0] = ts;
+    for (let i = this.nLive - 1; i >= 0; i--) {
+      const s = this.live[i];
+      const buy = this.oSide[s] === BID;
+      if (buy ? this.oPrice[s] >= b.bestAsk : this.oPrice[s] <= b.bestBid) this.makerFill(s, this.oLeaves[s], buy ? b.bestAsk : b.bestBid);
+    }
+  }
+
+  /** Time (ns) the market book has been crossed or locked up to `ts` (the session's end). */
+  crossedNsAt(ts: number): number {
+    return this.crossedTime[0] + (this.halted ? ts - this.crossedTime[1] : 0);
   }
 
   /**
@@ -424,14 +484,15 @@ export class SimExchange {
     }
   }
 
-  /** Maker fill of `qty` of the resting order in slot `s`; removes it when done. */
-  private makerFill(s: number, qty: number): void {
+  /** Maker fill of `qty` of the resting order in slot `s` (at `price`, default its own); removes it when done. */
+  private makerFill(s: number, qty: number, price = this.oPrice[s]): void {
     const leaves = this.oLeaves[s] - qty;
     this.oLeaves[s] = leaves;
     this.makerFills++;
     this.zeroAheadFills += this.oJoinedEmpty[s];
     this.stageSlot(ER_FILL, s);
     const r = this.rec;
+    r[ER_PRICE] = price;
     r[ER_QTY] = qty;
     this.fees.feeInto(r, ER_FEE, LIQ_MAKER, qty);
     this.flush();
@@ -491,7 +552,7 @@ export class SimExchange {
     this.flush();
     if (side === BID ? price >= this.minSell : price <= this.maxBuy) this.preventSelfMatch(data, off, side, price, qty);
     let rem = qty;
-    if (crosses) rem = this.take(data, off, side, price, qty);
+    if (crosses && !this.halted) rem = this.take(data, off, side, price, qty);
     if (rem <= 0) return;
     if (ioc) {
       this.stageMsg(ER_CANCELED, data, off, REJECT_NONE);

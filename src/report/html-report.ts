@@ -7,6 +7,7 @@
 import type { BacktestResult } from '../api/backtest-run.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import type { Column } from '../research/fill-table.ts';
+import { REPLAY_QUALITY, REPLAY_QUALITY_FIELDS } from '../market/replay/quality.ts';
 import { barChart, esc, type Marker, type Point, timeChart } from './svg-chart.ts';
 
 /** Our quotes sampled once a second: epoch ms, prices (NaN: no quote on that side). */
@@ -73,6 +74,21 @@ function eventMarkers(r: BacktestResult): Marker[] {
 }
 
 const defined = (t: number[], y: number[]): Point[] => t.map((x, i): Point => [x, y[i]]).filter((p) => !Number.isNaN(p[1]));
+
+/** Recorded data: its non-zero data-quality counters, the run's and each session's (none for the synthetic market). */
+function dataQualitySection(r: BacktestResult): string {
+  const q = r.data_quality;
+  if (q === null) return '';
+  const rows = REPLAY_QUALITY_FIELDS.filter((f) => q[f] !== 0);
+  const head = `<tr><th>counter</th><th>run</th>${r.session_results.map((s) => `<th>${esc(s.date)}</th>`).join('')}<th>what it counts</th></tr>`;
+  const body = rows
+    .map(
+      (f) =>
+        `<tr data-quality="${f}"><td>${f}</td><td class="n" data-value="${q[f]}">${q[f].toLocaleString('en-US')}</td>${r.session_results.map((s) => `<td class="n">${(s.data_quality?.[f] ?? 0).toLocaleString('en-US')}</td>`).join('')}<td>${esc(REPLAY_QUALITY[f])}</td></tr>`,
+    )
+    .join('');
+  return `<h2>Recorded data quality</h2>${rows.length ? `<table>${head}${body}</table>` : '<p>every counter is zero</p>'}`;
+}
 
 export function buildReport({ result: r, fills, quotes, config }: ReportInput): string {
   const col = (n: string) => fills.find((c) => c.name === n)!.values;
@@ -148,6 +164,7 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
   const events = listed.length
     ? `<ul>${listed.map((m) => `<li><time>${new Date(m.x).toISOString()}</time> ${esc(m.label)}</li>`).join('')}</ul>${markers.length > listed.length ? `<p>${markers.length - listed.length} more not listed (all are on the charts).</p>` : ''}`
     : '<p>none</p>';
+  const quality = dataQualitySection(r);
   const title = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}`;
   const meta: [string, string][] = [
     ['contracts', r.contracts.join(', ')],
@@ -180,7 +197,7 @@ ${charts.join('\n')}
 <table><tr><th>horizon</th><th>all fills (result)</th><th>maker</th><th>taker</th><th>contracts measured</th></tr>${markoutRows}</table>
 <h2>Sessions</h2>
 <table><tr><th>date</th><th>contract</th><th>traded</th><th>P&amp;L</th><th>fills</th><th>events</th><th>final position</th><th>final mid</th><th>kill switch</th></tr>${sessionRows}</table>
-<h2>Risk events</h2>${events}
+${quality}<h2>Risk events</h2>${events}
 <h2>Parameters</h2><pre>${esc(JSON.stringify({ params: r.params, fee_schedule: r.fee_schedule }, null, 2))}</pre>
 ${config === undefined ? '' : `<h2>Config</h2><pre>${esc(JSON.stringify(config, null, 2))}</pre>`}
 </body></html>

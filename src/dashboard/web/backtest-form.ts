@@ -74,6 +74,8 @@ export class BacktestPanel {
   private readonly progressBar: HTMLElement;
   private readonly progressText: HTMLElement;
   private readonly resultTitle: HTMLElement;
+  /** Recorded data: the run's non-zero data-quality counters (empty otherwise). */
+  private readonly quality: HTMLElement;
   private readonly result: Record<ResultKey, HTMLElement>;
   private readonly runsBody: HTMLTableSectionElement;
   private readonly chart: IChartApi;
@@ -149,6 +151,9 @@ export class BacktestPanel {
     this.resultTitle = el('div', 'bt-result-title', 'No result yet: run a backtest or open a recent run.');
     resultBox.append(this.resultTitle);
     this.result = keyValueGrid<ResultKey>(resultBox, RESULT_ITEMS, 'kv-grid bt-stats');
+    this.quality = el('div', 'bt-quality');
+    this.quality.id = 'bt-quality';
+    resultBox.append(this.quality);
 
     const chartBox = el('div', 'chart bt-chart');
     chartBox.id = 'bt-chart';
@@ -354,6 +359,7 @@ export class BacktestPanel {
 
   private clearResult(): void {
     setText(this.resultTitle, 'No result: run a backtest or open a recent run.');
+    setText(this.quality, '');
     for (const [k] of RESULT_ITEMS) {
       setText(this.result[k], DASH);
       setClass(this.result[k], 'num');
@@ -383,6 +389,7 @@ export class BacktestPanel {
     setText(v.sessions, fmtInt(r.sessions));
     setText(v.events, fmtInt(r.events_processed));
     setText(v.duration, r.duration_ms === null ? DASH : `${(r.duration_ms / 1000).toFixed(2)} s`);
+    setText(this.quality, qualityText(r.data_quality));
     const k = r.kill_switch;
     if (r.status !== 'completed') this.setMessage(`${r.status}: ${r.error?.message ?? ''}`, 'error');
     else if (k?.tripped) {
@@ -460,4 +467,13 @@ function reportCell(id: string, completed: boolean): HTMLElement {
   a.addEventListener('click', (e) => e.stopPropagation()); // not the row's "show this run"
   td.append(a);
   return td;
+}
+
+/** "recorded data: unknown cancels 3, crossed/locked 12.0 s, ...": the non-zero counters (docs/replay.md), or '' when none. */
+function qualityText(q: BacktestRun['data_quality']): string {
+  if (!q) return '';
+  const parts = Object.entries(q)
+    .filter(([, v]) => v !== 0)
+    .map(([k, v]) => (k === 'crossed_ns' ? `crossed/locked ${(v / 1e9).toFixed(1)} s` : `${k.replace(/_/g, ' ')} ${fmtInt(v)}`));
+  return parts.length ? `recorded data: ${parts.join(', ')}` : '';
 }

@@ -132,6 +132,11 @@ export class DbnCursor {
     out[at + 1] = hi === 0x7fffffff && lo === 0xffffffff ? Number.NaN : hi * TWO32 + lo;
   }
 
+  /** ts_recv - time base, in ns, into out[at] (a typed array: no heap number per record). */
+  recvTimeInto(out: Float64Array, at: number): void {
+    this.relTimeInto(this.pos + this.at.tsRecv, out, at);
+  }
+
   /** The record's levels (levelCount), prices (NaN when undefined) and sizes, into the arrays. */
   levelsInto(bidPx: Float64Array, bidSz: Float64Array, askPx: Float64Array, askSz: Float64Array): void {
     const v = this.view;

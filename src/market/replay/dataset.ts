@@ -1,19 +1,21 @@
-// Recorded data on disk: a DBN file, or a directory of daily files (one session each). Reads the
-// metadata of each (dataset, schema, symbols, time range), picks the instrument to replay and
-// turns each file into the session it holds: its trade date and its time window, both from the
-// data. Any file the engine cannot replay is an error naming the file and why.
+// Recorded data on disk: a DBN file, or a directory of files. Reads the metadata of each
+// (dataset, schema, symbols, time range), picks the instrument to replay and turns the data into
+// sessions, one per CME trade date it holds (its records' own times decide, across files), each
+// with its window and the files to read. Any file the engine cannot replay is an error naming
+// the file and why.
 
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dataset } from '../../api/datasets.ts';
-import { DbnReader, type DbnMetadata, sessionMidnightUnixNs } from '../../data/dbn/index.ts';
+import { DbnReader, type DbnMetadata, FLAGS, sessionMidnightUnixNs } from '../../data/dbn/index.ts';
 import { CONTRACTS, contractForRoot, parseSymbol, SymbolError } from '../instruments.ts';
 import { nanosPerTick } from '../../data/dbn/synthetic-export.ts';
-import { REPLAY_SCHEMAS, type ReplaySchema, type ReplaySessionSpec, tradeDateOf } from './replay-spec.ts';
+import { REPLAY_SCHEMAS, type ReplaySchema, type ReplaySessionSpec, inWeekendClosure, tradeDateCloseUtcNs, tradeDateOf, tradeDateOpenUtcNs } from './replay-spec.ts';
 
 const DBN_NAME = /\.dbn(\.zst)?$/;
 const RTH_START_NS = (9 * 60 + 30) * 60e9;
 const RTH_END_NS = 16 * 60 * 60e9;
+const CLEAR = 0x52; // action R
 
 /** The .dbn / .dbn.zst files of a path: the file itself, or a directory's, sorted by name. */
 export function dbnFiles(path: string): string[] {
@@ -84,55 +86,107 @@ export interface ReplayPlan {
   sessions: ReplaySession[];
 }
 
-/** The sessions of a file or directory, in date order, filtered by the date range. */
-export function planReplay(path: string, opts: ReplayPlanOptions = {}): ReplayPlan {
-  const sessions: ReplaySession[] = [];
-  let root: string | null = null;
-  let schema: ReplaySchema | null = null;
-  for (const file of dbnFiles(path)) {
-    const s = fileSession(file, opts);
-    if (root !== null && s.root !== root) throw new Error(`${file}: holds ${s.replay.symbol}, but ${path} also holds ${root} data: one contract root per run`);
-    if (schema !== null && s.replay.schema !== schema) throw new Error(`${file}: schema ${s.replay.schema}, but other files of ${path} are ${schema}`);
-    root = s.root;
-    schema = s.replay.schema;
-    if (opts.startDate && s.date < opts.startDate) continue;
-    if (opts.endDate && s.date > opts.endDate) continue;
-    const twin = sessions.find((x) => x.date === s.date);
-    if (twin) throw new Error(`${file}: session ${s.date} again (also in ${twin.replay.file})`);
-    sessions.push(s);
-  }
-  sessions.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  return { root: root!, schema: schema!, sessions };
+/** What planning needs of one file: its contract, schema, time range and whether it opens with a book snapshot. */
+interface FileSpan {
+  file: string;
+  root: string;
+  schema: ReplaySchema;
+  ins: DbnInstrument;
+  start: bigint;
+  end: bigint;
+  snapshot: boolean;
 }
 
-function fileSession(file: string, opts: ReplayPlanOptions): ReplaySession & { root: string } {
+/**
+ * The sessions of a file or directory, in date order, filtered by the date range. A session is a
+ * CME trade date (replay-spec.ts: from the previous trade date's close to its own) with the data
+ * every file holds of it, wherever the files were cut: a Databento daily file (00:00-24:00 UTC)
+ * ends with the evening that opens the next trade date.
+ */
+export function planReplay(path: string, opts: ReplayPlanOptions = {}): ReplayPlan {
+  const spans: FileSpan[] = [];
+  for (const file of dbnFiles(path)) {
+    const f = fileSpan(file, opts);
+    const first = spans[0];
+    if (first && f.root !== first.root) throw new Error(`${file}: holds ${f.ins.symbol}, but ${path} also holds ${first.root} data: one contract root per run`);
+    if (first && f.schema !== first.schema) throw new Error(`${file}: schema ${f.schema}, but other files of ${path} are ${first.schema}`);
+    spans.push(f);
+  }
+  spans.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  for (let i = 1; i < spans.length; i++) {
+    if (spans[i].start < spans[i - 1].end) throw new Error(`${spans[i].file}: its time range overlaps ${spans[i - 1].file}'s (the same data twice?)`);
+  }
+  const dates = new Set<string>();
+  for (const f of spans) {
+    for (let d = tradeDateOf(f.start); ; ) {
+      dates.add(d);
+      const close = tradeDateCloseUtcNs(d);
+      if (close >= f.end) break;
+      d = tradeDateOf(close);
+    }
+  }
+  const sessions: ReplaySession[] = [];
+  for (const date of [...dates].sort()) {
+    if (opts.startDate && date < opts.startDate) continue;
+    if (opts.endDate && date > opts.endDate) continue;
+    const s = tradeDateSession(date, spans, opts);
+    if (s) sessions.push(s);
+  }
+  if (opts.regularHoursOnly && sessions.length === 0 && dates.size > 0) throw new Error(`${path}: no regular-hours time in its data (trade dates ${[...dates].sort().join(', ')})`);
+  return { root: spans[0].root, schema: spans[0].schema, sessions };
+}
+
+/** The session of one trade date over the files holding it, or null when it has no window. */
+function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptions): ReplaySession | null {
+  const open = tradeDateOpenUtcNs(date);
+  const close = tradeDateCloseUtcNs(date);
+  let files = spans.filter((f) => f.start < close && f.end > open);
+  if (files.length === 0) return null;
+  const base = sessionMidnightUnixNs(date);
+  const fromUtc = files[0].start > open ? files[0].start : open;
+  const toUtc = files[files.length - 1].end < close ? files[files.length - 1].end : close;
+  if (inWeekendClosure(fromUtc, toUtc)) return null;
+  let start = Number(fromUtc - base);
+  let end = Number(toUtc - base);
+  if (opts.regularHoursOnly) {
+    start = Math.max(start, RTH_START_NS);
+    end = Math.min(end, RTH_END_NS);
+    if (end <= start) return null;
+  }
+  // Warm-up reads from the last file opening with a snapshot at or before the window's start.
+  const startUtc = base + BigInt(start);
+  const from = files.findLastIndex((f) => f.snapshot && f.start <= startUtc);
+  if (from > 0) files = files.slice(from);
+  const symbols = [...new Set(files.map((f) => f.ins.symbol))];
+  if (symbols.length > 1) throw new Error(`session ${date} spans ${files.map((f) => `${f.file} (${f.ins.symbol})`).join(', ')}: one contract per session (pick one with a month-coded symbol)`);
+  const ids = [...new Set(files.map((f) => f.ins.instrumentId))];
+  if (ids.length > 1) throw new Error(`session ${date} spans ${files.map((f) => f.file).join(', ')}, where ${symbols[0]} has different instrument ids (${ids.join(', ')})`);
+  const replay: ReplaySessionSpec = {
+    files: files.map((f) => f.file),
+    schema: files[0].schema,
+    symbol: symbols[0],
+    instrumentId: ids[0],
+    baseUtcNs: base.toString(),
+    tickUnits: nanosPerTick(contractForRoot(files[0].root)),
+    perOrder: opts.perOrder ?? false,
+  };
+  return { date, sessionStartNs: start, sessionEndNs: end, replay };
+}
+
+function fileSpan(file: string, opts: ReplayPlanOptions): FileSpan {
   const reader = DbnReader.open(file);
   try {
     const m = reader.metadata;
     if (m.schema === null || !(REPLAY_SCHEMAS as readonly string[]).includes(m.schema)) {
-      throw new Error(`${file}: schema ${m.schema ?? 'mixed'} cannot be replayed (expected ${REPLAY_SCHEMAS.join(' or ')})`);
+      throw new Error(`${file}: schema ${m.schema ?? 'mixed'} cannot be replayed (expected ${REPLAY_SCHEMAS.join(' or ')}; docs/replay.md says what others would need)`);
     }
-    const schema = m.schema as ReplaySchema;
     const ins = pickInstrument(file, fileInstruments(file, m), opts.symbol ?? null);
-    const date = tradeDateOf(m.start);
-    const base = sessionMidnightUnixNs(date);
-    let start = Number(m.start - base);
-    let end = m.end !== null ? Number(m.end - base) : lastRecordNs(reader, base) + 1;
-    if (opts.regularHoursOnly) {
-      start = Math.max(start, RTH_START_NS);
-      end = Math.min(end, RTH_END_NS);
-      if (end <= start) throw new Error(`${file}: no regular-hours time in the session of ${date}`);
-    }
-    const replay: ReplaySessionSpec = {
-      file,
-      schema,
-      symbol: ins.symbol,
-      instrumentId: ins.instrumentId,
-      baseUtcNs: base.toString(),
-      tickUnits: nanosPerTick(contractForRoot(ins.root)),
-      perOrder: opts.perOrder ?? false,
-    };
-    return { date, sessionStartNs: start, sessionEndNs: end, replay, root: ins.root };
+    // A Databento file opens with a clear, then the book snapshot (F_SNAPSHOT records).
+    let c = reader.next();
+    while (c !== null && c.action === CLEAR && (c.flags & FLAGS.F_SNAPSHOT) === 0) c = reader.next();
+    const snapshot = c !== null && (c.flags & FLAGS.F_SNAPSHOT) !== 0;
+    const end = m.end !== null ? m.end : lastRecordUtcNs(reader) + 1n;
+    return { file, root: ins.root, schema: m.schema as ReplaySchema, ins, start: m.start, end, snapshot };
   } finally {
     reader.close();
   }
@@ -146,12 +200,12 @@ function pickInstrument(file: string, all: DbnInstrument[], want: string | null)
   return hit;
 }
 
-/** Time of the file's last record, engine ns relative to `base` (for files without an end). */
-function lastRecordNs(reader: DbnReader, base: bigint): number {
+/** Epoch ns of the file's last record (for files without an end), read on from where `reader` is. */
+function lastRecordUtcNs(reader: DbnReader): bigint {
   let last = -1;
   for (let c = reader.next(); c !== null; c = reader.next()) last = c.tsEventRel;
   if (last < 0) throw new Error(`${reader.file}: no records and no end time in its metadata`);
-  return last + Number(reader.metadata.start - base);
+  return reader.metadata.start + BigInt(last);
 }
 
 /** What one file holds, for GET /api/datasets (a full pass counts its records). */

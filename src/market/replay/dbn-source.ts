@@ -1,22 +1,36 @@
-// A MarketSource over one recorded DBN file (runSession's market, like the generator): records
-// of the session's instrument are decoded in order, turned into L2 events by the MBO order book
-// or the MBP-10 level book, and copied into the market ring. Records outside the session's
-// window [startNs, endNs) (a --start/--end day, regular hours only) are skipped.
+// A MarketSource over recorded DBN files (runSession's market, like the generator): the session's
+// files are read one after another (a trade date's data wherever the files were cut:
+// dataset.ts), records of its instrument decoded in order, turned into L2 events by the MBO
+// order book or the MBP-10 level book, and copied into the market ring.
+//
+// The window [startNs, endNs) (a --start/--end day, regular hours only) is entered as a live feed
+// joining at startNs would: every record received before it (ts_recv < startNs), and the file's
+// opening book snapshot (its leading clear and F_SNAPSHOT records, whose ts_event is when each
+// order was entered, often days before), is applied to the book silently (the warm-up), and the
+// book as it then stands is published at startNs as one add per order (MBO) or level (MBP-10).
+// Records from endNs (ts_event) on are skipped. A later file's opening clear and snapshot are
+// skipped too (counted): the book carried from the file before is the same book, and clearing it
+// in the window would replay every order as cancelled and added again. Everything is counted
+// (quality.ts).
 //
 // ts_event is the exchange's time of the event (EV_TS); DBN files are sorted by ts_recv, where a
 // ts_event may step back a little: such a record keeps the previous record's time (counted in
-// `timeClamped`), since every stream of the driver is in time order.
+// timeClamped), since every stream of the driver is in time order.
 
 import { EV_STRIDE } from '../../core/events.ts';
 import type { RecordRing } from '../../core/ring.ts';
-import { DbnReader, RTYPE, type DbnCursor } from '../../data/dbn/index.ts';
+import { DbnReader, FLAGS, RTYPE, type DbnCursor } from '../../data/dbn/index.ts';
 import { L3Tape } from '../../exchange/l3-fifo-queue.ts';
 import type { MarketSource } from '../../backtest/session.ts';
 import { EventQueue } from './event-queue.ts';
 import { MboBook } from './mbo-book.ts';
 import { MBP_LEVELS, Mbp10Book } from './mbp10-book.ts';
+import { Q, REPLAY_QUALITY_FIELDS } from './quality.ts';
 import type { ReplaySessionSpec } from './replay-spec.ts';
 import { ThreadedSource } from '../../backtest/source-thread.ts';
+
+const F_SNAPSHOT = FLAGS.F_SNAPSHOT;
+const CLEAR = 0x52; // action R
 
 /** Order priorities are kept for this many ring slots (>= the market ring's capacity). */
 export const TAPE_CAPACITY = 1 << 16;
@@ -24,7 +38,10 @@ export const TAPE_CAPACITY = 1 << 16;
 export class DbnMarketSource implements MarketSource {
   readonly spec: ReplaySessionSpec;
   readonly tape: L3Tape | null;
-  private readonly reader: DbnReader;
+  private readonly open: (file: string) => DbnReader;
+  private reader: DbnReader;
+  /** The file being read (an index into spec.files). */
+  private fileIndex = 0;
   private readonly queue = new EventQueue();
   private readonly mbo: MboBook | null;
   private readonly mbp: Mbp10Book | null;
@@ -35,27 +52,31 @@ export class DbnMarketSource implements MarketSource {
   private readonly bidSz = new Float64Array(MBP_LEVELS);
   private readonly askPx = new Float64Array(MBP_LEVELS);
   private readonly askSz = new Float64Array(MBP_LEVELS);
-  private readonly timeShift: number;
+  private timeShift: number;
   private eof = false;
-  /** The record being applied: its time (engine ns), its price (ticks), the previous record's time. */
-  private readonly rec = new Float64Array([0, 0, -Infinity]);
+  /** The record being applied: its time (engine ns), its price (ticks), the previous record's time, its ts_recv. */
+  private readonly rec: Float64Array;
   private seqBase = 0;
   private drained = 0;
-  /** Records of the session's instrument applied to the book. */
-  records = 0;
-  /** Records whose ts_event was before the previous record's (kept at the previous time). */
-  timeClamped = 0;
+  /** Before the window: records go to the book silently (see the head of this file). */
+  private warming = true;
+  /** Still in the file's opening run of clear and snapshot records. */
+  private opening = true;
+  /** The data-quality counters (quality.ts; the exchange's two stay 0 here). */
+  readonly quality = new Float64Array(REPLAY_QUALITY_FIELDS.length);
 
   /**
    * `tape`: where order priorities go (a shared one in the decoder thread); default: its own.
-   * `reader`: the file's reader (the decoder thread's inflates in a thread of its own); default:
+   * `open`: opens a file's reader (the decoder thread's inflates in a thread of its own); default:
    * one that decodes in this thread.
    */
-  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number, tape: L3Tape | null = null, reader: DbnReader | null = null) {
+  constructor(spec: ReplaySessionSpec, startNs: number, endNs: number, tape: L3Tape | null = null, open: ((file: string) => DbnReader) | null = null) {
     this.spec = spec;
     this.startNs = startNs;
     this.endNs = endNs;
-    this.reader = reader ?? DbnReader.open(spec.file);
+    if (spec.files.length === 0) throw new Error(`replay of ${spec.symbol}: no files`);
+    this.open = open ?? ((file) => DbnReader.open(file));
+    this.reader = this.open(spec.files[0]);
     // The cursor's times count from the metadata start: shift them to New York midnight.
     this.timeShift = Number(this.reader.metadata.start - BigInt(spec.baseUtcNs));
     if (spec.schema === 'mbo') {
@@ -68,6 +89,28 @@ export class DbnMarketSource implements MarketSource {
       this.rtype = RTYPE.MBP_10;
     }
     this.tape = spec.perOrder ? (tape ?? new L3Tape(TAPE_CAPACITY)) : null;
+    this.rec = new Float64Array([0, 0, startNs, 0]);
+  }
+
+  /** Records of the session's instrument applied in the window. */
+  get records(): number {
+    return this.quality[Q.records_applied];
+  }
+
+  /** Records whose ts_event was before the previous record's (kept at the previous time). */
+  get timeClamped(): number {
+    return this.quality[Q.time_clamped];
+  }
+
+  /** The data-quality counters with the MBO book's unknown-order counts. */
+  qualityCounts(): Float64Array {
+    const q = this.quality;
+    if (this.mbo !== null) {
+      q[Q.unknown_cancels] = this.mbo.counts.unknownCancels;
+      q[Q.unknown_modifies] = this.mbo.counts.unknownModifies;
+      q[Q.unknown_fills] = this.mbo.counts.unknownFills;
+    }
+    return q;
   }
 
   get done(): boolean {
@@ -105,25 +148,73 @@ export class DbnMarketSource implements MarketSource {
   private step(): void {
     const c = this.reader.next();
     if (c === null) {
-      this.eof = true;
+      if (this.fileIndex + 1 < this.spec.files.length) this.nextFile();
+      else {
+        if (this.warming) this.publish();
+        this.eof = true;
+      }
       return;
     }
     if (c.rtype !== this.rtype || c.instrumentId !== this.spec.instrumentId) return;
     // Doubles stay in typed arrays (the time, prices): see DbnCursor.timeAndPrice.
     const r = this.rec;
+    const q = this.quality;
     c.timeAndPrice(r, 0);
     r[0] += this.timeShift;
-    if (r[0] < this.startNs || r[0] >= this.endNs) return;
+    const flags = c.flags;
+    const snapshot = (flags & F_SNAPSHOT) !== 0;
+    if (snapshot) q[Q.snapshot_records]++;
+    if (this.opening && !snapshot && c.action !== CLEAR) this.opening = false;
+    if (this.opening && this.fileIndex > 0) {
+      q[Q.records_skipped]++; // a later file's opening: the book is carried over
+      return;
+    }
+    if (this.warming) {
+      c.recvTimeInto(r, 3);
+      if (this.opening || r[3] + this.timeShift < this.startNs) {
+        q[Q.records_warmup]++;
+        this.apply(c, flags);
+        this.queue.restart(); // nobody sees the warm-up's events
+        return;
+      }
+      this.publish();
+    }
+    if (r[0] >= this.endNs) {
+      q[Q.records_skipped]++;
+      return;
+    }
     if (r[0] < r[2]) {
       r[0] = r[2];
-      this.timeClamped++;
+      q[Q.time_clamped]++;
     }
     r[2] = r[0];
-    this.records++;
-    this.toTicks(c, r, 1, 2);
+    q[Q.records_applied]++;
     this.queue.ts = r[0]; // the time of the events this record yields
-    if (this.mbo !== null) this.mbo.apply(c.action, c.side, r[1], c.size, c.orderIdHi, c.orderIdLo, c.flags);
+    this.apply(c, flags);
+  }
+
+  /** The session's next file: the book goes on; its opening snapshot is skipped (see above). */
+  private nextFile(): void {
+    this.reader.close();
+    this.fileIndex++;
+    this.reader = this.open(this.spec.files[this.fileIndex]);
+    this.timeShift = Number(this.reader.metadata.start - BigInt(this.spec.baseUtcNs));
+    this.opening = true;
+  }
+
+  private apply(c: DbnCursor, flags: number): void {
+    this.toTicks(c, this.rec, 1, 2);
+    if (this.mbo !== null) this.mbo.apply(c.action, c.side, this.rec[1], c.size, c.orderIdHi, c.orderIdLo, flags);
     else this.applyMbp(c);
+  }
+
+  /** The warm-up is over: the book as it stands, as adds at the window's start. */
+  private publish(): void {
+    this.warming = false;
+    this.queue.restart();
+    this.queue.ts = this.startNs;
+    if (this.mbo !== null) this.mbo.publish();
+    else this.mbp!.publish();
   }
 
   private applyMbp(c: DbnCursor): void {
@@ -140,7 +231,7 @@ export class DbnMarketSource implements MarketSource {
       if (price !== price) continue;
       const t = price / this.spec.tickUnits;
       if (t !== Math.floor(t)) {
-        throw new Error(`${this.spec.file}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`);
+        throw new Error(`${this.spec.files[this.fileIndex]}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`);
       }
       a[i] = t;
     }

@@ -47,6 +47,15 @@ export class EventQueue {
     return this.emitted++;
   }
 
+  /**
+   * Drops the queued events and counts emitted indexes from 0 again: the warm-up before a
+   * window's start, whose events nobody sees (its book is published afresh once it ends).
+   */
+  restart(): void {
+    this.head = this.tail = 0;
+    this.emitted = 0;
+  }
+
   /** The last queued event, still open to merging (undefined offsets when empty: check length). */
   lastOffset(): number {
     return (this.tail - 1) * EV_STRIDE;

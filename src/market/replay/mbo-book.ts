@@ -176,6 +176,24 @@ export class MboBook {
     this.emit(MD_TRADE, this.side[s], this.price[s], q, this.prio[s]);
   }
 
+  /**
+   * The book as it stands, emitted as adds (the window's start after a warm-up, whose events
+   * were dropped): by side and price, each level's orders in queue order, each order's priority
+   * now its add's. Call with an empty queue whose emitted count restarted (EventQueue.restart).
+   */
+  publish(): void {
+    const live: number[] = [];
+    for (let s = 0; s < this.used; s++) if (this.born[s] > 0 && this.size[s] - this.credit[s] > 0) live.push(s);
+    live.sort((a, b) => this.side[a] - this.side[b] || this.price[a] - this.price[b] || this.prio[a] - this.prio[b]);
+    this.isOpen = false;
+    for (const s of live) {
+      this.size[s] -= this.credit[s]; // a fill's pending removal belongs to the dropped events
+      this.credit[s] = 0;
+      this.prio[s] = this.emit(MD_ADD, this.side[s], this.price[s], this.size[s], -1);
+    }
+    this.isOpen = false;
+  }
+
   /** Cancels every order, oldest indexed first (the order a Map of the ids would iterate in). */
   private clear(): void {
     const live: number[] = [];

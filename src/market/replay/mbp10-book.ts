@@ -67,6 +67,11 @@ export class Mbp10Book {
     this.insert(ASK, askPx, askSz);
   }
 
+  /** The levels as they stand, emitted as adds (the window's start after a warm-up whose events were dropped). */
+  publish(): void {
+    for (let side = BID; side <= ASK; side++) for (let i = 0; i < this.n[side]; i++) this.out.push(MD_ADD, side, this.px[side][i], this.sz[side][i], -1);
+  }
+
   private trade(aggressor: number, price: number, size: number): void {
     let rest: number;
     if (aggressor === SIDE_BID) rest = ASK;
