@@ -64,6 +64,8 @@ export interface CliOptions {
   params?: Record<string, number | boolean>;
   /** --strategy-check NAME|FILE: check a strategy's determinism, promise and allocations, exit. */
   strategyCheck?: string;
+  /** --events N: with --strategy-check, the session's first N market events (default 1,000,000). */
+  checkEvents?: number;
 }
 
 /** The flag that selects a run mode other than the server. */
@@ -142,7 +144,7 @@ export const FLAGS: Record<string, Flag> = {
     },
   },
   'use-ml': { backtestOnly: true, help: 'shift quotes by the model\'s prediction', set: (o) => void (o.useMl = true) },
-  json: { backtestOnly: true, help: 'print the result as JSON', set: (o) => void (o.json = true) },
+  json: { backtestOnly: true, alsoWith: 'strategy-check', help: 'print the result as JSON', set: (o) => void (o.json = true) },
   fills: {
     value: 'FILE',
     backtestOnly: true,
@@ -197,6 +199,7 @@ export const FLAGS: Record<string, Flag> = {
   param: {
     value: 'KEY=VALUE',
     backtestOnly: true,
+    alsoWith: 'strategy-check',
     repeatable: true,
     help: "set a parameter of the strategy (repeatable), e.g. --param spread_multiplier=1.5",
     set: (o, v) => {
@@ -215,6 +218,17 @@ export const FLAGS: Record<string, Flag> = {
     only: 'strategy-check',
     help: 'run a strategy twice in one process and once in a fresh one, with the quiet path on and off, and report determinism, allocations and ns per event; exit',
     set: (o, v) => void (o.strategyCheck = v),
+  },
+  events: {
+    value: 'N',
+    backtestOnly: false,
+    only: 'strategy-check',
+    help: "the session's first N market events (default 1000000; fewer if the session has fewer)",
+    set: (o, v) => {
+      if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) return `--events ${JSON.stringify(v)}: expected a positive integer (market events), e.g. 200000`;
+      o.checkEvents = Number(v);
+      return undefined;
+    },
   },
   sweep: {
     value: 'KEY=VALUES',
@@ -283,7 +297,7 @@ Backtest options (only with --backtest or --sweep):
 ${flagRows(true).join('\n')}
 DBN options:
 ${[...flagRows(false, 'inspect'), ...flagRows(false, 'export-dbn')].join('\n')}
-Strategy check (docs/strategies.md):
+Strategy check (docs/strategy-check.md; also --param, --json):
 ${flagRows(false, 'strategy-check').join('\n')}
   Every flag that takes a value also accepts --flag=VALUE.
 
