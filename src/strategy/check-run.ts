@@ -176,8 +176,11 @@ export function runChecked(spec: SessionSpec, def: StrategyDefinition, events: F
   };
 }
 
-/** What a check thread runs: the check's sessions, or the same session `times` times (a fresh thread's run, the bench's rounds). */
-export type CheckPlan = { kind: 'check' } | { kind: 'repeat'; times: number };
+/**
+ * What a check thread runs: the check's sessions, or the session as defined `warmup` times and
+ * then, after a pause for the concurrent compiler, `times` times (a fresh thread's run, the bench's rounds).
+ */
+export type CheckPlan = { kind: 'check' } | { kind: 'repeat'; warmup: number; times: number };
 
 export interface CheckJob {
   spec: SessionSpec;
@@ -203,13 +206,11 @@ export async function runJob(job: CheckJob, def: StrategyDefinition): Promise<Ch
   const runs: CheckRun[] = [];
   const run = (mode: RunMode) => runs.push(runChecked(job.spec, def, job.events, job.count, mode));
   try {
-    if (job.plan.kind === 'repeat') {
-      for (let i = 0; i < job.plan.times; i++) run('as-defined');
-    } else {
-      run('as-defined');
-      run('as-defined');
-      await new Promise((r) => setTimeout(r, 100)); // let the concurrent compiler install its code
-      run('as-defined');
+    const { warmup, times } = job.plan.kind === 'repeat' ? job.plan : { warmup: 2, times: 1 };
+    for (let i = 0; i < warmup; i++) run('as-defined');
+    if (warmup > 0) await new Promise((r) => setTimeout(r, 100)); // let the concurrent compiler install its code
+    for (let i = 0; i < times; i++) run('as-defined');
+    if (job.plan.kind === 'check') {
       if (runs[0].feed === 'top' && runs[0].promise) run('quiet-off');
       if (runs[0].promise) run('promise-off');
     }

@@ -77,7 +77,7 @@ export async function checkStrategy(spec: SessionSpec, maxEvents: number): Promi
   const { events, count } = recordSessionEvents(spec, maxEvents);
   const job = (plan: CheckJob['plan']): CheckJob => ({ spec, events, count, plan });
   const first = await inFreshThread(job({ kind: 'check' }));
-  const fresh = first.error === null ? await inFreshThread(job({ kind: 'repeat', times: 1 })) : { runs: [], error: null };
+  const fresh = first.error === null ? await inFreshThread(job({ kind: 'repeat', warmup: 0, times: 1 })) : { runs: [], error: null };
   const error = first.error ?? fresh.error;
   const thread = first.runs;
   const verdicts = error === null ? judge(thread, fresh.runs) : [];
