@@ -1,6 +1,6 @@
 // --strategy-check through the CLI (issue 42, §5): the built-in and the example strategies pass;
 // fixture strategies with one bug each (test/fixtures/strategies/) are caught by the check meant
-// for it, reported, and exit 1. Sessions are capped at the first 200,000 events (--events) to keep
+// for it, reported, and exit 1. Sessions are capped at the first 200,000 events (--limit) to keep
 // the file short; timings and allocations are printed by the check, never asserted here.
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -13,7 +13,7 @@ const FIXTURES = join(ROOT, 'test', 'fixtures', 'strategies');
 const EXAMPLES = join(ROOT, 'examples', 'strategies');
 
 function check(target: string, ...extra: string[]): { code: number; report: CheckReport; stderr: string } {
-  const r = runCli(['--strategy-check', target, '--events', EVENTS, '--json', ...extra]);
+  const r = runCli(['--strategy-check', target, '--limit', EVENTS, '--json', ...extra]);
   let report: CheckReport;
   try {
     report = JSON.parse(r.stdout) as CheckReport;
@@ -116,14 +116,14 @@ test('Math.random in a callback: the results differ and the calls are counted; e
 });
 
 test('the human report names each check and what failed; --param sets a parameter', () => {
-  const r = runCli(['--strategy-check', join(FIXTURES, 'module-state.ts'), '--events', EVENTS, '--param', 'patience=5']);
+  const r = runCli(['--strategy-check', join(FIXTURES, 'module-state.ts'), '--limit', EVENTS, '--param', 'patience=5']);
   assert.is(r.code, 1);
   assert.match(r.stdout, /^Strategy check: module_state_quoter 1\.0\.0 \(sha256 [0-9a-f]{16}, .*module-state\.ts\)$/m);
   assert.match(r.stdout, /^ {2}parameters {8}patience=5$/m);
   assert.match(r.stdout, /^ {2}determinism {7}FAIL/m);
   assert.match(r.stdout, /^ {2}cost {14}[\d.]+ ns\/event CPU/m);
   assert.match(r.stdout, /^FAIL: determinism/m);
-  const ok = runCli(['--strategy-check', 'market_maker', '--events', '100000']);
+  const ok = runCli(['--strategy-check', 'market_maker', '--limit', '100000']);
   assert.is(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /^PASS$/m);
 });
@@ -138,9 +138,10 @@ test('bad input: an unknown name or file exits 1 naming it, a bad parameter exit
   const param = runCli(['--strategy-check', 'market_maker', '--param', 'spread_multiplier=-1']);
   assert.is(param.code, 2);
   assert.match(param.stderr, /--param spread_multiplier/);
-  const events = runCli(['--strategy-check', 'market_maker', '--events', '0']);
+  const events = runCli(['--strategy-check', 'market_maker', '--limit', '0']);
   assert.is(events.code, 2);
-  assert.match(events.stderr, /--events "0": expected a positive integer/);
+  assert.match(events.stderr, /--limit 0: expected a positive number of market events/);
+  assert.match(runCli(['--param', 'x=1']).stderr, /--param only applies with --backtest/);
 });
 
 test.run();

@@ -1,4 +1,4 @@
-// `node dist/engine.js --strategy-check NAME|FILE [--param K=V] [--events N] [--json]`: runs the
+// `node dist/engine.js --strategy-check NAME|FILE [--param K=V] [--limit N] [--json]`: runs the
 // strategy check (src/strategy/check.ts) on the first session of the config's default backtest
 // request and prints its report; exit 0 when every check passes, 1 when one fails or the strategy
 // cannot run, 2 for a bad parameter.
@@ -31,6 +31,10 @@ async function strategyName(arg: string): Promise<{ name: string } | { error: st
 }
 
 export async function strategyCheckCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
+  if (opts.limit === 0) {
+    process.stderr.write('error: --limit 0: expected a positive number of market events for --strategy-check, e.g. 200000\n');
+    return 2;
+  }
   const s = await strategyName(opts.strategyCheck!);
   if ('error' in s) {
     process.stderr.write(`error: ${s.error}\n`);
@@ -43,7 +47,7 @@ export async function strategyCheckCommand(opts: CliOptions, config: EngineConfi
   }
   // As --backtest runs it (no fill columns or quote samples: those break quiet runs every second).
   const spec = sessionSpecs(v.request, config, false, requestModel(v.request, config))[0];
-  const events = opts.checkEvents ?? DEFAULT_CHECK_EVENTS;
+  const events = opts.limit ?? DEFAULT_CHECK_EVENTS;
   log.info({ strategy: s.name, date: spec.date, events }, 'strategy check started');
   const report = await checkStrategy(spec, events);
   log.info({ strategy: s.name, pass: report.pass }, 'strategy check finished');
