@@ -1,14 +1,15 @@
 // --strategy-check through the CLI (issue 42, §5): the built-in and the example strategies pass;
 // fixture strategies with one bug each (test/fixtures/strategies/) are caught by the check meant
-// for it, reported, and exit 1. Sessions are capped at the first 200,000 events (--limit) to keep
+// for it, reported, and exit 1. Sessions are capped at the first 100,000 events (--limit) to keep
 // the file short; timings and allocations are printed by the check, never asserted here.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CheckReport } from '../src/strategy/check.ts';
-import { ROOT, runCli } from './helpers/cli.ts';
+import { ROOT, runCli, tempDir } from './helpers/cli.ts';
 
-const EVENTS = '200000';
+const EVENTS = '100000';
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'strategies');
 const EXAMPLES = join(ROOT, 'examples', 'strategies');
 
@@ -32,7 +33,7 @@ const verdict = (r: CheckReport, name: string) => {
 /** A run's cost figures are measured, not judged: present and sane, never compared with a speed. */
 function costIsMeasured(r: CheckReport): void {
   const c = r.cost!;
-  assert.is(c.events, 200_000);
+  assert.is(c.events, 100_000);
   for (const x of [c.cpuNsPerEvent, c.wallNsPerEvent]) assert.ok(Number.isFinite(x) && x > 0, `ns per event ${x}`);
   assert.ok(Number.isInteger(c.gcs) && c.gcs >= 0);
   assert.ok(c.allocatedBytesPerEvent >= 0 && c.quietShare >= 0 && c.quietShare <= 1);
@@ -126,6 +127,22 @@ test('the human report names each check and what failed; --param sets a paramete
   const ok = runCli(['--strategy-check', 'market_maker', '--limit', '100000']);
   assert.is(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /^PASS$/m);
+});
+
+test('a strategy that allocates at every event shows it in bytes per event (reported, not judged: it passes)', () => {
+  const { code, report } = check(join(FIXTURES, 'allocating.ts'));
+  assert.is(code, 0);
+  // a new two-field object per event is at least 16 bytes; the check itself adds no per-event allocation
+  assert.ok(report.cost!.allocatedBytesPerEvent >= 16, `${report.cost!.allocatedBytesPerEvent} B/event`);
+});
+
+test('a strategy that throws: the check says where (callback, session, exchange time) and exits 1', () => {
+  const file = join(tempDir(), 'throws.mjs');
+  writeFileSync(file, "export default { name: 'throwing_quoter', version: '1', description: 'throws', wakes: 'touch', params: {}, create: () => ({ quote() { throw new Error('boom'); } }) };\n");
+  const r = runCli(['--strategy-check', file, '--limit', EVENTS]);
+  assert.is(r.code, 1, r.stderr);
+  assert.match(r.stdout, /^ {2}error {13}session ES 2024-01-02: strategy throwing_quoter threw in quote\(\) at exchange time 2024-01-02T\S+Z \(\d+ ns after New York midnight\): boom$/m);
+  assert.match(r.stdout, /^FAIL: the strategy did not run$/m);
 });
 
 test('bad input: an unknown name or file exits 1 naming it, a bad parameter exits 2 naming the flag', () => {

@@ -72,7 +72,7 @@ export function formatReport(r: CheckReport): string {
   const c = r.cost;
   if (c) {
     lines.push(
-      `  cost              ${c.cpuNsPerEvent.toFixed(1)} ns/event CPU (${c.wallNsPerEvent.toFixed(1)} wall), ${c.gcs} GCs, ${c.allocatedBytesPerEvent.toFixed(1)} B/event allocated, ${(100 * c.quietShare).toFixed(1)} % of events on the quiet path` +
+      `  cost              ${c.cpuNsPerEvent.toFixed(1)} ns/event CPU (${c.wallNsPerEvent.toFixed(1)} wall), ${c.gcs} GC${c.gcs === 1 ? '' : 's'}, ${c.allocatedBytesPerEvent.toFixed(1)} B/event allocated, ${(100 * c.quietShare).toFixed(1)} % of events on the quiet path` +
         ` (the third session in its thread, ${int(c.events)} events; measured on this machine, not judged)`,
     );
   }

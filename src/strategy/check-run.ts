@@ -10,7 +10,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { ReplaySource } from '../backtest/replay-source.ts';
 import { runSession, type SessionResult, type SessionSpec } from '../backtest/session.ts';
-import type { Engine } from '../trading/engine.ts';
+import { Engine } from '../trading/engine.ts';
 import type { Strategy, StrategyContext, StrategyDefinition } from './port.ts';
 
 /**
@@ -76,7 +76,9 @@ function installProbes(): void {
  * diagnostic reaches for it (the probes and the quiet count need the engine runSession made).
  */
 function engineOf(ctx: StrategyContext): Engine {
-  return (ctx as unknown as { e: Engine }).e;
+  const e = (ctx as unknown as { e: unknown }).e;
+  if (!(e instanceof Engine)) throw new Error('strategy check: the strategy context no longer holds its engine in the field `e` (src/trading/strategy-context.ts): update engineOf');
+  return e;
 }
 
 /** The same callbacks with no standing promise. */
