@@ -9,6 +9,7 @@ import type { HttpBench } from './http.ts';
 import type { MemoryBench } from './memory.ts';
 import type { ReplayBench } from './replay.ts';
 import type { SpinFloor } from './spin-floor.ts';
+import type { StrategiesBench } from './strategies.ts';
 import type { ThroughputBench } from './throughput.ts';
 import type { TickToTradeBench } from './tick-to-trade.ts';
 import { median, type Machine } from './util.ts';
@@ -20,6 +21,7 @@ export interface Sections {
   'tick-to-trade'?: TickToTradeBench;
   'cross-thread'?: CrossThreadBench;
   throughput?: ThroughputBench;
+  strategies?: StrategiesBench;
   replay?: ReplayBench;
   allocation?: AllocationBench;
   http?: HttpBench;
@@ -141,6 +143,20 @@ export function tableRows(s: Sections): Row[] {
         comparedWith: `${f1(p.perWorker)}/worker, efficiency ${(100 * p.efficiency).toFixed(0)}% (session sizes allow ${(100 * p.balanceBound).toFixed(0)}%); generation included`,
         target: 'near-linear',
         met: p.workers === 1 ? '-' : yes(p.efficiency >= 0.85),
+      });
+    }
+  }
+  if (s.strategies) {
+    // issue 42: a row per strategy, each beside the built-in of the same run
+    const builtin = s.strategies.rows[0];
+    for (const r of s.strategies.rows) {
+      const beside = r === builtin ? 'the built-in' : `built-in ${builtin.name} ${builtin.nsPerEvent.toFixed(1)} ns (${(r.nsPerEvent / builtin.nsPerEvent).toFixed(2)}x)`;
+      rows.push({
+        benchmark: `Strategy ${r.name}, 1 thread (CPU ns/event, quiet share)`,
+        ours: `${r.nsPerEvent.toFixed(1)} ns, ${(100 * r.quietShare).toFixed(1)}% quiet`,
+        comparedWith: `${beside}; rounds ${r.rounds.map((x) => x.toFixed(1)).join(', ')} ns; wall ${r.wallNsPerEvent.toFixed(1)} ns; ${fmtNum(r.ordersSent, 0)} orders, ${fmtNum(r.fills, 0)} fills, ${r.gcs} GCs in ${fmtNum(r.events, 0)} events`,
+        target: '-',
+        met: '-',
       });
     }
   }

@@ -2,7 +2,7 @@
 //
 //   --quick        everything shorter (smaller streams, shorter runs): the smoke run of npm test
 //   --only NAMES   comma-separated sections: book, components, tick-to-trade, allocation,
-//                  throughput, replay, cross-thread, http, memory, journal
+//                  throughput, strategies, replay, cross-thread, http, memory, journal
 //   --json         the results as JSON on stdout (the table goes to stderr)
 //   --markdown     print the table as Markdown (for docs/performance.md)
 //   --out FILE     where to write the results (default: bench/results.json for a full run of
@@ -30,11 +30,12 @@ import { benchMemory, RssSampler } from './memory.ts';
 import { markdownTable, renderTable, tableRows, type Results, type Sections } from './report.ts';
 import { benchConfig, benchRequest, recordBookStream, recordSession, type BookStream, type Recording } from './stream.ts';
 import { benchReplay } from './replay.ts';
+import { benchStrategies } from './strategies.ts';
 import { benchThroughput } from './throughput.ts';
 import { benchTickToTrade } from './tick-to-trade.ts';
 import { loadavg, machine, note } from './util.ts';
 
-export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'replay', 'cross-thread', 'http', 'memory', 'journal'] as const;
+export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'strategies', 'replay', 'cross-thread', 'http', 'memory', 'journal'] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 interface Options {
@@ -88,6 +89,7 @@ function plan(quick: boolean) {
         allocEvents: 1_000_000,
         tpRounds: 1,
         tpRoundsML: 1,
+        strategyRounds: 1,
         poolEndDate: '2024-01-03',
         poolSessionEnd: '09:40',
         crossSeconds: 4,
@@ -111,6 +113,7 @@ function plan(quick: boolean) {
         allocEvents: 1_000_000,
         tpRounds: 3,
         tpRoundsML: 2,
+        strategyRounds: 3,
         poolEndDate: '2024-01-11', // 8 business days
         poolSessionEnd: undefined as string | undefined,
         crossSeconds: 20,
@@ -138,7 +141,7 @@ export async function runSuite(o: Options): Promise<Results> {
 
   let bookStream: BookStream | null = null;
   let session: Recording | null = null;
-  const needSession = want('tick-to-trade') || want('allocation') || want('throughput');
+  const needSession = want('tick-to-trade') || want('allocation') || want('throughput') || want('strategies');
   // The throughput section times ccxt's book on this stream after each of its pipeline rounds.
   if (want('book') || want('components') || want('throughput')) {
     note(`recording the order-book stream (${p.bookUpdates.toLocaleString('en-US')} updates)`);
@@ -185,6 +188,7 @@ export async function runSuite(o: Options): Promise<Results> {
         peerStream: bookStream!,
       }),
     );
+    await section('strategies', () => benchStrategies(config, session!, { rounds: p.strategyRounds }));
     session = null;
     bookStream = null;
     await section('replay', () => benchReplay(o.quick));

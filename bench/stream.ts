@@ -46,12 +46,12 @@ export function benchConfig(): EngineConfig {
   return c;
 }
 
-/** A validated backtest request for `days` business days from BENCH_DATE, with its session specs. */
+/** A validated backtest request for `days` business days from BENCH_DATE (the config's strategy unless one is named), with its session specs. */
 export function benchRequest(
   config: EngineConfig,
-  o: { useML: boolean; endDate?: string },
+  o: { useML: boolean; endDate?: string; strategy?: string },
 ): { req: ResolvedRequest; specs: SessionSpec[]; model: ModelFile | null } {
-  const v = validateBacktestRequest({ symbol: BENCH_ROOT, startDate: BENCH_DATE, endDate: o.endDate ?? BENCH_DATE, useML: o.useML, seed: BENCH_SEED }, config);
+  const v = validateBacktestRequest({ symbol: BENCH_ROOT, startDate: BENCH_DATE, endDate: o.endDate ?? BENCH_DATE, useML: o.useML, seed: BENCH_SEED, ...(o.strategy ? { strategy: o.strategy } : {}) }, config);
   if (!v.ok) throw new Error(`bench request: ${v.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
   const model = requestModel(v.request, config);
   return { req: v.request, specs: sessionSpecs(v.request, config, false, model), model };

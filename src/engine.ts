@@ -38,10 +38,10 @@ async function main(): Promise<number> {
     throw e;
   }
   const { config, path } = loaded;
-  // In backtest mode stdout carries the result, so logs go to stderr.
-  const oneShot = opts.backtest || opts.worker || opts.exportDbn !== undefined;
+  // In backtest mode (and the strategy check) stdout carries the result, so logs go to stderr.
+  const oneShot = opts.backtest || opts.worker || opts.exportDbn !== undefined || opts.strategyCheck !== undefined;
   const log = createLogger({ configLevel: config.log_level, env: process.env, destination: oneShot ? 2 : 1 });
-  const mode = opts.worker ? 'worker' : opts.backtest ? 'backtest' : opts.exportDbn !== undefined ? 'export-dbn' : 'simulation';
+  const mode = opts.worker ? 'worker' : opts.backtest ? 'backtest' : opts.exportDbn !== undefined ? 'export-dbn' : opts.strategyCheck !== undefined ? 'strategy-check' : 'simulation';
   log.info({ version: VERSION, config: path, mode }, `${config.name} ${VERSION} starting`);
   if (config.trading.live_enabled) {
     log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');

@@ -2,6 +2,7 @@
 // runs it): every section runs and reports a well-formed, sane result. Structure and sanity only
 // (checksums agree, counts positive, numbers finite): never timing, the machine is shared.
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -36,7 +37,7 @@ test('reports the machine and every section without error', () => {
   positive(r.machine.cores, 'cores');
   assert.match(r.machine.node, /^v\d+/);
   assert.is(r.machine.loadavgAtStart.length, 3);
-  for (const name of ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'cross-thread', 'http', 'memory']) {
+  for (const name of ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'strategies', 'cross-thread', 'http', 'memory']) {
     assert.ok(r.sectionInfo[name], `section ${name} ran`);
     assert.is(r.sectionInfo[name].error, undefined, `section ${name}: ${r.sectionInfo[name].error}`);
     assert.ok(r.sections[name], `section ${name} has results`);
@@ -103,6 +104,27 @@ test('components, tick-to-trade and throughput figures are positive and finite',
   positive(tp.oneDay.sameThreadEventsPerSec, 'one day, same thread');
   assert.ok(tp.oneDay.events > 0 && r.table.some((row) => row.benchmark === 'Backtest, one day, generation included (ev/s)'), 'the one-day row');
   assert.ok(tp.profile.top.length > 0, 'a CPU profile');
+});
+
+test('strategies: a row for the built-in and for each example strategy, with ns per event and the quiet share', () => {
+  const rows = r.sections.strategies.rows as { name: string; file: string | null; events: number; nsPerEvent: number; rounds: number[]; wallNsPerEvent: number; quietShare: number; fills: number }[];
+  const examples = readdirSync(join(ROOT, 'examples', 'strategies')).filter((f) => f.endsWith('.ts'));
+  assert.is(rows.length, 1 + examples.length, 'the built-in and every example');
+  assert.is(rows[0].name, 'market_maker');
+  assert.is(rows[0].file, null);
+  assert.equal(rows.slice(1).map((x) => x.file!.split('/').pop()).sort(), examples.sort());
+  for (const x of rows) {
+    assert.is(x.events, r.sections.throughput.recording.events, `${x.name}: the bench's recorded session`);
+    positive(x.nsPerEvent, `${x.name} ns/event`);
+    positive(x.wallNsPerEvent, `${x.name} wall ns/event`);
+    assert.is(x.rounds.length, 1);
+    assert.ok(x.quietShare >= 0 && x.quietShare < 1, `${x.name} quiet share ${x.quietShare}`);
+    positive(x.fills, `${x.name} fills`);
+    assert.ok(r.table.some((row) => row.benchmark === `Strategy ${x.name}, 1 thread (CPU ns/event, quiet share)` && row.ours.endsWith(`${(100 * x.quietShare).toFixed(1)}% quiet`)), `${x.name}'s table row`);
+  }
+  // the built-in keeps a standing promise: most events are quiet; the examples make none
+  assert.ok(rows[0].quietShare > 0.5, `market_maker quiet share ${rows[0].quietShare}`);
+  for (const x of rows.slice(1)) assert.is(x.quietShare, 0, `${x.name} makes no promise`);
 });
 
 test('allocation, cross-thread, HTTP and memory sections are well-formed', () => {

@@ -57,7 +57,7 @@ test('--inspect flag errors: usage, exit 2', () => {
   const r = runCli(['--inspect', 'x.dbn', '--limit', 'ten']);
   assert.is(r.code, 2);
   assert.match(r.stderr, /--limit "ten": expected a non-negative integer/);
-  assert.match(runCli(['--limit', '3']).stderr, /--limit only applies with --inspect/);
+  assert.match(runCli(['--limit', '3']).stderr, /--limit only applies with --inspect or --strategy-check/);
   assert.match(runCli(['--export-dbn', 'o.dbn.zst', '--schema', 'ohlcv']).stderr, /--schema "ohlcv": expected mbo or mbp-10/);
   assert.match(runCli(['--backtest', '--export-dbn', 'o.dbn.zst']).stderr, /--backtest and --export-dbn cannot be combined/);
 });

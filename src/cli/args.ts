@@ -77,8 +77,8 @@ interface Flag {
   backtestOnly: boolean;
   /** A backtest flag that also applies in this other mode. */
   alsoWith?: Mode;
-  /** Applies only in this mode (its own section of the usage). */
-  only?: Mode;
+  /** Applies only in this mode, or these (its own section of the usage). */
+  only?: Mode | readonly Mode[];
   help: string;
   /** May be given more than once (each occurrence is stored). */
   repeatable?: boolean;
@@ -142,7 +142,7 @@ export const FLAGS: Record<string, Flag> = {
     },
   },
   'use-ml': { backtestOnly: true, help: 'shift quotes by the model\'s prediction', set: (o) => void (o.useMl = true) },
-  json: { backtestOnly: true, help: 'print the result as JSON', set: (o) => void (o.json = true) },
+  json: { backtestOnly: true, alsoWith: 'strategy-check', help: 'print the result as JSON', set: (o) => void (o.json = true) },
   fills: {
     value: 'FILE',
     backtestOnly: true,
@@ -161,8 +161,8 @@ export const FLAGS: Record<string, Flag> = {
   limit: {
     value: 'N',
     backtestOnly: false,
-    only: 'inspect',
-    help: 'print at most N records (default: all)',
+    only: ['inspect', 'strategy-check'],
+    help: 'print at most N records (default: all); --strategy-check: replay the first N market events (default 1000000)',
     set: (o, v) => {
       if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) return `--limit ${JSON.stringify(v)}: expected a non-negative integer, e.g. 10`;
       o.limit = Number(v);
@@ -197,6 +197,7 @@ export const FLAGS: Record<string, Flag> = {
   param: {
     value: 'KEY=VALUE',
     backtestOnly: true,
+    alsoWith: 'strategy-check',
     repeatable: true,
     help: "set a parameter of the strategy (repeatable), e.g. --param spread_multiplier=1.5",
     set: (o, v) => {
@@ -213,7 +214,7 @@ export const FLAGS: Record<string, Flag> = {
     value: 'NAME|FILE',
     backtestOnly: false,
     only: 'strategy-check',
-    help: 'run a strategy twice in one process and once in a fresh one, with the quiet path on and off, and report determinism, allocations and ns per event; exit',
+    help: 'run a strategy several times in one thread and once in a fresh one, with the quiet path and its promise on and off; report determinism, allocations and ns per event; exit',
     set: (o, v) => void (o.strategyCheck = v),
   },
   sweep: {
@@ -260,11 +261,13 @@ export const ENVIRONMENT: [string, string][] = [
   ['QUEUE_URL', 'redis://HOST:PORT: the server runs backtest and sweep sessions on queue workers (default: the local pool)'],
 ];
 
+/** The modes a flag is limited to ([]: any). */
+const modesOf = (f: Flag): readonly Mode[] => (f.only === undefined ? [] : typeof f.only === 'string' ? [f.only] : f.only);
 const row = (left: string, right: string, width: number) => `  ${left.padEnd(width)} ${right}`;
 const flagText = (name: string) => `--${name}${FLAGS[name].value ? ` ${FLAGS[name].value}` : ''}`;
 const flagRows = (backtestOnly: boolean, only?: Mode) =>
   Object.keys(FLAGS)
-    .filter((n) => FLAGS[n].backtestOnly === backtestOnly && FLAGS[n].only === only)
+    .filter((n) => FLAGS[n].backtestOnly === backtestOnly && (only === undefined ? FLAGS[n].only === undefined : modesOf(FLAGS[n]).includes(only)))
     .map((n) => row(flagText(n), FLAGS[n].help, 18));
 
 export const USAGE = `Usage:
@@ -283,7 +286,7 @@ Backtest options (only with --backtest or --sweep):
 ${flagRows(true).join('\n')}
 DBN options:
 ${[...flagRows(false, 'inspect'), ...flagRows(false, 'export-dbn')].join('\n')}
-Strategy check (docs/strategies.md):
+Strategy check (docs/strategy-check.md; also --limit, --param, --json):
 ${flagRows(false, 'strategy-check').join('\n')}
   Every flag that takes a value also accepts --flag=VALUE.
 
@@ -332,8 +335,8 @@ export function parseArgs(argv: string[]): ParseResult {
   if (modes.length > 1) return err(`${modes.map((m) => `--${m}`).join(' and ')} cannot be combined: choose one`);
   const mode = modes[0];
   for (const f of seen) {
-    const only = FLAGS[f.slice(2)].only;
-    if (only !== undefined && only !== mode) return err(`${f} only applies with --${only}`);
+    const only = modesOf(FLAGS[f.slice(2)]);
+    if (only.length > 0 && !only.includes(mode as Mode)) return err(`${f} only applies with ${only.map((m) => `--${m}`).join(' or ')}`);
   }
   if (options.sweep && mode !== undefined && mode !== 'backtest') return err(`--sweep and --${mode} cannot be combined: choose one`);
   // A sweep is a batch of backtests: --sweep needs no --backtest; --out and --holdout-days need --sweep.

@@ -183,6 +183,8 @@ export class Engine {
 
   // counters
   eventsProcessed = 0;
+  /** Of those, the events taken on the quiet path (takeQuiet): the strategy check and the bench report the share. */
+  quietEvents = 0;
   rejects = 0;
   cancelRejects = 0;
   /** Our resting orders the exchange cancelled by self-match prevention (CANCEL_SELF_MATCH). */
@@ -369,6 +371,7 @@ export class Engine {
     c[C_EXCH] = d[off + EV_TS];
     this.features.countEvents(n, d, off);
     this.eventsProcessed += n;
+    this.quietEvents += n;
   }
 
   /** One market-data record, at its receive time, with the touch after it (bb, ba). */
