@@ -117,7 +117,7 @@ test('other shapes (odd widths, blocks of eight and their rest, several layers, 
 
 test('the engine uses the SIMD kernel; the scalar path is the fallback', () => {
   const m = shipped();
-  const spec = { root: 'ES', date: '2024-01-02', quote: { useML: true }, model: m } as unknown as SessionSpec;
+  const spec = { root: 'ES', date: '2024-01-02', useML: true, model: m } as unknown as SessionSpec;
   const p = predictorForSpec(spec);
   assert.ok(p instanceof SimdMlpPredictor, 'a session with useML runs the SIMD kernel');
   const fallback = createPredictor(m, { ok: false, reason: 'test: no SIMD' });

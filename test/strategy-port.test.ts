@@ -227,6 +227,38 @@ test('a strategy that throws: the session fails naming the strategy, the callbac
   }
 });
 
+test("a throw in the standing promise's stands() is the strategy's error like any callback's", () => {
+  let settled = false;
+  const liar = def({
+    name: 'liar',
+    create: () => {
+      const self = {
+        quote(c: { bestBid: number; bestAsk: number }, q: { price: Float64Array; size: Float64Array }) {
+          q.price[0] = c.bestBid;
+          q.price[1] = c.bestAsk;
+          q.size.fill(1);
+        },
+        standing: {
+          settle: () => void (settled = true),
+          stands: (): boolean => {
+            throw new Error('boom in stands');
+          },
+          bounds: (out: Float64Array, at: number) => void out.fill(Infinity, at, at + 2),
+        },
+      };
+      return self;
+    },
+  });
+  const { e, market, sent, report } = setup(liar);
+  for (const m of sent()) report(OPEN + 2 * MS, ER_ACK, m);
+  assert.throws(
+    () => market(OPEN + 3 * MS, MD_ADD, BID, 19_990, 5),
+    (err: unknown) => err instanceof StrategyError && err.callback === 'standing.stands' && err.strategy === 'liar' && /boom in stands/.test(err.message),
+  );
+  assert.ok(settled);
+  assert.is(e.failed, null, "'throw' mode: the session fails, nothing is swallowed");
+});
+
 test('in the live engine a strategy that throws is stopped: its orders cancelled, STRATEGY_ERROR raised, the engine goes on', () => {
   let calls = 0;
   const bad = def({

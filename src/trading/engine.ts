@@ -408,9 +408,15 @@ export class Engine {
         // Quiet from here unless a warning or trip is pending (C_CHECKED_MID is NaN then); only
         // fed the touch (the engine's own book, and the model's features, need every event).
         if (c[C_CHECKED_MID] === mid && this.fedTop) {
-          this.quiet = true;
           const q = this.standing;
-          this.promise.bounds(q, QS_BEFORE);
+          try {
+            this.promise.bounds(q, QS_BEFORE);
+          } catch (e) {
+            this.callback = 'standing.bounds';
+            this.strategyThrew(e);
+            return;
+          }
+          this.quiet = true;
           const until = q[QS_UNTIL] < q[QS_BEFORE] ? q[QS_UNTIL] : q[QS_BEFORE];
           c[C_QUIET_UNTIL] = c[C_DUE] < until ? c[C_DUE] : until;
         }
@@ -442,7 +448,18 @@ export class Engine {
    */
   private decisionStands(bb: number, ba: number): boolean {
     const q = this.standing;
-    return bb === q[QS_BID] && ba === q[QS_ASK] && this.portfolio.position === q[QS_POS] && this.clock[C_EXCH] < q[QS_UNTIL] && this.promise!.stands(this.ctx);
+    return bb === q[QS_BID] && ba === q[QS_ASK] && this.portfolio.position === q[QS_POS] && this.clock[C_EXCH] < q[QS_UNTIL] && this.promiseStands();
+  }
+
+  /** The promise's stands(); a throw is the strategy's error like any callback's (then nothing stands). */
+  private promiseStands(): boolean {
+    try {
+      return this.promise!.stands(this.ctx);
+    } catch (e) {
+      this.callback = 'standing.stands';
+      this.strategyThrew(e);
+      return false;
+    }
   }
 
   /**
