@@ -47,6 +47,53 @@ done
 exec 9<"$0"
 flock 9
 
+# What netavark changes on the host and leaves behind on its own: IPv4 forwarding, and its
+# iptables chains (NETAVARK_*) with the rules jumping to them. Put back as found.
+ip_forward_before=$(cat /proc/sys/net/ipv4/ip_forward)
+netavark_before=$(iptables-save 2>/dev/null | grep -c NETAVARK || true)
+state=""
+compose_file=""
+cleanup() {
+  local rc=$?
+  set +e
+  [ -n "$state" ] || exit "$rc"
+  if [ "$rc" -ne 0 ]; then
+    for c in $(podman ps -a --format '{{.Names}}' 2>/dev/null); do
+      echo "--- last log lines of container $c" >&2
+      podman logs --tail 30 "$c" >&2 2>&1
+    done
+  fi
+  log "cleanup: containers, volumes, networks, images, $state"
+  [ -z "$compose_file" ] || rm -f "$compose_file"
+  # Containers first (their processes, bridges and port forwards go with them), then networks;
+  # images and volumes live in the private store, removed with it.
+  podman rm --all --force --time 5 >/dev/null 2>&1
+  podman network prune --force >/dev/null 2>&1
+  findmnt -rn -o TARGET | grep -F "$state/" | sort -r | xargs -r -n1 umount -l 2>/dev/null
+  rm -rf --one-file-system "$state"
+  [ "$ip_forward_before" != 0 ] || echo 0 >/proc/sys/net/ipv4/ip_forward
+  if [ "$netavark_before" = 0 ]; then
+    for table in filter nat; do
+      iptables -t "$table" -S | grep -- '-A .*NETAVARK' | sed 's/^-A /-D /' | while read -r rule; do
+        eval "iptables -t $table $rule"
+      done
+      iptables -t "$table" -S | sed -n 's/^-N \(NETAVARK.*\)/\1/p' | while read -r chain; do
+        iptables -t "$table" -F "$chain" && iptables -t "$table" -X "$chain"
+      done
+    done
+  fi
+  if [ "$rc" -eq 0 ]; then
+    log "container smoke test passed"
+    printf '  %s\n' "${timings[@]}"
+  else
+    echo "container-smoke: FAILED (exit $rc)" >&2
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 # ---------------------------------------------------------------------------------------------
 # Private podman state, passed through CONTAINERS_CONF and CONTAINERS_STORAGE_CONF (/etc is left
 # alone, and so is any store another podman on this machine uses).
@@ -85,51 +132,6 @@ graphroot = "$state/storage"
 runroot = "$state/run"
 EOF
 
-# What netavark changes on the host and leaves behind on its own: IPv4 forwarding, and its
-# iptables chains (NETAVARK_*) with the rules jumping to them. Put back as found.
-ip_forward_before=$(cat /proc/sys/net/ipv4/ip_forward)
-netavark_before=$(iptables-save 2>/dev/null | grep -c NETAVARK || true)
-compose_file=""
-cleanup() {
-  local rc=$?
-  set +e
-  if [ "$rc" -ne 0 ]; then
-    for c in $(podman ps -a --format '{{.Names}}' 2>/dev/null); do
-      echo "--- last log lines of container $c" >&2
-      podman logs --tail 30 "$c" >&2 2>&1
-    done
-  fi
-  log "cleanup: containers, volumes, networks, images, $state"
-  [ -z "$compose_file" ] || rm -f "$compose_file"
-  # Containers first (their processes, bridges and port forwards go with them), then networks;
-  # images and volumes live in the private store, removed with it.
-  podman rm --all --force --time 5 >/dev/null 2>&1
-  podman network prune --force >/dev/null 2>&1
-  findmnt -rn -o TARGET | grep -F "$state/" | sort -r | xargs -r -n1 umount -l 2>/dev/null
-  rm -rf --one-file-system "$state"
-  [ "$ip_forward_before" != 0 ] || echo 0 >/proc/sys/net/ipv4/ip_forward
-  if [ "$netavark_before" = 0 ]; then
-    for table in filter nat; do
-      iptables -t "$table" -S | grep -- '-A .*NETAVARK' | sed 's/^-A /-D /' | while read -r rule; do
-        eval "iptables -t $table $rule"
-      done
-      iptables -t "$table" -S | sed -n 's/^-N \(NETAVARK.*\)/\1/p' | while read -r chain; do
-        iptables -t "$table" -F "$chain" && iptables -t "$table" -X "$chain"
-      done
-    done
-  fi
-  if [ "$rc" -eq 0 ]; then
-    log "container smoke test passed"
-    printf '  %s\n' "${timings[@]}"
-  else
-    echo "container-smoke: FAILED (exit $rc)" >&2
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
 # GET a URL with Node (the one HTTP client sure to be here): the body on stdout; fails unless 2xx.
 http_get() {
   node -e 'fetch(process.argv[1]).then(async (r) => { const b = await r.text(); if (!r.ok) { console.error(`${r.status} ${b}`); process.exit(1); } process.stdout.write(b); }, (e) => { console.error(String(e.cause ?? e)); process.exit(1); })' "$1"
@@ -143,7 +145,7 @@ wait_http() {
   done
 }
 # Run a podman command, showing its stderr only when it fails (podman run and stop also report
-# here that there is no systemd for health-check timers and no syslog).
+# here that there is no systemd for health-check timers and no syslog: expected, not failures).
 quiet() {
   "$@" 2>"$state/stderr" || { local rc=$?; cat "$state/stderr" >&2; return "$rc"; }
 }
@@ -261,7 +263,7 @@ quiet podman stop --time 15 smoke-engine >/dev/null
 stop_s=$(since "$stopping")
 code=$(podman inspect --format '{{.State.ExitCode}}' smoke-engine)
 [ "$code" = 0 ] || fail "engine exited $code after podman stop, expected 0"
-shutdown=$(podman logs smoke-engine 2>&1 | grep -i 'shut' | tail -1 || true)
+shutdown=$(podman logs smoke-engine 2>&1 | grep -F '"msg":"shutting down"' | tail -1 || true)
 [ -n "$shutdown" ] || fail "no shutdown line in the engine's log"
 log "      podman stop: exit 0 after $stop_s s; logged: $shutdown"
 quiet podman rm smoke-engine >/dev/null
