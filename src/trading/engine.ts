@@ -422,13 +422,15 @@ export class Engine {
         }
         return;
       }
-    } else if (this.wake !== 0 && bb === this.prevBid && ba === this.prevAsk && !(trade && this.wake === 2)) {
-      // Not an event the strategy wakes for: only a requote still short of its targets goes on.
-      if (this.hasQuote && !this.om.settled) this.requote();
-      return;
+    } else {
+      if (this.wake !== 0 && bb === this.prevBid && ba === this.prevAsk && !(trade && this.wake === 2)) {
+        // Not an event the strategy wakes for: only a requote still short of its targets goes on.
+        if (this.hasQuote && !this.om.settled) this.requote();
+        return;
+      }
+      this.prevBid = bb;
+      this.prevAsk = ba;
     }
-    this.prevBid = bb;
-    this.prevAsk = ba;
     if (this.hasOnMarket) this.callOnMarket();
     this.requote();
   }

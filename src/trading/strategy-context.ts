@@ -8,15 +8,18 @@ import { NO_PRICE } from '../book/no-price.ts';
 import { BID, FLAG_POST_ONLY } from '../core/events.ts';
 import { OS_NONE, type FeatureBand, type StrategyContext } from '../strategy/port.ts';
 import type { Engine } from './engine.ts';
+import { C_SIGNAL } from './engine-slots.ts';
 
 const FEATURE_INDEX: ReadonlyMap<string, number> = new Map(FEATURE_NAMES.map((n, i) => [n, i]));
 
 export class EngineContext implements StrategyContext {
   private readonly e: Engine;
+  private readonly clock: Float64Array;
   readonly state: Float64Array;
 
   constructor(engine: Engine, state: Float64Array) {
     this.e = engine;
+    this.clock = engine.clock;
     this.state = state;
   }
 
@@ -85,7 +88,7 @@ export class EngineContext implements StrategyContext {
     return this.e.signal;
   }
   writeSignal(out: Float64Array, i: number): void {
-    this.e.writeSignal(out, i);
+    out[i] = this.clock[C_SIGNAL]; // the engine's slot, read directly: one call on the promise's per-event path
   }
 
   get position(): number {
