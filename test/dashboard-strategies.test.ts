@@ -4,7 +4,7 @@
 // sweep axes offered for it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { paramFields, paramHint, rangeText, sweepAxes } from '../src/dashboard/web/strategies.ts';
+import { paramFields, paramHint, rangeText, sweepAxes, unitOf } from '../src/dashboard/web/strategies.ts';
 import type { StrategyInfo } from '../src/api/strategies.ts';
 import { strategyInfo } from '../src/strategy/info.ts';
 import { compileStrategyFile } from '../src/strategy/load.ts';
@@ -31,8 +31,9 @@ test("a file's parameters: one field each, as params.NAME, with the schema's typ
   const threshold = f.find((x) => x.param === 'threshold')!;
   assert.is(threshold.description, 'imbalance beyond which the opposite quote steps back');
   assert.is(threshold.exclusiveMin, false);
-  assert.is(paramHint(threshold), '0 … 1 · default 0.6');
+  assert.is(paramHint(threshold), 'imbalance beyond which the opposite quote steps back · 0 … 1 · default 0.6');
   assert.is(f.find((x) => x.param === 'size')!.description, 'contracts per quote (contracts)');
+  assert.equal(f.map((x) => x.unit), ['contracts', '', 'contracts', 'ms']);
 });
 
 test('the built-in: its older request fields under their own names, use_ml left to useML, an exclusive bound kept', () => {
@@ -51,6 +52,20 @@ test('the built-in: its older request fields under their own names, use_ml left 
   assert.is(rangeText(spread), '> 0 … 100');
   // The same parameter never twice: no field is both an older name and params.NAME.
   assert.equal(new Set(f.map((x) => x.param)).size, f.length);
+});
+
+test('the unit: the last parenthesised group of the description, nested parentheses included', () => {
+  assert.equal(paramFields(builtin).map((x) => [x.param, x.unit]), [
+    ['order_size', 'contracts'],
+    ['spread_multiplier', ''],
+    ['skew_factor', ''],
+    ['inventory_limit', 'contracts'],
+    ['vol_spread_factor', 'ticks per tick/sqrt(s)'],
+    ['ml_weight', 'ticks per predicted tick'],
+  ]);
+  assert.is(unitOf('a (b'), '');
+  assert.is(unitOf('f(x)'), '');
+  assert.is(unitOf('no unit'), '');
 });
 
 test('a boolean parameter is a boolean field with its default', () => {

@@ -17,7 +17,7 @@ import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.t
 import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
-import { type ParamField, paramFields, paramHint, type StrategyCatalog, type StrategyInfo, strategyLabel } from './strategies.ts';
+import { type ParamField, paramFields, paramHint, rangeText, type StrategyCatalog, type StrategyInfo, strategyLabel } from './strategies.ts';
 
 type FieldName = keyof BacktestRequestBody;
 
@@ -260,7 +260,8 @@ export class BacktestPanel {
         const input = el('input');
         // The built-in's older fields keep their ids (bt-spreadMultiplier); others are bt-param-NAME.
         input.id = p.field.startsWith('params.') ? `bt-param-${p.param}` : `bt-${p.field}`;
-        input.title = p.description;
+        // The label is the declared name (as in [strategy.<name>] and params.NAME sweeps) and its unit.
+        input.title = paramHint(p);
         if (p.type === 'boolean') {
           input.type = 'checkbox';
           input.checked = p.default === true;
@@ -269,10 +270,11 @@ export class BacktestPanel {
           input.step = p.type === 'integer' ? '1' : 'any';
           if (p.min !== null) input.min = String(p.min);
           if (p.max !== null) input.max = String(p.max);
-          input.placeholder = paramHint(p);
+          input.placeholder = rangeText(p);
           input.autocomplete = 'off';
         }
-        const { row, field } = this.fieldRow(p.field, 'param', p.param, input, `f-param f-param-${p.param}`);
+        const older = !p.field.startsWith('params.');
+        const { row, field } = this.fieldRow(p.field, 'param', p.unit ? `${p.param}, ${p.unit}` : p.param, input, older ? `f-param f-${p.field}` : `f-param f-param-${p.param}`);
         field.param = p;
         sf.rows.push(row);
         sf.fields.set(p.field, field);

@@ -35,6 +35,8 @@ export interface ParamField {
   max: number | null;
   exclusiveMin: boolean;
   description: string;
+  /** The unit the declaration gives, or '' (the schema carries it at the end of the description). */
+  unit: string;
 }
 
 interface SchemaProperty {
@@ -71,9 +73,24 @@ export function paramFields(s: StrategyInfo): ParamField[] {
       max: num(p.maximum),
       exclusiveMin: exclusive !== null,
       description: typeof p.description === 'string' ? p.description : '',
+      unit: typeof p.description === 'string' ? unitOf(p.description) : '',
     });
   }
   return out;
+}
+
+/**
+ * The unit of a schema description: the engine writes a declared unit as a last parenthesised
+ * group ("contracts per quote (contracts)", src/strategy/params.ts); '' when there is none.
+ */
+export function unitOf(description: string): string {
+  if (!description.endsWith(')')) return '';
+  let depth = 0;
+  for (let i = description.length - 1; i >= 0; i--) {
+    if (description[i] === ')') depth++;
+    else if (description[i] === '(' && --depth === 0) return i > 0 && description[i - 1] === ' ' ? description.slice(i + 1, -1) : '';
+  }
+  return '';
 }
 
 /** "> 0 … 100", "1 … 100" (the bounds as the engine checks them). */
@@ -84,9 +101,9 @@ export function rangeText(f: ParamField): string {
   return lo && hi ? `${lo} … ${hi}` : lo ? `≥ ${lo}` : hi ? `≤ ${hi}` : 'any';
 }
 
-/** The placeholder of a parameter's input: its range and declared default. */
+/** The title of a parameter's input: its description, range and declared default. */
 export function paramHint(f: ParamField): string {
-  return `${rangeText(f)} · default ${f.default}`;
+  return `${f.description} · ${rangeText(f)} · default ${f.default}`;
 }
 
 /** Sweep keys every strategy may vary: the run's risk limits, queue model, and the model switch. */

@@ -80,9 +80,9 @@ export class SweepPanel {
     const s = this.catalog.find(this.strategy.value);
     this.strategy.title = s ? `${strategyLabel(s)}: ${s.description}` : '';
     const axes = sweepAxes(s);
-    // A row keeps its key while it is offered (or "none" when chosen); the first two rows otherwise
-    // take the first axes no other row has.
-    const kept = this.rows.map(({ param }) => (axes.includes(param.value) || (param.value === '' && param.dataset.chosen) ? param.value : null));
+    // A row the user set keeps its key while it is offered ("none" included); the first two rows
+    // otherwise take the strategy's first axes that no other row has.
+    const kept = this.rows.map(({ param }) => (param.dataset.chosen && (param.value === '' || axes.includes(param.value)) ? param.value : null));
     this.rows.forEach(({ param }, r) => {
       param.replaceChildren(new Option('(none)', ''), ...axes.map((p) => new Option(p, p)));
       let v = kept[r];
