@@ -77,7 +77,7 @@ test('the strategy select lists the engine\'s strategies, the default chosen, wi
   const names = list.strategies.map((s) => s.name);
   assert.ok(names.includes('imbalance_quoter') && names.includes('market_maker'), `engine lists ${names.join(', ')}`);
   await until('the strategies in the select', async () => (await page.$$eval('#bt-strategy option', (os) => os.length)) === names.length);
-  assert.equal(await page.$$eval('#bt-strategy option', (os) => os.map((o) => (o as HTMLOptionElement).value)), names);
+  assert.equal(await page.$$eval('#bt-strategy option', (os) => os.map((o) => (o as unknown as { value: string }).value)), names);
   assert.is(await page.inputValue('#bt-strategy'), list.default);
   assert.is(list.default, 'market_maker');
   // The built-in: its older request fields keep their ids, its other parameters are generated;
@@ -92,7 +92,7 @@ test('switching strategy regenerates the fields from its schema; switching back 
   assert.equal(await paramIds(page), ['bt-param-size', 'bt-param-threshold', 'bt-param-max_position', 'bt-param-refresh_ms']);
   const attrs = (id: string) =>
     page.$eval(`#${id}`, (i) => {
-      const x = i as HTMLInputElement;
+      const x = i as unknown as { type: string; min: string; max: string; step: string; title: string; placeholder: string; value: string };
       return { type: x.type, min: x.min, max: x.max, step: x.step, title: x.title, placeholder: x.placeholder, value: x.value };
     });
   assert.equal(await attrs('bt-param-threshold'), { type: 'number', min: '0', max: '1', step: 'any', title: 'imbalance beyond which the opposite quote steps back · 0 … 1 · default 0.6', placeholder: '0 … 1', value: '' });
@@ -126,6 +126,15 @@ test('an out-of-range parameter: the engine\'s error under its field', async () 
   assert.is(await page.textContent('.bt-message'), 'rejected: 1 field to fix');
   await page.fill('#bt-param-threshold', '0.5');
   assert.is(await err.textContent(), '', 'editing the field clears its error');
+  // Text the browser cannot read as a number (its value is then empty) is flagged, not dropped.
+  const before = sent.length;
+  await page.fill('#bt-param-threshold', '');
+  await page.focus('#bt-param-threshold');
+  await page.keyboard.type('1e');
+  await page.click('#backtest button[type="submit"]');
+  assert.is(await err.textContent(), 'not a number: type digits, e.g. 0.5');
+  assert.is(sent.length, before, 'nothing sent');
+  await page.fill('#bt-param-threshold', '0.5');
 });
 
 test('a run with the user strategy: strategy + params sent, completed, its name in the result and the run list', async () => {
@@ -161,7 +170,7 @@ test('the built-in: its older fields go by their names, its other parameters in 
 
 test("the sweep form: the selected strategy's params.NAME axes, a 2 x 2 grid over them", async () => {
   await until('the sweep strategies', async () => (await page.$$eval('.p-sweep select[name=strategy] option', (os) => os.length)) === 2);
-  const axes = () => page.$$eval('.p-sweep select[name=grid-param-0] option', (os) => os.map((o) => (o as HTMLOptionElement).value).filter((v) => v !== ''));
+  const axes = () => page.$$eval('.p-sweep select[name=grid-param-0] option', (os) => os.map((o) => (o as unknown as { value: string }).value).filter((v) => v !== ''));
   assert.ok((await axes()).includes('spreadMultiplier'), 'the built-in by default');
   assert.is(await page.inputValue('.p-sweep select[name=grid-param-0]'), 'spreadMultiplier', 'the first rows start on the built-in\'s first keys, as before');
   assert.is(await page.inputValue('.p-sweep select[name=grid-param-1]'), 'skewFactor');

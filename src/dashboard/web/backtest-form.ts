@@ -17,7 +17,8 @@ import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.t
 import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
-import { type ParamField, paramFields, paramHint, rangeText, type StrategyCatalog, type StrategyInfo, strategyLabel } from './strategies.ts';
+import type { StrategyCatalog } from './strategy-catalog.ts';
+import { paramFields, paramHint, rangeText, type StrategyInfo, strategyLabel } from './strategies.ts';
 
 type FieldName = keyof BacktestRequestBody;
 
@@ -45,7 +46,6 @@ interface FormField {
   kind: FieldSpec['kind'] | 'param';
   input: HTMLInputElement | HTMLSelectElement;
   error: HTMLElement;
-  param?: ParamField;
 }
 
 /** One strategy's generated fields, kept while its schema (hash) is the same. */
@@ -230,7 +230,10 @@ export class BacktestPanel {
   /** The engine's list (re)loaded: refill the select, keeping the choice while it is listed. */
   private onStrategies(): void {
     const list = this.catalog.list;
-    if (!list) return;
+    if (!list) {
+      if (this.catalog.error) setText(this.strategyNote, `${this.catalog.error}: the engine's default strategy runs, on its config`);
+      return;
+    }
     const keep = this.strategySelect.value;
     const options = list.strategies.map((s) => {
       const o = new Option(`${s.name}${s.name === list.default ? ' (default)' : ''}`, s.name);
@@ -245,7 +248,8 @@ export class BacktestPanel {
 
   /** Shows the strategy's parameter fields (built the first time, or again when its schema changed). */
   private selectStrategy(s: StrategyInfo | null): void {
-    if (this.current) for (const name of this.current.fields.keys()) this.fields.delete(name);
+    const previous = this.current;
+    if (previous) for (const name of previous.fields.keys()) this.fields.delete(name);
     this.current = null;
     this.showFieldError('strategy', null);
     if (!s) {
@@ -260,7 +264,6 @@ export class BacktestPanel {
         const input = el('input');
         // The built-in's older fields keep their ids (bt-spreadMultiplier); others are bt-param-NAME.
         input.id = p.field.startsWith('params.') ? `bt-param-${p.param}` : `bt-${p.field}`;
-        // The label is the declared name (as in [strategy.<name>] and params.NAME sweeps) and its unit.
         input.title = paramHint(p);
         if (p.type === 'boolean') {
           input.type = 'checkbox';
@@ -274,8 +277,8 @@ export class BacktestPanel {
           input.autocomplete = 'off';
         }
         const older = !p.field.startsWith('params.');
+        // The label is the declared name (as in [strategy.<name>] and params.NAME sweeps) and its unit.
         const { row, field } = this.fieldRow(p.field, 'param', p.unit ? `${p.param}, ${p.unit}` : p.param, input, older ? `f-param f-${p.field}` : `f-param f-param-${p.param}`);
-        field.param = p;
         sf.rows.push(row);
         sf.fields.set(p.field, field);
       }
@@ -283,7 +286,8 @@ export class BacktestPanel {
     }
     this.current = sf;
     for (const [name, f] of sf.fields) this.fields.set(name, f);
-    this.paramsBox.replaceChildren(...sf.rows);
+    // The same fields again (the list reloaded): left in place, so an input being typed in keeps its focus.
+    if (sf !== previous) this.paramsBox.replaceChildren(...sf.rows);
     setText(this.strategyNote, `${strategyLabel(s)}${s.builtin ? ' · built-in' : ''} · ${s.description}${sf.rows.length ? '' : ' · no parameters'}`);
     this.strategySelect.title = this.strategyNote.textContent ?? '';
   }

@@ -12,7 +12,7 @@ import { PnlChartView } from './pnl-chart.ts';
 import { PriceChartView } from './price-chart.ts';
 import { RiskView } from './risk.ts';
 import { StatsView } from './stats.ts';
-import { StrategyCatalog } from './strategies.ts';
+import { StrategyCatalog } from './strategy-catalog.ts';
 import { Store, type HistorySnapshot } from '../shared/store.ts';
 import { Toasts } from './toasts.ts';
 import { TradesView } from './trades.ts';

@@ -1,5 +1,5 @@
-// The strategies the engine has loaded (GET /api/strategies), shared by the backtest and the sweep
-// panels, and what the forms make of a strategy's parameter schema (no DOM here: tested on its own).
+// What the backtest and sweep forms make of a strategy as GET /api/strategies describes it (no DOM
+// or fetch here: tested on its own; strategy-catalog.ts loads the list).
 //
 // A strategy's parameters are the JSON Schema the engine generates from its declaration
 // (src/strategy/params.ts). The built-in market maker also takes its older request fields
@@ -9,7 +9,6 @@
 
 import type { StrategyInfo, StrategyList } from '../../api/strategies.ts';
 import { SWEEP_KEYS } from '../../sweep/keys.ts';
-import { withApiToken } from './api-token.ts';
 
 export type { StrategyInfo, StrategyList };
 
@@ -128,53 +127,4 @@ export function sweepAxes(s: StrategyInfo | null): string[] {
 /** "imbalance_quoter 1.0.0" (a run's strategy as the result view names it). */
 export function strategyLabel(s: { name: string; version: string }): string {
   return `${s.name} ${s.version}`;
-}
-
-/**
- * The engine's list, loaded once and again whenever the stream goes live (an engine started again
- * may have loaded other files). Listeners get every list that loads; a failed load keeps the last.
- */
-export class StrategyCatalog {
-  list: StrategyList | null = null;
-  /** Why the last load failed (null after a success). */
-  error: string | null = null;
-  private readonly listeners: ((list: StrategyList | null) => void)[] = [];
-  private loading: Promise<void> | null = null;
-
-  subscribe(f: (list: StrategyList | null) => void): void {
-    this.listeners.push(f);
-    f(this.list);
-  }
-
-  find(name: string): StrategyInfo | null {
-    return this.list?.strategies.find((s) => s.name === name) ?? null;
-  }
-
-  load(): Promise<void> {
-    this.loading ??= this.fetchList().finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
-  }
-
-  private async fetchList(): Promise<void> {
-    try {
-      const res = await fetch('/api/strategies', withApiToken());
-      if (!res.ok) {
-        this.error = `GET /api/strategies: HTTP ${res.status}`;
-        return;
-      }
-      const list = (await res.json()) as StrategyList;
-      if (!Array.isArray(list.strategies)) {
-        this.error = 'GET /api/strategies: unexpected answer';
-        return;
-      }
-      this.list = list;
-      this.error = null;
-    } catch (e) {
-      this.error = `GET /api/strategies: ${e instanceof Error ? e.message : String(e)}`;
-      return;
-    }
-    for (const f of this.listeners) f(this.list);
-  }
 }

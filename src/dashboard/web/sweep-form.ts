@@ -7,7 +7,8 @@
 
 import { withApiToken } from './api-token.ts';
 import { el } from './dom.ts';
-import { type StrategyCatalog, strategyLabel, sweepAxes } from './strategies.ts';
+import type { StrategyCatalog } from './strategy-catalog.ts';
+import { strategyLabel, sweepAxes } from './strategies.ts';
 import { SweepHeatmap } from './sweep-heatmap.ts';
 import { parseValues, type SweepPoint } from './sweep-model.ts';
 import { SweepTable } from './sweep-table.ts';
