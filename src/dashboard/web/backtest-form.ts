@@ -4,6 +4,11 @@
 // message is shown under its field. Empty fields are left out, so the engine's config applies.
 // Recent runs (GET /api/backtests) can be reopened. When the engine answers 401 (it has an API
 // token), the form shows a token field; the token is kept in sessionStorage (api-token.ts).
+// The strategy select lists the engine's strategies (GET /api/strategies, strategies.ts); the
+// selected one's parameters are fields generated from its schema, sent as `params` (the built-in's
+// older fields under their own names), and the engine's errors for them (`params.NAME`) show
+// under their fields like any other. Each strategy's fields are built once and kept, so switching
+// back and forth keeps what was typed.
 
 import { dataSourceLabel } from './data-source.ts';
 import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
@@ -12,6 +17,8 @@ import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.t
 import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
+import type { StrategyCatalog } from './strategy-catalog.ts';
+import { paramFields, paramHint, rangeText, type StrategyInfo, strategyLabel } from './strategies.ts';
 
 type FieldName = keyof BacktestRequestBody;
 
@@ -22,19 +29,31 @@ interface FieldSpec {
   hint: string;
 }
 
+/** The fields of every request, whatever the strategy (its own parameters are generated). */
 const FIELDS: FieldSpec[] = [
   { name: 'symbol', label: 'Symbol', kind: 'text', hint: 'root (ES) or contract (ESH24)' },
   { name: 'startDate', label: 'Start date', kind: 'date', hint: 'first session' },
   { name: 'endDate', label: 'End date', kind: 'date', hint: 'last session' },
   { name: 'initialCapital', label: 'Initial capital $', kind: 'number', hint: 'USD > 0' },
-  { name: 'spreadMultiplier', label: 'Spread multiplier ×', kind: 'number', hint: '> 0 (config)' },
-  { name: 'inventoryLimit', label: 'Inventory limit, contracts', kind: 'int', hint: '>= 1 (config)' },
-  { name: 'skewFactor', label: 'Skew factor', kind: 'number', hint: '>= 0 (config)' },
   // A fraction, as the API takes it; the live panels show the same limit in percent.
   { name: 'maxDrawdown', label: 'Max drawdown, fraction', kind: 'number', hint: '0.06 = 6 % of peak' },
   { name: 'positionLimit', label: 'Position limit, contracts', kind: 'int', hint: '>= 1' },
-  { name: 'useML', label: 'Use ML model', kind: 'bool', hint: 'shift quotes by the prediction' },
+  { name: 'useML', label: 'Use ML model', kind: 'bool', hint: 'load the model: the strategy reads its prediction (the built-in shifts its quotes by it)' },
 ];
+
+/** An input of the form, by the request field the engine names in its errors (`params.NAME` for a parameter). */
+interface FormField {
+  kind: FieldSpec['kind'] | 'param';
+  input: HTMLInputElement | HTMLSelectElement;
+  error: HTMLElement;
+}
+
+/** One strategy's generated fields, kept while its schema (hash) is the same. */
+interface StrategyFields {
+  hash: string;
+  rows: HTMLElement[];
+  fields: Map<string, FormField>;
+}
 
 const RESULT_ITEMS = [
   ['total_pnl', 'Total P&L $', ''],
@@ -66,7 +85,13 @@ async function readJson(res: Response): Promise<unknown> {
 export class BacktestPanel {
   private readonly form: HTMLFormElement;
   private readonly inputs = {} as Record<FieldName, HTMLInputElement>;
-  private readonly errors = {} as Record<FieldName, HTMLElement>;
+  /** Every field the form shows now, by request field name (the selected strategy's parameters included). */
+  private readonly fields = new Map<string, FormField>();
+  private readonly strategySelect: HTMLSelectElement;
+  private readonly strategyNote: HTMLElement;
+  private readonly paramsBox: HTMLElement;
+  private readonly strategyFields = new Map<string, StrategyFields>();
+  private current: StrategyFields | null = null;
   private readonly submit: HTMLButtonElement;
   private readonly tokenRow: HTMLElement;
   private readonly tokenInput: HTMLInputElement;
@@ -76,6 +101,7 @@ export class BacktestPanel {
   private readonly resultTitle: HTMLElement;
   /** Recorded data: the run's non-zero data-quality counters (empty otherwise). */
   private readonly quality: HTMLElement;
+  private readonly resultStrategy: HTMLElement;
   private readonly result: Record<ResultKey, HTMLElement>;
   private readonly runsBody: HTMLTableSectionElement;
   private readonly chart: IChartApi;
@@ -87,14 +113,16 @@ export class BacktestPanel {
   private lastProgressAt = 0;
   private pollTimer: number | null = null;
 
-  constructor(root: HTMLElement) {
+  constructor(
+    root: HTMLElement,
+    private readonly catalog: StrategyCatalog,
+  ) {
     const formBox = el('div', 'bt-form-box');
     this.form = el('form', 'bt-form');
     this.form.noValidate = true;
+    const rows = new Map<FieldName, HTMLElement>();
     for (const f of FIELDS) {
-      const row = el('label', `field f-${f.name}${f.kind === 'bool' ? ' bool' : ''}`);
       const input = el('input');
-      input.name = f.name;
       input.id = `bt-${f.name}`;
       if (f.kind === 'bool') input.type = 'checkbox';
       else if (f.kind === 'date') input.type = 'date';
@@ -106,18 +134,22 @@ export class BacktestPanel {
       }
       input.placeholder = f.hint;
       input.title = f.hint;
-      input.addEventListener('input', () => {
-        this.edited.add(f.name);
-        this.showFieldError(f.name, null);
-      });
-      const err = el('span', 'field-error');
-      err.dataset.field = f.name;
-      err.setAttribute('role', 'alert');
-      row.append(el('span', 'field-label', f.label), input, err);
-      this.form.append(row);
+      const { row, field } = this.fieldRow(f.name, f.kind, f.label, input, `f-${f.name}`);
+      rows.set(f.name, row);
+      this.fields.set(f.name, field);
       this.inputs[f.name] = input;
-      this.errors[f.name] = err;
     }
+    for (const f of FIELDS) if (f.name !== 'useML') this.form.append(rows.get(f.name)!);
+    // The strategy, its description, then its parameters (replaced when another is selected).
+    this.strategySelect = el('select');
+    this.strategySelect.id = 'bt-strategy';
+    this.strategySelect.append(new Option('(engine default)', ''));
+    const strategy = this.fieldRow('strategy', 'text', 'Strategy', this.strategySelect, 'f-strategy');
+    this.fields.set('strategy', strategy.field);
+    this.strategySelect.addEventListener('change', () => this.selectStrategy(this.catalog.find(this.strategySelect.value)));
+    this.strategyNote = el('div', 'bt-strategy-note');
+    this.paramsBox = el('div', 'bt-params');
+    this.form.append(strategy.row, this.strategyNote, this.paramsBox, rows.get('useML')!);
     // Hidden until the engine asks for its token (or one is stored for this tab).
     this.tokenRow = el('label', 'field f-token');
     this.tokenInput = el('input');
@@ -149,7 +181,8 @@ export class BacktestPanel {
 
     const resultBox = el('div', 'bt-result');
     this.resultTitle = el('div', 'bt-result-title', 'No result yet: run a backtest or open a recent run.');
-    resultBox.append(this.resultTitle);
+    this.resultStrategy = el('div', 'bt-result-strategy');
+    resultBox.append(this.resultTitle, this.resultStrategy);
     this.result = keyValueGrid<ResultKey>(resultBox, RESULT_ITEMS, 'kv-grid bt-stats');
     this.quality = el('div', 'bt-quality');
     this.quality.id = 'bt-quality';
@@ -164,7 +197,7 @@ export class BacktestPanel {
     const table = el('table', 'grid-table runs');
     const thead = el('thead');
     const hr = el('tr');
-    for (const h of ['Started', 'Symbol', 'Dates', 'Status', 'P&L $', 'Sharpe', 'Report']) hr.append(el('th', undefined, h));
+    for (const h of ['Started', 'Symbol', 'Strategy', 'Dates', 'Status', 'P&L $', 'Sharpe', 'Report']) hr.append(el('th', undefined, h));
     thead.append(hr);
     this.runsBody = el('tbody');
     table.append(thead, this.runsBody);
@@ -177,6 +210,91 @@ export class BacktestPanel {
     this.showEmptyChart = emptyNote(chartBox, 'The equity curve of a run shows here.');
     this.setProgress(null);
     void this.loadRuns();
+    catalog.subscribe(() => this.onStrategies());
+  }
+
+  /** A labelled input with its error line; typing in it clears its error. */
+  private fieldRow(name: string, kind: FormField['kind'], label: string, input: HTMLInputElement | HTMLSelectElement, cls: string): { row: HTMLElement; field: FormField } {
+    const bool = input instanceof HTMLInputElement && input.type === 'checkbox';
+    const row = el('label', `field ${cls}${bool ? ' bool' : ''}`);
+    input.name = name;
+    const err = el('span', 'field-error');
+    err.dataset.field = name;
+    err.setAttribute('role', 'alert');
+    const labelEl = el('span', 'field-label', label);
+    if (input.title) labelEl.title = input.title;
+    row.append(labelEl, input, err);
+    const field: FormField = { kind, input, error: err };
+    input.addEventListener(input instanceof HTMLSelectElement ? 'change' : 'input', () => {
+      this.edited.add(name as FieldName);
+      this.showFieldError(name, null);
+    });
+    return { row, field };
+  }
+
+  /** The engine's list (re)loaded: refill the select, keeping the choice while it is listed. */
+  private onStrategies(): void {
+    const list = this.catalog.list;
+    if (!list) {
+      if (this.catalog.error) setText(this.strategyNote, `${this.catalog.error}: the engine's default strategy runs, on its config`);
+      return;
+    }
+    const keep = this.strategySelect.value;
+    const options = list.strategies.map((s) => {
+      const o = new Option(`${s.name}${s.name === list.default ? ' (default)' : ''}`, s.name);
+      o.title = `${strategyLabel(s)}${s.builtin ? ' · built-in' : ''}: ${s.description}`;
+      return o;
+    });
+    this.strategySelect.replaceChildren(...options);
+    const chosen = list.strategies.some((s) => s.name === keep) ? keep : list.default;
+    this.strategySelect.value = chosen;
+    this.selectStrategy(this.catalog.find(chosen));
+  }
+
+  /** Shows the strategy's parameter fields (built the first time, or again when its schema changed). */
+  private selectStrategy(s: StrategyInfo | null): void {
+    const previous = this.current;
+    if (previous) for (const name of previous.fields.keys()) this.fields.delete(name);
+    this.current = null;
+    this.showFieldError('strategy', null);
+    if (!s) {
+      setText(this.strategyNote, '');
+      this.paramsBox.replaceChildren();
+      return;
+    }
+    let sf = this.strategyFields.get(s.name);
+    if (!sf || sf.hash !== s.hash) {
+      sf = { hash: s.hash, rows: [], fields: new Map() };
+      for (const p of paramFields(s)) {
+        const input = el('input');
+        // The built-in's older fields keep their ids (bt-spreadMultiplier); others are bt-param-NAME.
+        input.id = p.field.startsWith('params.') ? `bt-param-${p.param}` : `bt-${p.field}`;
+        input.title = paramHint(p);
+        if (p.type === 'boolean') {
+          input.type = 'checkbox';
+          input.checked = p.default === true;
+        } else {
+          input.type = 'number';
+          input.step = p.type === 'integer' ? '1' : 'any';
+          if (p.min !== null) input.min = String(p.min);
+          if (p.max !== null) input.max = String(p.max);
+          input.placeholder = rangeText(p);
+          input.autocomplete = 'off';
+        }
+        const older = !p.field.startsWith('params.');
+        // The label is the declared name (as in [strategy.<name>] and params.NAME sweeps) and its unit.
+        const { row, field } = this.fieldRow(p.field, 'param', p.unit ? `${p.param}, ${p.unit}` : p.param, input, older ? `f-param f-${p.field}` : `f-param f-param-${p.param}`);
+        sf.rows.push(row);
+        sf.fields.set(p.field, field);
+      }
+      this.strategyFields.set(s.name, sf);
+    }
+    this.current = sf;
+    for (const [name, f] of sf.fields) this.fields.set(name, f);
+    // The same fields again (the list reloaded): left in place, so an input being typed in keeps its focus.
+    if (sf !== previous) this.paramsBox.replaceChildren(...sf.rows);
+    setText(this.strategyNote, `${strategyLabel(s)}${s.builtin ? ' · built-in' : ''} · ${s.description}${sf.rows.length ? '' : ' · no parameters'}`);
+    this.strategySelect.title = this.strategyNote.textContent ?? '';
   }
 
   /** Fills defaults from the live state once (fields the user has not typed in). */
@@ -194,34 +312,51 @@ export class BacktestPanel {
     set('maxDrawdown', String(Math.round(st.risk.limits.max_drawdown_pct * 1e4) / 1e6));
   }
 
-  private body(): BacktestRequestBody {
+  /**
+   * The request, or the fields whose text the browser could not read as a number (a number
+   * input's value is then empty: sending it would silently run on the default instead).
+   */
+  private body(): { ok: true; body: BacktestRequestBody } | { ok: false; unreadable: string[] } {
     const out: Record<string, unknown> = {};
-    for (const f of FIELDS) {
-      const input = this.inputs[f.name];
-      if (f.kind === 'bool') {
-        out[f.name] = input.checked;
+    const params: Record<string, unknown> = {};
+    const unreadable: string[] = [];
+    for (const [name, f] of this.fields) {
+      const input = f.input;
+      let value: unknown;
+      if (input instanceof HTMLSelectElement) {
+        if (input.value === '') continue; // no list from the engine: its default strategy runs
+        value = input.value;
+      } else if (input.type === 'checkbox') value = input.checked;
+      else if (input.validity.badInput) {
+        unreadable.push(name);
         continue;
+      } else {
+        const raw = input.value.trim();
+        if (raw === '') continue; // the engine's config default applies
+        if (f.kind === 'number' || f.kind === 'int' || f.kind === 'param') {
+          const n = Number(raw.replace(/[,_\s]/g, ''));
+          // Anything unparseable goes as typed: the engine's validation names the problem.
+          value = Number.isFinite(n) ? n : raw;
+        } else value = raw;
       }
-      const raw = input.value.trim();
-      if (raw === '') continue; // the engine's config default applies
-      if (f.kind === 'number' || f.kind === 'int') {
-        const n = Number(raw.replace(/[,_\s]/g, ''));
-        // Anything unparseable goes as typed: the engine's validation names the problem.
-        out[f.name] = raw !== '' && Number.isFinite(n) ? n : raw;
-      } else out[f.name] = raw;
+      if (name.startsWith('params.')) params[name.slice('params.'.length)] = value;
+      else out[name] = value;
     }
-    return out as unknown as BacktestRequestBody;
+    if (unreadable.length) return { ok: false, unreadable };
+    if (Object.keys(params).length) out.params = params;
+    return { ok: true, body: out as unknown as BacktestRequestBody };
   }
 
-  private showFieldError(name: FieldName, message: string | null): void {
-    const e = this.errors[name];
-    setText(e, message ?? '');
-    this.inputs[name].classList.toggle('invalid', message !== null);
-    this.inputs[name].setAttribute('aria-invalid', message === null ? 'false' : 'true');
+  private showFieldError(name: string, message: string | null): void {
+    const f = this.fields.get(name);
+    if (!f) return;
+    setText(f.error, message ?? '');
+    f.input.classList.toggle('invalid', message !== null);
+    f.input.setAttribute('aria-invalid', message === null ? 'false' : 'true');
   }
 
   private clearErrors(): void {
-    for (const f of FIELDS) this.showFieldError(f.name, null);
+    for (const name of this.fields.keys()) this.showFieldError(name, null);
   }
 
   private setMessage(text: string, kind: 'info' | 'error' | 'warn' | 'ok' = 'info'): void {
@@ -237,9 +372,17 @@ export class BacktestPanel {
   private async run(): Promise<void> {
     this.clearErrors();
     this.clearResult(); // a result left beside a rejected request would read as its outcome
-    const body = this.body();
+    const built = this.body();
+    if (!built.ok) {
+      for (const name of built.unreadable) this.showFieldError(name, 'not a number: type digits, e.g. 0.5');
+      this.setMessage(`${built.unreadable.length} field${built.unreadable.length > 1 ? 's' : ''} to fix`, 'error');
+      return;
+    }
+    const body = built.body;
     const typed = this.tokenInput.value.trim();
     if (typed !== '') saveApiToken(typed);
+    // The list could not be read yet (the engine was down, or wanted the token): try again.
+    if (this.catalog.list === null) void this.catalog.load();
     this.submit.disabled = true;
     this.setMessage('submitting…');
     this.setProgress(0);
@@ -284,8 +427,7 @@ export class BacktestPanel {
       const fields: FieldError[] = data.error.fields ?? [];
       let unplaced = false;
       for (const fe of fields) {
-        const name = fe.field as FieldName;
-        if (Object.prototype.hasOwnProperty.call(this.inputs, name)) this.showFieldError(name, fe.message);
+        if (this.fields.has(fe.field)) this.showFieldError(fe.field, fe.message);
         else unplaced = true;
       }
       const retry = res.headers.get('retry-after');
@@ -360,6 +502,7 @@ export class BacktestPanel {
   private clearResult(): void {
     setText(this.resultTitle, 'No result: run a backtest or open a recent run.');
     setText(this.quality, '');
+    setText(this.resultStrategy, '');
     for (const [k] of RESULT_ITEMS) {
       setText(this.result[k], DASH);
       setClass(this.result[k], 'num');
@@ -371,6 +514,10 @@ export class BacktestPanel {
   private renderResult(r: BacktestRun): void {
     const v = this.result;
     setText(this.resultTitle, `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · ${r.status} · market ${dataSourceLabel(r.data_source ?? r.resolved?.data_source)}`);
+    // The strategy the run used, with every parameter as resolved (what the run actually ran with).
+    const strat = r.strategy ?? r.resolved?.strategy;
+    setText(this.resultStrategy, strat ? `strategy ${strategyLabel(strat)} · ${Object.entries(strat.params).map(([k, x]) => `${k} ${x}`).join(' · ')}` : '');
+    this.resultStrategy.title = strat ? `content hash ${strat.hash}` : '';
     const signed = (k: ResultKey, x: number | undefined) => {
       setText(v[k], x === undefined ? DASH : fmtPnl(x));
       setClass(v[k], `num ${signClass(x)}`);
@@ -433,6 +580,7 @@ export class BacktestPanel {
       tr.append(
         el('td', 'num', Number.isFinite(started.getTime()) ? started.toLocaleTimeString([], { hour12: false, hour: '2-digit', minute: '2-digit' }) : DASH),
         el('td', undefined, `${r.symbol}${r.data_source === 'synthetic' ? '' : ` · ${dataSourceLabel(r.data_source)}`}`),
+        el('td', 'strategy', r.strategy ?? DASH),
         el('td', undefined, dates),
         el('td', `status ${r.status}`, r.status),
         pnl,
@@ -445,7 +593,7 @@ export class BacktestPanel {
     if (!rows.length) {
       const tr = el('tr');
       const td = el('td', 'empty', 'no runs yet');
-      td.colSpan = 7;
+      td.colSpan = 8;
       tr.append(td);
       rows.push(tr);
     }

@@ -12,6 +12,7 @@ import { PnlChartView } from './pnl-chart.ts';
 import { PriceChartView } from './price-chart.ts';
 import { RiskView } from './risk.ts';
 import { StatsView } from './stats.ts';
+import { StrategyCatalog } from './strategy-catalog.ts';
 import { Store, type HistorySnapshot } from '../shared/store.ts';
 import { Toasts } from './toasts.ts';
 import { TradesView } from './trades.ts';
@@ -30,8 +31,10 @@ const trades = new TradesView(byId('trades'), byId('trades-sub'));
 const latency = new LatencyView(byId('latency-table'), byId('latency-chart'));
 const stats = new StatsView(byId('stats'));
 const risk = new RiskView(byId('risk'));
-const backtest = new BacktestPanel(byId('backtest'));
-new SweepPanel(byId('sweep'));
+const strategies = new StrategyCatalog();
+let wasLive = false;
+const backtest = new BacktestPanel(byId('backtest'), strategies);
+new SweepPanel(byId('sweep'), strategies);
 const toasts = new Toasts(byId('toasts'));
 
 const views: [string, () => void][] = [
@@ -84,7 +87,12 @@ const conn = new StreamConnection('/api/stream', {
   alert: (a) => toasts.alert(a),
   backtestProgress: (p) => backtest.onProgress(p),
   backtestComplete: (r) => backtest.onComplete(r),
-  status: (s, detail) => header.setConnection(s, detail),
+  status: (s, detail) => {
+    // Live again: the engine may have been started again with other strategy files.
+    if (s === 'live' && !wasLive) void strategies.load();
+    wasLive = s === 'live';
+    header.setConnection(s, detail);
+  },
 });
 
 /** The history the dashboard server recorded before this page opened (best effort, bounded wait). */
