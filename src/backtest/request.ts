@@ -6,9 +6,10 @@ import { realpathSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
 import type { FieldError } from '../api/error.ts';
-import { executionParams, quoteParams, riskLimits } from '../config/derive.ts';
-import { MARKET_MAKER, paramValuesOf } from '../strategy/builtin/market-maker.ts';
-import { applyParams, defaults } from '../strategy/params.ts';
+import { executionParams, riskLimits } from '../config/derive.ts';
+import { MARKET_MAKER } from '../strategy/builtin/market-maker.ts';
+import { applyParams } from '../strategy/params.ts';
+import { configParams } from '../strategy/setup.ts';
 import { registeredStrategies, strategyByName } from '../strategy/registry.ts';
 import { formatValue } from '../config/load.ts';
 import type { EngineConfig } from '../config/schema.ts';
@@ -196,23 +197,19 @@ function resolveStrategy(r: BacktestRequest, config: EngineConfig, useML: boolea
     const field = r.strategy !== undefined ? 'strategy' : '(config) strategy.name';
     return { ok: false, errors: [{ field, message: `unknown strategy '${name}' (registered: ${registeredStrategies().map((x) => x.def.name).join(', ')}; load others with --strategy-file or [strategy] files)` }] };
   }
-  const decl = reg.def.params;
-  const builtin = name === MARKET_MAKER && reg.file === null;
-  let base: Record<string, number | boolean>;
+  const builtin = reg.file === null;
+  const given = BUILTIN_FIELDS.filter((f) => r[f] !== undefined);
+  if (!builtin && given.length) return { ok: false, errors: given.map((field) => ({ field, message: `a parameter of the built-in ${MARKET_MAKER}, not of strategy '${name}': set its parameters in params` })) };
+  const fromConfig = configParams(config, reg);
+  if (!fromConfig.ok) return { ok: false, errors: fromConfig.errors.map((e) => ({ ...e, field: `(config) ${e.field}` })) };
+  const base: Record<string, number | boolean> = { ...fromConfig.values };
   if (builtin) {
-    base = { ...paramValuesOf(quoteParams(config)), use_ml: useML };
+    base.use_ml = useML;
     if (r.spreadMultiplier !== undefined) base.spread_multiplier = r.spreadMultiplier;
     if (r.skewFactor !== undefined) base.skew_factor = r.skewFactor;
     if (r.inventoryLimit !== undefined) base.inventory_limit = r.inventoryLimit;
-  } else {
-    const given = BUILTIN_FIELDS.filter((f) => r[f] !== undefined);
-    if (given.length) return { ok: false, errors: given.map((field) => ({ field, message: `a parameter of the built-in ${MARKET_MAKER}, not of strategy '${name}': set its parameters in params` })) };
-    const cfg = (config.strategy as Record<string, unknown>)[name];
-    const fromConfig = applyParams(decl, defaults(decl), cfg, `(config) strategy.${name}`);
-    if (!fromConfig.ok) return fromConfig;
-    base = { ...fromConfig.values };
   }
-  const p = applyParams(decl, base, r.params, 'params');
+  const p = applyParams(reg.def.params, base, r.params, 'params');
   if (!p.ok) return p;
   if (builtin && p.values.use_ml !== useML) return { ok: false, errors: [{ field: 'params.use_ml', message: 'set useML instead (it also loads the model)' }] };
   return { ok: true, builtin, strategy: { name, version: reg.def.version, hash: reg.hash, params: p.values } };

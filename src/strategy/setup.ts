@@ -3,15 +3,15 @@
 // checked against them ([strategy] name, each [strategy.<name>] table), each error naming its key.
 
 import { quoteParams } from '../config/derive.ts';
-import type { EngineConfig } from '../config/schema.ts';
+import { type EngineConfig, SECTION_SHAPES } from '../config/schema.ts';
 import { MARKET_MAKER, paramValuesOf } from './builtin/market-maker.ts';
 import type { ParamValues, StrategyDefinition } from './port.ts';
 import { loadStrategies } from './load.ts';
 import { applyParams, defaults } from './params.ts';
-import { registeredStrategies, strategyByName } from './registry.ts';
+import { type Registered, registeredStrategies, strategyByName } from './registry.ts';
 
-/** The [strategy] keys that are not a strategy's parameter table. */
-const OWN_KEYS = new Set(['name', 'files', 'order_size', 'spread_multiplier', 'skew_factor', 'inventory_limit', 'ml_weight', 'use_ml', 'flatten_minutes', 'vol_spread_factor']);
+/** The [strategy] keys that are not a strategy's parameter table (the schema's own keys). */
+const OWN_KEYS = new Set(SECTION_SHAPES.strategy);
 
 /** Loads the configured and the extra strategy files; returns an error message, or null when all is well. */
 export async function setUpStrategies(config: EngineConfig, extraFiles: readonly string[] = []): Promise<string | null> {
@@ -25,15 +25,14 @@ export async function setUpStrategies(config: EngineConfig, extraFiles: readonly
 
 /** The config's strategy keys checked against the registry (after loading): a message naming the key, or null. */
 export function configuredStrategyProblem(config: EngineConfig): string | null {
-  const s = config.strategy as Record<string, unknown>;
   const name = config.strategy.name;
   if (!strategyByName(name)) return `strategy.name = ${JSON.stringify(name)}: expected a loaded strategy (${loadedNames()}); load its file with [strategy] files or --strategy-file`;
-  for (const [key, table] of Object.entries(s)) {
+  for (const key of Object.keys(config.strategy)) {
     if (OWN_KEYS.has(key)) continue;
     if (key === MARKET_MAKER) return `[strategy.${key}]: the built-in's parameters are the [strategy] keys themselves (e.g. spread_multiplier = 1.5 under [strategy])`;
     const r = strategyByName(key);
     if (!r) return `[strategy.${key}]: no strategy named '${key}' is loaded (${loadedNames()})`;
-    const p = applyParams(r.def.params, defaults(r.def.params), table, `strategy.${key}`);
+    const p = configParams(config, r);
     if (!p.ok) return p.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
   }
   return null;
@@ -54,10 +53,20 @@ export function configuredStrategy(config: EngineConfig): { def: StrategyDefinit
   const name = config.strategy.name;
   const r = strategyByName(name);
   if (!r) throw new Error(`strategy.name = ${JSON.stringify(name)}: no such strategy is loaded`);
-  if (name === MARKET_MAKER && r.file === null) return { def: r.def, params: paramValuesOf(quoteParams(config)), hash: r.hash };
-  const p = applyParams(r.def.params, defaults(r.def.params), (config.strategy as Record<string, unknown>)[name], `strategy.${name}`);
+  const p = configParams(config, r);
   if (!p.ok) throw new Error(p.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
   return { def: r.def, params: p.values, hash: r.hash };
+}
+
+/**
+ * A strategy's parameters as the config sets them: the built-in's are the [strategy] keys
+ * (already checked by the config schema), another's its [strategy.<name>] table over its declared
+ * defaults (errors name `strategy.<name>.<key>`).
+ */
+export function configParams(config: EngineConfig, r: Registered): ReturnType<typeof applyParams> {
+  if (r.file === null) return { ok: true, values: paramValuesOf(quoteParams(config)) };
+  const name = r.def.name;
+  return applyParams(r.def.params, defaults(r.def.params), (config.strategy as Record<string, unknown>)[name], `strategy.${name}`);
 }
 
 /** The live engine's strategy as the state reports it (null when the config names one not loaded here). */

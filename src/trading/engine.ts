@@ -210,10 +210,6 @@ export class Engine {
   get signal(): number {
     return this.clock[C_SIGNAL];
   }
-  /** out[i] = signal (a slot: a double returned by a call V8 does not inline is boxed). */
-  writeSignal(out: Float64Array, i: number): void {
-    out[i] = this.clock[C_SIGNAL];
-  }
   /** Market time of the latest model output (-1: none yet). */
   get signalTs(): number {
     return this.clock[C_SIGNAL_TS];
