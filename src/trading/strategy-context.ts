@@ -5,7 +5,7 @@
 
 import { FEATURE_NAMES } from '../book/features.ts';
 import { NO_PRICE } from '../book/no-price.ts';
-import { BID, FLAG_POST_ONLY } from '../core/events.ts';
+import { FLAG_POST_ONLY } from '../core/events.ts';
 import { OS_NONE, type FeatureBand, type StrategyContext } from '../strategy/port.ts';
 import type { Engine } from './engine.ts';
 import { C_SIGNAL } from './engine-slots.ts';
@@ -155,7 +155,7 @@ export class EngineContext implements StrategyContext {
     const e = this.e;
     if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs) return 0;
     if (price === NO_PRICE) return 0;
-    return e.om.send(side === BID ? BID : side === 1 ? 1 : -1, price, qty, flags);
+    return e.om.send(side, price, qty, flags); // the order manager refuses a side other than BID or ASK
   }
   cancel(id: number): boolean {
     return this.e.om.cancel(id);
