@@ -28,6 +28,7 @@ import { FLAG_IOC, FLAG_POST_ONLY, ORDER_ACK, ORDER_FILL, type StrategyDefinitio
 import { definitionProblems } from '../src/strategy/registry.ts';
 import { configuredStrategyProblem } from '../src/strategy/setup.ts';
 import { Engine, StrategyError } from '../src/trading/engine.ts';
+import { C_SIGNAL } from '../src/trading/engine-slots.ts';
 import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
 import { ensureBuilt } from './helpers/build.ts';
 
@@ -257,6 +258,55 @@ test("a throw in the standing promise's stands() is the strategy's error like an
   );
   assert.ok(settled);
   assert.is(e.failed, null, "'throw' mode: the session fails, nothing is swallowed");
+});
+
+test("a promise's bands are checked by the engine at each event: inside them quote() is not asked, outside it is", () => {
+  let quotes = 0;
+  let band = [0, 1, NaN, NaN];
+  const banded = def({
+    name: 'banded',
+    create: () => ({
+      quote(c: { bestBid: number; bestAsk: number }, q: { price: Float64Array; size: Float64Array }) {
+        quotes++;
+        q.price[0] = c.bestBid;
+        q.price[1] = c.bestAsk;
+        q.size.fill(1);
+      },
+      standing: {
+        settle: () => {},
+        bands: (out: Float64Array, at: number) => void out.set(band, at),
+        bounds: (out: Float64Array, at: number) => void out.fill(Infinity, at, at + 2),
+      },
+    }),
+  });
+  const { e, market, sent, report } = setup(banded);
+  for (const m of sent()) report(OPEN + 2 * MS, ER_ACK, m);
+  const asked = quotes;
+  e.clock[C_SIGNAL] = 0.5;
+  market(OPEN + 3 * MS, MD_ADD, BID, 19_990, 5);
+  market(OPEN + 4 * MS, MD_ADD, BID, 19_990, 5);
+  assert.is(quotes, asked, 'signal within [0, 1]: the decision stands, quote() not asked');
+  e.clock[C_SIGNAL] = 1.5;
+  market(OPEN + 5 * MS, MD_ADD, BID, 19_990, 5);
+  assert.is(quotes, asked + 1, 'signal outside the band: quote() asked again');
+  // (NaN, NaN): stands only without a signal; (-Infinity, Infinity): any signal or none.
+  band = [NaN, NaN, NaN, NaN];
+  market(OPEN + 6 * MS, MD_ADD, BID, 19_990, 5); // settles the new decision with these bands
+  const before = quotes;
+  e.clock[C_SIGNAL] = NaN;
+  market(OPEN + 7 * MS, MD_ADD, BID, 19_990, 5);
+  assert.is(quotes, before, 'no signal, none at the decision: stands');
+  e.clock[C_SIGNAL] = 0.1;
+  market(OPEN + 8 * MS, MD_ADD, BID, 19_990, 5);
+  assert.is(quotes, before + 1, 'a signal where the decision had none: asked');
+  band = [-Infinity, Infinity, NaN, NaN];
+  market(OPEN + 9 * MS, MD_ADD, BID, 19_990, 5);
+  const last = quotes;
+  e.clock[C_SIGNAL] = NaN;
+  market(OPEN + 10 * MS, MD_ADD, BID, 19_990, 5);
+  e.clock[C_SIGNAL] = 1e9;
+  market(OPEN + 11 * MS, MD_ADD, BID, 19_990, 5);
+  assert.is(quotes, last, 'an unbounded band: stands with any signal or none');
 });
 
 test('in the live engine a strategy that throws is stopped: its orders cancelled, STRATEGY_ERROR raised, the engine goes on', () => {

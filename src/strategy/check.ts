@@ -6,8 +6,8 @@
 // - The quiet path: with the engine fed the touch (quiet runs taken) and handed every event.
 //   A standing promise whose bounds() outlast what stands() keeps shows as a difference.
 // - The promise: kept, and removed (onMarket and quote() at every event), both with the quiet
-//   path off where it was on (so that this compares stands() alone). A stands() that says the
-//   decision stands when quote() would change it shows as a difference.
+//   path off where it was on (so that this compares stands() and bands() alone). A promise that
+//   says the decision stands when quote() would change it shows as a difference.
 // - Clock and random calls inside callbacks, counted (check-run.ts), and what the session costs:
 //   ns per event, GCs, bytes allocated per event, the share of events on the quiet path
 //   (measured and reported, never judged: they depend on the machine).
@@ -138,7 +138,7 @@ function judge(thread: CheckRun[], fresh: CheckRun[]): Verdict[] {
       quietOff ?? a,
       a.promise ? 'no run without the promise' : 'the strategy makes no standing promise: it is asked at every event it wakes for',
       `kept, and removed (onMarket and quote() at every event): the same result${quietOff ? ', both with the quiet path off' : ''}`,
-      'with the promise removed (onMarket and quote() at every event) the result differs: stands() said the decision stood when quote() would have changed it (or quote() or onMarket changes state with every call)',
+      'with the promise removed (onMarket and quote() at every event) the result differs: its stands() or bands() said the decision stood when quote() would have changed it (or quote() or onMarket changes state with every call)',
     ),
   });
 

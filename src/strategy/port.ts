@@ -218,13 +218,23 @@ export interface StandingPromise {
    */
   settle(ctx: StrategyContext): void;
   /**
-   * At a market event that left the touch and the position as they were at the settled
-   * decision: true when quote() would now give the same targets. Must be cheap and pure.
+   * Optional. At a market event that left the touch and the position as they were at the
+   * settled decision (and within the bands, if any): true when quote() would now give the same
+   * targets. Must be cheap and pure. Without it (and without bands) the decision rests on the
+   * touch and the position alone.
    */
-  stands(ctx: StrategyContext): boolean;
+  stands?(ctx: StrategyContext): boolean;
+  /**
+   * Optional, called after settle(): the decision's bands in the engine's own inputs, which the
+   * engine then checks at each event without a call into the strategy (the cheapest promise).
+   * out[at], out[at + 1]: the model's signal range in which the decision stands (NaN, NaN: only
+   * while there is no signal; -Infinity, Infinity: any signal, or none). out[at + 2], out[at + 3]:
+   * the volatility band as FeatureBand.volatilityStandInto writes it (NaN in out[at + 2]: none).
+   */
+  bands?(out: Float64Array, at: number): void;
   /**
    * out[at]: exchange time before which, and out[at + 1]: up to which, an event that leaves the
-   * touch unchanged keeps stands() true (Infinity: no bound). The backtest then skips those events.
+   * touch unchanged keeps the decision standing (Infinity: no bound). The backtest then skips those events.
    */
   bounds(out: Float64Array, at: number): void;
 }

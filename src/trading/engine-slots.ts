@@ -31,7 +31,11 @@ export const QS_POS = 2; // position, contracts
 export const QS_UNTIL = 3; // exchange time the reduce-only window starts (Infinity: already in it)
 export const QS_BEFORE = 4; // the promise's bounds (StandingPromise.bounds): before, and up to (adjacent)
 export const QS_UPTO = 5;
-export const QS_COUNT = 6;
+export const QS_SIGNAL_LO = 6; // the promise's bands (StandingPromise.bands): the signal's range,
+export const QS_SIGNAL_HI = 7;
+export const QS_VOL_MOVES = 8; // and the volatility band (FeatureBand.volatilityStandInto; NaN: none)
+export const QS_VOL_UNTIL = 9;
+export const QS_COUNT = 10;
 
 /** Timer ids a strategy may use (wakeAt, wakeEvery): 0 .. MAX_TIMERS - 1. */
 export const MAX_TIMERS = 16;

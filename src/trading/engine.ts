@@ -79,6 +79,9 @@ import {
   QS_UNTIL,
   QS_BEFORE,
   QS_UPTO,
+  QS_SIGNAL_LO,
+  QS_SIGNAL_HI,
+  QS_VOL_MOVES,
   QS_COUNT,
 } from './engine-slots.ts';
 
@@ -245,6 +248,9 @@ export class Engine {
   private quoting = false;
   /** The strategy's standing promise (null: it makes none, and is asked at every event it wakes for). */
   private readonly promise: StandingPromise | null;
+  /** Which of the promise's optional checks it makes (StandingPromise.stands, .bands). */
+  private readonly hasStands: boolean;
+  private readonly hasBands: boolean;
   /** Strategy hooks present, and what wakes onMarket (0 every event, 1 the touch, 2 the touch and trades). */
   private readonly hasQuote: boolean;
   private readonly hasOnMarket: boolean;
@@ -328,6 +334,8 @@ export class Engine {
     this.callback = null;
     this.strategy = st;
     this.promise = st.standing ?? null;
+    this.hasStands = typeof this.promise?.stands === 'function';
+    this.hasBands = typeof this.promise?.bands === 'function';
     this.hasQuote = typeof st.quote === 'function' && (def.levels ?? 1) > 0;
     this.hasOnMarket = typeof st.onMarket === 'function';
     this.wake = def.wakes === 'book' ? 0 : def.wakes === 'touch' ? 1 : 2;
@@ -446,13 +454,23 @@ export class Engine {
    */
   private decisionStands(bb: number, ba: number): boolean {
     const q = this.standing;
-    return bb === q[QS_BID] && ba === q[QS_ASK] && this.portfolio.position === q[QS_POS] && this.clock[C_EXCH] < q[QS_UNTIL] && this.promiseStands();
+    const c = this.clock;
+    if (bb !== q[QS_BID] || ba !== q[QS_ASK] || this.portfolio.position !== q[QS_POS] || c[C_EXCH] >= q[QS_UNTIL]) return false;
+    if (this.hasBands) {
+      // The promise's bands, checked here rather than by a call into the strategy at every event.
+      const sig = c[C_SIGNAL];
+      const lo = q[QS_SIGNAL_LO];
+      const hi = q[QS_SIGNAL_HI];
+      if (q[QS_VOL_MOVES] === q[QS_VOL_MOVES] && !this.features.volatilityStands(q, QS_VOL_MOVES)) return false;
+      if (!((sig >= lo && sig <= hi) || (sig !== sig && (lo !== lo || (lo === -Infinity && hi === Infinity))))) return false;
+    }
+    return !this.hasStands || this.promiseStands();
   }
 
   /** The promise's stands(); a throw is the strategy's error like any callback's (then nothing stands). */
   private promiseStands(): boolean {
     try {
-      return this.promise!.stands(this.ctx);
+      return this.promise!.stands!(this.ctx);
     } catch (e) {
       this.callback = 'standing.stands';
       this.strategyThrew(e);
@@ -629,6 +647,10 @@ export class Engine {
     this.callback = 'standing.settle';
     try {
       this.promise!.settle(this.ctx);
+      if (this.hasBands) {
+        this.callback = 'standing.bands';
+        this.promise!.bands!(this.standing, QS_SIGNAL_LO);
+      }
     } catch (e) {
       this.strategyThrew(e);
     }

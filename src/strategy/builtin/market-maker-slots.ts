@@ -14,8 +14,7 @@ export const S_SIGNAL_LO = 8; // the range of model signals in which decide() gi
 export const S_SIGNAL_HI = 9; // (MarketMaker.signalBand): the signal alone without a band, NaN without a signal
 export const S_VOL_MOVES = 10; // FeatureBand.volatilityStandInto: the mid changes so far, and the
 export const S_VOL_UNTIL = 11; // exchange time up to which the sum stays in the band (adjacent)
-export const S_SIGNAL_NOW = 12; // the model's signal at a stands() check
-export const S_COUNT = 13;
+export const S_COUNT = 12;
 
 // Trial lower ends of the band, as fractions of the sum at the decision: 0 (every volatility
 // down to the floor), then about 6 % and 0.8 % of the sum (3 % and 0.4 % of the volatility; with

@@ -7,7 +7,7 @@
 // spreadMultiplier, skewFactor, inventoryLimit and useML.
 
 import * as B from '../../api/bounds.ts';
-import { BAND_TRIALS, S_ASK, S_BID, S_COUNT, S_POS, S_REDUCE, S_SIGNAL_HI, S_SIGNAL_LO, S_SIGNAL_NOW, S_SUM_LO, S_SUM_NOW, S_TRIAL_SIGMA, S_TRIAL_SUM, S_VOL_MOVES, S_VOL_UNTIL } from './market-maker-slots.ts';
+import { BAND_TRIALS, S_ASK, S_BID, S_COUNT, S_POS, S_REDUCE, S_SIGNAL_HI, S_SIGNAL_LO, S_SUM_LO, S_SUM_NOW, S_TRIAL_SIGMA, S_TRIAL_SUM, S_VOL_MOVES, S_VOL_UNTIL } from './market-maker-slots.ts';
 import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker, type QuoteParams } from '../market-maker.ts';
 import type { FeatureBand, ParamValues, QuoteTargets, StandingPromise, Strategy, StrategyContext, StrategyDefinition } from '../port.ts';
 
@@ -104,13 +104,13 @@ export class MarketMakerStrategy implements Strategy, StandingPromise {
     mm.signalBand(bb, ba, pos, reduceOnly, q, S_SIGNAL_LO);
   }
 
-  /** The volatility within its band and the model's signal within its own (see settle). */
-  stands(ctx: StrategyContext): boolean {
+  /** The model's signal band and the volatility's (see settle), which the engine checks at each event. */
+  bands(out: Float64Array, at: number): void {
     const q = this.band;
-    ctx.writeSignal(q, S_SIGNAL_NOW);
-    const sig = q[S_SIGNAL_NOW];
-    const lo = q[S_SIGNAL_LO]; // NaN when the decision had no signal
-    return this.f.volatilityStands(q, S_VOL_MOVES) && ((sig >= lo && sig <= q[S_SIGNAL_HI]) || (sig !== sig && lo !== lo));
+    out[at] = q[S_SIGNAL_LO]; // NaN when the decision had no signal
+    out[at + 1] = q[S_SIGNAL_HI];
+    out[at + 2] = q[S_VOL_MOVES];
+    out[at + 3] = q[S_VOL_UNTIL];
   }
 
   bounds(out: Float64Array, at: number): void {
