@@ -1,4 +1,4 @@
-// A row per strategy (issue 42, §6): the built-in market maker and every file of
+// A row per strategy (issue 42, §6): the built-ins (the market maker first) and every file of
 // examples/strategies/, over the throughput section's recorded session with the bench's config.
 // Each strategy runs in a fresh worker thread of its own (the strategy check's thread,
 // workers/strategy-check.ts), as a backtest pool thread runs one strategy: two untimed sessions
@@ -13,7 +13,7 @@ import type { EngineConfig } from '../src/config/schema.ts';
 import { EV_STRIDE } from '../src/core/events.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { inFreshThread } from '../src/strategy/check.ts';
-import { MARKET_MAKER } from '../src/strategy/builtin/market-maker.ts';
+import { registeredStrategies } from '../src/strategy/registry.ts';
 import { loadStrategies } from '../src/strategy/load.ts';
 import { benchRequest, type Recording } from './stream.ts';
 import { median, note } from './util.ts';
@@ -47,7 +47,8 @@ export async function benchStrategies(config: EngineConfig, rec: Recording, o: {
   events.set(rec.events.subarray(0, rec.count * EV_STRIDE));
   const rows: StrategyRow[] = [];
   let session = '';
-  for (const name of [MARKET_MAKER, ...loaded.map((r) => r.def.name)]) {
+  const builtins = registeredStrategies().filter((r) => r.file === null);
+  for (const name of [...builtins.map((r) => r.def.name), ...loaded.map((r) => r.def.name)]) {
     note(`strategies: ${name}, 2 + ${o.rounds} sessions of ${rec.count.toLocaleString('en-US')} events in a fresh thread`);
     const spec = benchRequest(config, { useML: false, strategy: name }).specs[0];
     session = `${spec.root} ${spec.date} seed ${spec.seed}`;

@@ -6,6 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import { VERSION } from '../version.ts';
+import { glft } from './builtin/glft.ts';
+import { grid } from './builtin/grid.ts';
 import { marketMaker } from './builtin/market-maker.ts';
 import { declarationProblems } from './params.ts';
 import { type StrategyDefinition, WAKES } from './port.ts';
@@ -28,7 +30,7 @@ function builtinHash(def: StrategyDefinition): string {
   return createHash('sha256').update(`builtin ${def.name} ${def.version} engine ${VERSION}`).digest('hex');
 }
 
-for (const def of [marketMaker]) registry.set(def.name, { def, hash: builtinHash(def), file: null });
+for (const def of [marketMaker, glft, grid]) registry.set(def.name, { def, hash: builtinHash(def), file: null });
 
 /** What is wrong with a definition (a file's default export), or [] when it can run. */
 export function definitionProblems(d: unknown): string[] {

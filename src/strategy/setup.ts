@@ -64,7 +64,7 @@ export function configuredStrategy(config: EngineConfig): { def: StrategyDefinit
  * defaults (errors name `strategy.<name>.<key>`).
  */
 export function configParams(config: EngineConfig, r: Registered): ReturnType<typeof applyParams> {
-  if (r.file === null) return { ok: true, values: paramValuesOf(quoteParams(config)) };
+  if (r.file === null && r.def.name === MARKET_MAKER) return { ok: true, values: paramValuesOf(quoteParams(config)) };
   const name = r.def.name;
   return applyParams(r.def.params, defaults(r.def.params), (config.strategy as Record<string, unknown>)[name], `strategy.${name}`);
 }
