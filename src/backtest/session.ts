@@ -410,7 +410,7 @@ function openMarket(spec: SessionSpec, contract: ContractSpec): MarketSource {
   const start = spec.sessionStartNs;
   const end = spec.sessionEndNs;
   if (spec.replay) return openReplaySource(spec.replay, start, end);
-  if (spec.generatorThread) return new ThreadedSource({ kind: 'synthetic', root: spec.root, date: spec.date, seed: spec.seed, activity: spec.activity }, start, end);
+  if (spec.generatorThread) return new ThreadedSource({ kind: 'synthetic', root: spec.root, contract: spec.contract, date: spec.date, seed: spec.seed, activity: spec.activity }, start, end);
   return new MarketGenerator(contract, spec.date, spec.seed, { sessionStartNs: start, sessionEndNs: end, activity: spec.activity });
 }
 
