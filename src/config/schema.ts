@@ -10,7 +10,7 @@ import { QUEUE_MODELS } from '../exchange/queue-model.ts';
 import { z } from 'zod';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, firstSessionDate, inCalendarYears, parseClock, parseDate } from '../market/calendar.ts';
 import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
-import { CONTRACTS, contractsOf, EXPIRY_RULES, knownRoots, parseSymbol, PRODUCT_GROUPS, SymbolError, ticksPerPoint } from '../market/instruments.ts';
+import { contractsOf, EXPIRY_RULES, knownRoots, parseSymbol, PRODUCT_GROUPS, SymbolError, ticksPerPoint } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
 import * as B from '../api/bounds.ts';
 
@@ -131,8 +131,9 @@ export interface FeeTable {
 }
 /** [fees]: the flat table, plus a section per root that has its own (keyed by root, e.g. MES). */
 export type FeesConfig = FeeTable & { readonly [root: string]: FeeTable | number | undefined };
-// The roots come from the contract tables (built-in and [contracts]), so zod cannot infer the
-// keyed sections; the top-level check below refuses a root neither table has.
+// The roots come from the contract tables (built-in and [contracts]) and from recorded data's
+// definition records, so zod cannot infer the keyed sections; the top-level check below refuses
+// a malformed root.
 const feesSection = table('fees', feesShape).catchall(z.strictObject(rootFeesShape, ROOT_FEES_EXPECTED)) as unknown as z.ZodType<FeesConfig, unknown>;
 
 // [contracts.<ROOT>]: a CME future beyond the built-in table (instruments.ts, same shape). Every
@@ -410,6 +411,7 @@ export const EngineConfigSchema = z
       });
     }
     // The contract roots: the built-in ones and the config's [contracts] tables.
+    const configuredRoots = typeof c.contracts === 'object' && c.contracts !== null ? Object.keys(c.contracts) : [];
     let table: ReturnType<typeof contractsOf> = {};
     try {
       table = contractsOf(typeof c.contracts === 'object' ? c.contracts : {});
@@ -418,11 +420,13 @@ export const EngineConfigSchema = z
     }
     if (typeof c.fees === 'object') {
       for (const key of Object.keys(c.fees)) {
-        if (FEE_KEYS.includes(key) || Object.prototype.hasOwnProperty.call(CONTRACTS, key) || Object.prototype.hasOwnProperty.call(table, key)) continue;
-        ctx.addIssue({ code: 'custom', path: ['fees', key], input: c.fees[key], message: `${ROOT_FEES_EXPECTED}; known roots: ${knownRoots(table).join(', ')} (add [contracts.${key}] for another)` });
+        // A root neither table knows may come with recorded data's definition records, so any
+        // well-formed root may have a schedule; a malformed key is a typo.
+        if (FEE_KEYS.includes(key) || ROOT_RE.test(key)) continue;
+        ctx.addIssue({ code: 'custom', path: ['fees', key], input: c.fees[key], message: `${ROOT_FEES_EXPECTED}: a root of 1 to 3 capital letters (known roots: ${knownRoots(table).join(', ')}, or one that recorded data's definitions bring)` });
       }
     }
-    for (const root of Object.keys(table)) {
+    for (const root of configuredRoots) {
       if (typeof c.fees === 'object' && Object.prototype.hasOwnProperty.call(c.fees, root)) continue;
       ctx.addIssue({
         code: 'custom',

@@ -171,9 +171,14 @@ export function knownRoots(table: Readonly<Record<string, ContractSpec>> = confi
   return [...new Set([...Object.keys(table), ...Object.keys(CONTRACTS), ...data])];
 }
 
+/** A root's contract table: the config's or the built-in one (never a definition record's), or undefined. */
+export function tableContract(root: string): ContractSpec | undefined {
+  return findContract(root, configured, false);
+}
+
 /** The spec of a root, or undefined: a configured root replaces a built-in one of the same name. */
-export function findContract(root: string, table: Readonly<Record<string, ContractSpec>> = configured): ContractSpec | undefined {
-  return own(table, root) ? table[root] : own(CONTRACTS, root) ? CONTRACTS[root] : table === configured ? fromData.get(root) : undefined;
+export function findContract(root: string, table: Readonly<Record<string, ContractSpec>> = configured, withData = true): ContractSpec | undefined {
+  return own(table, root) ? table[root] : own(CONTRACTS, root) ? CONTRACTS[root] : withData && table === configured ? fromData.get(root) : undefined;
 }
 
 export class SymbolError extends Error {}

@@ -13,7 +13,7 @@
 
 import { UNDEF_PRICE } from '../../data/dbn/constants.ts';
 import type { InstrumentDefMsg } from '../../data/dbn/definition.ts';
-import { type ContractSpec, findContract, parseSymbol, SymbolError, ticksPerPoint } from '../instruments.ts';
+import { type ContractSpec, tableContract, ticksPerPoint } from '../instruments.ts';
 
 const PRICE_SCALE = 1e9;
 
@@ -42,8 +42,8 @@ export function specFromDefinition(d: InstrumentDefMsg, where: string): Contract
   if (perPoint === null) throw new Error(`${from}: min_price_increment ${d.min_price_increment} (tick ${tickSize}) does not divide one point into whole ticks`);
   if (d.currency && d.currency !== 'USD') throw new Error(`${from}: currency ${d.currency}; the engine accounts in USD only`);
   const tickValue = given(d.min_price_increment_amount) && given(d.display_factor) ? Number(d.min_price_increment_amount) / Number(d.display_factor) : null;
-  const table = findContract(root);
-  if (table && table.source !== from) {
+  const table = tableContract(root);
+  if (table) {
     const odds: string[] = [];
     if (table.tickSize !== tickSize) odds.push(`tick_size ${table.tickSize} in ${table.source}, ${tickSize} in the data (min_price_increment ${d.min_price_increment})`);
     if (tickValue !== null && table.tickValue !== tickValue) {
@@ -71,14 +71,4 @@ export function specFromDefinition(d: InstrumentDefMsg, where: string): Contract
     typicalHigh: Number.NaN,
     source: from,
   };
-}
-
-/** Whether `symbol` parses with this root known (a definition makes the root known). */
-export function parsesWith(symbol: string, spec: ContractSpec): boolean {
-  try {
-    return parseSymbol(symbol, 2024, { [spec.root]: spec }).root === spec.root;
-  } catch (e) {
-    if (e instanceof SymbolError) return false;
-    throw e;
-  }
 }
