@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
 import type { FieldError } from '../api/error.ts';
-import { executionParams, riskLimits } from '../config/derive.ts';
+import { executionParams, feesMissing, riskLimits } from '../config/derive.ts';
 import { MARKET_MAKER } from '../strategy/builtin/market-maker.ts';
 import { applyParams } from '../strategy/params.ts';
 import { configParams } from '../strategy/setup.ts';
@@ -16,7 +16,7 @@ import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
 import { parseDate } from '../market/calendar.ts';
-import { type ContractSpec, contractForRoot, knownRoots, parseSymbol } from '../market/instruments.ts';
+import { contractForRoot, knownRoots, parseSymbol } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
 import { planReplay, type ReplayPlan } from '../market/replay/dataset.ts';
 import { L3_QUEUE_MODEL } from '../exchange/queue-model.ts';
@@ -138,7 +138,7 @@ function validateReplayRequest(r: BacktestRequest, config: EngineConfig, dataPat
   if (plan.sessions.length > config.backtest.max_days) {
     return { ok: false, errors: [{ field: 'endDate', message: `${plan.sessions.length} sessions in the data: at most [backtest] max_days = ${config.backtest.max_days} per request (narrow startDate/endDate)` }] };
   }
-  const noFees = feesMissing(config, plan.contract);
+  const noFees = feesMissing(config, plan.root, plan.contract.source);
   if (noFees) return { ok: false, errors: [{ field, message: noFees }] };
   const name = dataPath ?? r.dataset!;
   const symbols = [...new Set(plan.sessions.map((s) => s.replay.symbol))];
@@ -288,15 +288,6 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     collectFills,
     model: req.useML ? model : null,
   }));
-}
-
-/**
- * Why a root has no fee schedule, or null: a root outside the built-in table (from [contracts] or
- * a definition record) pays only its own [fees.<ROOT>], never the flat table's E-mini figures.
- */
-function feesMissing(config: EngineConfig, spec: ContractSpec): string | null {
-  if (spec.source === 'built-in' || Object.prototype.hasOwnProperty.call(config.fees, spec.root)) return null;
-  return `${spec.root} (${spec.source}) has no fee schedule: add [fees.${spec.root}] with maker_fee, taker_fee and exchange_fee to the config (the flat [fees] table holds E-mini figures and applies to built-in roots only)`;
 }
 
 /** A replayed session's window and source, from the plan (its dates are the request's). */
