@@ -61,7 +61,7 @@ const dir = tempDir('zn-');
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 test.after.each(() => useConfiguredContracts({}));
 
-/** A ZNH4 definition record as Databento's CME definitions carry it (prices in 1e-9 units). */
+/** A ZNH4 definition record (v3 layout, prices in 1e-9 units) carrying CME's figures: tick 1/64, $15.625 a tick. */
 function znDefinition(overrides: Partial<InstrumentDefMsg> = {}): InstrumentDefMsg {
   const ts = sessionNsToUnixNs('2024-03-05', at(7));
   return {
