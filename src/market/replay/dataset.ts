@@ -145,18 +145,16 @@ export function planReplay(path: string, opts: ReplayPlanOptions = {}): ReplayPl
   }
   const root = spans[0].root;
   const contract = defs.get(root) ?? contractForRoot(root);
-  // Regular hours: the contract's own (regular_open/regular_close), else 09:30-16:00 New York.
-  const rth = { start: contract.regularOpenNs ?? RTH_START_NS, end: contract.regularCloseNs ?? RTH_END_NS };
   const sessions: ReplaySession[] = [];
   for (const date of [...dates].sort()) {
     if (opts.startDate && date < opts.startDate) continue;
     if (opts.endDate && date > opts.endDate) continue;
-    const s = tradeDateSession(date, spans, opts, rth);
+    const s = tradeDateSession(date, spans, opts, contract);
     if (s) sessions.push(s);
   }
   if (opts.regularHoursOnly && sessions.length === 0 && dates.size > 0) throw new Error(`${path}: no regular-hours time in its data (trade dates ${[...dates].sort().join(', ')})`);
   if (contract.source !== 'built-in' && !contract.source.startsWith('contracts.')) rememberDataContract(contract);
-  return { root, contract, schema: spans[0].schema, sessions: sessions.map((s) => ({ ...s, replay: { ...s.replay, tickUnits: nanosPerTick(contract) } })) };
+  return { root, contract, schema: spans[0].schema, sessions };
 }
 
 /** The definition records of a file whose schema is "definition", or null for any other file. */
@@ -185,7 +183,7 @@ function addDefinitions(defs: Map<string, ContractSpec>, records: readonly Instr
 }
 
 /** The session of one trade date over the files holding it, or null when it has no window. */
-function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptions, rth: { start: number; end: number }): ReplaySession | null {
+function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptions, contract: ContractSpec): ReplaySession | null {
   const open = tradeDateOpenUtcNs(date);
   const close = tradeDateCloseUtcNs(date);
   let files = spans.filter((f) => f.start < close && f.end > open);
@@ -197,8 +195,9 @@ function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptio
   let start = Number(fromUtc - base);
   let end = Number(toUtc - base);
   if (opts.regularHoursOnly) {
-    start = Math.max(start, rth.start);
-    end = Math.min(end, rth.end);
+    // The contract's regular hours (regular_open/regular_close), else 09:30-16:00 New York.
+    start = Math.max(start, contract.regularOpenNs ?? RTH_START_NS);
+    end = Math.min(end, contract.regularCloseNs ?? RTH_END_NS);
     if (end <= start) return null;
   }
   // Warm-up reads from the last file opening with a snapshot at or before the window's start.
@@ -215,7 +214,7 @@ function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptio
     symbol: symbols[0],
     instrumentId: ids[0],
     baseUtcNs: base.toString(),
-    tickUnits: 0, // set by planReplay from the root's spec
+    tickUnits: nanosPerTick(contract),
     perOrder: opts.perOrder ?? false,
   };
   return { date, sessionStartNs: start, sessionEndNs: end, replay };
@@ -311,7 +310,8 @@ export function describeDataset(path: string, name: string): Dataset {
     const all = files.map(summarizeFile);
     if (all.length === 0) throw new Error('no .dbn or .dbn.zst files in the directory');
     const uniq = (xs: string[]) => [...new Set(xs)];
-    const schemas = uniq(all.map((f) => f.schema));
+    // A definition file beside the daily files describes them; it is not data of another schema.
+    const schemas = uniq(all.map((f) => f.schema).filter((x) => x !== 'definition'));
     const ends = all.map((f) => f.end);
     return {
       ...base,
