@@ -11,7 +11,7 @@ import { DbnReader, DbnWriter, type DbnRecord, type InstrumentDefMsg, RTYPE, ses
 import { exportMetadata, exportSynthetic, type ExportSession, syntheticInstrumentId } from '../src/data/dbn/synthetic-export.ts';
 import { expiryMessage, frontMonth, lastTradingDay, rollDate } from '../src/market/contract-calendar.ts';
 import { type ContractTable, contractForRoot, contractSpec, parseSymbol, useConfiguredContracts } from '../src/market/instruments.ts';
-import { planReplay } from '../src/market/replay/dataset.ts';
+import { describeDataset, planReplay } from '../src/market/replay/dataset.ts';
 import { validateBacktestRequest } from '../src/backtest/request.ts';
 import { configError } from './helpers/config-error.ts';
 import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
@@ -138,6 +138,8 @@ test('a ZN directory with a definition file beside: 1/64 tick grid, $15.625 per 
   assert.is(plan.contract.tickValue, 15.625);
   assert.is(plan.contract.pointValue, 1000);
   assert.match(plan.contract.source, /glbx-definition\.dbn\.zst: definition record of ZNH4/);
+  // GET /api/datasets lists the directory as MBO data: the definition file describes it.
+  assert.is(describeDataset(days, 'zn').schema, 'mbo');
   assert.equal(plan.sessions.map((s) => s.date), ['2024-03-05', '2024-03-06']);
   for (const s of plan.sessions) {
     assert.is(s.replay.tickUnits, 15_625_000); // DBN price units per tick: the grid the book is read on
