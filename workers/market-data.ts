@@ -78,7 +78,7 @@ class Feed {
     const { startNs, endNs } = this.clock.sessionBounds(k);
     this.offset = this.clock.dayOffsetNs(k);
     this.gen?.close?.();
-    this.gen = this.plan ? this.recorded(k, startNs - this.offset, endNs - this.offset) : new MarketGenerator(specOf(this.mem.root), this.clock.date(k), cfg.simulation.seed, {
+    this.gen = this.plan ? this.recorded(k, startNs - this.offset, endNs - this.offset) : new MarketGenerator(specOf(this.mem.root, init.config), this.clock.date(k), cfg.simulation.seed, {
       sessionStartNs: startNs - this.offset,
       sessionEndNs: endNs - this.offset,
       activity: cfg.simulation.activity,

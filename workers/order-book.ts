@@ -129,7 +129,7 @@ class Trader {
     this.snapshot = new Seqlock(mem.snapshot);
     this.features = new Seqlock(mem.features);
     this.prediction = new Seqlock(mem.prediction);
-    const spec = specOf(mem.root);
+    const spec = specOf(mem.root, init.config);
     this.portfolio = new Portfolio(cfg.trading.initial_capital, spec.tickValue, MAX_LOTS, mem.portfolio);
     this.riskState = new Float64Array(mem.risk);
     this.counters = new Float64Array(mem.counters);
@@ -151,7 +151,7 @@ class Trader {
     const { startNs, endNs } = clock.sessionBounds(k);
     const seed = hashSeed(`live-engine|${this.mem.symbol}|${init.generation}|${k}`, cfg.simulation.seed);
     const e = new Engine({
-      spec: specOf(this.mem.root),
+      spec: specOf(this.mem.root, init.config),
       initialCapital: cfg.trading.initial_capital,
       limits: riskLimits(cfg),
       strategy: { def: STRATEGY.def, params: STRATEGY.params, seed: hashSeed(`live-strategy|${this.mem.symbol}|${init.generation}|${k}`, cfg.simulation.seed), state: new Float64Array(this.mem.strategyState, 0, STRATEGY.def.stateSlots ?? 0) },

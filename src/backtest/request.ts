@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve, sep } from 'node:path';
 import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
 import type { FieldError } from '../api/error.ts';
-import { executionParams, riskLimits } from '../config/derive.ts';
+import { executionParams, feesMissing, riskLimits } from '../config/derive.ts';
 import { MARKET_MAKER } from '../strategy/builtin/market-maker.ts';
 import { applyParams } from '../strategy/params.ts';
 import { configParams } from '../strategy/setup.ts';
@@ -16,7 +16,8 @@ import type { EngineConfig } from '../config/schema.ts';
 import { packageRoot } from '../core/paths.ts';
 import { loadModel, type ModelFile } from '../ml/model.ts';
 import { parseDate } from '../market/calendar.ts';
-import { CONTRACTS, parseSymbol } from '../market/instruments.ts';
+import { contractForRoot, knownRoots, parseSymbol } from '../market/instruments.ts';
+import { marketMissing } from '../market/profiles.ts';
 import { planReplay, type ReplayPlan } from '../market/replay/dataset.ts';
 import { L3_QUEUE_MODEL } from '../exchange/queue-model.ts';
 import { parseRequestSymbol, resolveSessions, sessionBounds } from './session-dates.ts';
@@ -137,6 +138,8 @@ function validateReplayRequest(r: BacktestRequest, config: EngineConfig, dataPat
   if (plan.sessions.length > config.backtest.max_days) {
     return { ok: false, errors: [{ field: 'endDate', message: `${plan.sessions.length} sessions in the data: at most [backtest] max_days = ${config.backtest.max_days} per request (narrow startDate/endDate)` }] };
   }
+  const noFees = feesMissing(config, plan.root, plan.contract.source);
+  if (noFees) return { ok: false, errors: [{ field, message: noFees }] };
   const name = dataPath ?? r.dataset!;
   const symbols = [...new Set(plan.sessions.map((s) => s.replay.symbol))];
   return resolveRequest(r, config, {
@@ -217,7 +220,7 @@ function resolveStrategy(r: BacktestRequest, config: EngineConfig, useML: boolea
 
 const unknownContract = (symbol: string): FieldError => ({
   field: 'symbol',
-  message: `unknown contract '${symbol}': expected one of ${Object.keys(CONTRACTS).join(', ')} (or a month-coded symbol such as ESH24)`,
+  message: `unknown contract '${symbol}': expected one of ${knownRoots().join(', ')} (or a month-coded symbol such as ESH24; add a [contracts.${symbol.replace(/[FGHJKMNQUVXZ]\d{1,2}$/, '')}] table to the config for another CME future)`,
 });
 
 /** Validates a request; `dataPath` is the CLI's --data (recorded data at any path the user names). */
@@ -260,6 +263,8 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig, dat
     errors.push(...s.errors);
   }
   if (errors.length) return { ok: false, errors };
+  const spec = contractForRoot(sym!.root);
+  if (spec.market === null) return { ok: false, errors: [{ field: 'symbol', message: `${symbol}: ${marketMissing(spec.root, spec.source)}` }] };
   return resolveRequest(r, config, { root: sym!.root, symbol, startDate, endDate, dates, contracts, dataset: null, data_source: 'synthetic' }, null);
 }
 
@@ -272,6 +277,7 @@ export function sessionSpecs(req: ResolvedRequest, config: EngineConfig, collect
     date,
     seed: req.seed,
     ...(plan ? replayBounds(plan, date) : sessionBounds(parseSymbol(req.contracts[i]), date, c)),
+    contract: plan ? plan.contract : contractForRoot(req.root),
     activity: c.simulation.activity,
     carry: { capital: req.initialCapital, peak: null },
     limits: { ...riskLimits(c), positionLimit: req.positionLimit, maxDrawdownFrac: req.maxDrawdown },

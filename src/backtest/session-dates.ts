@@ -7,11 +7,11 @@ import type { ResolvedRequest } from '../api/backtest-request.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, holidaysBetween, inCalendarYears, parseClock, sessionCloseNs, tradingDays } from '../market/calendar.ts';
 import { contractSymbol, contractWindowEnd, expiryMessage, frontMonth, lastSessionDate } from '../market/contract-calendar.ts';
-import { CONTRACTS, parseSymbol, type Instrument } from '../market/instruments.ts';
+import { type ContractSpec, contractForRoot, findContract, parseSymbol, type Instrument } from '../market/instruments.ts';
 
 /** A root ("ES": the front month of each date) or one month-coded contract ("ESH24"), or null. */
 export function parseRequestSymbol(symbol: string, referenceYear: number): { root: string; contract: Instrument | null } | null {
-  if (Object.prototype.hasOwnProperty.call(CONTRACTS, symbol)) return { root: symbol, contract: null };
+  if (findContract(symbol)) return { root: symbol, contract: null };
   try {
     const c = parseSymbol(symbol, referenceYear);
     return { root: c.root, contract: c };
@@ -20,11 +20,20 @@ export function parseRequestSymbol(symbol: string, referenceYear: number): { roo
   }
 }
 
-/** The session window of `date` for one contract: the configured hours, cut by an early close and by the contract's termination. */
+/**
+ * A root's session hours, ns after New York midnight: its contract table's regular hours
+ * (regular_open/regular_close, Chicago time), else the [simulation] session hours.
+ */
+export function sessionHours(spec: Pick<ContractSpec, 'regularOpenNs' | 'regularCloseNs'>, config: EngineConfig): { startNs: number; endNs: number } {
+  if (spec.regularOpenNs !== null && spec.regularCloseNs !== null) return { startNs: spec.regularOpenNs, endNs: spec.regularCloseNs };
+  return { startNs: parseClock(config.simulation.session_start)!, endNs: parseClock(config.simulation.session_end)! };
+}
+
+/** The session window of `date` for one contract: its hours, cut by an early close and by the contract's termination. */
 function sessionWindow(contract: Instrument, date: string, config: EngineConfig): { startNs: number; endNs: number | null } {
-  const startNs = parseClock(config.simulation.session_start)!;
-  const endNs = sessionCloseNs(date, parseClock(config.simulation.session_end)!);
-  return { startNs, endNs: contractWindowEnd(contract, date, startNs, endNs) };
+  const hours = sessionHours(contract, config);
+  const endNs = sessionCloseNs(date, hours.endNs);
+  return { startNs: hours.startNs, endNs: contractWindowEnd(contract, date, hours.startNs, endNs) };
 }
 
 /**
@@ -44,9 +53,10 @@ export function resolveSessions(
     if (!inCalendarYears(d)) return { ...none, errors: [{ field, message: `${d} is outside the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` }] };
   }
   if (endDate < startDate) return { ...none, errors: [{ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` }] };
-  const startNs = parseClock(config.simulation.session_start)!;
+  const hours = sessionHours(sym.contract ?? contractForRoot(sym.root), config);
+  const startNs = hours.startNs;
   if (sym.contract) {
-    const err = contractError(sym.contract, startDate, endDate, startNs, parseClock(config.simulation.session_end)!);
+    const err = contractError(sym.contract, startDate, endDate, startNs, hours.endNs);
     if (err) return { ...none, errors: [err] };
   }
   // Coarse guard before listing the days one by one: a range this long in calendar days always
@@ -60,7 +70,7 @@ export function resolveSessions(
     const early = tradingDays(startDate, endDate);
     const named = holidaysBetween(startDate, endDate).map((h) => `${h.date} ${h.name}`);
     const why = early.length
-      ? `${early.join(', ')} close early at 13:00 ET, not after session_start ${config.simulation.session_start}`
+      ? `${early.join(', ')} close early at 13:00 ET, not after the session's start ${hoursLabel(startNs)}`
       : named.length
         ? `weekends and CME holidays have no session: ${named.join(', ')}`
         : 'weekends have no session';
@@ -108,3 +118,5 @@ export function sessionBounds(contract: Instrument, date: string, config: Engine
   if (w.endNs === null) throw new Error(`${contractSymbol(contract)} has no session on ${date}`);
   return { sessionStartNs: w.startNs, sessionEndNs: w.endNs };
 }
+
+const hoursLabel = (ns: number) => `${String(Math.floor(ns / 3600e9)).padStart(2, '0')}:${String(Math.floor((ns % 3600e9) / 60e9)).padStart(2, '0')} ET`;

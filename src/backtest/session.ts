@@ -55,6 +55,11 @@ export interface SessionStrategy extends StrategyIdentity {
 /** Everything one session needs; plain data so it can cross into a pool worker. */
 export interface SessionSpec {
   root: string;
+  /**
+   * The root's contract spec (a pool worker knows neither the config's [contracts] nor the
+   * data's definitions); absent: the built-in table's.
+   */
+  contract?: ContractSpec;
   date: string; // YYYY-MM-DD
   seed: number;
   sessionStartNs: number;
@@ -192,7 +197,7 @@ export function predictorForSpec(spec: SessionSpec): Predictor | null {
 }
 
 export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): SessionResult {
-  const contract = contractForRoot(spec.root);
+  const contract = spec.contract ?? contractForRoot(spec.root);
   const md = RecordRing.allocate(EV_STRIDE, (hooks.marketRing ?? MARKET_RING).capacity, false);
   const om = RecordRing.allocate(OM_STRIDE, 1 << 10, false);
   const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
@@ -405,7 +410,7 @@ function openMarket(spec: SessionSpec, contract: ContractSpec): MarketSource {
   const start = spec.sessionStartNs;
   const end = spec.sessionEndNs;
   if (spec.replay) return openReplaySource(spec.replay, start, end);
-  if (spec.generatorThread) return new ThreadedSource({ kind: 'synthetic', root: spec.root, date: spec.date, seed: spec.seed, activity: spec.activity }, start, end);
+  if (spec.generatorThread) return new ThreadedSource({ kind: 'synthetic', root: spec.root, contract: spec.contract, date: spec.date, seed: spec.seed, activity: spec.activity }, start, end);
   return new MarketGenerator(contract, spec.date, spec.seed, { sessionStartNs: start, sessionEndNs: end, activity: spec.activity });
 }
 

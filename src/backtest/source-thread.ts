@@ -26,6 +26,7 @@ import type { MarketSource } from './session.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
 import { TAPE_CAPACITY } from '../market/replay/dbn-source.ts';
 import { REPLAY_QUALITY_FIELDS } from '../market/replay/quality.ts';
+import type { ContractSpec } from '../market/instruments.ts';
 
 export const SOURCE_RING_CAPACITY = 1 << 15;
 /** Events per batch the worker publishes. */
@@ -47,7 +48,7 @@ export const RING_TAIL = 1;
 /** What the worker runs: a DBN file's session, or the generator's (its inputs, as in runSession). */
 export type SourceSpec =
   | { kind: 'replay'; replay: ReplaySessionSpec }
-  | { kind: 'synthetic'; root: string; date: string; seed: number; activity: number };
+  | { kind: 'synthetic'; root: string; contract?: ContractSpec; date: string; seed: number; activity: number };
 
 /** One session's job, posted to the worker. */
 export interface SourceJob {

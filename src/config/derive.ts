@@ -6,6 +6,7 @@ import type { LatencyParams } from '../exchange/latency.ts';
 import type { ExecutionParams } from '../exchange/venue.ts';
 import type { RiskLimits } from '../risk/risk-manager.ts';
 import type { QuoteParams } from '../strategy/market-maker.ts';
+import { CONTRACTS } from '../market/instruments.ts';
 import type { EngineConfig, FeeTable } from './schema.ts';
 
 export function riskLimits(c: EngineConfig): RiskLimits {
@@ -40,9 +41,19 @@ export function latencyParams(c: EngineConfig): LatencyParams {
   };
 }
 
-/** The fee schedule of `root`: its [fees.<ROOT>] section, else the flat [fees] table. */
+/**
+ * Why a root has no fee schedule, or null: a root outside the built-in table (from [contracts]
+ * or a definition record) pays only its own [fees.<ROOT>], never the flat table's E-mini figures.
+ */
+export function feesMissing(c: EngineConfig, root: string, source: string): string | null {
+  if (Object.prototype.hasOwnProperty.call(c.fees, root) || (source === 'built-in' && Object.prototype.hasOwnProperty.call(CONTRACTS, root))) return null;
+  return `${root} (${source}) has no fee schedule: add [fees.${root}] with maker_fee, taker_fee and exchange_fee to the config (the flat [fees] table holds E-mini figures and applies to built-in roots only)`;
+}
+
+/** The fee schedule of `root`: its [fees.<ROOT>] section, else (a built-in root) the flat [fees] table. */
 export function feeParams(c: EngineConfig, root: string): RootFeeParams {
   const own = Object.prototype.hasOwnProperty.call(c.fees, root) ? (c.fees[root] as FeeTable | undefined) : undefined;
+  if (!own && !Object.prototype.hasOwnProperty.call(CONTRACTS, root)) throw new Error(feesMissing(c, root, 'not a built-in root')!);
   const t: FeeTable = own ?? c.fees;
   return { root, source: own ? `fees.${root}` : 'fees', makerFee: t.maker_fee, takerFee: t.taker_fee, exchangeFee: t.exchange_fee };
 }

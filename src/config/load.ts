@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import toml from 'toml';
 import { packageRoot } from '../core/paths.ts';
 import type { z } from 'zod';
+import { useConfiguredContracts } from '../market/instruments.ts';
 import { EngineConfigSchema, SECTION_SHAPES, type EngineConfig } from './schema.ts';
 
 export interface ConfigIssue {
@@ -101,7 +102,9 @@ function editDistance(a: string, b: string): number {
 
 function unknownKeyExpected(tablePath: readonly PropertyKey[], key: string): string {
   const tableName = tablePath.map(String).join('.');
-  const known = SECTION_SHAPES[tableName] ?? [];
+  // A keyed table ([fees.MES], [contracts.ZN], [contracts.ZN.market]) has the keys of its kind.
+  const generic = tablePath.map((seg, i) => (i === 1 && (tablePath[0] === 'fees' || tablePath[0] === 'contracts') ? '<ROOT>' : String(seg))).join('.');
+  const known = SECTION_SHAPES[tableName] ?? SECTION_SHAPES[generic] ?? [];
   const where = tableName === '' ? 'at the top level' : `in [${tableName}]`;
   let best: string | undefined;
   let bestD = Infinity;
@@ -173,6 +176,8 @@ export function parseConfig(text: string, source: string): EngineConfig {
     const issues = issuesFromZod(plain, result.error.issues);
     throw new ConfigError(issues.map((i) => formatIssue(source, i)).join('\n'), issues, source);
   }
+  // The config's contract roots become known to every lookup in this thread (instruments.ts).
+  useConfiguredContracts(result.data.contracts);
   return result.data;
 }
 

@@ -10,7 +10,8 @@ import { QUEUE_MODELS } from '../exchange/queue-model.ts';
 import { z } from 'zod';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, firstSessionDate, inCalendarYears, parseClock, parseDate } from '../market/calendar.ts';
 import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
-import { CONTRACTS, parseSymbol, SymbolError } from '../market/instruments.ts';
+import { contractsOf, EXPIRY_RULES, knownRoots, parseSymbol, PRODUCT_GROUPS, SymbolError, ticksPerPoint } from '../market/instruments.ts';
+import { marketMissing } from '../market/profiles.ts';
 import * as B from '../api/bounds.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
@@ -82,30 +83,8 @@ const tradingShape = {
   symbols: z
     .array(z.string('a month-coded contract symbol such as "ESH24"'), SYMBOLS_EXPECTED)
     .min(1, SYMBOLS_EXPECTED)
-    .default(['ESH24'])
-    .superRefine((symbols, ctx) => {
-      const seen = new Map<string, number>();
-      symbols.forEach((sym, i) => {
-        let canonical: string;
-        try {
-          const ins = parseSymbol(sym);
-          canonical = `${ins.root}${ins.monthCode}${ins.year}`;
-        } catch (e) {
-          const why = e instanceof SymbolError ? e.message : String(e);
-          ctx.addIssue({ code: 'custom', path: [i], input: sym, message: `a month-coded contract symbol such as "ESH24" (${why})` });
-          return;
-        }
-        const first = seen.get(canonical);
-        if (first !== undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [i],
-            input: sym,
-            message: `unique symbols (same contract as trading.symbols[${first}] = ${JSON.stringify(symbols[first])})`,
-          });
-        } else seen.set(canonical, i);
-      });
-    }),
+    .default(['ESH24']),
+    // Each symbol is checked at the top level: its root may be a [contracts] table's.
   initial_capital: positive(B.CAPITAL_USD.max, ' (USD)', B.CAPITAL_USD.min).default(1_000_000),
   max_position: contracts(' (contracts, absolute net position)').default(50),
   max_order_size: contracts(' (contracts per order)').default(10),
@@ -137,10 +116,12 @@ const feesShape = {
 
 // A root's own schedule, [fees.MES]: the same three keys, all required. A section is a whole
 // schedule, never a patch on the flat table, so a forgotten key is an error rather than an E-mini
-// figure silently charged on a micro. A root without a section pays the flat [fees] table.
+// figure silently charged on a micro. A built-in root without a section pays the flat [fees]
+// table; a [contracts.<ROOT>] root must have its own (checked below): the flat table's figures
+// are E-mini ones, and charging them on a Treasury or a metal would be a guess.
 const rootFeesShape = { maker_fee: fee(), taker_fee: fee(), exchange_fee: fee() };
-const FEE_ROOTS = Object.keys(CONTRACTS);
-const rootFeesSections = Object.fromEntries(FEE_ROOTS.map((root) => [root, table(`fees.${root}`, rootFeesShape).optional()]));
+const FEE_KEYS = Object.keys(feesShape);
+const ROOT_FEES_EXPECTED = `a table [fees.<ROOT>] (${Object.keys(rootFeesShape).join(', ')}) for a contract root, or a known [fees] key (${FEE_KEYS.join(', ')})`;
 
 /** A fee schedule as written in the config: [fees] or a root's [fees.<ROOT>] (USD per contract per fill). */
 export interface FeeTable {
@@ -150,8 +131,48 @@ export interface FeeTable {
 }
 /** [fees]: the flat table, plus a section per root that has its own (keyed by root, e.g. MES). */
 export type FeesConfig = FeeTable & { readonly [root: string]: FeeTable | number | undefined };
-// The roots come from the contract table at run time, so zod cannot infer the keyed sections.
-const feesSection = table('fees', { ...feesShape, ...rootFeesSections }) as unknown as z.ZodType<FeesConfig, unknown>;
+// The roots come from the contract tables (built-in and [contracts]) and from recorded data's
+// definition records, so zod cannot infer the keyed sections; the top-level check below refuses
+// a malformed root.
+const feesSection = table('fees', feesShape).catchall(z.strictObject(rootFeesShape, ROOT_FEES_EXPECTED)) as unknown as z.ZodType<FeesConfig, unknown>;
+
+// [contracts.<ROOT>]: a CME future beyond the built-in table (instruments.ts, same shape). Every
+// key but the regular hours and the market profile is required: a contract spec is never guessed.
+const ROOT_RE = /^[A-Z]{1,3}$/;
+const ROOT_EXPECTED = 'a contract root of 1 to 3 capital letters, e.g. ZN';
+const TICK_EXPECTED = 'a tick size that divides one point into a whole number of ticks and is a whole number of 1e-9 price units, e.g. 0.015625 (1/64)';
+const CHICAGO_EXPECTED = 'a Chicago time "HH:MM" (24-hour), e.g. "07:20"';
+const marketShape = {
+  price_low: positive(1e9, ' (price)'),
+  price_high: positive(1e9, ' (price)'),
+  annual_vol: positive(5, ' (annualised volatility, a fraction, e.g. 0.05)'),
+  queue: positive(1e6, ' (contracts at a best level)'),
+  order_size: positive(1e4, ' (contracts per order)'),
+};
+const contractShape = {
+  product: nonEmptyString('product name', 200),
+  tick_size: positive(1e6, ' (price units per tick)').refine((t) => ticksPerPoint(t) !== null && Math.abs(t * 1e9 - Math.round(t * 1e9)) < 1e-6, TICK_EXPECTED),
+  point_value: positive(1e9, ' (USD per 1.0 of price)'),
+  currency: oneOf(['USD'] as const),
+  group: oneOf(PRODUCT_GROUPS),
+  expiry: oneOf(EXPIRY_RULES),
+  regular_open: z.string(CHICAGO_EXPECTED).refine((s) => parseClock(s) !== null, CHICAGO_EXPECTED).optional(),
+  regular_close: z.string(CHICAGO_EXPECTED).refine((s) => parseClock(s) !== null, CHICAGO_EXPECTED).optional(),
+  market: table('contracts.<ROOT>.market', marketShape)
+    .refine((m) => !(m.price_high < m.price_low), { message: 'price_high >= price_low', path: ['price_high'] })
+    .optional(),
+};
+const contractTable = table('contracts.<ROOT>', contractShape).superRefine((t, ctx) => {
+  const open = t.regular_open === undefined ? null : parseClock(t.regular_open);
+  const close = t.regular_close === undefined ? null : parseClock(t.regular_close);
+  if ((t.regular_open === undefined) !== (t.regular_close === undefined)) {
+    const key = t.regular_open === undefined ? 'regular_open' : 'regular_close';
+    ctx.addIssue({ code: 'custom', path: [key], input: undefined, message: `${CHICAGO_EXPECTED}: regular_open and regular_close go together` });
+  } else if (open !== null && close !== null && close <= open) {
+    ctx.addIssue({ code: 'custom', path: ['regular_close'], input: t.regular_close, message: `a time after regular_open (${JSON.stringify(t.regular_open)})` });
+  }
+});
+const contractsSection = z.record(z.string().regex(ROOT_RE, ROOT_EXPECTED), contractTable, 'tables [contracts.<ROOT>], one per contract root');
 
 export const MARKET_SOURCES = ['synthetic', 'replay'] as const;
 /** How the engine thread waits for its next input (src/runtime/idle-policy.ts). */
@@ -296,12 +317,14 @@ const rootShape = {
 
 /** Known keys of each table ('' = top level), for "unknown key" messages. */
 export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'sweep', 'http'],
+  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'contracts', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'sweep', 'http'],
   trading: Object.keys(tradingShape),
   latency: Object.keys(latencyShape),
   risk: Object.keys(riskShape),
-  fees: [...Object.keys(feesShape), ...FEE_ROOTS],
-  ...Object.fromEntries(FEE_ROOTS.map((root) => [`fees.${root}`, Object.keys(rootFeesShape)])),
+  fees: FEE_KEYS,
+  'fees.<ROOT>': Object.keys(rootFeesShape),
+  'contracts.<ROOT>': Object.keys(contractShape),
+  'contracts.<ROOT>.market': Object.keys(marketShape),
   simulation: Object.keys(simulationShape),
   execution: Object.keys(executionShape),
   strategy: Object.keys(strategyShape),
@@ -347,6 +370,7 @@ export const EngineConfigSchema = z
       latency: latencySection.prefault({}),
       risk: table('risk', riskShape).prefault({}),
       fees: feesSection.prefault({}),
+      contracts: contractsSection.prefault({}),
       simulation: simulationSection.prefault({}),
       execution: table('execution', executionShape).prefault({}),
       strategy: strategySection.prefault({}),
@@ -386,6 +410,58 @@ export const EngineConfigSchema = z
         message: `an integer >= backtest.max_days (${bt.max_days}), or a request of max_days could never be admitted`,
       });
     }
+    // The contract roots: the built-in ones and the config's [contracts] tables.
+    const configuredRoots = typeof c.contracts === 'object' && c.contracts !== null ? Object.keys(c.contracts) : [];
+    let table: ReturnType<typeof contractsOf> = {};
+    try {
+      table = contractsOf(typeof c.contracts === 'object' ? c.contracts : {});
+    } catch {
+      // A contract table with an invalid key: its own check reports it.
+    }
+    if (typeof c.fees === 'object') {
+      for (const key of Object.keys(c.fees)) {
+        // A root neither table knows may come with recorded data's definition records, so any
+        // well-formed root may have a schedule; a malformed key is a typo.
+        if (FEE_KEYS.includes(key) || ROOT_RE.test(key)) continue;
+        ctx.addIssue({ code: 'custom', path: ['fees', key], input: c.fees[key], message: `${ROOT_FEES_EXPECTED}: a root of 1 to 3 capital letters (known roots: ${knownRoots(table).join(', ')}, or one that recorded data's definitions bring)` });
+      }
+    }
+    for (const root of configuredRoots) {
+      if (typeof c.fees === 'object' && Object.prototype.hasOwnProperty.call(c.fees, root)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fees', root],
+        input: undefined,
+        message: `a table [fees.${root}] (${Object.keys(rootFeesShape).join(', ')}): [contracts.${root}] is configured, and the flat [fees] table (E-mini figures) does not apply to a configured root`,
+      });
+    }
+    if (Array.isArray(c.trading.symbols)) {
+      const seen = new Map<string, number>();
+      c.trading.symbols.forEach((sym, i) => {
+        if (typeof sym !== 'string') return;
+        let ins: ReturnType<typeof parseSymbol>;
+        try {
+          ins = parseSymbol(sym, 2024, table);
+        } catch (e) {
+          const why = e instanceof SymbolError ? e.message : String(e);
+          ctx.addIssue({ code: 'custom', path: ['trading', 'symbols', i], input: sym, message: `a month-coded contract symbol such as "ESH24" (${why})` });
+          return;
+        }
+        if (c.simulation?.source === 'synthetic' && ins.market === null) {
+          ctx.addIssue({ code: 'custom', path: ['trading', 'symbols', i], input: sym, message: `a contract the synthetic market can run ([simulation] source = "synthetic"): ${marketMissing(ins.root, ins.source)}` });
+        }
+        const canonical = `${ins.root}${ins.monthCode}${ins.year}`;
+        const first = seen.get(canonical);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['trading', 'symbols', i],
+            input: sym,
+            message: `unique symbols (same contract as trading.symbols[${first}] = ${JSON.stringify(c.trading.symbols[first])})`,
+          });
+        } else seen.set(canonical, i);
+      });
+    }
     // The live simulation trades each configured contract from its first session on.
     const sim = c.simulation;
     const startNs = typeof sim === 'object' ? parseClock(sim.session_start) : null;
@@ -393,7 +469,7 @@ export const EngineConfigSchema = z
     if (!Array.isArray(c.trading.symbols) || startNs === null || endNs === null) return;
     c.trading.symbols.forEach((sym, i) => {
       try {
-        const ins = parseSymbol(sym);
+        const ins = parseSymbol(sym, 2024, table);
         if (firstSessionDate(sim.start_date, startNs) > lastSessionDate(ins, startNs, endNs)) {
           const message = `a contract that trades at simulation.start_date (${JSON.stringify(sim.start_date)}): ${expiryMessage(ins, startNs, endNs)}`;
           ctx.addIssue({ code: 'custom', path: ['trading', 'symbols', i], input: sym, message });

@@ -2,7 +2,9 @@
 // by rule for the years 2015-2035. Sources: NYSE Rule 7.2 (holidays, observed dates) and the
 // NYSE early-close schedule, which the CME Group holiday calendar follows for its US products: on
 // these holidays CME Globex at most trades an abbreviated session with no settlement, so the date
-// has no regular session for any product here (ES NQ YM RTY MES MNQ CL GC).
+// has no regular session for any product here (ES NQ YM RTY MES MNQ CL GC, and the interest-rate
+// group of [contracts.<ROOT>]: CME closes US rate futures at 12:00 CT = 13:00 ET on the early-close
+// days, the instant used below; docs/instruments.md says what is not modelled).
 // Written here rather than taken from npm: the one maintained candidate, nyse-holidays (one
 // maintainer, dayjs), has no early closes and no one-off closures.
 //

@@ -1,4 +1,46 @@
-// CME futures contract specs (REFERENCE.md) and month-coded symbol parsing (ESH24, ESH4).
+// CME futures contract specs and month-coded symbol parsing (ESH24, ESH4).
+//
+// One definition of a contract: a table shaped like the config's [contracts.<ROOT>] (snake_case,
+// docs/instruments.md). The built-in roots below are written in that shape; the config adds or
+// replaces roots (useConfiguredContracts, called by the config loader), and recorded data may
+// bring its own from DBN definition records (src/market/replay/definitions.ts).
+
+/** Product groups: their holidays, daily close and early closes are modelled (docs/instruments.md). */
+export const PRODUCT_GROUPS = ['equity_index', 'energy', 'metals', 'interest_rate'] as const;
+export type ProductGroup = (typeof PRODUCT_GROUPS)[number];
+
+/** Expiry and roll rules (contract-calendar.ts says each rule and its source). */
+export const EXPIRY_RULES = ['equity_quarterly', 'crude_monthly', 'gold', 'treasury_quarterly'] as const;
+export type ExpiryRule = (typeof EXPIRY_RULES)[number];
+
+/** [contracts.<ROOT>.market]: what the synthetic market needs of a root (profiles.ts). */
+export interface MarketTable {
+  /** The session's opening price is drawn uniformly from [price_low, price_high]. */
+  price_low: number;
+  price_high: number;
+  /** Annualised volatility of the efficient price (fraction). */
+  annual_vol: number;
+  /** Typical size of a best-level queue, contracts. */
+  queue: number;
+  /** Typical order size, contracts. */
+  order_size: number;
+}
+
+/** [contracts.<ROOT>]: a contract as the config writes it. */
+export interface ContractTable {
+  product: string;
+  /** Price units per tick. */
+  tick_size: number;
+  /** USD per 1.0 of price. */
+  point_value: number;
+  currency: 'USD';
+  group: ProductGroup;
+  expiry: ExpiryRule;
+  /** Regular hours in Chicago time ("HH:MM"); absent: the [simulation] session hours. */
+  regular_open?: string;
+  regular_close?: string;
+  market?: MarketTable;
+}
 
 export interface ContractSpec {
   root: string;
@@ -6,8 +48,20 @@ export interface ContractSpec {
   tickSize: number; // price units per tick
   pointValue: number; // USD per 1.0 of price
   tickValue: number; // USD per tick
+  currency: 'USD';
+  /** Null only for a root known from a definition record alone (no contract calendar). */
+  group: ProductGroup | null;
+  expiry: ExpiryRule | null;
+  /** Regular hours, ns after New York midnight; null: the [simulation] session hours. */
+  regularOpenNs: number | null;
+  regularCloseNs: number | null;
+  /** The synthetic market's profile inputs; null: the root has none (the generator refuses it). */
+  market: { annualVol: number; queue: number; orderSize: number } | null;
+  /** Opening-price range of the synthetic market (NaN without a market profile). */
   typicalLow: number;
   typicalHigh: number;
+  /** Where the spec came from: 'built-in', 'contracts.ZN' (the config) or a definition record. */
+  source: string;
 }
 
 export interface Instrument extends ContractSpec {
@@ -17,49 +71,138 @@ export interface Instrument extends ContractSpec {
   year: number; // four digits
 }
 
-const spec = (root: string, product: string, tickSize: number, pointValue: number, typicalLow: number, typicalHigh: number): ContractSpec => ({
-  root,
+const builtin = (product: string, tick_size: number, point_value: number, group: ProductGroup, expiry: ExpiryRule, market: MarketTable): ContractTable => ({
   product,
-  tickSize,
-  pointValue,
-  tickValue: Math.round(tickSize * pointValue * 100) / 100,
-  typicalLow,
-  typicalHigh,
+  tick_size,
+  point_value,
+  currency: 'USD',
+  group,
+  expiry,
+  market,
+});
+const mkt = (price_low: number, price_high: number, annual_vol: number, queue: number, order_size: number): MarketTable => ({ price_low, price_high, annual_vol, queue, order_size });
+
+/** The built-in roots (REFERENCE.md), in the [contracts.<ROOT>] shape. */
+export const BUILTIN_CONTRACTS: Readonly<Record<string, ContractTable>> = Object.freeze({
+  ES: builtin('E-mini S&P 500', 0.25, 50, 'equity_index', 'equity_quarterly', mkt(5000, 6000, 0.145, 320, 9)),
+  NQ: builtin('E-mini Nasdaq-100', 0.25, 20, 'equity_index', 'equity_quarterly', mkt(17000, 21000, 0.18, 12, 2)),
+  YM: builtin('E-mini Dow', 1.0, 5, 'equity_index', 'equity_quarterly', mkt(38000, 44000, 0.14, 14, 1.5)),
+  RTY: builtin('E-mini Russell 2000', 0.1, 50, 'equity_index', 'equity_quarterly', mkt(1900, 2400, 0.2, 25, 2)),
+  MES: builtin('Micro E-mini S&P 500', 0.25, 5, 'equity_index', 'equity_quarterly', mkt(5000, 6000, 0.145, 90, 3)),
+  MNQ: builtin('Micro E-mini Nasdaq-100', 0.25, 2, 'equity_index', 'equity_quarterly', mkt(17000, 21000, 0.18, 18, 3)),
+  CL: builtin('Crude oil', 0.01, 1000, 'energy', 'crude_monthly', mkt(60, 90, 0.32, 30, 3)),
+  GC: builtin('Gold', 0.1, 100, 'metals', 'gold', mkt(1900, 2700, 0.15, 15, 2)),
 });
 
-export const CONTRACTS: Readonly<Record<string, ContractSpec>> = Object.freeze({
-  ES: spec('ES', 'E-mini S&P 500', 0.25, 50, 5000, 6000),
-  NQ: spec('NQ', 'E-mini Nasdaq-100', 0.25, 20, 17000, 21000),
-  YM: spec('YM', 'E-mini Dow', 1.0, 5, 38000, 44000),
-  RTY: spec('RTY', 'E-mini Russell 2000', 0.1, 50, 1900, 2400),
-  MES: spec('MES', 'Micro E-mini S&P 500', 0.25, 5, 5000, 6000),
-  MNQ: spec('MNQ', 'Micro E-mini Nasdaq-100', 0.25, 2, 17000, 21000),
-  CL: spec('CL', 'Crude oil', 0.01, 1000, 60, 90),
-  GC: spec('GC', 'Gold', 0.1, 100, 1900, 2700),
-});
+/** "HH:MM" Chicago time as ns after New York midnight (Chicago is New York - 1 h all year: both keep US DST). */
+export function chicagoClockToNyNs(hhmm: string): number {
+  const m = /^(\d{2}):(\d{2})$/.exec(hhmm);
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) throw new Error(`'${hhmm}' is not a time "HH:MM"`);
+  return ((Number(m[1]) + 1) * 60 + Number(m[2])) * 60e9;
+}
 
-export const MONTH_CODES = 'FGHJKMNQUVXZ';
+/** Whole ticks per point, or null when the tick does not divide a point (prices are integer ticks). */
+export function ticksPerPoint(tickSize: number): number | null {
+  const n = Math.round(1 / tickSize);
+  return n >= 1 && Math.abs(n * tickSize - 1) < 1e-9 ? n : null;
+}
+
+/** The runtime spec of a contract table. */
+export function contractSpec(root: string, t: ContractTable, source: string): ContractSpec {
+  const perPoint = ticksPerPoint(t.tick_size);
+  if (perPoint === null) throw new Error(`${source}: tick_size ${t.tick_size} does not divide one point into whole ticks`);
+  return {
+    root,
+    product: t.product,
+    tickSize: t.tick_size,
+    pointValue: t.point_value,
+    // Point value over whole ticks per point: exact for every built-in (12.5, 10, 1.25) and for
+    // binary fractions such as the 10-Year Note's 1/64 ($15.625), unlike tick_size x point_value.
+    tickValue: t.point_value / perPoint,
+    currency: t.currency,
+    group: t.group,
+    expiry: t.expiry,
+    regularOpenNs: t.regular_open === undefined ? null : chicagoClockToNyNs(t.regular_open),
+    regularCloseNs: t.regular_close === undefined ? null : chicagoClockToNyNs(t.regular_close),
+    market: t.market ? { annualVol: t.market.annual_vol, queue: t.market.queue, orderSize: t.market.order_size } : null,
+    typicalLow: t.market?.price_low ?? Number.NaN,
+    typicalHigh: t.market?.price_high ?? Number.NaN,
+    source,
+  };
+}
+
+/** The built-in specs by root. */
+export const CONTRACTS: Readonly<Record<string, ContractSpec>> = Object.freeze(
+  Object.fromEntries(Object.entries(BUILTIN_CONTRACTS).map(([root, t]) => [root, contractSpec(root, t, 'built-in')])),
+);
+
+let configured: Readonly<Record<string, ContractSpec>> = {};
+/** Roots known only from recorded data's definition records (replay/definitions.ts), by root. */
+const fromData = new Map<string, ContractSpec>();
+
+/**
+ * Makes a root known from a definition record to this thread's lookups (a run's report and
+ * merge find its tick size and value by root). The same root with another spec is an error:
+ * one process, one spec per root.
+ */
+export function rememberDataContract(spec: ContractSpec): void {
+  const had = fromData.get(spec.root);
+  if (had && (had.tickSize !== spec.tickSize || had.tickValue !== spec.tickValue)) {
+    throw new Error(`${spec.source}: ${spec.root} tick ${spec.tickSize} ($${spec.tickValue}) differs from ${had.source} (tick ${had.tickSize}, $${had.tickValue}); add [contracts.${spec.root}] to say which is right`);
+  }
+  fromData.set(spec.root, spec);
+}
+
+/** Installs the config's [contracts] tables (the loader calls this; each call replaces the last). */
+export function useConfiguredContracts(tables: Readonly<Record<string, ContractTable>> | undefined): void {
+  configured = contractsOf(tables);
+}
+
+/** The specs of a [contracts] section (validated by the config schema). */
+export function contractsOf(tables: Readonly<Record<string, ContractTable>> | undefined): Record<string, ContractSpec> {
+  return Object.fromEntries(Object.entries(tables ?? {}).map(([root, t]) => [root, contractSpec(root, t, `contracts.${root}`)]));
+}
+
+const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** The roots known here: the config's, then the built-in ones it does not replace. */
+export function knownRoots(table: Readonly<Record<string, ContractSpec>> = configured): string[] {
+  const data = table === configured ? [...fromData.keys()] : [];
+  return [...new Set([...Object.keys(table), ...Object.keys(CONTRACTS), ...data])];
+}
+
+/** A root's contract table: the config's or the built-in one (never a definition record's), or undefined. */
+export function tableContract(root: string): ContractSpec | undefined {
+  return findContract(root, configured, false);
+}
+
+/** The spec of a root, or undefined: a configured root replaces a built-in one of the same name. */
+export function findContract(root: string, table: Readonly<Record<string, ContractSpec>> = configured, withData = true): ContractSpec | undefined {
+  return own(table, root) ? table[root] : own(CONTRACTS, root) ? CONTRACTS[root] : withData && table === configured ? fromData.get(root) : undefined;
+}
 
 export class SymbolError extends Error {}
 
 /** The contract spec of a root such as `ES`; throws SymbolError naming the known roots. */
-export function contractForRoot(root: string): ContractSpec {
-  const c = Object.prototype.hasOwnProperty.call(CONTRACTS, root) ? CONTRACTS[root] : undefined;
-  if (!c) throw new SymbolError(`unknown contract root '${root}' (known: ${Object.keys(CONTRACTS).join(', ')})`);
+export function contractForRoot(root: string, table: Readonly<Record<string, ContractSpec>> = configured): ContractSpec {
+  const c = findContract(root, table);
+  if (!c) throw new SymbolError(`unknown contract root '${root}' (known: ${knownRoots(table).join(', ')}; add a [contracts.${root}] table to the config for another CME future)`);
   return c;
 }
+
+export const MONTH_CODES = 'FGHJKMNQUVXZ';
 
 /**
  * Parses a month-coded contract symbol: root + month code + 1 or 2 year digits.
  * One-digit years are taken in the decade nearest `referenceYear`.
  */
-export function parseSymbol(symbol: string, referenceYear = 2024): Instrument {
+export function parseSymbol(symbol: string, referenceYear = 2024, table: Readonly<Record<string, ContractSpec>> = configured): Instrument {
   const m = /^([A-Z]{1,3})([FGHJKMNQUVXZ])(\d{1,2})$/.exec(symbol);
   if (!m) {
     throw new SymbolError(`malformed contract symbol '${symbol}': expected root + month code (${MONTH_CODES}) + year, e.g. ESH24 or ESH4`);
   }
   const [, root, monthCode, yy] = m;
-  const c = contractForRoot(root);
+  const c = contractForRoot(root, table);
   let year: number;
   if (yy.length === 2) year = 2000 + Number(yy);
   else {

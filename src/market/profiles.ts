@@ -4,7 +4,9 @@
 // (the intraday U-shape and stochastic activity multiply them), hazards per second per resting
 // contract. ES is calibrated against the stylized facts of REFERENCE.md; the other roots reuse
 // the ES structure with queue sizes scaled to their typical top-of-book depth and volatility
-// expressed in ticks from their typical price and tick size.
+// expressed in ticks from their typical price and tick size. A root's inputs (annual volatility,
+// queue, order size, price range) are its contract table's `market` (instruments.ts, or the
+// config's [contracts.<ROOT>.market]); a root without one has no synthetic market.
 
 import { CONTRACTS, type ContractSpec } from './instruments.ts';
 
@@ -127,20 +129,13 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
   closeDecayS: 1200,
 });
 
-/**
- * Per root: annualised volatility, typical best-level queue and typical order size (contracts).
- * Everything else scales from ES.
- */
-const ROOTS: Readonly<Record<string, { annualVol: number; queue: number; orderSize: number }>> = {
-  ES: { annualVol: ES_PROFILE.annualVol, queue: ES_PROFILE.queueTarget, orderSize: ES_PROFILE.addSize },
-  MES: { annualVol: 0.145, queue: 90, orderSize: 3 },
-  NQ: { annualVol: 0.18, queue: 12, orderSize: 2 },
-  MNQ: { annualVol: 0.18, queue: 18, orderSize: 3 },
-  YM: { annualVol: 0.14, queue: 14, orderSize: 1.5 },
-  RTY: { annualVol: 0.2, queue: 25, orderSize: 2 },
-  CL: { annualVol: 0.32, queue: 30, orderSize: 3 },
-  GC: { annualVol: 0.15, queue: 15, orderSize: 2 },
-};
+/** Why a root cannot run on the synthetic market: its contract table has no market profile. */
+export function marketMissing(root: string, source: string): string {
+  return `${root} (${source}) has no synthetic market profile: add [contracts.${root}.market] with ${MARKET_KEYS.join(', ')}, or replay recorded data`;
+}
+
+/** The keys of [contracts.<ROOT>.market]. */
+export const MARKET_KEYS = ['price_low', 'price_high', 'annual_vol', 'queue', 'order_size'] as const;
 
 /** Volatility of the efficient price in ticks per sqrt(second) at activity 1. */
 export function ticksPerSqrtSecond(annualVol: number, priceTicks: number): number {
@@ -157,9 +152,10 @@ export function ticksPerSqrtSecond(annualVol: number, priceTicks: number): numbe
  */
 export function profileFor(spec: ContractSpec, overrides?: Partial<MarketProfile>): MarketProfile {
   const base: MarketProfile = { ...ES_PROFILE };
-  const root = ROOTS[spec.root] ?? { annualVol: 0.2, queue: 20, orderSize: 2 };
+  const root = spec.market;
+  if (root === null) throw new Error(marketMissing(spec.root, spec.source));
   if (spec.root !== 'ES') {
-    const es = ROOTS.ES;
+    const es = CONTRACTS.ES.market!;
     const typicalTicks = (c: ContractSpec): number => (c.typicalLow + c.typicalHigh) / 2 / c.tickSize;
     const midTicks = typicalTicks(spec);
     const esMidTicks = typicalTicks(CONTRACTS.ES);

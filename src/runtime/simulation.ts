@@ -14,7 +14,7 @@ import { BID, LIQ_MAKER } from '../core/events.ts';
 import { workerPath } from '../core/paths.ts';
 import { RecordRing } from '../core/ring.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
-import { contractForRoot, parseSymbol, ticksToPrice, type ContractSpec } from '../market/instruments.ts';
+import { contractForRoot, contractsOf, parseSymbol, ticksToPrice, type ContractSpec } from '../market/instruments.ts';
 import type { ModelFile } from '../ml/model.ts';
 import { profitFactor, winRate } from '../portfolio/metrics.ts';
 import type { Alert } from '../risk/alerts.ts';
@@ -125,8 +125,9 @@ export class SimulationRuntime implements RuntimeView {
     this.log = o.logger;
     this.model = o.model;
     this.spinUs = o.spinUs ?? idleSpinUs(o.config.simulation.engine_idle);
+    const contracts = contractsOf(o.config.contracts);
     const syms = o.config.trading.symbols.map((s) => {
-      const ins = parseSymbol(s);
+      const ins = parseSymbol(s, 2024, contracts);
       return { symbol: s, root: ins.root };
     });
     this.symbols = syms.map((s) => s.symbol);
@@ -137,7 +138,7 @@ export class SimulationRuntime implements RuntimeView {
     this.per = this.layout.symbols.map((m) => ({
       symbol: m.symbol,
       root: m.root,
-      spec: contractForRoot(m.root),
+      spec: contractForRoot(m.root, contracts),
       snapshot: new Seqlock(m.snapshot),
       snap: new Float64Array(S.SIZE),
       fills: new RecordRing(m.fills),

@@ -2,7 +2,7 @@
 
 import type { EngineConfig } from '../config/schema.ts';
 import { parseClock } from '../market/calendar.ts';
-import { contractForRoot, type ContractSpec } from '../market/instruments.ts';
+import { contractForRoot, type ContractSpec, contractsOf } from '../market/instruments.ts';
 import type { SharedLayout } from './layout.ts';
 import { SimClock } from './clock.ts';
 import { wallMs } from './wall-clock.ts';
@@ -27,8 +27,9 @@ export function simClock(init: WorkerInit): SimClock {
   return new SimClock(sim.start_date, parseClock(sim.session_start)!, parseClock(sim.session_end)!, sim.speed, init.originMs);
 }
 
-export function specOf(root: string): ContractSpec {
-  return contractForRoot(root);
+/** A root's spec as the config defines it ([contracts.<ROOT>], else built-in): a worker thread has its own module state. */
+export function specOf(root: string, config: EngineConfig): ContractSpec {
+  return contractForRoot(root, contractsOf(config.contracts));
 }
 
 /** Busy-waits `us` microseconds. */

@@ -9,7 +9,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { LENGTH_MULTIPLIER, RECORD_LEN, RTYPE, UNDEF_PRICE } from './constants.ts';
 import { DbnError } from './errors.ts';
 import { type DbnMetadata, encodeMetadata } from './metadata.ts';
-import { type DbnRecord, isMbo, isMbp } from './records.ts';
+import { DEFINITION_V3_LEN, encodeDefinition } from './definition.ts';
+import { type DbnRecord, isDefinition, isMbo, isMbp } from './records.ts';
 import { ZstdStreamEncoder } from './zstd.ts';
 
 const TWO32 = 4294967296;
@@ -84,12 +85,14 @@ export class DbnWriter {
   private baseHi = 0;
   private baseLo = 0;
   private closed = false;
+  private readonly version: number;
 
   private constructor(
     private readonly sink: (bytes: Uint8Array) => void,
     private readonly zstd: ZstdStreamEncoder | null,
     metadata: DbnMetadata,
   ) {
+    this.version = metadata.version;
     this.emit(encodeMetadata(metadata));
     this.setTimeBase(metadata.start);
   }
@@ -126,8 +129,15 @@ export class DbnWriter {
     this.baseLo = Number(ns & 0xffffffffn);
   }
 
-  /** Exact face: any record the reader returns (MBO, MBP-0/1/10). */
+  /** Exact face: any record the reader returns (MBO, MBP-0/1/10, v3 instrument definitions). */
   write(r: DbnRecord): void {
+    if (isDefinition(r)) {
+      if (this.version < 3) throw new Error(`DbnWriter.write: definition records are written in the DBN v3 layout; this file is v${this.version}`);
+      const p = this.begin(DEFINITION_V3_LEN, RTYPE.INSTRUMENT_DEF, r.hd.publisher_id, r.hd.instrument_id);
+      this.view.setBigUint64(p + 8, r.hd.ts_event, true);
+      encodeDefinition(r, this.view, this.buf, p, UNDEF_PRICE);
+      return;
+    }
     if (isMbo(r)) {
       const p = this.begin(RECORD_LEN.MBO, RTYPE.MBO, r.hd.publisher_id, r.hd.instrument_id);
       const v = this.view;
@@ -144,7 +154,7 @@ export class DbnWriter {
       v.setUint32(p + 52, r.sequence, true);
       return;
     }
-    if (!isMbp(r)) throw new Error(`DbnWriter.write: records of rtype 0x${r.hd.rtype.toString(16)} are not written by this module`);
+    if (!isMbp(r)) throw new Error(`DbnWriter.write: records of rtype 0x${(r as DbnRecord).hd.rtype.toString(16)} are not written by this module`);
     const p = this.begin(RECORD_LEN.TRADE + r.levels.length * RECORD_LEN.LEVEL, r.hd.rtype, r.hd.publisher_id, r.hd.instrument_id);
     const v = this.view;
     v.setBigUint64(p + 8, r.hd.ts_event, true);

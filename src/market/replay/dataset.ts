@@ -8,8 +8,12 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Dataset } from '../../api/datasets.ts';
 import { DbnReader, type DbnMetadata, FLAGS, sessionMidnightUnixNs } from '../../data/dbn/index.ts';
-import { CONTRACTS, contractForRoot, parseSymbol, SymbolError } from '../instruments.ts';
+import { type ContractSpec, contractForRoot, knownRoots, parseSymbol, rememberDataContract, SymbolError } from '../instruments.ts';
 import { nanosPerTick } from '../../data/dbn/synthetic-export.ts';
+import { RTYPE } from '../../data/dbn/constants.ts';
+import { decodeRecord, isDefinition } from '../../data/dbn/records.ts';
+import type { InstrumentDefMsg } from '../../data/dbn/definition.ts';
+import { specFromDefinition } from './definitions.ts';
 import { REPLAY_SCHEMAS, type ReplaySchema, type ReplaySessionSpec, inWeekendClosure, tradeDateCloseUtcNs, tradeDateOf, tradeDateOpenUtcNs } from './replay-spec.ts';
 
 const DBN_NAME = /\.dbn(\.zst)?$/;
@@ -40,13 +44,14 @@ export interface DbnInstrument {
   root: string;
 }
 
-/** The outright contracts a file's symbology maps (spreads and unknown roots left out). */
-export function fileInstruments(file: string, m: DbnMetadata): DbnInstrument[] {
+/** The outright contracts a file's symbology maps (spreads and unknown roots left out); `data`: roots its definitions made known. */
+export function fileInstruments(file: string, m: DbnMetadata, data: ReadonlyMap<string, ContractSpec> = new Map()): DbnInstrument[] {
   const out: DbnInstrument[] = [];
+  const known = { ...Object.fromEntries(knownRoots().map((r) => [r, contractForRoot(r)])), ...Object.fromEntries(data) };
   for (const map of m.mappings) {
     let root: string;
     try {
-      root = parseSymbol(map.raw_symbol).root;
+      root = parseSymbol(map.raw_symbol, 2024, known).root;
     } catch (e) {
       if (e instanceof SymbolError) continue;
       throw e;
@@ -58,7 +63,9 @@ export function fileInstruments(file: string, m: DbnMetadata): DbnInstrument[] {
   }
   if (out.length === 0) {
     const named = m.mappings.map((x) => x.raw_symbol).concat(m.symbols);
-    throw new Error(`${file}: no symbol maps to a known contract (symbols: ${[...new Set(named)].join(', ') || 'none'}; known roots: ${Object.keys(CONTRACTS).join(', ')})`);
+    throw new Error(
+      `${file}: no symbol maps to a known contract (symbols: ${[...new Set(named)].join(', ') || 'none'}; known roots: ${Object.keys(known).join(', ')}): a root outside these needs a [contracts.<ROOT>] table in the config or definition records in the data (docs/instruments.md)`,
+    );
   }
   return out;
 }
@@ -82,6 +89,8 @@ export interface ReplayPlanOptions {
 
 export interface ReplayPlan {
   root: string;
+  /** The root's spec: the contract table's (checked against the data's definitions), else the definitions'. */
+  contract: ContractSpec;
   schema: ReplaySchema;
   sessions: ReplaySession[];
 }
@@ -105,8 +114,17 @@ interface FileSpan {
  */
 export function planReplay(path: string, opts: ReplayPlanOptions = {}): ReplayPlan {
   const spans: FileSpan[] = [];
+  const defs = new Map<string, ContractSpec>();
+  const dataFiles: string[] = [];
   for (const file of dbnFiles(path)) {
-    const f = fileSpan(file, opts);
+    // A definition file beside the daily files (Databento's "definition" schema) names their contracts.
+    const only = definitionFile(file);
+    if (only === null) dataFiles.push(file);
+    else addDefinitions(defs, only, file);
+  }
+  if (dataFiles.length === 0) throw new Error(`market data ${path}: only definition files, no mbo or mbp-10 data`);
+  for (const file of dataFiles) {
+    const f = fileSpan(file, opts, defs);
     const first = spans[0];
     if (first && f.root !== first.root) throw new Error(`${file}: holds ${f.ins.symbol}, but ${path} also holds ${first.root} data: one contract root per run`);
     if (first && f.schema !== first.schema) throw new Error(`${file}: schema ${f.schema}, but other files of ${path} are ${first.schema}`);
@@ -125,19 +143,47 @@ export function planReplay(path: string, opts: ReplayPlanOptions = {}): ReplayPl
       d = tradeDateOf(close);
     }
   }
+  const root = spans[0].root;
+  const contract = defs.get(root) ?? contractForRoot(root);
   const sessions: ReplaySession[] = [];
   for (const date of [...dates].sort()) {
     if (opts.startDate && date < opts.startDate) continue;
     if (opts.endDate && date > opts.endDate) continue;
-    const s = tradeDateSession(date, spans, opts);
+    const s = tradeDateSession(date, spans, opts, contract);
     if (s) sessions.push(s);
   }
   if (opts.regularHoursOnly && sessions.length === 0 && dates.size > 0) throw new Error(`${path}: no regular-hours time in its data (trade dates ${[...dates].sort().join(', ')})`);
-  return { root: spans[0].root, schema: spans[0].schema, sessions };
+  if (contract.source !== 'built-in' && !contract.source.startsWith('contracts.')) rememberDataContract(contract);
+  return { root, contract, schema: spans[0].schema, sessions };
+}
+
+/** The definition records of a file whose schema is "definition", or null for any other file. */
+function definitionFile(file: string): InstrumentDefMsg[] | null {
+  const reader = DbnReader.open(file);
+  try {
+    if (reader.metadata.schema !== 'definition') return null;
+    const out: InstrumentDefMsg[] = [];
+    for (const r of reader.records()) if (isDefinition(r)) out.push(r);
+    return out;
+  } finally {
+    reader.close();
+  }
+}
+
+/** Adds the specs of definition records by root; two different specs of one root are an error. */
+function addDefinitions(defs: Map<string, ContractSpec>, records: readonly InstrumentDefMsg[], file: string): void {
+  for (const d of records) {
+    const spec = specFromDefinition(d, file);
+    const had = defs.get(spec.root);
+    if (had && (had.tickSize !== spec.tickSize || had.tickValue !== spec.tickValue)) {
+      throw new Error(`${file}: ${spec.root} has tick ${spec.tickSize} ($${spec.tickValue}) here and tick ${had.tickSize} ($${had.tickValue}) in ${had.source}`);
+    }
+    if (!had) defs.set(spec.root, spec);
+  }
 }
 
 /** The session of one trade date over the files holding it, or null when it has no window. */
-function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptions): ReplaySession | null {
+function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptions, contract: ContractSpec): ReplaySession | null {
   const open = tradeDateOpenUtcNs(date);
   const close = tradeDateCloseUtcNs(date);
   let files = spans.filter((f) => f.start < close && f.end > open);
@@ -149,8 +195,9 @@ function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptio
   let start = Number(fromUtc - base);
   let end = Number(toUtc - base);
   if (opts.regularHoursOnly) {
-    start = Math.max(start, RTH_START_NS);
-    end = Math.min(end, RTH_END_NS);
+    // The contract's regular hours (regular_open/regular_close), else 09:30-16:00 New York.
+    start = Math.max(start, contract.regularOpenNs ?? RTH_START_NS);
+    end = Math.min(end, contract.regularCloseNs ?? RTH_END_NS);
     if (end <= start) return null;
   }
   // Warm-up reads from the last file opening with a snapshot at or before the window's start.
@@ -167,22 +214,26 @@ function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptio
     symbol: symbols[0],
     instrumentId: ids[0],
     baseUtcNs: base.toString(),
-    tickUnits: nanosPerTick(contractForRoot(files[0].root)),
+    tickUnits: nanosPerTick(contract),
     perOrder: opts.perOrder ?? false,
   };
   return { date, sessionStartNs: start, sessionEndNs: end, replay };
 }
 
-function fileSpan(file: string, opts: ReplayPlanOptions): FileSpan {
+function fileSpan(file: string, opts: ReplayPlanOptions, defs: Map<string, ContractSpec>): FileSpan {
   const reader = DbnReader.open(file);
   try {
     const m = reader.metadata;
     if (m.schema === null || !(REPLAY_SCHEMAS as readonly string[]).includes(m.schema)) {
       throw new Error(`${file}: schema ${m.schema ?? 'mixed'} cannot be replayed (expected ${REPLAY_SCHEMAS.join(' or ')}; docs/replay.md says what others would need)`);
     }
-    const ins = pickInstrument(file, fileInstruments(file, m), opts.symbol ?? null);
-    // A Databento file opens with a clear, then the book snapshot (F_SNAPSHOT records).
+    // Definition records inside the file come first (a live capture's): they name its contracts.
     let c = reader.next();
+    const inFile: InstrumentDefMsg[] = [];
+    for (; c !== null && c.rtype === RTYPE.INSTRUMENT_DEF; c = reader.next()) inFile.push(decodeRecord(c, m.version) as InstrumentDefMsg);
+    addDefinitions(defs, inFile, file);
+    const ins = pickInstrument(file, fileInstruments(file, m, defs), opts.symbol ?? null);
+    // A Databento file opens with a clear, then the book snapshot (F_SNAPSHOT records).
     while (c !== null && c.action === CLEAR && (c.flags & FLAGS.F_SNAPSHOT) === 0) c = reader.next();
     const snapshot = c !== null && (c.flags & FLAGS.F_SNAPSHOT) !== 0;
     const end = m.end !== null ? m.end : lastRecordUtcNs(reader) + 1n;
@@ -259,7 +310,8 @@ export function describeDataset(path: string, name: string): Dataset {
     const all = files.map(summarizeFile);
     if (all.length === 0) throw new Error('no .dbn or .dbn.zst files in the directory');
     const uniq = (xs: string[]) => [...new Set(xs)];
-    const schemas = uniq(all.map((f) => f.schema));
+    // A definition file beside the daily files describes them; it is not data of another schema.
+    const schemas = uniq(all.map((f) => f.schema).filter((x) => x !== 'definition'));
     const ends = all.map((f) => f.end);
     return {
       ...base,

@@ -31,7 +31,8 @@ export interface ReplaySessionSpec {
 }
 
 // A CME Globex trade date ends at the product's daily close, 16:00 Chicago (17:00 New York) for
-// every contract the engine knows (equity index, crude oil, gold), and opens at the previous
+// every product group the engine models (equity index, energy, metals, interest rates: CME Globex
+// Sunday-Friday 17:00-16:00 Chicago with a daily 60-minute break; docs/instruments.md), and opens at the previous
 // trade date's close: the evening, the pre-open included, belongs to the next trade date, and
 // so does a weekend's or a holiday's trading (CME's rule: a holiday's session is part of the
 // next trade date's).
