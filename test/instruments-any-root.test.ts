@@ -299,6 +299,56 @@ test('Treasury expiry and roll (treasury_quarterly): ZNH24 per CME', () => {
   assert.match(expiryMessage(h24, at(8, 20), at(15)), /ZNH24 trades until its last trading day 2024-03-19 \(trading terminates at 13:01 ET; its last session is 2024-03-19\)/);
 });
 
+// Euro FX (6E), CME Group's "Euro FX Futures - Contract Specs": 125,000 euro, so $125,000 per
+// point (USD per EUR); minimum tick $0.00005 per euro = $6.25 per contract; trading terminates at
+// 9:16 CT on the second business day before the third Wednesday of the contract month.
+const FX_TOML = `
+[contracts.6E]
+product = "Euro FX"
+tick_size = 0.00005
+point_value = 125000
+currency = "USD"
+group = "currency"
+expiry = "fx_quarterly"
+
+[contracts.6E.market]
+price_low = 1.07
+price_high = 1.11
+annual_vol = 0.07
+queue = 60
+order_size = 3
+
+[fees.6E]
+maker_fee = 0.1
+taker_fee = 0.3
+exchange_fee = 0.6
+`;
+
+test('a root that starts with a digit (6E, from [contracts.6E]): parsed, $6.25 a tick, fx_quarterly expiry, a synthetic run on its grid', () => {
+  parseConfig(FX_TOML, 'config.toml');
+  const h24 = parseSymbol('6EH24');
+  assert.is(h24.root, '6E');
+  assert.is(contractForRoot('6E').tickValue, 6.25);
+  // The third Wednesday of March 2024 is the 20th: two business days before, Monday the 18th.
+  assert.is(lastTradingDay(h24), '2024-03-18');
+  assert.is(rollDate(h24), '2024-03-11');
+  assert.is(frontMonth('6E', '2024-03-08').symbol, '6EH24');
+  assert.is(frontMonth('6E', '2024-03-11').symbol, '6EM24');
+  assert.match(expiryMessage(h24, at(9, 30), at(16)), /trading terminates at 10:16 ET/);
+  const fills = join(dir, 'fx-fills.csv');
+  const r = runCli(['--backtest', '--config', writeConfig(`[simulation]\nactivity = 0.05\n${FX_TOML}`), '--symbol', '6E', '--start', '2024-01-02', '--end', '2024-01-02', '--json', '--fills', fills]);
+  assert.is(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout);
+  assert.equal(res.contracts, ['6EH24']);
+  const lines = readFileSync(fills, 'utf8').trim().split('\n');
+  assert.ok(lines.length > 1, 'fills');
+  const col = lines[0].split(',').indexOf('price');
+  for (const l of lines.slice(1)) {
+    const px = Number(l.split(',')[col]);
+    assert.ok(Math.abs(px / 0.00005 - Math.round(px / 0.00005)) < 1e-6, `price ${px} is not on the 0.00005 grid`);
+  }
+});
+
 test('an unknown root from the CLI is refused once the config is read, naming the known roots and the table to add', () => {
   const r = runCli(['--backtest', '--config', writeConfig(''), '--symbol', 'ZB']);
   assert.is.not(r.code, 0);

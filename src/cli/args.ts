@@ -7,7 +7,7 @@
 // the loop below checks each token and names the flag, the value and what was expected.
 import { parseArgs as tokenize } from 'node:util';
 import { parseDate } from '../market/calendar.ts';
-import { MONTH_CODES } from '../market/instruments.ts';
+import { MONTH_CODES, ROOT_RE, SYMBOL_RE } from '../market/instruments.ts';
 import { STDOUT, tableFormat } from './output-files.ts';
 
 export interface CliOptions {
@@ -94,7 +94,7 @@ function checkDate(flag: string, v: string): string | undefined {
 // Only the form is checked here: the roots a run knows come from the config ([contracts.<ROOT>])
 // and the data's definitions, both read after the flags; the request check names unknown roots.
 function checkSymbol(v: string): string | undefined {
-  if (/^[A-Z]{1,3}$/.test(v) || /^[A-Z]{1,3}[FGHJKMNQUVXZ]\d{1,2}$/.test(v)) return undefined;
+  if (ROOT_RE.test(v) || SYMBOL_RE.test(v)) return undefined;
   return `--symbol ${JSON.stringify(v)}: expected a contract root such as ES or a month-coded symbol such as ESH24: malformed contract symbol '${v}': expected root + month code (${MONTH_CODES}) + year, e.g. ESH24 or ESH4`;
 }
 

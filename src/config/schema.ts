@@ -10,7 +10,7 @@ import { QUEUE_MODELS } from '../exchange/queue-model.ts';
 import { z } from 'zod';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, firstSessionDate, inCalendarYears, parseClock, parseDate } from '../market/calendar.ts';
 import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
-import { contractsOf, EXPIRY_RULES, knownRoots, parseSymbol, PRODUCT_GROUPS, SymbolError, ticksPerPoint } from '../market/instruments.ts';
+import { contractsOf, EXPIRY_RULES, knownRoots, parseSymbol, PRODUCT_GROUPS, ROOT_RE, SymbolError, ticksPerPoint } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
 import * as B from '../api/bounds.ts';
 
@@ -138,8 +138,7 @@ const feesSection = table('fees', feesShape).catchall(z.strictObject(rootFeesSha
 
 // [contracts.<ROOT>]: a CME future beyond the built-in table (instruments.ts, same shape). Every
 // key but the regular hours and the market profile is required: a contract spec is never guessed.
-const ROOT_RE = /^[A-Z]{1,3}$/;
-const ROOT_EXPECTED = 'a contract root of 1 to 3 capital letters, e.g. ZN';
+const ROOT_EXPECTED = 'a contract root of 1 to 3 capital letters and digits, a letter first or second, e.g. ZN or 6E';
 const TICK_EXPECTED = 'a tick size that divides one point into a whole number of ticks and is a whole number of 1e-9 price units, e.g. 0.015625 (1/64)';
 const CHICAGO_EXPECTED = 'a Chicago time "HH:MM" (24-hour), e.g. "07:20"';
 const marketShape = {

@@ -11,6 +11,9 @@
 // - 10-Year T-Note and the other Treasury futures (rule treasury_quarterly, months H M U Z):
 //   trading terminates at 12:01 CT = 13:01 ET on the seventh business day preceding the last
 //   business day of the contract month (CME Group, 10-Year T-Note Futures contract specs).
+// - Euro FX and the other currency futures (rule fx_quarterly, months H M U Z): trading
+//   terminates at 9:16 CT = 10:16 ET on the second business day before the third Wednesday of
+//   the contract month (CME Group, Euro FX Futures contract specs).
 // Each root names its rule in its contract table (`expiry`, instruments.ts).
 // Roll rule of a root (the front month on a session date), stated so runs can be checked:
 // - equity index: the Thursday 8 calendar days before the last trading day, CME's published
@@ -20,22 +23,25 @@
 //   (no one trades a deliverable gold contract into the notice period);
 // - Treasuries: on the first intention day, two business days before the first business day of
 //   the contract month (the first day a short may declare delivery; CME's Treasury delivery
-//   calendar), when liquidity has moved to the next contract.
+//   calendar), when liquidity has moved to the next contract;
+// - currencies: five trading days before the last trading day (a convention of ours, not CME's:
+//   volume moves to the next quarter in the week before expiry).
 
 import { addTradingDays, formatDate, hasSession, isTradingDay, sessionCloseNs } from './calendar.ts';
 import { contractForRoot, type ExpiryRule, type Instrument, MONTH_CODES, parseSymbol } from './instruments.ts';
 
 type Contract = Pick<Instrument, 'root' | 'month' | 'year'> & { expiry?: ExpiryRule | null };
 
-const LISTED_MONTHS: Readonly<Record<ExpiryRule, string>> = { equity_quarterly: 'HMUZ', crude_monthly: MONTH_CODES, gold: 'GJMQVZ', treasury_quarterly: 'HMUZ' };
+const LISTED_MONTHS: Readonly<Record<ExpiryRule, string>> = { equity_quarterly: 'HMUZ', crude_monthly: MONTH_CODES, gold: 'GJMQVZ', treasury_quarterly: 'HMUZ', fx_quarterly: 'HMUZ' };
 /** When trading terminates on the last trading day, ns after New York midnight. */
 const TERMINATION_NS: Readonly<Record<ExpiryRule, number>> = {
   equity_quarterly: 9.5 * 3600e9,
   crude_monthly: 14.5 * 3600e9,
   gold: 13.5 * 3600e9,
   treasury_quarterly: (13 * 60 + 1) * 60e9,
+  fx_quarterly: (10 * 60 + 16) * 60e9,
 };
-const TERMINATION_LABEL: Readonly<Record<ExpiryRule, string>> = { equity_quarterly: '09:30 ET', crude_monthly: '14:30 ET', gold: '13:30 ET', treasury_quarterly: '13:01 ET' };
+const TERMINATION_LABEL: Readonly<Record<ExpiryRule, string>> = { equity_quarterly: '09:30 ET', crude_monthly: '14:30 ET', gold: '13:30 ET', treasury_quarterly: '13:01 ET', fx_quarterly: '10:16 ET' };
 
 const ymd = (y: number, m: number, d: number) => formatDate(new Date(Date.UTC(y, m - 1, d)));
 
@@ -72,6 +78,11 @@ export function lastTradingDay(c: Contract): string {
       const lastBusinessDay = addTradingDays(ymd(m === 12 ? y + 1 : y, m === 12 ? 1 : m + 1, 1), -1);
       return addTradingDays(lastBusinessDay, -7);
     }
+    case 'fx_quarterly': {
+      const firstWd = new Date(Date.UTC(y, m - 1, 1)).getUTCDay();
+      const thirdWednesday = ymd(y, m, 1 + ((3 - firstWd + 7) % 7) + 14);
+      return addTradingDays(thirdWednesday, -2);
+    }
   }
 }
 
@@ -89,6 +100,8 @@ export function rollDate(c: Contract): string {
       const first = ymd(c.year, c.month, 1);
       return addTradingDays(isTradingDay(first) ? first : addTradingDays(first, 1), -2);
     }
+    case 'fx_quarterly':
+      return addTradingDays(ltd, -5);
   }
 }
 

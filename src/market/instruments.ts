@@ -6,11 +6,11 @@
 // bring its own from DBN definition records (src/market/replay/definitions.ts).
 
 /** Product groups: their holidays, daily close and early closes are modelled (docs/instruments.md). */
-export const PRODUCT_GROUPS = ['equity_index', 'energy', 'metals', 'interest_rate'] as const;
+export const PRODUCT_GROUPS = ['equity_index', 'energy', 'metals', 'interest_rate', 'currency'] as const;
 export type ProductGroup = (typeof PRODUCT_GROUPS)[number];
 
 /** Expiry and roll rules (contract-calendar.ts says each rule and its source). */
-export const EXPIRY_RULES = ['equity_quarterly', 'crude_monthly', 'gold', 'treasury_quarterly'] as const;
+export const EXPIRY_RULES = ['equity_quarterly', 'crude_monthly', 'gold', 'treasury_quarterly', 'fx_quarterly'] as const;
 export type ExpiryRule = (typeof EXPIRY_RULES)[number];
 
 /** [contracts.<ROOT>.market]: what the synthetic market needs of a root (profiles.ts). */
@@ -192,12 +192,19 @@ export function contractForRoot(root: string, table: Readonly<Record<string, Con
 
 export const MONTH_CODES = 'FGHJKMNQUVXZ';
 
+// A contract root: 1 to 3 capital letters and digits, a letter first or second, as CME's are
+// (ES, ZN, 6E, M2K, SR3). A month-coded symbol is a root, a month code and 1 or 2 year digits;
+// the year is the trailing digits and the month the letter before them, so 6EH24 and M2KZ4 parse.
+const ROOT = '(?:[A-Z][A-Z0-9]{0,2}|[0-9][A-Z][A-Z0-9]?)';
+export const ROOT_RE = new RegExp(`^${ROOT}$`);
+export const SYMBOL_RE = new RegExp(`^(${ROOT})([${MONTH_CODES}])(\\d{1,2})$`);
+
 /**
  * Parses a month-coded contract symbol: root + month code + 1 or 2 year digits.
  * One-digit years are taken in the decade nearest `referenceYear`.
  */
 export function parseSymbol(symbol: string, referenceYear = 2024, table: Readonly<Record<string, ContractSpec>> = configured): Instrument {
-  const m = /^([A-Z]{1,3})([FGHJKMNQUVXZ])(\d{1,2})$/.exec(symbol);
+  const m = SYMBOL_RE.exec(symbol);
   if (!m) {
     throw new SymbolError(`malformed contract symbol '${symbol}': expected root + month code (${MONTH_CODES}) + year, e.g. ESH24 or ESH4`);
   }

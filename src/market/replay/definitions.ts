@@ -13,14 +13,14 @@
 
 import { UNDEF_PRICE } from '../../data/dbn/constants.ts';
 import type { InstrumentDefMsg } from '../../data/dbn/definition.ts';
-import { type ContractSpec, tableContract, ticksPerPoint } from '../instruments.ts';
+import { type ContractSpec, ROOT_RE, SYMBOL_RE, tableContract, ticksPerPoint } from '../instruments.ts';
 
 const PRICE_SCALE = 1e9;
 
 /** The root a definition names: its `asset` (Databento's product code), else its symbol's root. */
 export function definitionRoot(d: InstrumentDefMsg): string | null {
-  if (d.asset && /^[A-Z]{1,3}$/.test(d.asset)) return d.asset;
-  const m = /^([A-Z]{1,3})[FGHJKMNQUVXZ]\d{1,2}$/.exec(d.raw_symbol ?? '');
+  if (d.asset && ROOT_RE.test(d.asset)) return d.asset;
+  const m = SYMBOL_RE.exec(d.raw_symbol ?? '');
   return m ? m[1] : null;
 }
 
