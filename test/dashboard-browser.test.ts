@@ -413,6 +413,24 @@ test('backtest form: a failed submit clears the previous result', async () => {
   phase = 'load';
 });
 
+test('backtest form: calendar errors show with field errors, all at once', async () => {
+  phase = 'bad-backtest';
+  const keep = { startDate: await page.inputValue('#bt-startDate'), endDate: await page.inputValue('#bt-endDate'), maxDrawdown: await page.inputValue('#bt-maxDrawdown') };
+  await page.fill('#bt-initialCapital', '100000'); // the previous test left it bad
+  await page.fill('#bt-startDate', '2024-03-30');
+  await page.fill('#bt-endDate', '2024-03-31');
+  await page.fill('#bt-maxDrawdown', '6');
+  await page.click('#backtest button[type="submit"]');
+  const errors = await until('both field errors', async () => {
+    const e = await page.evaluate<Record<string, string>>(FIELD_ERRORS);
+    return Object.keys(e).length >= 2 ? e : null;
+  });
+  assert.equal(Object.keys(errors).sort(), ['endDate', 'maxDrawdown']);
+  assert.match(errors.endDate, /weekends have no session/);
+  for (const [name, value] of Object.entries(keep)) await page.fill(`#bt-${name}`, value);
+  phase = 'load';
+});
+
 test('backtest form: a run its kill switch stopped is shown as stopped, with when and why, not as a success', async () => {
   phase = 'bad-backtest';
   await page.fill('#bt-initialCapital', '2000');
@@ -422,6 +440,22 @@ test('backtest form: a run its kill switch stopped is shown as stopped, with whe
   const msg = (await page.textContent('.bt-message'))!;
   assert.ok(await page.isVisible('.bt-message.warn'), `not shown as a warning: ${msg}`);
   assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\dT[\d:.]+Z \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
+  // The result's title and the run list say "stopped · kill switch", in amber, not a green "completed".
+  const AMBER = 'rgb(240, 185, 11)';
+  const status = page.locator('.bt-result-title .run-status');
+  assert.is(await status.textContent(), 'stopped · kill switch');
+  const colour = (sel: string) => page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(sel)})).color`);
+  assert.is(await colour('.bt-result-title .run-status'), AMBER);
+  const id = /bt_[0-9A-Za-z_]+/.exec((await page.textContent('.bt-result-title'))!)![0];
+  const cellSel = `#backtest tr[data-id="${id}"] td.status`;
+  const cell = page.locator(cellSel);
+  await until('the stopped run in the list', async () => (await cell.count()) === 1);
+  assert.is(await cell.textContent(), 'stopped · kill switch');
+  assert.is(await colour(cellSel), AMBER);
+  // A run that completed without tripping stays a green "completed".
+  const plainSel = '#backtest tr.run.completed:not(.kill-switch) td.status';
+  assert.is(await page.locator(plainSel).first().textContent(), 'completed');
+  assert.is.not(await colour(plainSel), AMBER);
   phase = 'load';
 });
 

@@ -513,7 +513,12 @@ export class BacktestPanel {
 
   private renderResult(r: BacktestRun): void {
     const v = this.result;
-    setText(this.resultTitle, `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · ${r.status} · market ${dataSourceLabel(r.data_source ?? r.resolved?.data_source)}`);
+    const stopped = r.status === 'completed' && r.kill_switch?.tripped === true;
+    this.resultTitle.replaceChildren(
+      `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · `,
+      el('span', stopped ? 'run-status stopped' : `run-status ${r.status}`, stopped ? STOPPED_LABEL : r.status),
+      ` · market ${dataSourceLabel(r.data_source ?? r.resolved?.data_source)}`,
+    );
     // The strategy the run used, with every parameter as resolved (what the run actually ran with).
     const strat = r.strategy ?? r.resolved?.strategy;
     setText(this.resultStrategy, strat ? `strategy ${strategyLabel(strat)} · ${Object.entries(strat.params).map(([k, x]) => `${k} ${x}`).join(' · ')}` : '');
@@ -571,7 +576,8 @@ export class BacktestPanel {
       return;
     }
     const rows = list.runs.map((r) => {
-      const tr = el('tr', `run ${r.status}`);
+      const stopped = r.status === 'completed' && r.kill_switch_tripped === true;
+      const tr = el('tr', `run ${r.status}${stopped ? ' kill-switch' : ''}`);
       tr.dataset.id = r.id;
       tr.title = `${r.id}: click to show`;
       const started = new Date(r.started_at);
@@ -582,7 +588,8 @@ export class BacktestPanel {
         el('td', undefined, `${r.symbol}${r.data_source === 'synthetic' ? '' : ` · ${dataSourceLabel(r.data_source)}`}`),
         el('td', 'strategy', r.strategy ?? DASH),
         el('td', undefined, dates),
-        el('td', `status ${r.status}`, r.status),
+        // A run its kill switch stopped completed, but is not a plain success: amber, and says why.
+        el('td', stopped ? 'status stopped' : `status ${r.status}`, stopped ? STOPPED_LABEL : r.status),
         pnl,
         el('td', 'num', r.sharpe_ratio === null ? DASH : fmtDec2(r.sharpe_ratio)),
         reportCell(r.id, r.status === 'completed'),
@@ -600,6 +607,9 @@ export class BacktestPanel {
     this.runsBody.replaceChildren(...rows);
   }
 }
+
+/** How a completed run the kill switch stopped reads, in amber, in the run list and the result's title. */
+const STOPPED_LABEL = 'stopped · kill switch';
 
 /** The run's HTML report (GET /api/backtests/{id}/report, recomputed by the engine), in a new tab. */
 function reportCell(id: string, completed: boolean): HTMLElement {
