@@ -65,16 +65,56 @@ test('a 2 x 2 sweep from the form: sortable table of 4 points and a 2 x 2 heatma
   await page.click('.p-sweep button[type=submit]');
   await page.waitForSelector('.sweep-table tbody tr:nth-child(4)', { timeout: WAIT_MS * 2 });
   assert.match((await page.textContent('.sweep-status')) ?? '', /completed/);
-  const pnl = async () => page.$$eval('.sweep-table tbody tr', (rows) => rows.map((r) => Number((r.children[2].textContent ?? '').replace(/[^0-9.-]/g, ''))));
+  // Rank, the two parameters, then P&L; the points that never traded (spreadMultiplier 1.5) stay last, unranked.
+  const pnl = async () => page.$$eval('.sweep-table tbody tr:not(.untraded)', (rows) => rows.map((r) => Number((r.children[3].textContent ?? '').replace(/[^0-9.-]/g, ''))));
   const desc = await pnl();
+  assert.is(desc.length, 2);
   assert.equal(desc, [...desc].sort((a, b) => b - a), 'sorted by P&L, highest first');
   await page.click('.sweep-table th[data-column="total_pnl"]');
   const asc = await pnl();
   assert.equal(asc, [...desc].reverse(), 'a second click reverses');
+  const all = [...asc, 0, 0];
   const cells = await page.$$eval('.sweep-heatmap td[data-value]', (tds) => tds.map((td) => Number(td.getAttribute('data-value'))));
   assert.is(cells.length, 4);
   const byValue = (xs: number[]) => [...xs].sort((a, b) => a - b);
-  assert.equal(byValue(cells.map((v) => Math.round(v * 100) / 100)), byValue(asc), 'one cell per point (no third parameter), the same P&L as the table');
+  assert.equal(byValue(cells.map((v) => Math.round(v * 100) / 100)), byValue(all), 'one cell per point (no third parameter), the same P&L as the table');
+  assert.equal(errors, []);
+});
+
+test('untraded points greyed and listed apart, kill-switch trips shown, heatmap coloured around zero with a legend', async () => {
+  // spreadMultiplier 1.5 never fills on the synthetic market; a 0.01 % drawdown limit trips at once.
+  await page.selectOption('select[name=grid-param-0]', 'spreadMultiplier');
+  await page.fill('input[name=grid-values-0]', '1.5, 1');
+  await page.selectOption('select[name=grid-param-1]', 'maxDrawdown');
+  await page.fill('input[name=grid-values-1]', '0.0001, 0.5');
+  await page.click('.p-sweep button[type=submit]');
+  await page.waitForSelector('.sweep-table th[data-column="param:maxDrawdown"]', { timeout: WAIT_MS * 2 });
+  const note = (await page.textContent('.sweep-note'))!;
+  assert.match(note, /^4 points, ranked by total P&L · 2 of 4 points never traded \(no fill: listed last, unranked\) · 1 stopped by the kill switch$/, note);
+  const rows = await page.$$eval('.sweep-table tbody tr', (trs) => trs.map((tr) => ({ cls: tr.className, cells: [...tr.children].map((td) => td.textContent ?? '') })));
+  assert.equal([...rows.slice(0, 2).map((r) => r.cells[0]).sort(), ...rows.slice(2).map((r) => r.cells[0])], ['1', '2', '—', '—'], 'ranked, then the two untraded points unranked');
+  assert.equal(rows.slice(2).map((r) => [r.cls, r.cells[1], r.cells.at(-1)]), [['point untraded', '1.5', 'never traded'], ['point untraded', '1.5', 'never traded']]);
+  assert.equal(rows.slice(0, 2).map((r) => r.cells.at(-1)).sort(), ['tripped', '—']);
+  // Sorting by P&L ascending keeps the untraded rows last (their 0 would otherwise sit among the losses).
+  await page.click('.sweep-table th[data-column="total_pnl"]');
+  assert.equal(await page.$$eval('.sweep-table tbody tr', (trs) => trs.slice(2).map((tr) => tr.className)), ['point untraded', 'point untraded']);
+  // Heatmap: untraded cells grey and saying so; the tripped cell marked; every loss red (hue 0); a legend in $.
+  const cells = await page.$$eval('.sweep-heatmap td[data-value]', (tds) => tds.map((td) => ({ v: Number(td.getAttribute('data-value')), cls: td.className, text: td.textContent ?? '', bg: td.getAttribute('style') ?? '' })));
+  assert.is(cells.length, 4);
+  assert.is(cells.filter((c) => c.cls.includes('untraded') && c.text.startsWith('never traded')).length, 2);
+  assert.is(cells.filter((c) => c.cls.includes('tripped') && c.text.includes('kill switch')).length, 1);
+  for (const c of cells.filter((x) => !x.cls.includes('untraded'))) {
+    // Chromium serialises hsl() as rgb(): red dominates a loss, green a gain.
+    const [r, g] = /rgb\((\d+), (\d+), (\d+)\)/.exec(c.bg)!.slice(1).map(Number);
+    assert.ok(c.v < 0 ? r > g : g > r, `cell ${c.v}: ${c.bg}`);
+  }
+  const legend = await page.$eval('.sweep-legend', (e) => ({ kind: e.getAttribute('data-kind'), lo: Number(e.getAttribute('data-lo')), hi: Number(e.getAttribute('data-hi')), text: e.textContent ?? '' }));
+  assert.is(legend.kind, 'diverging');
+  assert.is(legend.lo, -legend.hi, 'centred on zero');
+  assert.match(legend.text, /^P&L \$:/);
+  assert.match(legend.text, /never traded/);
+  assert.match(legend.text, /kill switch/);
+  assert.match((await page.textContent('.p-sweep p.sub:last-of-type'))!, /2 of 4 points never traded/);
   assert.equal(errors, []);
 });
 
