@@ -11,7 +11,7 @@
 //   - the forecast says that ML quoting is off; chart axes do not cut their labels;
 //   - a 390 px phone: nothing is clipped (or it scrolls inside its own container);
 //   - killing the engine and starting it again on the same port: the page reconnects by itself.
-// Saves test-artifacts/dashboard.png (docs/dashboard.png is a copy). Every process started here is
+// Saves test-artifacts/dashboard.png and copies it to docs/dashboard.png (the README's picture). Every process started here is
 // killed, on failure too.
 
 import { test } from 'uvu';
@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import type { StatePayload } from '../src/dashboard/shared/api.ts';
 import { TIME_AXIS } from '../src/dashboard/web/time-axis.ts';
+import { USD_AXIS } from '../src/dashboard/web/format.ts';
 import { beforeAll } from './helpers/hooks.ts';
 import { freePort } from './helpers/net.ts';
 import { sleep, until, untilOk, WAIT_MS } from './helpers/wait.ts';
@@ -326,6 +327,12 @@ test('chart axes: date labels fit the label length; edge labels are moved inside
   }
 });
 
+test('chart axes in USD: "$" and thousands separators on the P&L scales', () => {
+  assert.is(USD_AXIS.type, 'custom');
+  assert.is(USD_AXIS.formatter(-12345.6), '-$12,345.60');
+  assert.is(USD_AXIS.formatter(1234567), '$1,234,567.00');
+});
+
 test('symbol selector: switching to the second symbol shows its book, on its own tick', async () => {
   assert.equal(await page.$$eval('#symbol option', (o) => o.map((x) => x.textContent)), [SYMBOL, SYMBOL2]);
   await page.selectOption('#symbol', SYMBOL2);
@@ -396,6 +403,8 @@ test('backtest form: every field error at once, then a result with statistics an
   await page.waitForTimeout(300);
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   assert.ok(existsSync(SCREENSHOT));
+  // The README's picture is this screenshot, taken again on every run so it never goes stale.
+  copyFileSync(SCREENSHOT, join('docs', 'dashboard.png'));
 });
 
 test('backtest form: a failed submit clears the previous result', async () => {
@@ -520,6 +529,13 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
     await until('the recent runs to load', async () => (await phone.locator('#backtest tr.run').count()) > 0);
     await phone.waitForTimeout(300);
     assert.equal(await phone.evaluate<string[]>(CLIPPED), []);
+    // The first screen holds the kill switch's state, the position and the P&L; the book comes after.
+    const top = (sel: string) => phone.evaluate<{ top: number; bottom: number }>(`(() => { const r = document.querySelector(${JSON.stringify(sel)}).getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY }; })()`);
+    for (const sel of ['#risk .kill', '#stats dd[data-key="total_pnl"]', '#stats dd[data-key="position"]']) {
+      const r = await top(sel);
+      assert.ok(r.bottom <= 844, `${sel} ends at ${Math.round(r.bottom)} px, below the phone's first screen`);
+    }
+    assert.ok((await top('.p-ladder')).top > (await top('.p-stats')).top, 'the order book comes after P&L and position');
     // Tables wider than the phone scroll inside their own box to their last column.
     for (const table of ['#trades table', '#backtest table.runs']) {
       const last = await phone.evaluate<{ text: string; inView: boolean }>(`(() => {
