@@ -17,9 +17,10 @@ export function nyTime(ms: number): string {
   return `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}:${String(p.second).padStart(2, '0')}`;
 }
 
-/** "2024-01-02 14:49:03 ET": an instant as people read it at the CME. */
-export function nyStamp(ms: number): string {
-  return `${nyParts(ms).date} ${nyTime(ms)} ET`;
+/** "2024-01-02 14:49:03 ET" (with `millis`, "14:49:03.867"): an instant as people read it at the CME. */
+export function nyStamp(ms: number, millis = false): string {
+  const frac = millis ? `.${String(((ms % 1000) + 1000) % 1000).padStart(3, '0')}` : '';
+  return `${nyParts(ms).date} ${nyTime(ms)}${frac} ET`;
 }
 
 /** The New York hour of day (0-23) of an instant. */

@@ -17,7 +17,7 @@ import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.t
 import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
 import { datasetSelect, fieldRow, type FormField, progressBar, showFieldError, textInput } from './form-field.ts';
-import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
+import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtNyDate, fmtNyTimeMs, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
 import type { StrategyCatalog } from './strategy-catalog.ts';
 import { paramFields, paramHint, rangeText, type StrategyInfo, strategyLabel } from './strategies.ts';
 
@@ -512,7 +512,8 @@ export class BacktestPanel {
     else if (k?.tripped) {
       // A run its kill switch stopped is not a plain success: say that it stopped, when and why.
       const skipped = k.sessions_not_traded.length;
-      this.setMessage(`stopped by the kill switch at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`, 'warn');
+      const at = k.at ? Date.parse(k.at) : Number.NaN;
+      this.setMessage(`stopped by the kill switch at ${Number.isFinite(at) ? `${fmtNyDate(at)} ${fmtNyTimeMs(at)} ET` : DASH} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`, 'warn');
     } else this.setMessage(`completed ${r.id}`, 'ok');
 
     // Equity curve as P&L (equity - initial capital), one point per second (the last wins).
