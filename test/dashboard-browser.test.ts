@@ -448,7 +448,8 @@ test('backtest form: a run its kill switch stopped is shown as stopped, with whe
   await page.waitForSelector('.bt-message.warn, .bt-message.ok, .bt-message.error', { timeout: 3 * WAIT_MS });
   const msg = (await page.textContent('.bt-message'))!;
   assert.ok(await page.isVisible('.bt-message.warn'), `not shown as a warning: ${msg}`);
-  assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\dT[\d:.]+Z \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
+  // In New York time, labelled, as the rest of the dashboard.
+  assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} ET \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
   // The result's title and the run list say "stopped · kill switch", in amber, not a green "completed".
   const AMBER = 'rgb(240, 185, 11)';
   const status = page.locator('.bt-result-title .run-status');
@@ -536,6 +537,12 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
       assert.ok(r.bottom <= 844, `${sel} ends at ${Math.round(r.bottom)} px, below the phone's first screen`);
     }
     assert.ok((await top('.p-ladder')).top > (await top('.p-stats')).top, 'the order book comes after P&L and position');
+    // The ladder's spread line keeps its micro-price in view (it was cut off).
+    for (const p of [phone, page]) {
+      const spread = await p.evaluate<{ text: string; over: number; width: number }>(`(() => { const td = document.querySelector('#ladder tr.spread-row td'); return { text: td.textContent, over: td.scrollWidth - td.clientWidth, width: td.clientWidth }; })()`);
+      assert.match(spread.text, /micro \d/);
+      assert.ok(spread.over <= 1, `the spread line overflows its ${spread.width} px cell by ${spread.over} px: "${spread.text}"`);
+    }
     // Tables wider than the phone scroll inside their own box to their last column.
     for (const table of ['#trades table', '#backtest table.runs']) {
       const last = await phone.evaluate<{ text: string; inView: boolean }>(`(() => {
