@@ -40,6 +40,18 @@ test('a range with only holidays or weekends is a 400 naming the field', () => {
   }
 });
 
+test('calendar errors come with the field errors, all in one answer', () => {
+  // A weekend range and a bad maxDrawdown: both named at once, not the calendar only once the rest is fixed.
+  const errors = refused({ symbol: 'ES', startDate: '2024-03-30', endDate: '2024-03-31', maxDrawdown: 6 });
+  assert.equal(errors.map((e) => e.field).sort(), ['endDate', 'maxDrawdown'], JSON.stringify(errors));
+  assert.match(errors.find((e) => e.field === 'endDate')!.message, /no CME session between 2024-03-30 and 2024-03-31 \(weekends have no session\)/);
+  // A date the schema refused is not checked against the calendar a second time.
+  assert.equal(refused({ symbol: 'ES', startDate: '2024-3-30', maxDrawdown: 6 }).map((e) => e.field).sort(), ['maxDrawdown', 'startDate']);
+  // Nor is recorded data (its sessions come from the file), nor a body that is not an object.
+  assert.equal(refused({ dataset: 'x', startDate: '2024-03-30', maxDrawdown: 6 }).map((e) => e.field), ['maxDrawdown']);
+  assert.equal(refused(null as never).length > 0, true);
+});
+
 test('early closes end the session at 13:00 ET; other days at the configured close', () => {
   const req = resolve({ symbol: 'ES', startDate: '2024-11-27', endDate: '2024-11-29' });
   const ends = new Map(sessionSpecs(req, config, false).map((s) => [s.date, s.sessionEndNs]));

@@ -115,7 +115,7 @@ test('a run its kill switch stopped says so first: when, in which session, by wh
   const r = runCli(['--backtest', '--config', tiny, '--start', '2024-01-02', '--end', '2024-01-03']);
   assert.is(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n');
-  assert.match(lines[1], /^STOPPED by the kill switch: tripped at 2024-01-02T\S+Z \(session 2024-01-02, MAX_DAILY_LOSS, equity \$[\d,.]+\); 1 later session not traded$/);
+  assert.match(lines[1], /^STOPPED by the kill switch: tripped at 2024-01-02 \d\d:\d\d:\d\d\.\d{3} ET \(session 2024-01-02, MAX_DAILY_LOSS, equity \$[\d,.]+\); 1 later session not traded$/);
 });
 
 test.run();

@@ -11,7 +11,7 @@
 //   - the forecast says that ML quoting is off; chart axes do not cut their labels;
 //   - a 390 px phone: nothing is clipped (or it scrolls inside its own container);
 //   - killing the engine and starting it again on the same port: the page reconnects by itself.
-// Saves test-artifacts/dashboard.png (docs/dashboard.png is a copy). Every process started here is
+// Saves test-artifacts/dashboard.png and copies it to docs/dashboard.png (the README's picture). Every process started here is
 // killed, on failure too.
 
 import { test } from 'uvu';
@@ -23,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import type { StatePayload } from '../src/dashboard/shared/api.ts';
 import { TIME_AXIS } from '../src/dashboard/web/time-axis.ts';
+import { USD_AXIS } from '../src/dashboard/web/format.ts';
 import { beforeAll } from './helpers/hooks.ts';
 import { freePort } from './helpers/net.ts';
 import { sleep, until, untilOk, WAIT_MS } from './helpers/wait.ts';
@@ -326,6 +327,12 @@ test('chart axes: date labels fit the label length; edge labels are moved inside
   }
 });
 
+test('chart axes in USD: "$" and thousands separators on the P&L scales', () => {
+  assert.is(USD_AXIS.type, 'custom');
+  assert.is(USD_AXIS.formatter(-12345.6), '-$12,345.60');
+  assert.is(USD_AXIS.formatter(1234567), '$1,234,567.00');
+});
+
 test('symbol selector: switching to the second symbol shows its book, on its own tick', async () => {
   assert.equal(await page.$$eval('#symbol option', (o) => o.map((x) => x.textContent)), [SYMBOL, SYMBOL2]);
   await page.selectOption('#symbol', SYMBOL2);
@@ -396,6 +403,8 @@ test('backtest form: every field error at once, then a result with statistics an
   await page.waitForTimeout(300);
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   assert.ok(existsSync(SCREENSHOT));
+  // The README's picture is this screenshot, taken again on every run so it never goes stale.
+  copyFileSync(SCREENSHOT, join('docs', 'dashboard.png'));
 });
 
 test('backtest form: a failed submit clears the previous result', async () => {
@@ -413,6 +422,24 @@ test('backtest form: a failed submit clears the previous result', async () => {
   phase = 'load';
 });
 
+test('backtest form: calendar errors show with field errors, all at once', async () => {
+  phase = 'bad-backtest';
+  const keep = { startDate: await page.inputValue('#bt-startDate'), endDate: await page.inputValue('#bt-endDate'), maxDrawdown: await page.inputValue('#bt-maxDrawdown') };
+  await page.fill('#bt-initialCapital', '100000'); // the previous test left it bad
+  await page.fill('#bt-startDate', '2024-03-30');
+  await page.fill('#bt-endDate', '2024-03-31');
+  await page.fill('#bt-maxDrawdown', '6');
+  await page.click('#backtest button[type="submit"]');
+  const errors = await until('both field errors', async () => {
+    const e = await page.evaluate<Record<string, string>>(FIELD_ERRORS);
+    return Object.keys(e).length >= 2 ? e : null;
+  });
+  assert.equal(Object.keys(errors).sort(), ['endDate', 'maxDrawdown']);
+  assert.match(errors.endDate, /weekends have no session/);
+  for (const [name, value] of Object.entries(keep)) await page.fill(`#bt-${name}`, value);
+  phase = 'load';
+});
+
 test('backtest form: a run its kill switch stopped is shown as stopped, with when and why, not as a success', async () => {
   phase = 'bad-backtest';
   await page.fill('#bt-initialCapital', '2000');
@@ -421,7 +448,24 @@ test('backtest form: a run its kill switch stopped is shown as stopped, with whe
   await page.waitForSelector('.bt-message.warn, .bt-message.ok, .bt-message.error', { timeout: 3 * WAIT_MS });
   const msg = (await page.textContent('.bt-message'))!;
   assert.ok(await page.isVisible('.bt-message.warn'), `not shown as a warning: ${msg}`);
-  assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\dT[\d:.]+Z \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
+  // In New York time, labelled, as the rest of the dashboard.
+  assert.match(msg, /^stopped by the kill switch at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} ET \(session \d{4}-\d\d-\d\d, MAX_DRAWDOWN, equity /);
+  // The result's title and the run list say "stopped · kill switch", in amber, not a green "completed".
+  const AMBER = 'rgb(240, 185, 11)';
+  const status = page.locator('.bt-result-title .run-status');
+  assert.is(await status.textContent(), 'stopped · kill switch');
+  const colour = (sel: string) => page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(sel)})).color`);
+  assert.is(await colour('.bt-result-title .run-status'), AMBER);
+  const id = /bt_[0-9A-Za-z_]+/.exec((await page.textContent('.bt-result-title'))!)![0];
+  const cellSel = `#backtest tr[data-id="${id}"] td.status`;
+  const cell = page.locator(cellSel);
+  await until('the stopped run in the list', async () => (await cell.count()) === 1);
+  assert.is(await cell.textContent(), 'stopped · kill switch');
+  assert.is(await colour(cellSel), AMBER);
+  // A run that completed without tripping stays a green "completed".
+  const plainSel = '#backtest tr.run.completed:not(.kill-switch) td.status';
+  assert.is(await page.locator(plainSel).first().textContent(), 'completed');
+  assert.is.not(await colour(plainSel), AMBER);
   phase = 'load';
 });
 
@@ -486,6 +530,19 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
     await until('the recent runs to load', async () => (await phone.locator('#backtest tr.run').count()) > 0);
     await phone.waitForTimeout(300);
     assert.equal(await phone.evaluate<string[]>(CLIPPED), []);
+    // The first screen holds the kill switch's state, the position and the P&L; the book comes after.
+    const top = (sel: string) => phone.evaluate<{ top: number; bottom: number }>(`(() => { const r = document.querySelector(${JSON.stringify(sel)}).getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY }; })()`);
+    for (const sel of ['#risk .kill', '#stats dd[data-key="total_pnl"]', '#stats dd[data-key="position"]']) {
+      const r = await top(sel);
+      assert.ok(r.bottom <= 844, `${sel} ends at ${Math.round(r.bottom)} px, below the phone's first screen`);
+    }
+    assert.ok((await top('.p-ladder')).top > (await top('.p-stats')).top, 'the order book comes after P&L and position');
+    // The ladder's spread line keeps its micro-price in view (it was cut off).
+    for (const p of [phone, page]) {
+      const spread = await p.evaluate<{ text: string; over: number; width: number }>(`(() => { const td = document.querySelector('#ladder tr.spread-row td'); return { text: td.textContent, over: td.scrollWidth - td.clientWidth, width: td.clientWidth }; })()`);
+      assert.match(spread.text, /micro \d/);
+      assert.ok(spread.over <= 1, `the spread line overflows its ${spread.width} px cell by ${spread.over} px: "${spread.text}"`);
+    }
     // Tables wider than the phone scroll inside their own box to their last column.
     for (const table of ['#trades table', '#backtest table.runs']) {
       const last = await phone.evaluate<{ text: string; inView: boolean }>(`(() => {

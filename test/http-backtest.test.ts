@@ -12,7 +12,7 @@ import { FakeRuntime } from './helpers/fake-runtime.ts';
 import { beforeAll } from './helpers/hooks.ts';
 import { openSse } from './helpers/sse-client.ts';
 import { sleep, until, WAIT_MS } from './helpers/wait.ts';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BacktestService, type Runner } from '../src/backtest/service.ts';
@@ -113,6 +113,41 @@ test('GET /api/backtests lists newest first without curves; GET /api/backtests/:
   assert.is(journal.status, 'completed');
   assert.is(journal.resolved.initialCapital, REFERENCE.initialCapital, 'the validated request is journaled');
   assert.is(journal.result.total_pnl, one.body.total_pnl);
+});
+
+test('a list item says whether the kill switch stopped the run, also for runs journaled before it did', async () => {
+  const stopped = await postJson(main.base, { ...REFERENCE, initialCapital: 2000, maxDrawdown: 0.01 });
+  assert.is(stopped.res.status, 200, JSON.stringify(stopped.body).slice(0, 300));
+  assert.is(stopped.body.kill_switch.tripped, true, 'this request trips the kill switch');
+  const { body } = await call(main.base, '/api/backtests?limit=50');
+  const item = body.runs.find((r: { id: string }) => r.id === stopped.body.id);
+  assert.is(item.status, 'completed');
+  assert.is(item.kill_switch_tripped, true);
+  assertDocumented('BacktestListItem', item);
+  const plain = body.runs.find((r: { id: string; status: string }) => r.id !== stopped.body.id && r.status === 'completed');
+  assert.is(plain.kill_switch_tripped, false);
+  // A journal written before the field: the index line lacks it; opening the journal reads the record.
+  const old = join(dir, 'old-journal');
+  mkdirSync(join(old, 'backtests'), { recursive: true });
+  const text = readFileSync(join(dir, 'journal', 'backtests', `${stopped.body.id}.jsonl`), 'utf8');
+  const [head, record] = text.split('\n');
+  const entry = JSON.parse(head);
+  delete entry.kill_switch_tripped;
+  for (let bytes = 0; ; ) {
+    entry.bytes = bytes;
+    const total = Buffer.byteLength(JSON.stringify(entry)) + Buffer.byteLength(record) + 2;
+    if (total === bytes) break;
+    bytes = total;
+  }
+  writeFileSync(join(old, 'backtests', `${stopped.body.id}.jsonl`), `${JSON.stringify(entry)}\n${record}\n`);
+  const reopened = await start(shortConfig, { dataDir: old });
+  try {
+    const listed = await call(reopened.base, '/api/backtests');
+    assert.equal(listed.body.runs.map((r: { id: string; kill_switch_tripped: boolean }) => [r.id, r.kill_switch_tripped]), [[stopped.body.id, true]]);
+  } finally {
+    await reopened.server.close();
+    await reopened.backtests.close();
+  }
 });
 
 test('{} runs the config\'s defaults: symbol is the root of the first configured symbol', async () => {

@@ -31,7 +31,7 @@ const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
 /** 2024-01-02..2024-01-08: five trading days. */
 const FIVE_DAYS = { ...REFERENCE, startDate: '2024-01-02', endDate: '2024-01-08' };
 /** The keys of a list item (the index entry as served). */
-const INDEX_KEYS = ['id', 'status', 'started_at', 'finished_at', 'duration_ms', 'symbol', 'start_date', 'end_date', 'sessions', 'seed', 'use_ml', 'data_source', 'strategy', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'error', 'bytes'];
+const INDEX_KEYS = ['id', 'status', 'started_at', 'finished_at', 'duration_ms', 'symbol', 'start_date', 'end_date', 'sessions', 'seed', 'use_ml', 'data_source', 'strategy', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'kill_switch_tripped', 'error', 'bytes'];
 
 function configWith(toml: string): EngineConfig {
   return parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n${toml}`, 'reliability.toml');

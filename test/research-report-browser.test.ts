@@ -54,7 +54,7 @@ test('every chart drew: each SVG has series paths with a visible extent', async 
       }),
     })),
   );
-  assert.equal(charts.map((c) => c.id), ['chart-equity', 'chart-drawdown', 'chart-position', 'chart-price', 'chart-markouts']);
+  assert.equal(charts.map((c) => c.id), ['chart-equity', 'chart-drawdown', 'chart-position', 'chart-price', 'chart-markouts', 'chart-pnl-session', 'chart-pnl-hour', 'chart-trade-pnl']);
   for (const c of charts) {
     assert.ok(c.series.length > 0, `${c.id} has series`);
     for (const s of c.series) assert.ok(s.d > 10 && s.w + s.h > 0 && s.painted, `${c.id}: a drawn path ${JSON.stringify(s)}`);
@@ -84,7 +84,91 @@ test('every figure shown equals the JSON result, at full precision', async () =>
 test('risk events are on the time axis: one marker per alert and the kill switch, on every time chart', async () => {
   const markers = await page.$$eval('figure', (fs) => fs.map((f) => f.querySelectorAll('line.marker').length));
   const want = result.alerts.length + 1;
-  assert.equal(markers, [want, want, want, want, 0]);
+  assert.equal(markers, [want, want, want, want, 0, 0, 0, 0]);
+});
+
+test('the kill switch is a banner under the title, its time in New York time, labelled', async () => {
+  const banner = await page.$eval('h1 + p.banner', (e) => e.textContent ?? '');
+  const k = result.kill_switch;
+  const ny = new Date(Date.parse(k.at!)).toLocaleString('en-CA', { timeZone: 'America/New_York', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).replace(',', '');
+  assert.match(banner, new RegExp(`^Stopped by the kill switch at ${ny} ET \\(session ${k.session_date}, ${k.rule}, equity `));
+  assert.match(banner, new RegExp(`1 later session not traded: ${k.sessions_not_traded[0]}`));
+  // Risk events are listed in New York time too; the ISO UTC instant stays in the markup.
+  const first = await page.$eval('li time', (e) => [e.textContent, e.getAttribute('datetime')]);
+  assert.match(first[0]!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ET$/);
+  assert.match(first[1]!, /Z$/);
+});
+
+test('gross P&L and fees are separate figures: gross - fees = total P&L', async () => {
+  const gross = Number(JSON.parse((await page.getAttribute('[data-derived="gross_pnl"]', 'data-value'))!));
+  assert.ok(Math.abs(gross - result.fees_paid - result.total_pnl) < 1e-6, `${gross} - ${result.fees_paid} vs ${result.total_pnl}`);
+  assert.ok((await page.locator('[data-figure="fees_paid"]').count()) === 1);
+  assert.ok(result.fees_paid > 0);
+});
+
+test('axis ticks at nice values; contracts in whole numbers; thinned markers say so; no legend entry without a series', async () => {
+  const ticks = await page.$$eval('figure', (fs) => fs.map((f) => [f.id, [...f.querySelectorAll('text.ytick')].map((t) => Number(t.getAttribute('data-tick')))] as const));
+  for (const [id, t] of ticks) {
+    assert.ok(t.length >= 2, `${id}: ${t}`);
+    const step = Number((t[1] - t[0]).toPrecision(12));
+    const m = Number((step / 10 ** Math.floor(Math.log10(step))).toPrecision(6));
+    assert.ok([1, 2, 5, 10].includes(m), `${id}: step ${step}`);
+    for (let i = 1; i < t.length; i++) assert.ok(Math.abs(t[i] - t[i - 1] - step) < step * 1e-9, `${id}: even steps ${t}`);
+  }
+  const position = ticks.find(([id]) => id === 'chart-position')![1];
+  assert.ok(position.every(Number.isInteger), `position ticks ${position}`);
+  const dots = await page.$$eval('#chart-price path.dots', (ps) => ps.map((p) => [Number(p.getAttribute('data-points')), Number(p.getAttribute('data-total'))]));
+  for (const [shown, total] of dots) assert.ok(shown <= 400 && shown <= total);
+  // Every legend entry names a drawn series (the markouts have no taker fills: no "taker" entry).
+  const legends = await page.$$eval('figure', (fs) => fs.map((f) => ({ id: f.id, names: [...f.querySelectorAll('figcaption span')].map((x) => (x.textContent ?? '').replace(/^■ /, '').replace(/ \(.*\)$/, '')), drawn: [...new Set([...f.querySelectorAll('path.series')].map((p) => p.getAttribute('data-series')))] })));
+  for (const l of legends) assert.equal(l.names, l.drawn, l.id);
+});
+
+test('multi-day: a session-compressed axis, P&L by session and by hour, the distribution of trade P&L', async () => {
+  // Three sessions over a weekend, no kill switch.
+  const config = writeConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n');
+  const path = join(dir, 'multi.html');
+  const fillsPath = join(dir, 'multi-fills.csv');
+  const r = runCli(['--backtest', '--config', config, '--start', '2024-01-04', '--end', '2024-01-08', '--json', '--report', path, '--fills', fillsPath]);
+  assert.is(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout) as BacktestResult;
+  const multi = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  try {
+    await multi.goto(`file://${path}`, { timeout: 60_000 });
+    // One block per session with its date; the sessions fill the width (the nights are left out).
+    const blocks = await multi.$$eval('#chart-equity rect.session', (rs) => rs.map((r) => [r.getAttribute('data-session'), Number(r.getAttribute('width'))] as const));
+    assert.equal(blocks.map((b) => b[0]), ['2024-01-04', '2024-01-05', '2024-01-08']);
+    const plot = 960 - 96 - 12;
+    const used = blocks.reduce((n, b) => n + b[1], 0) / plot;
+    assert.ok(used > 0.95, `sessions take ${(used * 100).toFixed(1)} % of the width`);
+    assert.equal(await multi.$$eval('#chart-equity text.session-date', (ts) => ts.map((t) => t.textContent)), ['2024-01-04', '2024-01-05', '2024-01-08']);
+    // A break in the line between sessions: one subpath per session.
+    const d = (await multi.getAttribute('#chart-equity path.series', 'd'))!;
+    assert.is((d.match(/M/g) ?? []).length, 3);
+    // P&L by session: a bar per session, the session's P&L.
+    const bars = await multi.$$eval('#chart-pnl-session path.bar', (ps) => ps.map((p) => [p.getAttribute('data-group'), Number(p.getAttribute('data-value'))] as const));
+    assert.equal(bars, res.session_results.map((s) => [s.date, s.pnl]));
+    // P&L by hour: the equity curve's changes within sessions, all of them.
+    const hours = await multi.$$eval('#chart-pnl-hour path.bar', (ps) => ps.map((p) => [p.getAttribute('data-group'), Number(p.getAttribute('data-value'))] as const));
+    assert.ok(hours.every(([h]) => /^\d\d:00 ET$/.test(h!)), JSON.stringify(hours));
+    const bySession = new Map<string, { t: number; equity: number }[]>();
+    for (const p of res.equity_curve) {
+      const day = new Date(p.t).toLocaleDateString('en-CA', { timeZone: 'America/New_York' });
+      bySession.set(day, [...(bySession.get(day) ?? []), p]);
+    }
+    const within = [...bySession.values()].reduce((n, c) => n + c[c.length - 1].equity - c[0].equity, 0);
+    assert.ok(Math.abs(hours.reduce((n, [, v]) => n + v, 0) - within) < 1e-6, 'the hours sum to the P&L made within sessions');
+    // The distribution counts every closing fill once.
+    const lines = readFileSync(fillsPath, 'utf8').trimEnd().split('\n');
+    const col = lines[0].split(',').indexOf('realized_pnl');
+    const closing = lines.slice(1).filter((l) => Number(l.split(',')[col]) !== 0).length;
+    const counts = await multi.$$eval('#chart-trade-pnl path.bar', (ps) => ps.map((p) => Number(p.getAttribute('data-value'))));
+    assert.is(counts.reduce((n, c) => n + c, 0), closing);
+    assert.ok(closing > 0);
+    assert.is(await multi.locator('p.banner').count(), 0, 'no kill-switch banner when it did not trip');
+  } finally {
+    await multi.close();
+  }
 });
 
 test('self-contained: the page fetched nothing but itself', () => {

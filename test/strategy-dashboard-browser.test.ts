@@ -179,9 +179,9 @@ test("the sweep form: the selected strategy's params.NAME axes, a 2 x 2 grid ove
   // The first two rows moved to the strategy's own first two parameters.
   assert.is(await page.inputValue('.p-sweep select[name=grid-param-0]'), 'params.size');
   assert.is(await page.inputValue('.p-sweep select[name=grid-param-1]'), 'params.threshold');
-  await page.fill('.p-sweep input[name=symbol]', 'ES');
-  await page.fill('.p-sweep input[name=startDate]', '2024-01-02');
-  await page.fill('.p-sweep input[name=endDate]', '2024-01-02');
+  await page.fill('#sw-symbol', 'ES');
+  await page.fill('#sw-startDate', '2024-01-02');
+  await page.fill('#sw-endDate', '2024-01-02');
   await page.fill('.p-sweep input[name=grid-values-0]', '1, 2');
   await page.fill('.p-sweep input[name=grid-values-1]', '2');
   await page.click('.p-sweep button[type=submit]');
@@ -191,9 +191,10 @@ test("the sweep form: the selected strategy's params.NAME axes, a 2 x 2 grid ove
   await page.click('.p-sweep button[type=submit]');
   await page.waitForSelector('.sweep-table tbody tr:nth-child(4)', { timeout: WAIT_MS * 3 });
   assert.match((await page.textContent('.sweep-status')) ?? '', /completed/);
-  const heads = await page.$$eval('.sweep-table th', (ths) => ths.slice(0, 2).map((th) => th.getAttribute('data-column')));
+  // Rank first, then the two parameters.
+  const heads = await page.$$eval('.sweep-table th', (ths) => ths.slice(1, 3).map((th) => th.getAttribute('data-column')));
   assert.equal(heads, ['param:params.size', 'param:params.threshold']);
-  const points = await page.$$eval('.sweep-table tbody tr', (rows) => rows.map((r) => `${r.children[0].textContent}/${r.children[1].textContent}`).sort());
+  const points = await page.$$eval('.sweep-table tbody tr', (rows) => rows.map((r) => `${r.children[1].textContent}/${r.children[2].textContent}`).sort());
   assert.equal(points, ['1/0.3', '1/0.7', '2/0.3', '2/0.7']);
   assert.equal(pageErrors, []);
 });

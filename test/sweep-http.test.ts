@@ -12,6 +12,7 @@ import { parseConfig } from '../src/config/load.ts';
 import type { EngineConfig } from '../src/config/schema.ts';
 import { startHttpServer } from '../src/http/server.ts';
 import { parseGrid } from '../src/sweep/grid.ts';
+import { sweepCsv } from '../src/sweep/output.ts';
 import { executeSweep, prepareSweep } from '../src/sweep/sweep.ts';
 import { ensureBuilt } from './helpers/build.ts';
 import { FakeRuntime } from './helpers/fake-runtime.ts';
@@ -73,6 +74,11 @@ test('POST 202, progress on the stream, GET gives the points in grid order, equa
     // The journal file: the index line, then the sweep.
     const journaled = JSON.parse(readFileSync(join(dir, 'sweeps', `${body.id}.jsonl`), 'utf8').split('\n')[1]);
     assert.equal(journaled, done);
+    // GET /api/sweeps/{id}/csv: the file --out FILE.csv writes, byte for byte.
+    const csv = await fetch(`${app.base}/api/sweeps/${body.id}/csv`);
+    assert.is(csv.status, 200);
+    assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.is(await csv.text(), sweepCsv(doc));
   } finally {
     await stream.close();
   }
@@ -113,6 +119,9 @@ test('admission by cost: points x sessions over [sweep] max_queued_sessions is a
   assert.is(del.body.result, null);
   const again = await call(app.base, `/api/sweeps/${first.body.id}`, { method: 'DELETE' });
   assert.is(again.res.status, 409);
+  const noCsv = await call(app.base, `/api/sweeps/${first.body.id}/csv`);
+  assert.is(noCsv.res.status, 409, 'a cancelled sweep has no points to write');
+  assert.is((await call(app.base, '/api/sweeps/sw_nope/csv')).res.status, 404);
   assert.ok(existsSync(join(dir, 'sweeps', `${first.body.id}.jsonl`)));
 });
 

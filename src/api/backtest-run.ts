@@ -150,6 +150,7 @@ export const backtestListItemSchema = z
     total_pnl: z.number().nullable().describe('total P&L, USD (null unless completed)'),
     sharpe_ratio: z.number().nullable().describe('Sharpe ratio (null unless completed)'),
     max_drawdown_pct: z.number().nullable().describe('maximum drawdown, percent (null unless completed)'),
+    kill_switch_tripped: z.boolean().nullable().describe('the kill switch stopped the run (kill_switch.tripped of the result; null unless completed): such a run completed but is not a plain success'),
     error: runMetaSchema.shape.error,
     bytes: z.int().describe('size of the run\'s journal file, bytes (0 when it could not be written)'),
   })

@@ -238,6 +238,14 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig, dat
     // One answer names every bad field: the contract check too, though it runs after the schema.
     const raw = (body as { symbol?: unknown } | null)?.symbol;
     if (typeof raw === 'string' && !errors.some((e) => e.field === 'symbol') && !parseRequestSymbol(raw.trim().toUpperCase(), 2024)) errors.unshift(unknownContract(raw));
+    // And the calendar's (weekend dates, a range too long), when symbol and dates themselves passed
+    // the schema: otherwise they would show only once the other fields are fixed.
+    const b = (body ?? {}) as { symbol?: unknown; startDate?: unknown; endDate?: unknown; dataset?: unknown };
+    const str = (x: unknown) => x === undefined || typeof x === 'string';
+    const flagged = (f: string) => errors.some((e) => e.field === f);
+    if (typeof b === 'object' && b.dataset === undefined && dataPath === null && str(b.symbol) && str(b.startDate) && str(b.endDate) && !['symbol', 'startDate', 'endDate'].some(flagged)) {
+      errors.push(...syntheticSessions(b as { symbol?: string; startDate?: string; endDate?: string }, config).errors);
+    }
     return { ok: false, errors };
   }
   const r = parsed.data;
@@ -245,6 +253,16 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig, dat
   if (config.execution.queue_model === L3_QUEUE_MODEL) {
     return { ok: false, errors: [{ field: 'dataset', message: `${L3_NEEDS_MBO}, and the synthetic market has none: replay an MBO file (--data / dataset) or use power or risk_averse` }] };
   }
+  const s = syntheticSessions(r, config);
+  if (!s.ok) return { ok: false, errors: s.errors };
+  return resolveRequest(r, config, { ...s.core, dataset: null, data_source: 'synthetic' }, null);
+}
+
+/** The synthetic market's symbol, dates and contracts of a request, or the symbol's and calendar's errors. */
+function syntheticSessions(
+  r: { symbol?: string; startDate?: string; endDate?: string },
+  config: EngineConfig,
+): { ok: true; core: Omit<Core, 'dataset' | 'data_source'>; errors: [] } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   // Omitted: the root of the config's first symbol (the config schema checked it parses).
   const symbol = (r.symbol ?? parseSymbol(config.trading.symbols[0]).root).trim().toUpperCase();
@@ -265,7 +283,7 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig, dat
   if (errors.length) return { ok: false, errors };
   const spec = contractForRoot(sym!.root);
   if (spec.market === null) return { ok: false, errors: [{ field: 'symbol', message: `${symbol}: ${marketMissing(spec.root, spec.source)}` }] };
-  return resolveRequest(r, config, { root: sym!.root, symbol, startDate, endDate, dates, contracts, dataset: null, data_source: 'synthetic' }, null);
+  return { ok: true, core: { root: sym!.root, symbol, startDate, endDate, dates, contracts }, errors: [] };
 }
 
 /** One SessionSpec per trading day of a resolved request; `model` goes to every session with useML. */

@@ -2,6 +2,7 @@
 // result. Results go to stdout and are identical for identical inputs; wall time and speed go
 // to stderr (they are measurements of this machine, not of the strategy).
 
+import { nyStamp } from '../report/session-axis.ts';
 import type pino from 'pino';
 import type { EngineConfig } from '../config/schema.ts';
 import { validateBacktestRequest } from '../backtest/request.ts';
@@ -52,7 +53,8 @@ export function formatSummary(r: BacktestResult): string {
 function killSwitchLine(k: BacktestResult['kill_switch']): string {
   if (!k.tripped) return 'not tripped';
   const skipped = k.sessions_not_traded.length;
-  return `tripped at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
+  // New York time, as people read CME times; the JSON keeps the UTC instant.
+  return `tripped at ${k.at ? nyStamp(Date.parse(k.at), true) : 'n/a'} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
 }
 
 export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {

@@ -311,6 +311,20 @@ function buildDocument() {
           responses: { ...common, '200': ok('Cancelled sweep', 'SweepRun'), '404': err('Unknown id (not_found)'), '409': err('The sweep is not running (conflict)') },
         },
       },
+      '/api/sweeps/{id}/csv': {
+        get: {
+          operationId: 'getSweepCsv',
+          tags: ['backtest'],
+          summary: 'A completed sweep as CSV: one row per point in grid order, as --out FILE.csv writes it (full precision; rank empty for points that never traded)',
+          parameters: [{ ...runId, description: 'sweep id' }],
+          responses: {
+            ...common,
+            '200': { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } },
+            '404': err('Unknown id (not_found)'),
+            '409': err('The sweep has no points: running, failed or cancelled (conflict)'),
+          },
+        },
+      },
       ...Object.fromEntries(
         BACKTEST_ARTIFACTS.map((a) => [
           `/api/backtests/{id}/${a.name}`,

@@ -5,7 +5,7 @@
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import type { SweepValue } from './grid.ts';
 import type { SweepPointResult } from './runner.ts';
-import { rankOrder } from './summary.ts';
+import { rankOrder, traded, untradedNote } from './summary.ts';
 
 export interface HoldoutReport {
   /** Sessions that ranked the points, and the later ones held out. */
@@ -39,7 +39,8 @@ export function sweepCsv(doc: SweepDocument): string {
   const held = new Map((doc.holdout?.points ?? []).map((p) => [p.grid_index, p]));
   const hold = doc.holdout ? ['holdout_total_pnl', 'holdout_sharpe_ratio', 'holdout_max_drawdown_pct'] : [];
   const head = [...keys, 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees_paid', ...mk, 'kill_switch_tripped', ...hold];
-  const rank = new Map(rankOrder(doc.points.map((p) => p.result)).map((g, r) => [g, r + 1]));
+  // A point that never traded has no rank (the cell is empty): its P&L of 0 compares with nothing.
+  const rank = new Map(rankOrder(doc.points.map((p) => p.result)).filter((g) => traded(doc.points[g].result)).map((g, r) => [g, r + 1]));
   const rows = doc.points.map((p, i) => {
     const r = p.result;
     const h = held.get(i)?.result;
@@ -53,16 +54,34 @@ export function sweepCsv(doc: SweepDocument): string {
 
 const fixed = (x: number | null | undefined, d: number) => (x === null || x === undefined ? 'n/a' : x.toFixed(d));
 
-/** The ranked table: best first; P&L and fees in USD, drawdown in percent, markouts in ticks. */
+/**
+ * The ranked table: best first; P&L and fees in USD, drawdown in percent, markouts in ticks, and
+ * the points the kill switch stopped. Points that never traded follow, unranked ("-").
+ */
 export function sweepTable(doc: SweepDocument): string {
   const keys = doc.points.length ? Object.keys(doc.points[0].params) : [];
-  const head = ['rank', ...keys, 'P&L', 'Sharpe', 'max DD %', 'fills', 'fees', ...MARKOUT_LABELS.map((l) => `mk ${l}`)];
-  const line = (rank: number, p: SweepPointResult) => {
+  const head = ['rank', ...keys, 'P&L', 'Sharpe', 'max DD %', 'fills', 'fees', ...MARKOUT_LABELS.map((l) => `mk ${l}`), 'kill switch'];
+  const line = (rank: number | null, p: SweepPointResult) => {
     const r = p.result;
-    return [String(rank), ...keys.map((k) => String(p.params[k])), fixed(r.total_pnl, 2), fixed(r.sharpe_ratio, 4), fixed(r.max_drawdown_pct, 4), String(r.total_fills), fixed(r.fees_paid, 2), ...MARKOUT_LABELS.map((l) => fixed(r.markouts[l]?.avg_ticks, 3))];
+    return [
+      rank === null ? '-' : String(rank),
+      ...keys.map((k) => String(p.params[k])),
+      fixed(r.total_pnl, 2),
+      fixed(r.sharpe_ratio, 4),
+      fixed(r.max_drawdown_pct, 4),
+      String(r.total_fills),
+      fixed(r.fees_paid, 2),
+      ...MARKOUT_LABELS.map((l) => fixed(r.markouts[l]?.avg_ticks, 3)),
+      r.kill_switch_tripped ? 'TRIPPED' : '-',
+    ];
   };
-  const rows = rankOrder(doc.points.map((p) => p.result)).map((g, i) => line(i + 1, doc.points[g]));
-  const parts = [`Sweep: ${doc.points.length} point${doc.points.length === 1 ? '' : 's'}, ranked by total P&L`, ...grid(head, rows)];
+  const results = doc.points.map((p) => p.result);
+  const order = rankOrder(results);
+  const rows = order.map((g, i) => line(traded(results[g]) ? i + 1 : null, doc.points[g]));
+  const never = untradedNote(results);
+  const tripped = results.filter((r) => r.kill_switch_tripped).length;
+  const notes = [never ? `${never} (no fill: listed last, unranked)` : '', tripped ? `${tripped} stopped by the kill switch` : ''].filter(Boolean);
+  const parts = [`Sweep: ${doc.points.length} point${doc.points.length === 1 ? '' : 's'}, ranked by total P&L${notes.length ? `; ${notes.join('; ')}` : ''}`, ...grid(head, rows)];
   if (doc.holdout) {
     const h = doc.holdout;
     parts.push('', `Holdout ${h.start_date}..${h.end_date} (ranked on ${h.rank_start_date}..${h.rank_end_date}): the best ${h.points.length} on sessions not used to rank them`);

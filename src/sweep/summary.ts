@@ -2,8 +2,7 @@
 // run's result unchanged (full precision), and the ranking. One definition of the ranking: by
 // total P&L, highest first; equal P&L keeps grid order.
 
-import type { BacktestResult } from '../backtest/merge.ts';
-import type { MarkoutFigure } from '../api/backtest-run.ts';
+import type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
 
 export interface PointResult {
   sessions: number;
@@ -29,7 +28,26 @@ export function pointResult(r: BacktestResult): PointResult {
   };
 }
 
-/** Indices of the points, best first: total P&L descending, ties in grid order. */
+/**
+ * Whether a point traded at all. One that never filled has P&L 0, which would otherwise rank it
+ * above every losing point (any spread_multiplier above 1 never fills on the synthetic market).
+ */
+export function traded(r: Pick<PointResult, 'total_fills'>): boolean {
+  return r.total_fills > 0;
+}
+
+/**
+ * Indices of the points, best first: the points that traded by total P&L descending (ties in
+ * grid order), then the points that never traded, in grid order: listed apart, not ranked.
+ */
 export function rankOrder(results: readonly PointResult[]): number[] {
-  return results.map((_, i) => i).sort((a, b) => results[b].total_pnl - results[a].total_pnl || a - b);
+  const idx = results.map((_, i) => i);
+  const ranked = idx.filter((i) => traded(results[i])).sort((a, b) => results[b].total_pnl - results[a].total_pnl || a - b);
+  return [...ranked, ...idx.filter((i) => !traded(results[i]))];
+}
+
+/** "6 of 9 points never traded", or '' when every point traded. */
+export function untradedNote(results: readonly Pick<PointResult, 'total_fills'>[]): string {
+  const n = results.filter((r) => !traded(r)).length;
+  return n ? `${n} of ${results.length} point${results.length === 1 ? '' : 's'} never traded` : '';
 }

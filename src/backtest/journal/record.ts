@@ -59,6 +59,8 @@ export function indexEntry(r: BacktestRecord, bytes: number): BacktestIndexEntry
     total_pnl: r.result?.total_pnl ?? null,
     sharpe_ratio: r.result?.sharpe_ratio ?? null,
     max_drawdown_pct: r.result?.max_drawdown_pct ?? null,
+    // A result journaled before the kill switch existed (or a test runner's partial one) has none.
+    kill_switch_tripped: r.result ? (r.result.kill_switch?.tripped ?? null) : null,
     error: r.error,
     bytes,
     idempotency: r.idempotency,

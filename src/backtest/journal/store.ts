@@ -102,6 +102,8 @@ export class JournalStore {
       const entry = parseIndexLine(buf.toString('utf8', 0, nl), id);
       // A truncated file (a torn copy, a full disk outside our atomic write) fails the size check.
       if (entry && entry.bytes !== (await fh.stat()).size) return null;
+      // Journaled before the list carried the kill switch: a completed run's record says (read once).
+      if (entry && entry.kill_switch_tripped === undefined) entry.kill_switch_tripped = entry.status === 'completed' ? ((await this.read(id))?.result?.kill_switch?.tripped ?? null) : null;
       return entry;
     } finally {
       await fh.close();

@@ -16,7 +16,8 @@ import { isApiError, type BacktestList, type BacktestProgressEvent, type Backtes
 import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
 import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
 import { el, keyValueGrid, setClass, setText } from './dom.ts';
-import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
+import { datasetSelect, fieldRow, type FormField, progressBar, showFieldError, textInput } from './form-field.ts';
+import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtNyDate, fmtNyTimeMs, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
 import type { StrategyCatalog } from './strategy-catalog.ts';
 import { paramFields, paramHint, rangeText, type StrategyInfo, strategyLabel } from './strategies.ts';
 
@@ -41,12 +42,6 @@ const FIELDS: FieldSpec[] = [
   { name: 'useML', label: 'Use ML model', kind: 'bool', hint: 'load the model: the strategy reads its prediction (the built-in shifts its quotes by it)' },
 ];
 
-/** An input of the form, by the request field the engine names in its errors (`params.NAME` for a parameter). */
-interface FormField {
-  kind: FieldSpec['kind'] | 'param';
-  input: HTMLInputElement | HTMLSelectElement;
-  error: HTMLElement;
-}
 
 /** One strategy's generated fields, kept while its schema (hash) is the same. */
 interface StrategyFields {
@@ -96,8 +91,7 @@ export class BacktestPanel {
   private readonly tokenRow: HTMLElement;
   private readonly tokenInput: HTMLInputElement;
   private readonly message: HTMLElement;
-  private readonly progressBar: HTMLElement;
-  private readonly progressText: HTMLElement;
+  private readonly progress: ReturnType<typeof progressBar>;
   private readonly resultTitle: HTMLElement;
   /** Recorded data: the run's non-zero data-quality counters (empty otherwise). */
   private readonly quality: HTMLElement;
@@ -122,23 +116,17 @@ export class BacktestPanel {
     this.form.noValidate = true;
     const rows = new Map<FieldName, HTMLElement>();
     for (const f of FIELDS) {
-      const input = el('input');
-      input.id = `bt-${f.name}`;
-      if (f.kind === 'bool') input.type = 'checkbox';
-      else if (f.kind === 'date') input.type = 'date';
-      else {
-        input.type = 'text';
-        input.inputMode = f.kind === 'text' ? 'text' : 'decimal';
-        input.autocomplete = 'off';
-        input.spellcheck = false;
-      }
+      const input = textInput(`bt-${f.name}`, f.kind, f.hint);
       input.placeholder = f.hint;
-      input.title = f.hint;
       const { row, field } = this.fieldRow(f.name, f.kind, f.label, input, `f-${f.name}`);
       rows.set(f.name, row);
       this.fields.set(f.name, field);
       this.inputs[f.name] = input;
     }
+    // Recorded data (GET /api/datasets) or the synthetic market; with a dataset, symbol and dates may stay empty.
+    const dataset = this.fieldRow('dataset', 'select', 'Market data', datasetSelect('bt-dataset'), 'f-dataset');
+    this.fields.set('dataset', dataset.field);
+    this.form.append(dataset.row);
     for (const f of FIELDS) if (f.name !== 'useML') this.form.append(rows.get(f.name)!);
     // The strategy, its description, then its parameters (replaced when another is selected).
     this.strategySelect = el('select');
@@ -165,13 +153,8 @@ export class BacktestPanel {
     this.submit.type = 'submit';
     this.message = el('div', 'bt-message');
     this.message.setAttribute('role', 'status');
-    const progress = el('div', 'bt-progress');
-    const bar = el('div', 'bar');
-    this.progressBar = el('div', 'fill');
-    bar.append(this.progressBar);
-    this.progressText = el('span', 'num');
-    progress.append(bar, this.progressText);
-    actions.append(this.submit, progress);
+    this.progress = progressBar();
+    actions.append(this.submit, this.progress.box);
     this.form.append(actions, this.message);
     this.form.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -213,23 +196,9 @@ export class BacktestPanel {
     catalog.subscribe(() => this.onStrategies());
   }
 
-  /** A labelled input with its error line; typing in it clears its error. */
+  /** The shared field component (form-field.ts); typing in it clears its error and marks it edited. */
   private fieldRow(name: string, kind: FormField['kind'], label: string, input: HTMLInputElement | HTMLSelectElement, cls: string): { row: HTMLElement; field: FormField } {
-    const bool = input instanceof HTMLInputElement && input.type === 'checkbox';
-    const row = el('label', `field ${cls}${bool ? ' bool' : ''}`);
-    input.name = name;
-    const err = el('span', 'field-error');
-    err.dataset.field = name;
-    err.setAttribute('role', 'alert');
-    const labelEl = el('span', 'field-label', label);
-    if (input.title) labelEl.title = input.title;
-    row.append(labelEl, input, err);
-    const field: FormField = { kind, input, error: err };
-    input.addEventListener(input instanceof HTMLSelectElement ? 'change' : 'input', () => {
-      this.edited.add(name as FieldName);
-      this.showFieldError(name, null);
-    });
-    return { row, field };
+    return fieldRow(name, kind, label, input, cls, (n) => this.edited.add(n as FieldName));
   }
 
   /** The engine's list (re)loaded: refill the select, keeping the choice while it is listed. */
@@ -349,10 +318,7 @@ export class BacktestPanel {
 
   private showFieldError(name: string, message: string | null): void {
     const f = this.fields.get(name);
-    if (!f) return;
-    setText(f.error, message ?? '');
-    f.input.classList.toggle('invalid', message !== null);
-    f.input.setAttribute('aria-invalid', message === null ? 'false' : 'true');
+    if (f) showFieldError(f, message);
   }
 
   private clearErrors(): void {
@@ -365,8 +331,7 @@ export class BacktestPanel {
   }
 
   private setProgress(p: number | null): void {
-    this.progressBar.style.width = `${Math.round((p ?? 0) * 100)}%`;
-    setText(this.progressText, p === null ? '' : `${(p * 100).toFixed(0)}%`);
+    this.progress.set(p);
   }
 
   private async run(): Promise<void> {
@@ -513,7 +478,12 @@ export class BacktestPanel {
 
   private renderResult(r: BacktestRun): void {
     const v = this.result;
-    setText(this.resultTitle, `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · ${r.status} · market ${dataSourceLabel(r.data_source ?? r.resolved?.data_source)}`);
+    const stopped = r.status === 'completed' && r.kill_switch?.tripped === true;
+    this.resultTitle.replaceChildren(
+      `${r.symbol ?? r.resolved?.symbol ?? ''} ${r.start_date ?? ''}${r.end_date && r.end_date !== r.start_date ? ` → ${r.end_date}` : ''} · ${r.id} · `,
+      el('span', stopped ? 'run-status stopped' : `run-status ${r.status}`, stopped ? STOPPED_LABEL : r.status),
+      ` · market ${dataSourceLabel(r.data_source ?? r.resolved?.data_source)}`,
+    );
     // The strategy the run used, with every parameter as resolved (what the run actually ran with).
     const strat = r.strategy ?? r.resolved?.strategy;
     setText(this.resultStrategy, strat ? `strategy ${strategyLabel(strat)} · ${Object.entries(strat.params).map(([k, x]) => `${k} ${x}`).join(' · ')}` : '');
@@ -542,7 +512,8 @@ export class BacktestPanel {
     else if (k?.tripped) {
       // A run its kill switch stopped is not a plain success: say that it stopped, when and why.
       const skipped = k.sessions_not_traded.length;
-      this.setMessage(`stopped by the kill switch at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`, 'warn');
+      const at = k.at ? Date.parse(k.at) : Number.NaN;
+      this.setMessage(`stopped by the kill switch at ${Number.isFinite(at) ? `${fmtNyDate(at)} ${fmtNyTimeMs(at)} ET` : DASH} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`, 'warn');
     } else this.setMessage(`completed ${r.id}`, 'ok');
 
     // Equity curve as P&L (equity - initial capital), one point per second (the last wins).
@@ -571,7 +542,8 @@ export class BacktestPanel {
       return;
     }
     const rows = list.runs.map((r) => {
-      const tr = el('tr', `run ${r.status}`);
+      const stopped = r.status === 'completed' && r.kill_switch_tripped === true;
+      const tr = el('tr', `run ${r.status}${stopped ? ' kill-switch' : ''}`);
       tr.dataset.id = r.id;
       tr.title = `${r.id}: click to show`;
       const started = new Date(r.started_at);
@@ -582,7 +554,8 @@ export class BacktestPanel {
         el('td', undefined, `${r.symbol}${r.data_source === 'synthetic' ? '' : ` · ${dataSourceLabel(r.data_source)}`}`),
         el('td', 'strategy', r.strategy ?? DASH),
         el('td', undefined, dates),
-        el('td', `status ${r.status}`, r.status),
+        // A run its kill switch stopped completed, but is not a plain success: amber, and says why.
+        el('td', stopped ? 'status stopped' : `status ${r.status}`, stopped ? STOPPED_LABEL : r.status),
         pnl,
         el('td', 'num', r.sharpe_ratio === null ? DASH : fmtDec2(r.sharpe_ratio)),
         reportCell(r.id, r.status === 'completed'),
@@ -600,6 +573,9 @@ export class BacktestPanel {
     this.runsBody.replaceChildren(...rows);
   }
 }
+
+/** How a completed run the kill switch stopped reads, in amber, in the run list and the result's title. */
+const STOPPED_LABEL = 'stopped · kill switch';
 
 /** The run's HTML report (GET /api/backtests/{id}/report, recomputed by the engine), in a new tab. */
 function reportCell(id: string, completed: boolean): HTMLElement {

@@ -3,6 +3,7 @@
 
 import { ColorType, CrosshairMode, createChart, type BaselineSeriesPartialOptions, type DeepPartial, type ChartOptions, type IChartApi, type ISeriesApi, type SeriesType, type UTCTimestamp } from 'lightweight-charts';
 import { el } from './dom.ts';
+import { USD_AXIS } from './format.ts';
 import { TIME_AXIS, crosshairTime } from './time-axis.ts';
 import type { BinnedSeries } from '../shared/series-buffer.ts';
 
@@ -32,7 +33,7 @@ export function pnlSeriesOptions(title: string): BaselineSeriesPartialOptions {
     bottomFillColor2: 'rgba(239,83,80,0.30)',
     lineWidth: 2,
     title,
-    priceFormat: { type: 'price', precision: 2, minMove: 0.01 },
+    priceFormat: USD_AXIS,
   };
 }
 

@@ -122,3 +122,7 @@ export function fmtNyTimeMs(ms: number): string {
 
 /** CSS class of a signed figure. */
 export const signClass = (x: number | null | undefined): string => (!ok(x) || x === 0 ? 'flat' : x > 0 ? 'pos' : 'neg');
+
+const usdAxis = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** A chart's USD price scale: "$1,234.56", "-$12,000.00" (the library's default has neither `$` nor separators). */
+export const USD_AXIS = { type: 'custom', minMove: 0.01, formatter: (x: number) => usdAxis.format(x) } as const;

@@ -6,7 +6,7 @@ import { BaselineSeries, LineSeries, LineType, type IChartApi, type ISeriesApi }
 import type { SymbolState } from '../shared/api.ts';
 import { COLORS, SeriesSync, emptyNote, fitWhileShort, makeChart, pnlSeriesOptions } from './chart-common.ts';
 import { setClass, setText } from './dom.ts';
-import { fmtPnl, fmtSignedInt, signClass } from './format.ts';
+import { fmtPnl, fmtSignedInt, signClass, USD_AXIS } from './format.ts';
 import type { SymbolHistory } from '../shared/store.ts';
 
 export class PnlChartView {
@@ -22,9 +22,8 @@ export class PnlChartView {
     private readonly legend: HTMLElement,
   ) {
     this.chart = makeChart(container);
-    const usd = { type: 'price' as const, precision: 2, minMove: 0.01 };
     this.total = this.chart.addSeries(BaselineSeries, pnlSeriesOptions('total'));
-    this.realized = this.chart.addSeries(LineSeries, { color: COLORS.realized, lineWidth: 1, title: 'realized', priceFormat: usd, priceLineVisible: false });
+    this.realized = this.chart.addSeries(LineSeries, { color: COLORS.realized, lineWidth: 1, title: 'realized', priceFormat: USD_AXIS, priceLineVisible: false });
     this.position = this.chart.addSeries(LineSeries, { color: COLORS.ours, lineWidth: 1, lineType: LineType.WithSteps, title: 'pos', priceFormat: { type: 'price', precision: 0, minMove: 1 }, priceLineVisible: false }, 1);
     this.chart.panes()[1]?.setHeight(60);
     this.syncs = [new SeriesSync(this.total), new SeriesSync(this.realized), new SeriesSync(this.position)];

@@ -1,7 +1,9 @@
 // POST /api/sweeps (202 with the sweep; it runs on; Idempotency-Key as for backtests), GET
-// /api/sweeps (a page, newest first), GET /api/sweeps/:id, DELETE /api/sweeps/:id (cancel).
+// /api/sweeps (a page, newest first), GET /api/sweeps/:id, GET /api/sweeps/:id/csv (the CSV
+// --out FILE.csv writes, for the dashboard's link), DELETE /api/sweeps/:id (cancel).
 // Progress goes to the SSE stream as `sweep_progress`.
 
+import { sweepCsv } from '../../sweep/output.ts';
 import type { SweepService } from '../../sweep/service.ts';
 import type { ApiContext, App } from '../context.ts';
 import { apiError } from '../errors.ts';
@@ -28,6 +30,14 @@ export function registerSweeps(app: App, ctx: ApiContext, svc: SweepService): vo
     const id = c.req.param('id');
     const run = svc.get(id);
     return run ? c.json(run, 200) : apiError(c, 404, 'not_found', `no sweep with id '${id}'`);
+  });
+
+  app.get('/api/sweeps/:id/csv', (c) => {
+    const id = c.req.param('id');
+    const run = svc.get(id);
+    if (!run) return apiError(c, 404, 'not_found', `no sweep with id '${id}'`);
+    if (!run.result) return apiError(c, 409, 'conflict', `sweep ${id} has no points yet (status ${run.status})`);
+    return c.body(sweepCsv(run.result), 200, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${id}.csv"` });
   });
 
   app.delete('/api/sweeps/:id', async (c) => {
