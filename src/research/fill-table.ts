@@ -5,7 +5,6 @@
 
 import { BID, LIQ_MAKER } from '../core/events.ts';
 import { sessionNsToUnixNs } from '../data/dbn/time.ts';
-import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import type { AccountSession } from '../backtest/account.ts';
 import type { ResolvedRequest } from '../backtest/request.ts';
@@ -53,8 +52,9 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
     if (!s || !c) continue;
     const symbol = contractOn(s.date);
     for (let i = 0; i < c.exchTs.length; i++) {
+      const ns = sessionNsToUnixNs(s.date, c.exchTs[i]);
       put(
-        new Date(sessionNsToEpochMs(s.date, c.exchTs[i])).toISOString(),
+        isoOfUnixNs(ns),
         s.date,
         symbol,
         c.side[i] === BID ? 'BUY' : 'SELL',
@@ -63,7 +63,7 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
         c.liq[i] === LIQ_MAKER ? 'maker' : 'taker',
         c.fee[i],
         BigInt(c.orderId[i]),
-        sessionNsToUnixNs(s.date, c.exchTs[i]),
+        ns,
         BigInt(c.position[i]),
         c.tradePnl[i],
         orNull(ticksToPrice(c.mid[i], tick)),
@@ -72,6 +72,11 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
     }
   }
   return cols;
+}
+
+/** `time`: time_ns truncated to the millisecond, in integers (a float sum of ms and ns/1e6 can round up into the next ms). */
+export function isoOfUnixNs(ns: bigint): string {
+  return new Date(Number(ns / 1_000_000n)).toISOString();
 }
 
 /** The run's equity curve, every sample (session open, each simulated minute, session end). */
