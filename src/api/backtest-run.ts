@@ -87,7 +87,7 @@ export const backtestResultSchema = z
             fills: z.int().describe('fills'),
             events: z.int().describe('events'),
             final_position: z.int().describe('contracts'),
-            final_mid: z.number().nullable().describe('last mid price'),
+            final_mid: z.number().nullable().describe('the mark at the session end: the mid of the last two-sided book the session saw (null: none)'),
             kill_switch: z.boolean().describe('kill switch tripped'),
             data_quality: dataQualitySchema.nullable().describe("recorded data: the session's data-quality counters; null for the synthetic market or a session not traded"),
           })

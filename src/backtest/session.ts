@@ -103,6 +103,7 @@ export interface SessionResult {
   unrealizedPnl: number;
   finalPosition: number;
   maxAbsPosition: number;
+  /** The mark at the end: the mid of the last two-sided touch (NaN: none seen). */
   finalMidTicks: number;
   trades: ClosedTradeStats;
   markouts: MarkoutSums;
@@ -387,7 +388,11 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
       }
     }
   }
-  engine.finish(spec.sessionEndNs);
+  try {
+    engine.finish(spec.sessionEndNs);
+  } catch (e) {
+    throw new Error(`session ${spec.root} ${spec.date}: ${(e as Error).message}`);
+  }
   return withQuality(sessionResult(spec, engine, exchange, path), gen, exchange, spec.sessionEndNs);
 }
 
@@ -434,7 +439,7 @@ function grownTops(tops: Int32Array, from: RecordRing, to: RecordRing): Int32Arr
 
 function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath): SessionResult {
   const p = e.portfolio;
-  const mid = e.mid();
+  const mark = e.markTicks;
   return {
     date: spec.date,
     carryIn: { ...spec.carry },
@@ -451,10 +456,10 @@ function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: Drawd
     volume: p.volume,
     feesPaid: p.feesPaid,
     realizedPnl: p.realizedPnl,
-    unrealizedPnl: p.unrealized(mid),
+    unrealizedPnl: p.position === 0 ? 0 : p.unrealized(mark),
     finalPosition: p.position,
     maxAbsPosition: p.maxAbsPosition,
-    finalMidTicks: mid,
+    finalMidTicks: mark,
     trades: { ...p.trades },
     markouts: e.markouts.sums(),
     pnlTimes: Array.from(e.equity.timesView()),

@@ -100,8 +100,10 @@ export interface EngineTotals {
 export function writeSnapshot(out: Float64Array, e: Engine, session: number, counters: Float64Array, scratch: { prices: Float64Array; sizes: Float64Array }): void {
   const p = e.portfolio;
   const b = e.book;
-  const mid = b.mid();
-  const mark = mid === mid ? mid : 0;
+  // The last two-sided mid (a side empty now does not value the position at 0); 0 only when
+  // this engine has seen none, which leaves a flat position's equity exact.
+  const m = e.markTicks;
+  const mark = m === m ? m : 0;
   const eq = p.equity(mark);
   const r = e.risk;
   const t = p.trades;

@@ -308,6 +308,8 @@ export class Engine {
     c[C_SIGNAL] = NaN;
     c[C_SIGNAL_TS] = -1;
     this.now = o.sessionStartNs; // until the first input: never a time before the session
+    // The mark until this engine sees a two-sided book: the previous engine's (a session roll), else none.
+    c[C_MID] = o.openingMarkTicks ?? NaN;
     const opening = this.portfolio.equity(o.openingMarkTicks ?? 0);
     this.equity.push(o.sessionStartNs, opening);
     this.risk.startDay(opening, o.day ?? 0);
@@ -588,8 +590,9 @@ export class Engine {
     rec.recordFill(d, off, side, id, price, qty);
     if (rec.markouts.due[0] < this.clock[C_DUE]) this.clock[C_DUE] = rec.markouts.due[0];
     this.risk.onPosition(this.now, p.position);
-    if (mid !== mid) return;
-    this.clock[C_MID] = mid;
+    // With a side empty the fill is checked at the last two-sided mid (none yet: nothing to mark at).
+    if (mid === mid) this.clock[C_MID] = mid;
+    else if (this.clock[C_MID] !== this.clock[C_MID]) return;
     if (this.checkEquity()) this.cancelAll();
   }
 
@@ -763,9 +766,27 @@ export class Engine {
     return touchMid(this.bestBid, this.bestAsk);
   }
 
-  /** Closes the session's books: the last equity sample at `endTs`, marked to the last mid. */
+  /**
+   * The mark, in ticks: the mid of the last two-sided touch this engine saw (NaN: none). Equity,
+   * the risk checks and the session's close are marked here, never at a price no book showed.
+   */
+  get markTicks(): number {
+    return this.clock[C_MID];
+  }
+
+  /**
+   * Closes the session's books: the last equity sample at `endTs`, marked at markTicks. A session
+   * ending with a side empty says so in an alert; one that never saw a two-sided book, with a
+   * position open, has no price to mark it at and throws (never an invented one).
+   */
   finish(endTs: number): void {
-    const mid = this.mid();
-    this.recorder.finish(endTs, mid === mid ? mid : 0);
+    const mark = this.markTicks;
+    const pos = this.portfolio.position;
+    if (pos !== 0 && mark !== mark) throw new Error(`a position of ${pos} is open at the session end and no two-sided book was seen: no price to mark it at`);
+    if (pos !== 0 && this.mid() !== mark) {
+      const price = mark * this.spec.tickSize;
+      this.risk.alerts.add(endTs, 'warning', 'MARK_LAST_TWO_SIDED', `the book ends with a side empty: the open position of ${pos} is marked at the last two-sided mid, ${price}`, mark, 0);
+    }
+    this.recorder.finish(endTs, mark === mark ? mark : 0);
   }
 }
