@@ -51,6 +51,7 @@ export const backtestResultSchema = z
     events_processed: z.int().describe('market-data events handled'),
     total_pnl: usd('final equity - initial capital, net of fees'),
     ...tradeMetricFields,
+    max_drawdown_pct_1min: z.number().describe('max drawdown over the per-minute equity samples only (equity_curve), percent: never above max_drawdown_pct'),
     winning_trades: z.int().describe('closed trades with P&L > 0'),
     losing_trades: z.int().describe('closed trades with P&L < 0'),
     total_fills: z.int().describe('fills'),

@@ -3,6 +3,9 @@
 // - the account's equity at a sample is the session's equity at its open plus the session's P&L
 //   there (carry.capital + pnl: one addition, the same in a parallel and a sequential run); the
 //   first sample of every later session (equal to the previous close) is not repeated;
+// - max drawdown is the largest the equity checks saw (every fill and mid change: the kill
+//   switch's figure), per session with the account's carry; the per-minute samples' own is
+//   max_drawdown_pct_1min (the curve is kept for charts);
 // - win rate and profit factor come from the summed closed-trade counts and sums;
 // - figures carry full float64 precision: only tables for people round.
 
@@ -14,7 +17,7 @@ import { addQuality, emptyQuality, type ReplayQuality } from '../market/replay/q
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
-import type { AccountSession } from './account.ts';
+import { type AccountSession, sessionMaxDrawdown } from './account.ts';
 import type { ResolvedRequest } from './request.ts';
 import { sessionContracts } from './session-dates.ts';
 
@@ -30,6 +33,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   const mkQty = MARKOUT_LABELS.map(() => 0);
   const alerts: BacktestResult['alerts'] = [];
   const kill: BacktestResult['kill_switch'] = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
+  let maxDrawdown = 0;
   let finalEquity = req.initialCapital;
   let finalPosition = 0;
   let zeroAhead = 0;
@@ -44,6 +48,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
       perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true, data_quality: null });
       continue;
     }
+    const dd = sessionMaxDrawdown(s, carry);
+    if (dd > maxDrawdown) maxDrawdown = dd;
     if (s.dataQuality) addQuality((quality ??= emptyQuality()), s.dataQuality);
     events += s.eventsProcessed;
     fills += s.fills;
@@ -131,7 +137,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     events_processed: events,
     total_pnl: finalEquity - req.initialCapital,
     sharpe_ratio: sharpeRatio(values),
-    max_drawdown_pct: maxDrawdownPct(values),
+    max_drawdown_pct: maxDrawdown * 100,
+    max_drawdown_pct_1min: maxDrawdownPct(values),
     win_rate: winRate(trades),
     profit_factor: profitFactor(trades),
     total_trades: trades.count,

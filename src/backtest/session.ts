@@ -110,6 +110,8 @@ export interface SessionResult {
   /** The session's P&L since its open (equity - carryIn.capital), sampled at the open, each minute and the end. */
   pnlTimes: number[]; // ns after New York midnight of `date`
   pnlValues: number[]; // USD
+  /** The largest drawdown the session's checks saw with carryIn (fraction; RiskManager.maxDrawdownFrac). */
+  maxDrawdownFrac: number;
   /** What the drawdown check saw, to replay it for another carry (RiskManager's DrawdownPath). */
   drawdownPath: { highs: number[]; lows: number[]; overflowed: boolean };
   /** `pnl`: the session P&L when it tripped (the account's equity there is carryIn.capital + pnl). */
@@ -464,6 +466,7 @@ function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: Drawd
     markouts: e.markouts.sums(),
     pnlTimes: Array.from(e.equity.timesView()),
     pnlValues: Array.from(e.equity.valuesView()),
+    maxDrawdownFrac: e.risk.maxDrawdownFrac,
     drawdownPath: path.toJSON(),
     killSwitch: { tripped: e.risk.killed, reason: e.risk.killReason, ts: e.risk.killTs, pnl: e.risk.killValue },
     alerts: e.risk.alerts.items.slice(),

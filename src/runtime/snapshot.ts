@@ -3,7 +3,7 @@
 // thread (readSnapshot): the layout is known to this file only.
 
 import { NO_PRICE } from '../book/dense-book.ts';
-import { maxDrawdownPct, sharpeRatio } from '../portfolio/metrics.ts';
+import { sharpeRatio } from '../portfolio/metrics.ts';
 import { KILL_REASONS } from '../risk/risk-manager.ts';
 import type { Engine } from '../trading/engine.ts';
 import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
@@ -132,7 +132,7 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, cou
   const curve = e.equity.valuesView();
   // NaN (null in /api/state) until two per-minute returns exist: a 0 there would read as a figure.
   out[S.SHARPE] = curve.length >= 3 ? sharpeRatio(curve) : NaN;
-  out[S.MAX_DD_PCT] = maxDrawdownPct(curve);
+  out[S.MAX_DD_PCT] = r.maxDrawdownFrac * 100; // at every equity check, as the kill switch sees it
   out[S.EVENTS] = counters[CT.EVENTS];
   out[S.ORDERS] = counters[CT.ORDERS];
   out[S.CANCELS] = counters[CT.CANCELS];
