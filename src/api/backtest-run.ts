@@ -4,9 +4,10 @@
 import { z } from 'zod';
 import { dataQualitySchema } from './data-quality.ts';
 import { feeScheduleSchema } from './fee-schedule.ts';
+import { DAILY_SHARPE_MIN_DAYS } from '../portfolio/metrics.ts';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema, strategyIdentitySchema } from './backtest-request.ts';
-import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
+import { executionCounterFields, intradaySharpe, tradeMetricFields } from './trade-metrics.ts';
 
 const usd = (what: string) => z.number().describe(`${what}, USD`);
 
@@ -51,6 +52,15 @@ export const backtestResultSchema = z
     events_processed: z.int().describe('market-data events handled'),
     total_pnl: usd('final equity - initial capital, net of fees'),
     ...tradeMetricFields,
+    sharpe_ratio: z
+      .number()
+      .describe(`the run's Sharpe ratio, on the basis sharpe_basis names: sharpe_daily from ${DAILY_SHARPE_MIN_DAYS} sessions on, else sharpe_intraday_1min (docs/metrics.md)`),
+    sharpe_basis: z.enum(['daily', 'intraday_1min']).describe('which Sharpe sharpe_ratio is: daily returns x sqrt(252), or per-minute returns x sqrt(252 x 390)'),
+    sharpe_daily: z
+      .number()
+      .nullable()
+      .describe(`mean / sample std (n-1) of the daily returns of the account's equity (session closes; a session not traded after a kill-switch stop is a zero return) x sqrt(252); null with fewer than ${DAILY_SHARPE_MIN_DAYS} sessions`),
+    sharpe_intraday_1min: intradaySharpe,
     max_drawdown_pct_1min: z.number().describe('max drawdown over the per-minute equity samples only (equity_curve), percent: never above max_drawdown_pct'),
     winning_trades: z.int().describe('closed trades with P&L > 0'),
     losing_trades: z.int().describe('closed trades with P&L < 0'),

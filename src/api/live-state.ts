@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { feeScheduleSchema } from './fee-schedule.ts';
-import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
+import { executionCounterFields, intradaySharpe, tradeMetricFields } from './trade-metrics.ts';
 
 const price = (what: string) => z.number().describe(what);
 const nullablePrice = (what: string) => z.number().nullable().describe(what);
@@ -106,7 +106,7 @@ export const symbolStateSchema = z
         fills: z.int().describe('fills'),
         volume: z.int().describe('contracts filled'),
         ...tradeMetricFields,
-        sharpe_ratio: tradeMetricFields.sharpe_ratio.nullable().describe('annualised Sharpe ratio of per-minute equity returns; null with fewer than two returns'),
+        sharpe_ratio: intradaySharpe.nullable().describe("the intraday Sharpe ratio: the current session's per-minute equity returns, mean / sample std (n-1) x sqrt(252 x 390); null with fewer than two returns"),
       })
       .describe('Trade statistics of the current session (README definitions).'),
     recent_trades: z.array(fillSchema).describe('recent fills, newest first'),

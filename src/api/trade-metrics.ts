@@ -7,11 +7,13 @@ export const tradeMetricFields = {
   total_trades: z.int().describe('closed (FIFO-matched) trades'),
   win_rate: z.number().describe('winning closed trades / total_trades, 0..1'),
   profit_factor: z.number().nullable().describe('gross win / |gross loss|; null without a losing trade'),
-  sharpe_ratio: z.number().describe('mean / sample std (n-1) of per-minute equity returns x sqrt(252 x 390); 0 with fewer than two returns'),
   max_drawdown_pct: z
     .number()
     .describe('maximum of (running peak - equity) / running peak over every equity change the risk checks see (each fill and each new two-sided mid): the figure the kill switch acts on, percent (5.2 = 5.2%); docs/metrics.md'),
 };
+
+/** The Sharpe ratio of per-minute equity returns (the live state's; a backtest's sharpe_intraday_1min). */
+export const intradaySharpe = z.number().describe('mean / sample std (n-1) of per-minute equity returns x sqrt(252 x 390); 0 with fewer than two returns');
 
 /** Execution counters that the live state (`counters`) and a backtest result share. */
 export const executionCounterFields = {

@@ -26,7 +26,7 @@ export function formatSummary(r: BacktestResult): string {
     ['events processed', int(r.events_processed)],
     ['total P&L', usd(r.total_pnl)],
     ['max drawdown', `${r.max_drawdown_pct.toFixed(4)} %`],
-    ['Sharpe ratio', r.sharpe_ratio.toFixed(4)],
+    [r.sharpe_basis === 'daily' ? 'Sharpe ratio (daily)' : 'Sharpe ratio (1-min)', r.sharpe_ratio.toFixed(4)],
     ['win rate', `${(r.win_rate * 100).toFixed(2)} %`],
     ['profit factor', r.profit_factor === null ? 'n/a (no losing trade)' : r.profit_factor.toFixed(4)],
     ['closed trades', int(r.total_trades)],
