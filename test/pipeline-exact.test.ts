@@ -10,7 +10,8 @@
 // with the model retrained on those features, are unchanged.
 // Issue 45 added the session's maxDrawdownFrac (the largest drawdown of its equity checks): the
 // digests moved by that field alone (without it they are the previous pins, b6811bd1... and
-// 0d364356...); every other value is as before.
+// 0d364356...), then by the fill log's new `realized` column (the exports' realized_pnl_gross:
+// without it, 99275ebe... and 9ed077ee...); every other value is as before.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
@@ -19,8 +20,8 @@ import { featureVectors, recordedStream, sessionDigest } from './helpers/pipelin
 const rec = recordedStream();
 
 test('session results equal the pinned ones, without and with the model', () => {
-  assert.is(sessionDigest(false, rec), '99275ebe461f9026ea84ea83cb913aaf96af08f9d06fd3848100cdeadff5544f');
-  assert.is(sessionDigest(true, rec), '9ed077eea9808f2c7c0a7eb2b1ce9e2a89ba9a6da8ccd738fb2b75ee40126a67');
+  assert.is(sessionDigest(false, rec), 'd0d6f461440918af5ae99ad26bcad884bc656dc512d3f3da37745db5dee6f964');
+  assert.is(sessionDigest(true, rec), 'fb3c0c831b6223d840c85afe8ab2a992177be44d4bc75665e69f7aa614ae12bb');
 });
 
 test('the feature vector equals the pinned one at every checkpoint', () => {

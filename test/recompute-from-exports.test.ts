@@ -33,6 +33,19 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
   });
   assert.ok(fills.length > 100, `${fills.length} fills`);
 
+  // Gross and net realized P&L: their own names in the result and in the fills file, and
+  // gross - fees = net in both (the fills file's rows sum to the result's figures).
+  const [header, ...rows] = readFileSync(fillsPath, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const sumOf = (name: string) => rows.reduce((a, row) => a + Number(row[header.indexOf(name)]), 0);
+  assert.not.ok(header.includes('realized_pnl'), 'no ambiguous realized_pnl column');
+  assert.not.ok('realized_pnl' in res || 'fees_paid' in res, 'no ambiguous realized_pnl in the result');
+  rows.forEach((row, i) => close(Number(row[header.indexOf('realized_pnl_gross')]) - Number(row[header.indexOf('fee')]), Number(row[header.indexOf('realized_pnl_net')]), `fill ${i} net`));
+  close(sumOf('realized_pnl_gross'), res.realized_pnl_gross, 'sum of realized_pnl_gross');
+  close(sumOf('fee'), res.fees, 'sum of fee');
+  close(sumOf('realized_pnl_net'), res.realized_pnl_net, 'sum of realized_pnl_net');
+  close(res.realized_pnl_gross - res.fees, res.realized_pnl_net, 'gross - fees = net');
+  close(res.realized_pnl_net + res.unrealized_pnl, res.total_pnl, 'net + unrealized = total_pnl');
+
   // P&L per session: cash flows, the final position marked to the final mid, fees.
   let total = 0;
   for (const s of res.session_results) {

@@ -52,8 +52,8 @@ function assertParquetEqualsCsv(cols: Column[]): void {
 
 test('the fills CSV keeps the nine historical columns first, then the new ones', () => {
   const header = toCsv(fillTable(v.request, run.sessions)).split('\n')[0];
-  assert.is(header, 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id,time_ns,position_after,realized_pnl,mid,markout_100ms,markout_1s,markout_10s,markout_60s');
-  assert.is(FILL_COLUMNS.length, 17);
+  assert.is(header, 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id,time_ns,position_after,realized_pnl_gross,realized_pnl_net,mid,markout_100ms,markout_1s,markout_10s,markout_60s');
+  assert.is(FILL_COLUMNS.length, 18);
 });
 
 test('fills: the Parquet file read by parquet-wasm equals the CSV, value for value', () => {

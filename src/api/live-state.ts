@@ -91,9 +91,10 @@ export const symbolStateSchema = z
       .object({
         contracts: z.int().describe('net position (negative = short)'),
         avg_price: nullablePrice('average entry price of the open position'),
-        realized_pnl: z.number().describe('realized P&L, USD'),
-        unrealized_pnl: z.number().describe('open position marked to mid, USD'),
-        fees_paid: z.number().describe('fees paid, USD'),
+        realized_pnl_gross: z.number().describe('realized P&L of the closed quantity on price alone, gross of fees, USD'),
+        fees: z.number().describe('fees paid, every fill (negative: a net rebate), USD'),
+        realized_pnl_net: z.number().describe('realized_pnl_gross - fees, USD: equity - initial capital = realized_pnl_net + unrealized_pnl'),
+        unrealized_pnl: z.number().describe('open position marked at the last two-sided mid, USD'),
         equity: z.number().describe('initial capital + realized + unrealized - fees, USD'),
         total_pnl: z.number().describe('equity - initial capital, USD'),
         drawdown_pct: z.number().describe('current drawdown from the equity peak, percent'),

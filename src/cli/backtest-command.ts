@@ -32,7 +32,7 @@ export function formatSummary(r: BacktestResult): string {
     ['closed trades', int(r.total_trades)],
     ['fills', int(r.total_fills)],
     ['volume (contracts)', int(r.volume)],
-    ['fees paid', usd(r.fees_paid)],
+    ['fees paid', usd(r.fees)],
     ['orders sent', int(r.orders_sent)],
     ['cancels sent', int(r.cancels_sent)],
     ['final position', String(r.final_position)],

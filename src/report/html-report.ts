@@ -144,7 +144,7 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
     figure('profit_factor', 'profit factor', r.profit_factor, r.profit_factor === null ? 'n/a' : r.profit_factor.toFixed(4)),
     figure('total_trades', 'closed trades', r.total_trades, r.total_trades.toLocaleString('en-US')),
     figure('total_fills', 'fills', r.total_fills, r.total_fills.toLocaleString('en-US')),
-    figure('fees_paid', 'fees paid', r.fees_paid, usd(r.fees_paid)),
+    figure('fees', 'fees paid', r.fees, usd(r.fees)),
     figure('final_position', 'final position', r.final_position, String(r.final_position)),
     figure('events_processed', 'events', r.events_processed, r.events_processed.toLocaleString('en-US')),
     figure('kill_switch.tripped', 'kill switch', k.tripped, k.tripped ? `tripped ${k.at} (${k.rule})` : 'not tripped'),

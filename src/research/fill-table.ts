@@ -1,7 +1,10 @@
 // The per-fill export as columns: one definition shared by the CSV, the Parquet file and the
 // HTML report. Today's nine columns keep their names and order; the new ones follow them.
-// Units: price and mid in index points, fee and realized_pnl in USD, markouts in ticks per
+// Units: price and mid in index points, fee and the realized P&L in USD, markouts in ticks per
 // contract, signed in our favour: side x (mid(t+h) - price), as in the result's markouts.
+// realized_pnl_gross: what the quantity this fill closed made on price (0 for a fill that only
+// opens); realized_pnl_net = realized_pnl_gross - fee, this fill's own fee. Summed over the
+// fills they give the result's realized_pnl_gross, fees and realized_pnl_net (docs/metrics.md).
 
 import { BID, LIQ_MAKER } from '../core/events.ts';
 import { sessionNsToUnixNs } from '../data/dbn/time.ts';
@@ -33,7 +36,8 @@ export const FILL_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
   { name: 'order_id', kind: 'int64' },
   { name: 'time_ns', kind: 'int64' },
   { name: 'position_after', kind: 'int64' },
-  { name: 'realized_pnl', kind: 'double' },
+  { name: 'realized_pnl_gross', kind: 'double' },
+  { name: 'realized_pnl_net', kind: 'double' },
   { name: 'mid', kind: 'double' },
   ...MARKOUT_LABELS.map((l) => ({ name: `markout_${l}`, kind: 'double' as const })),
 ];
@@ -65,7 +69,8 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
         BigInt(c.orderId[i]),
         ns,
         BigInt(c.position[i]),
-        c.tradePnl[i],
+        c.realized[i],
+        c.realized[i] - c.fee[i],
         orNull(ticksToPrice(c.mid[i], tick)),
         ...MARKOUT_FIELDS.map((f) => orNull(c[f][i])),
       );

@@ -38,13 +38,13 @@ export function sweepCsv(doc: SweepDocument): string {
   const mk = MARKOUT_LABELS.map((l) => `markout_${l}_ticks`);
   const held = new Map((doc.holdout?.points ?? []).map((p) => [p.grid_index, p]));
   const hold = doc.holdout ? ['holdout_total_pnl', 'holdout_sharpe_ratio', 'holdout_max_drawdown_pct'] : [];
-  const head = [...keys, 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees_paid', ...mk, 'kill_switch_tripped', ...hold];
+  const head = [...keys, 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees', ...mk, 'kill_switch_tripped', ...hold];
   const rank = new Map(rankOrder(doc.points.map((p) => p.result)).map((g, r) => [g, r + 1]));
   const rows = doc.points.map((p, i) => {
     const r = p.result;
     const h = held.get(i)?.result;
     const holdCells = doc.holdout ? [h?.total_pnl, h?.sharpe_ratio, h?.max_drawdown_pct] : [];
-    return [...keys.map((k) => p.params[k]), rank.get(i), r.sessions, r.total_pnl, r.sharpe_ratio, r.max_drawdown_pct, r.total_fills, r.fees_paid, ...MARKOUT_LABELS.map((l) => r.markouts[l]?.avg_ticks), r.kill_switch_tripped, ...holdCells]
+    return [...keys.map((k) => p.params[k]), rank.get(i), r.sessions, r.total_pnl, r.sharpe_ratio, r.max_drawdown_pct, r.total_fills, r.fees, ...MARKOUT_LABELS.map((l) => r.markouts[l]?.avg_ticks), r.kill_switch_tripped, ...holdCells]
       .map(field)
       .join(',');
   });
@@ -59,7 +59,7 @@ export function sweepTable(doc: SweepDocument): string {
   const head = ['rank', ...keys, 'P&L', 'Sharpe', 'max DD %', 'fills', 'fees', ...MARKOUT_LABELS.map((l) => `mk ${l}`)];
   const line = (rank: number, p: SweepPointResult) => {
     const r = p.result;
-    return [String(rank), ...keys.map((k) => String(p.params[k])), fixed(r.total_pnl, 2), fixed(r.sharpe_ratio, 4), fixed(r.max_drawdown_pct, 4), String(r.total_fills), fixed(r.fees_paid, 2), ...MARKOUT_LABELS.map((l) => fixed(r.markouts[l]?.avg_ticks, 3))];
+    return [String(rank), ...keys.map((k) => String(p.params[k])), fixed(r.total_pnl, 2), fixed(r.sharpe_ratio, 4), fixed(r.max_drawdown_pct, 4), String(r.total_fills), fixed(r.fees, 2), ...MARKOUT_LABELS.map((l) => fixed(r.markouts[l]?.avg_ticks, 3))];
   };
   const rows = rankOrder(doc.points.map((p) => p.result)).map((g, i) => line(i + 1, doc.points[g]));
   const parts = [`Sweep: ${doc.points.length} point${doc.points.length === 1 ? '' : 's'}, ranked by total P&L`, ...grid(head, rows)];

@@ -42,7 +42,7 @@ export class SweepHeatmap {
     }
     const metric = this.metric.value as SweepMetric;
     const h = heatmap(this.points, x, y, metric);
-    const lowerIsBetter = metric === 'max_drawdown_pct' || metric === 'fees_paid';
+    const lowerIsBetter = metric === 'max_drawdown_pct' || metric === 'fees';
     const head = el('tr');
     head.append(el('th', undefined, `${y} \\ ${x}`), ...h.xs.map((v) => el('th', 'num', String(v))));
     const rows = h.ys.map((yv, iy) => {

@@ -11,7 +11,7 @@ export const SWEEP_METRICS = [
   ['sharpe_ratio', 'Sharpe'],
   ['max_drawdown_pct', 'Max DD %'],
   ['total_fills', 'Fills'],
-  ['fees_paid', 'Fees $'],
+  ['fees', 'Fees $'],
   ['markout_1s', 'Markout 1s, ticks'],
 ] as const;
 export type SweepMetric = (typeof SWEEP_METRICS)[number][0];
@@ -58,7 +58,7 @@ export function heatmap(points: readonly SweepPoint[], x: string, y: string, met
   const uniq = (k: string) => [...new Set(points.map((p) => p.params[k]))];
   const xs = uniq(x);
   const ys = uniq(y);
-  const lowerIsBetter = metric === 'max_drawdown_pct' || metric === 'fees_paid';
+  const lowerIsBetter = metric === 'max_drawdown_pct' || metric === 'fees';
   const cells = ys.map(() => xs.map((): number | null => null));
   for (const p of points) {
     const v = metricValue(p, metric);
