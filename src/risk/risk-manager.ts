@@ -27,6 +27,8 @@ export interface RiskLimits {
   maxDrawdownFrac: number; // 0.06 = 6 %
   maxDailyLoss: number; // USD
   killSwitchEnabled: boolean;
+  /** After a trip, close the position (the engine's IOC orders); false or absent: keep it, as CME's kill switch does. */
+  flattenOnKill?: boolean;
 }
 
 export const RISK_OK = 0;
