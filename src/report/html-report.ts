@@ -36,7 +36,7 @@ export function dataSource(r: BacktestResult): string {
   return r.data_source === 'synthetic' ? `synthetic generator, seed ${r.seed}` : r.data_source;
 }
 
-/** Drawdown from the running peak, in percent, at each equity sample (max = max_drawdown_pct). */
+/** Drawdown from the running peak, in percent, at each equity sample (max = max_drawdown_pct_1min: the chart's samples are per minute). */
 export function drawdownSeries(curve: readonly { t: number; equity: number }[]): Point[] {
   let peak = -Infinity;
   return curve.map((p) => {
@@ -139,7 +139,7 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
     figure('total_pnl', 'total P&L', r.total_pnl, usd(r.total_pnl)),
     figure('final_equity', 'final equity', r.final_equity, usd(r.final_equity)),
     figure('max_drawdown_pct', 'max drawdown', r.max_drawdown_pct, `${r.max_drawdown_pct.toFixed(4)} %`),
-    figure('sharpe_ratio', 'Sharpe ratio', r.sharpe_ratio, r.sharpe_ratio.toFixed(4)),
+    figure('sharpe_ratio', r.sharpe_basis === 'daily' ? 'Sharpe ratio (daily)' : 'Sharpe ratio (1-min)', r.sharpe_ratio, r.sharpe_ratio.toFixed(4)),
     figure('win_rate', 'win rate', r.win_rate, `${(r.win_rate * 100).toFixed(2)} %`),
     figure('profit_factor', 'profit factor', r.profit_factor, r.profit_factor === null ? 'n/a' : r.profit_factor.toFixed(4)),
     figure('total_trades', 'closed trades', r.total_trades, r.total_trades.toLocaleString('en-US')),
