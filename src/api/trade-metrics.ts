@@ -1,5 +1,5 @@
 // The trade figures that the live state (`stats`) and a backtest result share, described once
-// (definitions: README "Definitions").
+// (definitions: docs/metrics.md).
 
 import { z } from 'zod';
 
