@@ -4,10 +4,9 @@
 import { z } from 'zod';
 import { dataQualitySchema } from './data-quality.ts';
 import { feeScheduleSchema } from './fee-schedule.ts';
-import { DAILY_SHARPE_MIN_DAYS } from '../portfolio/metrics.ts';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema, strategyIdentitySchema } from './backtest-request.ts';
-import { executionCounterFields, intradaySharpe, tradeMetricFields } from './trade-metrics.ts';
+import { DAILY_SHARPE_MIN_DAYS, executionCounterFields, intradaySharpe, tradeMetricFields } from './trade-metrics.ts';
 
 const usd = (what: string) => z.number().describe(`${what}, USD`);
 

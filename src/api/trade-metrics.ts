@@ -12,6 +12,14 @@ export const tradeMetricFields = {
     .describe('maximum of (running peak - equity) / running peak over every equity change the risk checks see (each fill and each new two-sided mid): the figure the kill switch acts on, percent (5.2 = 5.2%); docs/metrics.md'),
 };
 
+/**
+ * Daily returns a run needs for its Sharpe ratio to be the daily one (below it, the intraday
+ * one): a trading week. Fewer daily returns leave a sample std of three degrees of freedom or
+ * less, too few to annualise (docs/metrics.md). Here, beside the shapes that describe it (src/api
+ * imports only zod: the browser bundle reads it); src/portfolio/metrics.ts applies it.
+ */
+export const DAILY_SHARPE_MIN_DAYS = 5;
+
 /** The Sharpe ratio of per-minute equity returns (the live state's; a backtest's sharpe_intraday_1min). */
 export const intradaySharpe = z.number().describe('mean / sample std (n-1) of per-minute equity returns x sqrt(252 x 390); 0 with fewer than two returns');
 

@@ -1,18 +1,14 @@
 // Performance metrics exactly as docs/metrics.md defines them, over equity samples (one per
 // simulated minute and one at the end, or one per trading day) and closed-trade statistics.
 
+import { DAILY_SHARPE_MIN_DAYS } from '../api/trade-metrics.ts';
 import type { ClosedTradeStats } from './portfolio.ts';
 
 /** Minutes in a trading year: 252 days x 390 regular-session minutes. */
 export const MINUTES_PER_YEAR = 252 * 390;
 /** Trading days in a year: daily returns are annualised by sqrt(252). */
 export const TRADING_DAYS_PER_YEAR = 252;
-/**
- * Daily returns a run needs for its Sharpe ratio to be the daily one (below it, the intraday
- * one): a trading week. Fewer daily returns leave a sample std of three degrees of freedom or
- * less, too few to annualise (docs/metrics.md).
- */
-export const DAILY_SHARPE_MIN_DAYS = 5;
+export { DAILY_SHARPE_MIN_DAYS };
 
 export type SharpeBasis = 'daily' | 'intraday_1min';
 
