@@ -16,7 +16,7 @@ const REFERENCE: EngineConfig = {
   data_dir: 'data',
   trading: { live_enabled: false, symbols: ['ESH24'], initial_capital: 1_000_000, max_position: 50, max_order_size: 10 },
   latency: { order_latency_ns: 100_000, market_data_latency_ns: 50_000, jitter_ns: 10_000, response_latency_ns: 100_000 },
-  risk: { max_position: 50, max_drawdown_pct: 0.06, max_daily_loss: 100_000, enable_kill_switch: true },
+  risk: { max_position: 50, max_drawdown_pct: 0.06, max_daily_loss: 100_000, enable_kill_switch: true, flatten_on_kill: false },
   fees: { maker_fee: 0.25, taker_fee: 0.85, exchange_fee: 1.18 },
   contracts: {},
   simulation: { seed: 42, start_date: '2024-01-02', end_date: '2024-01-02', session_start: '09:30', session_end: '16:00', speed: 1, activity: 1, source: 'synthetic', replay_path: '', regular_hours_only: false, engine_idle: 'spin' },

@@ -275,7 +275,7 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
     session_date: '2024-01-02',
     sim_time: new Date(simMs).toISOString(),
     book: { bids: [{ price: mid - 0.125, size: 10 }], asks: [{ price: mid + 0.125, size: 12 }], best_bid: mid - 0.125, best_ask: mid + 0.125, spread: 0.25, mid, microprice: mid, our_orders: [] },
-    position: { contracts: 1, avg_price: mid, realized_pnl: 5, unrealized_pnl: 1, fees_paid: 1.43, equity: 1_000_004.57, total_pnl: 4.57, drawdown_pct: 0, daily_pnl: 4.57 },
+    position: { contracts: 1, avg_price: mid, realized_pnl_gross: 5, fees: 1.43, realized_pnl_net: 3.57, unrealized_pnl: 1, equity: 1_000_004.57, total_pnl: 4.57, drawdown_pct: 0, daily_pnl: 4.57 },
     fee_schedule: { root: 'ES', source: 'fees', maker_fee: 0.25, taker_fee: 0.85, exchange_fee: 1.18, maker_per_contract: 1.43, taker_per_contract: 2.03 },
     stats: { fills: fills.length, volume: fills.length, total_trades: 0, win_rate: 0, profit_factor: null, sharpe_ratio: 0, max_drawdown_pct: 0 },
     recent_trades: fills,

@@ -40,6 +40,22 @@ test('--inspect MBO with --limit 1: one record; action and side as characters', 
   assert.is(lines(runCli(['--inspect', `${DIR}test_data.mbo.v1.dbn.zst`, '--limit', '0']).stdout).length, 1);
 });
 
+test('--inspect a trades file: no levels key on trade records; a limit that was set is printed', () => {
+  const r = runCli(['--inspect', `${DIR}test_data.trades.v3.dbn.zst`]);
+  assert.is(r.code, 0, r.stderr);
+  const [meta, ...records] = lines(r.stdout);
+  assert.is(meta.limit, '2');
+  assert.ok(records.length > 0);
+  records.forEach((rec, i) => {
+    assert.not.ok('levels' in rec, 'a trade record has no levels key');
+    const { levels: _, ...want } = EXPECTED['test_data.trades.v3.dbn.zst'].records[i] as Record<string, unknown>;
+    assert.equal(rec, want);
+  });
+  // An MBP-1 record keeps its one level.
+  const mbp1 = lines(runCli(['--inspect', `${DIR}test_data.mbp-1.v3.dbn.zst`, '--limit', '1']).stdout);
+  assert.is((mbp1[1].levels as unknown[]).length, 1);
+});
+
 test('--inspect a bad file: exit 1, the error names the file and the offset', () => {
   const path = join(tempDir('dbn-cli-'), 'cut.dbn');
   writeFileSync(path, readFileSync(`${DIR}test_data.mbo.v3.dbn`).subarray(0, 0x1a0 + 10));
@@ -83,6 +99,8 @@ test('--export-dbn writes MBO (default) and MBP-10 files that --inspect reads ba
     const [meta, clear, first] = lines(shown.stdout) as { schema?: string; dataset?: string; symbols?: string[]; action?: string; hd?: { ts_event: string } }[];
     assert.is(meta.schema, schema);
     assert.is(meta.dataset, 'SYNTH.GLBX');
+    // No limit was set when the file was written: null, as Databento's tools print it (not 0).
+    assert.is((meta as { limit?: unknown }).limit, null);
     assert.equal(meta.symbols, ['ESH24']);
     assert.is(clear.action, 'R');
     assert.is(first.action, 'A');

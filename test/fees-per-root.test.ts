@@ -91,7 +91,7 @@ test('an MES backtest charges every fill the MES schedule and the result names i
     sum += cols.fee[i];
   }
   assert.ok(makers > 0, 'no maker fill');
-  assert.is(result.fees_paid, sum);
+  assert.is(result.fees, sum);
   assert.equal(result.fee_schedule, MES_SCHEDULE);
 });
 
@@ -119,7 +119,7 @@ test('the shipped config: an MES run uses [fees.MES], not the E-mini figures', a
   const mes = feeParams(c, 'MES');
   assert.is(result.fee_schedule.source, 'fees.MES');
   assert.is(result.fee_schedule.exchange_fee, mes.exchangeFee);
-  assert.ok(result.fees_paid <= result.volume * Math.max(mes.makerFee, mes.takerFee) + result.volume * mes.exchangeFee + 1e-9);
+  assert.ok(result.fees <= result.volume * Math.max(mes.makerFee, mes.takerFee) + result.volume * mes.exchangeFee + 1e-9);
 });
 
 test.run();

@@ -33,6 +33,19 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
   });
   assert.ok(fills.length > 100, `${fills.length} fills`);
 
+  // Gross and net realized P&L: their own names in the result and in the fills file, and
+  // gross - fees = net in both (the fills file's rows sum to the result's figures).
+  const [header, ...rows] = readFileSync(fillsPath, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const sumOf = (name: string) => rows.reduce((a, row) => a + Number(row[header.indexOf(name)]), 0);
+  assert.not.ok(header.includes('realized_pnl'), 'no ambiguous realized_pnl column');
+  assert.not.ok('realized_pnl' in res || 'fees_paid' in res, 'no ambiguous realized_pnl in the result');
+  rows.forEach((row, i) => close(Number(row[header.indexOf('realized_pnl_gross')]) - Number(row[header.indexOf('fee')]), Number(row[header.indexOf('realized_pnl_net')]), `fill ${i} net`));
+  close(sumOf('realized_pnl_gross'), res.realized_pnl_gross, 'sum of realized_pnl_gross');
+  close(sumOf('fee'), res.fees, 'sum of fee');
+  close(sumOf('realized_pnl_net'), res.realized_pnl_net, 'sum of realized_pnl_net');
+  close(res.realized_pnl_gross - res.fees, res.realized_pnl_net, 'gross - fees = net');
+  close(res.realized_pnl_net + res.unrealized_pnl, res.total_pnl, 'net + unrealized = total_pnl');
+
   // P&L per session: cash flows, the final position marked to the final mid, fees.
   let total = 0;
   for (const s of res.session_results) {
@@ -77,7 +90,9 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
   if (grossLoss < 0) close(grossWin / -grossLoss, res.profit_factor, 'profit_factor');
   else assert.is(res.profit_factor, null);
 
-  // Drawdown and Sharpe over the equity samples, as REFERENCE.md defines them.
+  // Drawdown and Sharpe over the equity samples, as docs/metrics.md defines them. The per-minute
+  // samples' drawdown is max_drawdown_pct_1min; max_drawdown_pct, taken at every equity change
+  // the risk checks see, is never below it (every sample is such a value).
   const eq: number[] = res.equity_curve.map((p: { equity: number }) => p.equity);
   close(eq[eq.length - 1] - res.initial_capital, res.total_pnl, 'last equity sample');
   let peak = -Infinity, worst = 0;
@@ -85,11 +100,15 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
     peak = Math.max(peak, e);
     worst = Math.max(worst, (peak - e) / peak);
   }
-  close(worst * 100, res.max_drawdown_pct, 'max_drawdown_pct');
+  close(worst * 100, res.max_drawdown_pct_1min, 'max_drawdown_pct_1min');
+  assert.ok(res.max_drawdown_pct >= res.max_drawdown_pct_1min, `max_drawdown_pct ${res.max_drawdown_pct} < per-minute ${res.max_drawdown_pct_1min}`);
   const rets = eq.slice(1).map((e, i) => e / eq[i] - 1);
   const mean = rets.reduce((a, b) => a + b, 0) / rets.length;
   const sd = Math.sqrt(rets.reduce((a, b) => a + (b - mean) ** 2, 0) / (rets.length - 1));
-  close((mean / sd) * Math.sqrt(252 * 390), res.sharpe_ratio, 'sharpe_ratio');
+  close((mean / sd) * Math.sqrt(252 * 390), res.sharpe_intraday_1min, 'sharpe_intraday_1min');
+  // Three sessions, fewer than the daily Sharpe needs: sharpe_ratio is the intraday one.
+  assert.is(res.sharpe_basis, 'intraday_1min');
+  assert.is(res.sharpe_ratio, res.sharpe_intraday_1min);
 });
 
 test.run();

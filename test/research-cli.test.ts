@@ -29,7 +29,7 @@ test('--fills - writes only the CSV to stdout; the summary goes to stderr', () =
   assert.is(lines[0], FILLS_CSV_HEADER);
   const fills = Number(/fills\s+([\d,]+)/.exec(r.stderr)![1].replace(/,/g, ''));
   assert.is(lines.length, fills + 1);
-  assert.ok(lines.slice(1).every((l) => l.split(',').length === 17), 'every row has every column');
+  assert.ok(lines.slice(1).every((l) => l.split(',').length === 18), 'every row has every column');
   assert.match(r.stderr, /^Backtest ESH24 2024-01-02\.\.2024-01-03/m);
 });
 

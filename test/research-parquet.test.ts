@@ -52,8 +52,8 @@ function assertParquetEqualsCsv(cols: Column[]): void {
 
 test('the fills CSV keeps the nine historical columns first, then the new ones', () => {
   const header = toCsv(fillTable(v.request, run.sessions)).split('\n')[0];
-  assert.is(header, 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id,time_ns,position_after,realized_pnl,mid,markout_100ms,markout_1s,markout_10s,markout_60s');
-  assert.is(FILL_COLUMNS.length, 17);
+  assert.is(header, 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id,time_ns,position_after,realized_pnl_gross,realized_pnl_net,mid,markout_100ms,markout_1s,markout_10s,markout_60s');
+  assert.is(FILL_COLUMNS.length, 18);
 });
 
 test('fills: the Parquet file read by parquet-wasm equals the CSV, value for value', () => {
@@ -67,6 +67,21 @@ test('equity: the Parquet file equals the CSV and holds every sample of the resu
   assert.is(cols[0].values.length, run.result.equity_curve.length);
   assert.equal(cols[2].values, run.result.equity_curve.map((p) => p.equity));
   assertParquetEqualsCsv(cols);
+});
+
+test('fills: time is time_ns truncated to the millisecond, exactly (no float rounding into the next ms)', () => {
+  // 34200000999937 ns after New York midnight: 14:30:00.000999937Z, which ms + ns / 1e6 in
+  // floats rounded to .001.
+  const s = run.sessions[0];
+  const cols0 = s.result!.fillColumns!;
+  const one = Object.fromEntries(Object.entries(cols0).map(([k, c]) => [k, c.slice(0, 1)])) as typeof cols0;
+  one.exchTs[0] = 34_200_000_999_937;
+  const cols = fillTable(v.request, [{ ...s, result: { ...s.result!, fillColumns: one } }]);
+  assert.is(cols[0].values[0], '2024-01-02T14:30:00.000Z');
+  assert.is(cols[9].values[0], 1704205800000999937n);
+  // And every fill of the run: time is its time_ns, truncated.
+  const all = fillTable(v.request, run.sessions);
+  all[9].values.forEach((ns, i) => assert.is(all[0].values[i], new Date(Number((ns as bigint) / 1_000_000n)).toISOString()));
 });
 
 test('per-fill columns add up to the result: markouts per horizon, position after each fill', () => {

@@ -80,7 +80,7 @@ test('a sweep point of the strategy equals the single run with the same paramete
   const doc = JSON.parse(readFileSync(out, 'utf8')) as { points: { params: Record<string, unknown>; result: Record<string, unknown> }[] };
   const point = doc.points.find((p) => p.params['params.threshold'] === 0.7)!;
   const single = cliResult(QUOTER_ARGS);
-  for (const k of ['total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees_paid', 'markouts', 'sessions']) assert.equal(point.result[k], single[k], k);
+  for (const k of ['total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees', 'markouts', 'sessions']) assert.equal(point.result[k], single[k], k);
   assert.not.equal(doc.points[0].result.total_pnl, point.result.total_pnl, 'the axis moves the result');
 });
 

@@ -23,8 +23,8 @@ test('a sweep over --data: the point with the configured values equals the --bac
   const doc = JSON.parse(sweep.stdout);
   const p = doc.points[0].result;
   assert.equal(
-    [p.sessions, p.total_pnl, p.sharpe_ratio, p.max_drawdown_pct, p.total_fills, p.fees_paid],
-    [r.sessions, r.total_pnl, r.sharpe_ratio, r.max_drawdown_pct, r.total_fills, r.fees_paid],
+    [p.sessions, p.total_pnl, p.sharpe_ratio, p.max_drawdown_pct, p.total_fills, p.fees],
+    [r.sessions, r.total_pnl, r.sharpe_ratio, r.max_drawdown_pct, r.total_fills, r.fees],
   );
 });
 

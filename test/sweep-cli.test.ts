@@ -30,7 +30,7 @@ test('the same sweep gives byte-identical --out and table; points in grid order;
   assert.is(single.code, 0, single.stderr);
   const r = JSON.parse(single.stdout);
   const p = doc.points[0].result;
-  for (const k of ['total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees_paid', 'markouts', 'sessions']) assert.equal(p[k], r[k], k);
+  for (const k of ['total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees', 'markouts', 'sessions']) assert.equal(p[k], r[k], k);
   assert.ok(p.total_fills > 0, 'the default point trades');
   assert.is.not(doc.points[1].result.total_fills, p.total_fills, 'a wider spread changes the fills');
 });
@@ -67,7 +67,7 @@ test('--out FILE.csv: one row per point in grid order, numbers as in the JSON', 
   assert.is(runCli(args('s.json')).code, 0);
   const lines = readFileSync(join(dir, 's.csv'), 'utf8').trimEnd().split('\n');
   const head = lines[0].split(',');
-  assert.equal(head.slice(0, 8), ['skew_factor', 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees_paid']);
+  assert.equal(head.slice(0, 8), ['skew_factor', 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees']);
   const doc = JSON.parse(readFileSync(join(dir, 's.json'), 'utf8'));
   assert.is(lines.length, 4);
   lines.slice(1).forEach((line, i) => {

@@ -12,7 +12,7 @@ const mk = (a: number, b: number, c: number, pnl: number, dd: number, mk1s: numb
     sharpe_ratio: pnl / 100,
     max_drawdown_pct: dd,
     total_fills: fills,
-    fees_paid: 1,
+    fees: 1,
     markouts: { '1s': { fills_qty: 1, avg_ticks: mk1s, avg_usd_per_contract: null } },
     kill_switch_tripped: tripped,
   },

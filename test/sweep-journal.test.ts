@@ -77,7 +77,7 @@ test('a record over [storage] max_record_bytes is refused, naming the bound', ()
   const j = journal('big', {}, 8192);
   j.open();
   const r = sweep();
-  r.result = { points: Array.from({ length: 100 }, (_, i) => ({ params: { skewFactor: i }, result: { sessions: 1, total_pnl: i, sharpe_ratio: 0, max_drawdown_pct: 0, total_fills: 0, fees_paid: 0, markouts: {}, kill_switch_tripped: false } })) };
+  r.result = { points: Array.from({ length: 100 }, (_, i) => ({ params: { skewFactor: i }, result: { sessions: 1, total_pnl: i, sharpe_ratio: 0, max_drawdown_pct: 0, total_fills: 0, fees: 0, markouts: {}, kill_switch_tripped: false } })) };
   assert.throws(() => j.save(r), /the sweep's record is \d+ bytes, over \[storage\] max_record_bytes = 8192/);
   assert.equal(files(j), []);
 });

@@ -166,7 +166,7 @@ class Trader {
       portfolio: this.portfolio,
       riskState: this.riskState,
       day: k,
-      openingMarkTicks: old ? old.mid() : NaN,
+      openingMarkTicks: old ? old.markTicks : NaN,
       // Ids unique per generation and session: never reuse an id the exchange may still know.
       firstOrderId: init.generation * 1e9 + k * 1e6 + 1,
     });

@@ -41,6 +41,9 @@ export const backtestRequestSchema = z
     skewFactor: z.number('a number >= 0').min(0, 'a number >= 0').max(WEIGHT.max, `a number <= ${WEIGHT.max}`).describe('inventory skew of the reservation price (default [strategy] skew_factor)'),
     useML: z.boolean('true or false').describe('shift quotes by the model prediction (default [strategy] use_ml)'),
     maxDrawdown: z.number(FRACTION).gt(0, FRACTION).max(1, FRACTION).describe(`kill-switch drawdown as ${FRACTION} of peak equity (default [risk] max_drawdown_pct)`),
+    flattenOnKill: z
+      .boolean('true or false')
+      .describe("after the kill switch trips, close the position with IOC orders through the simulated exchange (latency, fees, slippage; their fills are in the results); default [risk] flatten_on_kill, false: keep it, as CME's kill switch does"),
     positionLimit: contracts('hard position limit (default: the smaller of [trading] max_position and [risk] max_position)'),
     dataset: z
       .string(DATASET_EXPECTED)

@@ -6,7 +6,7 @@ import { dataQualitySchema } from './data-quality.ts';
 import { feeScheduleSchema } from './fee-schedule.ts';
 import { alertSchema } from './live-state.ts';
 import { resolvedRequestSchema, strategyIdentitySchema } from './backtest-request.ts';
-import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
+import { DAILY_SHARPE_MIN_DAYS, executionCounterFields, intradaySharpe, tradeMetricFields } from './trade-metrics.ts';
 
 const usd = (what: string) => z.number().describe(`${what}, USD`);
 
@@ -51,6 +51,16 @@ export const backtestResultSchema = z
     events_processed: z.int().describe('market-data events handled'),
     total_pnl: usd('final equity - initial capital, net of fees'),
     ...tradeMetricFields,
+    sharpe_ratio: z
+      .number()
+      .describe(`the run's Sharpe ratio, on the basis sharpe_basis names: sharpe_daily from ${DAILY_SHARPE_MIN_DAYS} sessions on, else sharpe_intraday_1min (docs/metrics.md)`),
+    sharpe_basis: z.enum(['daily', 'intraday_1min']).describe('which Sharpe sharpe_ratio is: daily returns x sqrt(252), or per-minute returns x sqrt(252 x 390)'),
+    sharpe_daily: z
+      .number()
+      .nullable()
+      .describe(`mean / sample std (n-1) of the daily returns of the account's equity (session closes; a session not traded after a kill-switch stop is a zero return) x sqrt(252); null with fewer than ${DAILY_SHARPE_MIN_DAYS} sessions`),
+    sharpe_intraday_1min: intradaySharpe,
+    max_drawdown_pct_1min: z.number().describe('max drawdown over the per-minute equity samples only (equity_curve), percent: never above max_drawdown_pct'),
     winning_trades: z.int().describe('closed trades with P&L > 0'),
     losing_trades: z.int().describe('closed trades with P&L < 0'),
     total_fills: z.int().describe('fills'),
@@ -58,10 +68,11 @@ export const backtestResultSchema = z
       .int()
       .describe('maker fills of orders that joined an empty price level (nothing displayed ahead when they arrived): a check on how often a fill came from winning a race for a new level'),
     volume: z.int().describe('contracts filled'),
-    fees_paid: usd('fees'),
+    fees: usd('fees paid, every fill of the run (negative: a net rebate)'),
     fee_schedule: feeScheduleSchema,
-    realized_pnl: usd('realized P&L'),
-    unrealized_pnl: usd('open position marked to mid at the end'),
+    realized_pnl_gross: usd('realized P&L of the closed (FIFO-matched) quantity on price alone, gross of fees'),
+    realized_pnl_net: usd('realized_pnl_gross - fees (every fee, open lots included): total_pnl = realized_pnl_net + unrealized_pnl'),
+    unrealized_pnl: usd('open position marked at the end, at the last two-sided mid (fees of its entry are in fees)'),
     final_position: z.int().describe('contracts at the end'),
     max_abs_position: z.int().describe('largest absolute position, contracts'),
     final_equity: usd('equity at the end'),
@@ -87,7 +98,7 @@ export const backtestResultSchema = z
             fills: z.int().describe('fills'),
             events: z.int().describe('events'),
             final_position: z.int().describe('contracts'),
-            final_mid: z.number().nullable().describe('last mid price'),
+            final_mid: z.number().nullable().describe('the mark at the session end: the mid of the last two-sided book the session saw (null: none)'),
             kill_switch: z.boolean().describe('kill switch tripped'),
             data_quality: dataQualitySchema.nullable().describe("recorded data: the session's data-quality counters; null for the synthetic market or a session not traded"),
           })

@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { feeScheduleSchema } from './fee-schedule.ts';
-import { executionCounterFields, tradeMetricFields } from './trade-metrics.ts';
+import { executionCounterFields, intradaySharpe, tradeMetricFields } from './trade-metrics.ts';
 
 const price = (what: string) => z.number().describe(what);
 const nullablePrice = (what: string) => z.number().nullable().describe(what);
@@ -91,9 +91,10 @@ export const symbolStateSchema = z
       .object({
         contracts: z.int().describe('net position (negative = short)'),
         avg_price: nullablePrice('average entry price of the open position'),
-        realized_pnl: z.number().describe('realized P&L, USD'),
-        unrealized_pnl: z.number().describe('open position marked to mid, USD'),
-        fees_paid: z.number().describe('fees paid, USD'),
+        realized_pnl_gross: z.number().describe('realized P&L of the closed quantity on price alone, gross of fees, USD'),
+        fees: z.number().describe('fees paid, every fill (negative: a net rebate), USD'),
+        realized_pnl_net: z.number().describe('realized_pnl_gross - fees, USD: equity - initial capital = realized_pnl_net + unrealized_pnl'),
+        unrealized_pnl: z.number().describe('open position marked at the last two-sided mid, USD'),
         equity: z.number().describe('initial capital + realized + unrealized - fees, USD'),
         total_pnl: z.number().describe('equity - initial capital, USD'),
         drawdown_pct: z.number().describe('current drawdown from the equity peak, percent'),
@@ -106,7 +107,7 @@ export const symbolStateSchema = z
         fills: z.int().describe('fills'),
         volume: z.int().describe('contracts filled'),
         ...tradeMetricFields,
-        sharpe_ratio: tradeMetricFields.sharpe_ratio.nullable().describe('annualised Sharpe ratio of per-minute equity returns; null with fewer than two returns'),
+        sharpe_ratio: intradaySharpe.nullable().describe("the intraday Sharpe ratio: the current session's per-minute equity returns, mean / sample std (n-1) x sqrt(252 x 390); null with fewer than two returns"),
       })
       .describe('Trade statistics of the current session (README definitions).'),
     recent_trades: z.array(fillSchema).describe('recent fills, newest first'),

@@ -31,7 +31,7 @@ export const sweepPointSchema = z.object({
     sharpe_ratio: z.number(),
     max_drawdown_pct: z.number(),
     total_fills: z.int(),
-    fees_paid: z.number(),
+    fees: z.number(),
     markouts: z.record(z.string(), markoutSchema),
     kill_switch_tripped: z.boolean(),
   }),

@@ -44,6 +44,15 @@ function replayedDrawdown(r: SessionResult, carry: AccountCarry): number {
   return DrawdownPath.from(r.drawdownPath).maxDrawdown(carry.capital, carry.peak ?? -Infinity);
 }
 
+/**
+ * The largest drawdown of the session's equity checks for the account with `carry`: the session's
+ * own when it ran with that carry, else its path replayed (a kept speculative result's path never
+ * overflowed: holdsFor).
+ */
+export function sessionMaxDrawdown(r: SessionResult, carry: AccountCarry): number {
+  return sameCarry(r.carryIn, carry) ? r.maxDrawdownFrac : replayedDrawdown(r, carry);
+}
+
 /** Whether the session, run with r.carryIn, did exactly what it would have done with `carry`. */
 export function holdsFor(r: SessionResult, carry: AccountCarry, maxDrawdownFrac: number): boolean {
   if (sameCarry(r.carryIn, carry)) return true;

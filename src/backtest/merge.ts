@@ -3,6 +3,11 @@
 // - the account's equity at a sample is the session's equity at its open plus the session's P&L
 //   there (carry.capital + pnl: one addition, the same in a parallel and a sequential run); the
 //   first sample of every later session (equal to the previous close) is not repeated;
+// - max drawdown is the largest the equity checks saw (every fill and mid change: the kill
+//   switch's figure), per session with the account's carry; the per-minute samples' own is
+//   max_drawdown_pct_1min (the curve is kept for charts);
+// - Sharpe is the daily one (session closes, not-traded sessions as zero returns) from
+//   DAILY_SHARPE_MIN_DAYS sessions on, else the intraday one over the per-minute samples;
 // - win rate and profit factor come from the summed closed-trade counts and sums;
 // - figures carry full float64 precision: only tables for people round.
 
@@ -12,9 +17,9 @@ import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { addQuality, emptyQuality, type ReplayQuality } from '../market/replay/quality.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
-import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
+import { dailySharpe, maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../portfolio/metrics.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
-import type { AccountSession } from './account.ts';
+import { type AccountSession, sessionMaxDrawdown } from './account.ts';
 import type { ResolvedRequest } from './request.ts';
 import { sessionContracts } from './session-dates.ts';
 
@@ -30,6 +35,9 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   const mkQty = MARKOUT_LABELS.map(() => 0);
   const alerts: BacktestResult['alerts'] = [];
   const kill: BacktestResult['kill_switch'] = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
+  let maxDrawdown = 0;
+  // The account's equity at the start and at each session's close (a session not traded: its carry, unchanged).
+  const closes: number[] = [req.initialCapital];
   let finalEquity = req.initialCapital;
   let finalPosition = 0;
   let zeroAhead = 0;
@@ -40,10 +48,13 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   for (const { date, carry, result: s } of ordered) {
     const contract = contractOn(date);
     if (s === null) {
+      closes.push(carry.capital);
       kill.sessions_not_traded.push(date);
       perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true, data_quality: null });
       continue;
     }
+    const dd = sessionMaxDrawdown(s, carry);
+    if (dd > maxDrawdown) maxDrawdown = dd;
     if (s.dataQuality) addQuality((quality ??= emptyQuality()), s.dataQuality);
     events += s.eventsProcessed;
     fills += s.fills;
@@ -84,6 +95,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     }
     const pnl = s.pnlValues.length ? s.pnlValues[s.pnlValues.length - 1] : 0;
     finalEquity = carry.capital + pnl;
+    closes.push(finalEquity);
     finalPosition = s.finalPosition;
     perSession.push({
       date,
@@ -98,6 +110,8 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
       data_quality: s.dataQuality ?? null,
     });
   }
+  const sharpeDaily = dailySharpe(closes);
+  const sharpeIntraday = sharpeRatio(values);
   const markouts: Record<string, MarkoutFigure> = {};
   MARKOUT_LABELS.forEach((label, h) => {
     const q = mkQty[h];
@@ -130,8 +144,12 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     },
     events_processed: events,
     total_pnl: finalEquity - req.initialCapital,
-    sharpe_ratio: sharpeRatio(values),
-    max_drawdown_pct: maxDrawdownPct(values),
+    sharpe_ratio: sharpeDaily ?? sharpeIntraday,
+    sharpe_basis: sharpeDaily === null ? 'intraday_1min' : 'daily',
+    sharpe_daily: sharpeDaily,
+    sharpe_intraday_1min: sharpeIntraday,
+    max_drawdown_pct: maxDrawdown * 100,
+    max_drawdown_pct_1min: maxDrawdownPct(values),
     win_rate: winRate(trades),
     profit_factor: profitFactor(trades),
     total_trades: trades.count,
@@ -140,9 +158,10 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     total_fills: fills,
     zero_ahead_fills: zeroAhead,
     volume,
-    fees_paid: fees,
+    fees,
     fee_schedule: feeSchedule,
-    realized_pnl: realized,
+    realized_pnl_gross: realized,
+    realized_pnl_net: realized - fees,
     unrealized_pnl: unrealized,
     final_position: finalPosition,
     max_abs_position: maxAbs,

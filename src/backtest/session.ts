@@ -108,12 +108,15 @@ export interface SessionResult {
   unrealizedPnl: number;
   finalPosition: number;
   maxAbsPosition: number;
+  /** The mark at the end: the mid of the last two-sided touch (NaN: none seen). */
   finalMidTicks: number;
   trades: ClosedTradeStats;
   markouts: MarkoutSums;
   /** The session's P&L since its open (equity - carryIn.capital), sampled at the open, each minute and the end. */
   pnlTimes: number[]; // ns after New York midnight of `date`
   pnlValues: number[]; // USD
+  /** The largest drawdown the session's checks saw with carryIn (fraction; RiskManager.maxDrawdownFrac). */
+  maxDrawdownFrac: number;
   /** What the drawdown check saw, to replay it for another carry (RiskManager's DrawdownPath). */
   drawdownPath: { highs: number[]; lows: number[]; overflowed: boolean };
   /** `pnl`: the session P&L when it tripped (the account's equity there is carryIn.capital + pnl). */
@@ -392,7 +395,11 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
       }
     }
   }
-  engine.finish(spec.sessionEndNs);
+  try {
+    engine.finish(spec.sessionEndNs);
+  } catch (e) {
+    throw new Error(`session ${spec.root} ${spec.date}: ${(e as Error).message}`);
+  }
   return withQuality(sessionResult(spec, engine, exchange, path), gen, exchange, spec.sessionEndNs);
 }
 
@@ -439,7 +446,7 @@ function grownTops(tops: Int32Array, from: RecordRing, to: RecordRing): Int32Arr
 
 function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath): SessionResult {
   const p = e.portfolio;
-  const mid = e.mid();
+  const mark = e.markTicks;
   return {
     date: spec.date,
     carryIn: { ...spec.carry },
@@ -456,14 +463,15 @@ function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: Drawd
     volume: p.volume,
     feesPaid: p.feesPaid,
     realizedPnl: p.realizedPnl,
-    unrealizedPnl: p.unrealized(mid),
+    unrealizedPnl: p.position === 0 ? 0 : p.unrealized(mark),
     finalPosition: p.position,
     maxAbsPosition: p.maxAbsPosition,
-    finalMidTicks: mid,
+    finalMidTicks: mark,
     trades: { ...p.trades },
     markouts: e.markouts.sums(),
     pnlTimes: Array.from(e.equity.timesView()),
     pnlValues: Array.from(e.equity.valuesView()),
+    maxDrawdownFrac: e.risk.maxDrawdownFrac,
     drawdownPath: path.toJSON(),
     killSwitch: { tripped: e.risk.killed, reason: e.risk.killReason, ts: e.risk.killTs, pnl: e.risk.killValue },
     alerts: e.risk.alerts.items.slice(),

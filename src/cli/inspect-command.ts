@@ -1,10 +1,13 @@
 // `engine --inspect FILE [--limit N]`: the metadata as one JSON line, then one JSON line per
 // record, named as in Databento's record layouts (hd.rtype, levels[i].bid_px, ...). 64-bit
 // integers (timestamps, order ids, prices in 1e-9 units) are printed as decimal strings, since a
-// JS number cannot hold them; action and side as characters. Exit 1 with the DbnError (file,
+// JS number cannot hold them; action and side as characters. As Databento's own JSON: the
+// metadata's `limit` is null when none was set (0 in the file), and a trade record (MBP-0) has
+// no `levels` key. Exit 1 with the DbnError (file,
 // byte offset, record index) on bad input: the lines printed before it are then not the whole file.
 import { writeSync } from 'node:fs';
 import { DbnError, DbnReader, dbnJson } from '../data/dbn/index.ts';
+import type { DbnRecord, MbpMsg } from '../data/dbn/records.ts';
 
 export function inspectCommand(file: string, limit: number | undefined): number {
   let reader: DbnReader;
@@ -13,7 +16,8 @@ export function inspectCommand(file: string, limit: number | undefined): number 
   } catch (e) {
     return fail(e);
   }
-  const out: string[] = [dbnJson(reader.metadata)];
+  const meta = reader.metadata;
+  const out: string[] = [dbnJson({ ...meta, limit: meta.limit === 0n ? null : meta.limit })];
   const flush = (): void => {
     writeSync(1, `${out.join('\n')}\n`);
     out.length = 0;
@@ -22,7 +26,7 @@ export function inspectCommand(file: string, limit: number | undefined): number 
   try {
     for (const record of reader.records()) {
       if (limit !== undefined && shown >= limit) break;
-      out.push(dbnJson(record));
+      out.push(dbnJson(asDatabento(record)));
       shown++;
       if (out.length >= 1000) flush();
     }
@@ -34,6 +38,13 @@ export function inspectCommand(file: string, limit: number | undefined): number 
   } finally {
     reader.close();
   }
+}
+
+/** A trade record (MBP-0) without its empty `levels` (Databento's JSON has none there). */
+function asDatabento(record: DbnRecord): DbnRecord | Omit<MbpMsg, 'levels'> {
+  if (!('levels' in record) || record.levels.length > 0) return record;
+  const { levels: _none, ...trade } = record;
+  return trade;
 }
 
 function fail(e: unknown): number {

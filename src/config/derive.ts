@@ -17,6 +17,7 @@ export function riskLimits(c: EngineConfig): RiskLimits {
     maxDrawdownFrac: c.risk.max_drawdown_pct,
     maxDailyLoss: c.risk.max_daily_loss,
     killSwitchEnabled: c.risk.enable_kill_switch,
+    flattenOnKill: c.risk.flatten_on_kill,
   };
 }
 

@@ -104,6 +104,9 @@ const riskShape = {
   max_drawdown_pct: z.number(DRAWDOWN_EXPECTED).gt(0, DRAWDOWN_EXPECTED).max(1, DRAWDOWN_EXPECTED).default(0.06),
   max_daily_loss: positive(B.CAPITAL_USD.max, ' (USD)', B.CAPITAL_USD.min).default(100_000),
   enable_kill_switch: bool().default(true),
+  // After a trip, close the position with IOC orders through the exchange (default off: CME's
+  // own kill switch cancels orders and blocks new ones; it does not flatten). docs/metrics.md.
+  flatten_on_kill: bool().default(false),
 };
 
 const table = <T extends z.core.$ZodLooseShape>(name: string, shape: T) => z.strictObject(shape, `a table [${name}]`);

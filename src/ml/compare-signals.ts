@@ -86,7 +86,7 @@ export function signalsTable(rows: SignalRow[], o: Pick<CompareOptions, 'symbol'
   for (const r of rows) {
     const total = r.runs.reduce((a, x) => a + x.total_pnl, 0);
     const fills = r.runs.reduce((a, x) => a + x.total_fills, 0);
-    const fees = r.runs.reduce((a, x) => a + x.fees_paid, 0);
+    const fees = r.runs.reduce((a, x) => a + x.fees, 0);
     // A P&L the account's kill switch cut short is marked: it is not what the signal would have earned.
     const pnl = (x: BacktestResult) => `${usd(x.total_pnl)}${x.kill_switch.tripped ? ` (stopped ${x.kill_switch.session_date!.slice(5)})` : ''}`;
     const cells = [r.signal, ...r.runs.map(pnl), usd(total), fills.toLocaleString('en-US'), `$${Math.round(fees).toLocaleString('en-US')}`, labels.map((l) => pooledMarkout(r.runs, l)).join(' / ')];

@@ -3,6 +3,9 @@
 // events, so growing the arrays by doubling does not touch the per-event path.
 
 /**
+ * `tradePnl`: the P&L of the closed trades the fill produced, net of the pro-rata fees of both
+ * fills (the live state's recent fills). `realized`: the realised P&L the fill produced, gross of
+ * fees (the exports' realized_pnl_gross).
  * `mid`: the engine's book mid (ticks) when the fill was booked (NaN: a side was empty).
  * `markout*`: side x (mid(t+h) - price) in ticks per contract, written later by the
  * MarkoutTracker (NaN until then, and for good if the session ended before t+h); one field per
@@ -20,6 +23,7 @@ export const FILL_FIELDS = [
   'fee',
   'position',
   'tradePnl',
+  'realized',
   'mid',
   'markout100ms',
   'markout1s',
@@ -41,7 +45,8 @@ export const FL_LIQ = 7;
 export const FL_FEE = 8;
 export const FL_POSITION = 9;
 export const FL_TRADE_PNL = 10;
-export const FL_MID = 11;
+export const FL_REALIZED = 11;
+export const FL_MID = 12;
 
 export class FillLog {
   length = 0;

@@ -84,6 +84,10 @@ export class Portfolio {
   get maxAbsPosition(): number {
     return this.s[MAX_ABS];
   }
+  /** Realised P&L of the last onFill (USD, gross of fees): what its closed quantity made on price. */
+  get lastFillRealized(): number {
+    return this.s[LAST_REALIZED];
+  }
   /** P&L of the closed trades the last onFill produced (USD, net of their fees). */
   get lastFillTradePnl(): number {
     return this.s[LAST_TRADE_PNL];

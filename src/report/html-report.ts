@@ -40,7 +40,7 @@ export function dataSource(r: BacktestResult): string {
   return r.data_source === 'synthetic' ? `synthetic generator, seed ${r.seed}` : r.data_source;
 }
 
-/** Drawdown from the running peak, in percent, at each equity sample (max = max_drawdown_pct). */
+/** Drawdown from the running peak, in percent, at each equity sample (max = max_drawdown_pct_1min: the chart's samples are per minute). */
 export function drawdownSeries(curve: readonly { t: number; equity: number }[]): Point[] {
   let peak = -Infinity;
   return curve.map((p) => {
@@ -198,12 +198,12 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
 
   const k = r.kill_switch;
   const figures = [
-    derived('gross_pnl', 'P&L before fees', parts.gross, usd(parts.gross), 'total_pnl + fees_paid'),
-    figure('fees_paid', 'fees paid', parts.fees, usd(parts.fees)),
+    derived('gross_pnl', 'P&L before fees', parts.gross, usd(parts.gross), 'total_pnl + fees'),
+    figure('fees', 'fees paid', parts.fees, usd(parts.fees)),
     figure('total_pnl', 'total P&L (after fees)', parts.net, usd(parts.net)),
     figure('final_equity', 'final equity', r.final_equity, usd(r.final_equity)),
     figure('max_drawdown_pct', 'max drawdown', r.max_drawdown_pct, `${r.max_drawdown_pct.toFixed(4)} %`),
-    figure('sharpe_ratio', 'Sharpe ratio', r.sharpe_ratio, r.sharpe_ratio.toFixed(4)),
+    figure('sharpe_ratio', r.sharpe_basis === 'daily' ? 'Sharpe ratio (daily)' : 'Sharpe ratio (1-min)', r.sharpe_ratio, r.sharpe_ratio.toFixed(4)),
     figure('win_rate', 'win rate', r.win_rate, `${(r.win_rate * 100).toFixed(2)} %`),
     figure('profit_factor', 'profit factor', r.profit_factor, r.profit_factor === null ? 'n/a' : r.profit_factor.toFixed(4)),
     figure('total_trades', 'closed trades', r.total_trades, r.total_trades.toLocaleString('en-US')),

@@ -1,6 +1,5 @@
-// The report's one place that reads P&L's parts from a result and from the fills table, so that
-// renaming them (issue 45: realized_pnl_gross, fees, realized_pnl_net in the result; the fills
-// file's realized_pnl split into realized_pnl_gross, fee, realized_pnl_net) touches only this file.
+// The report's one place that reads P&L's parts from a result and from the fills table
+// (docs/metrics.md: gross − fees = net).
 
 import type { BacktestResult } from '../api/backtest-run.ts';
 import type { Column } from '../research/fill-table.ts';
@@ -16,14 +15,14 @@ export interface PnlParts {
 
 /** Gross P&L, fees and net P&L of a run (gross - fees = net). */
 export function pnlParts(r: BacktestResult): PnlParts {
-  return { gross: r.total_pnl + r.fees_paid, fees: r.fees_paid, net: r.total_pnl };
+  return { gross: r.total_pnl + r.fees, fees: r.fees, net: r.total_pnl };
 }
 
 /**
  * The P&L of the trades each closing fill closed, USD, net of both fills' pro-rata fees (the fills
- * file's realized_pnl; fills that only opened are left out).
+ * file's realized_pnl_net; fills that only opened are left out).
  */
 export function closedTradePnls(fills: Column[]): number[] {
-  const values = fills.find((c) => c.name === 'realized_pnl')?.values ?? [];
+  const values = fills.find((c) => c.name === 'realized_pnl_net')?.values ?? [];
   return (values as number[]).filter((x) => x !== 0 && Number.isFinite(x));
 }

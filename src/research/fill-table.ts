@@ -1,11 +1,13 @@
 // The per-fill export as columns: one definition shared by the CSV, the Parquet file and the
 // HTML report. Today's nine columns keep their names and order; the new ones follow them.
-// Units: price and mid in index points, fee and realized_pnl in USD, markouts in ticks per
+// Units: price and mid in index points, fee and the realized P&L in USD, markouts in ticks per
 // contract, signed in our favour: side x (mid(t+h) - price), as in the result's markouts.
+// realized_pnl_gross: what the quantity this fill closed made on price (0 for a fill that only
+// opens); realized_pnl_net = realized_pnl_gross - fee, this fill's own fee. Summed over the
+// fills they give the result's realized_pnl_gross, fees and realized_pnl_net (docs/metrics.md).
 
 import { BID, LIQ_MAKER } from '../core/events.ts';
 import { sessionNsToUnixNs } from '../data/dbn/time.ts';
-import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import type { AccountSession } from '../backtest/account.ts';
 import type { ResolvedRequest } from '../backtest/request.ts';
@@ -34,7 +36,8 @@ export const FILL_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
   { name: 'order_id', kind: 'int64' },
   { name: 'time_ns', kind: 'int64' },
   { name: 'position_after', kind: 'int64' },
-  { name: 'realized_pnl', kind: 'double' },
+  { name: 'realized_pnl_gross', kind: 'double' },
+  { name: 'realized_pnl_net', kind: 'double' },
   { name: 'mid', kind: 'double' },
   ...MARKOUT_LABELS.map((l) => ({ name: `markout_${l}`, kind: 'double' as const })),
 ];
@@ -53,8 +56,9 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
     if (!s || !c) continue;
     const symbol = contractOn(s.date);
     for (let i = 0; i < c.exchTs.length; i++) {
+      const ns = sessionNsToUnixNs(s.date, c.exchTs[i]);
       put(
-        new Date(sessionNsToEpochMs(s.date, c.exchTs[i])).toISOString(),
+        isoOfUnixNs(ns),
         s.date,
         symbol,
         c.side[i] === BID ? 'BUY' : 'SELL',
@@ -63,15 +67,21 @@ export function fillTable(req: Pick<ResolvedRequest, 'root' | 'dates' | 'contrac
         c.liq[i] === LIQ_MAKER ? 'maker' : 'taker',
         c.fee[i],
         BigInt(c.orderId[i]),
-        sessionNsToUnixNs(s.date, c.exchTs[i]),
+        ns,
         BigInt(c.position[i]),
-        c.tradePnl[i],
+        c.realized[i],
+        c.realized[i] - c.fee[i],
         orNull(ticksToPrice(c.mid[i], tick)),
         ...MARKOUT_FIELDS.map((f) => orNull(c[f][i])),
       );
     }
   }
   return cols;
+}
+
+/** `time`: time_ns truncated to the millisecond, in integers (a float sum of ms and ns/1e6 can round up into the next ms). */
+export function isoOfUnixNs(ns: bigint): string {
+  return new Date(Number(ns / 1_000_000n)).toISOString();
 }
 
 /** The run's equity curve, every sample (session open, each simulated minute, session end). */

@@ -4,8 +4,9 @@
 //   orders count until the exchange confirms them done, so no fill can take us past it.
 // - Drawdown from the running equity peak and the day's loss trip the kill switch (when enabled):
 //   the engine then cancels everything and quotes nothing more in the session.
-// Equity here is checked continuously (every market event that changes it); the reported max_drawdown_pct
-// metric is computed over the per-minute samples as REFERENCE.md defines it.
+// Equity here is checked at every change the engine sees (a fill, a new two-sided mid), and the
+// largest drawdown those checks saw is kept (maxDrawdownFrac): the reported max_drawdown_pct is
+// that figure, the one the kill switch acts on (docs/metrics.md), not the per-minute samples'.
 //
 // The checks take a value v and an account base b: equity = b + v. The live simulation passes
 // the equity itself (b = 0). A backtest session passes its P&L since the open (its portfolio
@@ -18,7 +19,7 @@
 
 import { BID } from '../core/events.ts';
 import { AlertLog } from './alerts.ts';
-import { RISK_STATE_FIELDS, ST_BASE, ST_DAY, ST_DAY_START, ST_KILL_TS, ST_KILL_VALUE, ST_KILLED, ST_PEAK, ST_REASON } from './risk-slots.ts';
+import { RISK_STATE_FIELDS, ST_BASE, ST_DAY, ST_DAY_START, ST_KILL_TS, ST_KILL_VALUE, ST_KILLED, ST_MAX_DD, ST_PEAK, ST_REASON } from './risk-slots.ts';
 
 export interface RiskLimits {
   maxOrderSize: number;
@@ -26,6 +27,8 @@ export interface RiskLimits {
   maxDrawdownFrac: number; // 0.06 = 6 %
   maxDailyLoss: number; // USD
   killSwitchEnabled: boolean;
+  /** After a trip, close the position (the engine's IOC orders); false or absent: keep it, as CME's kill switch does. */
+  flattenOnKill?: boolean;
 }
 
 export const RISK_OK = 0;
@@ -119,6 +122,10 @@ export class RiskManager {
   get peakEquity(): number {
     return this.st[ST_PEAK];
   }
+  /** The largest drawdown from the running peak any check saw (fraction; 0: none). */
+  get maxDrawdownFrac(): number {
+    return this.st[ST_MAX_DD];
+  }
   get dayStartEquity(): number {
     return this.st[ST_BASE] + this.st[ST_DAY_START];
   }
@@ -188,6 +195,7 @@ export class RiskManager {
     const peak = st[ST_PEAK];
     const now = this.now;
     now[0] = drawdownOf(peak, equity);
+    if (now[0] > st[ST_MAX_DD]) st[ST_MAX_DD] = now[0];
     now[1] = st[ST_DAY_START] - value;
     now[2] = value;
     if (this.path !== null) this.path.addAt(at, i + 1);

@@ -360,9 +360,10 @@ export class SimulationRuntime implements RuntimeView {
       position: {
         contracts: valid ? s.position : 0,
         avg_price: valid ? px(s.avgPrice) : null,
-        realized_pnl: s.realized,
+        realized_pnl_gross: s.realized,
+        fees: s.fees,
+        realized_pnl_net: s.realized - s.fees,
         unrealized_pnl: s.unrealized,
-        fees_paid: s.fees,
         equity: valid ? s.equity : cap,
         total_pnl: valid ? s.equity - cap : 0,
         drawdown_pct: s.drawdown * 100,

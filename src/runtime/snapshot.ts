@@ -3,7 +3,7 @@
 // thread (readSnapshot): the layout is known to this file only.
 
 import { NO_PRICE } from '../book/dense-book.ts';
-import { maxDrawdownPct, sharpeRatio } from '../portfolio/metrics.ts';
+import { sharpeRatio } from '../portfolio/metrics.ts';
 import { KILL_REASONS } from '../risk/risk-manager.ts';
 import type { Engine } from '../trading/engine.ts';
 import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
@@ -100,8 +100,10 @@ export interface EngineTotals {
 export function writeSnapshot(out: Float64Array, e: Engine, session: number, counters: Float64Array, scratch: { prices: Float64Array; sizes: Float64Array }): void {
   const p = e.portfolio;
   const b = e.book;
-  const mid = b.mid();
-  const mark = mid === mid ? mid : 0;
+  // The last two-sided mid (a side empty now does not value the position at 0); 0 only when
+  // this engine has seen none, which leaves a flat position's equity exact.
+  const m = e.markTicks;
+  const mark = m === m ? m : 0;
   const eq = p.equity(mark);
   const r = e.risk;
   const t = p.trades;
@@ -130,7 +132,7 @@ export function writeSnapshot(out: Float64Array, e: Engine, session: number, cou
   const curve = e.equity.valuesView();
   // NaN (null in /api/state) until two per-minute returns exist: a 0 there would read as a figure.
   out[S.SHARPE] = curve.length >= 3 ? sharpeRatio(curve) : NaN;
-  out[S.MAX_DD_PCT] = maxDrawdownPct(curve);
+  out[S.MAX_DD_PCT] = r.maxDrawdownFrac * 100; // at every equity check, as the kill switch sees it
   out[S.EVENTS] = counters[CT.EVENTS];
   out[S.ORDERS] = counters[CT.ORDERS];
   out[S.CANCELS] = counters[CT.CANCELS];

@@ -38,14 +38,14 @@ export function sweepCsv(doc: SweepDocument): string {
   const mk = MARKOUT_LABELS.map((l) => `markout_${l}_ticks`);
   const held = new Map((doc.holdout?.points ?? []).map((p) => [p.grid_index, p]));
   const hold = doc.holdout ? ['holdout_total_pnl', 'holdout_sharpe_ratio', 'holdout_max_drawdown_pct'] : [];
-  const head = [...keys, 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees_paid', ...mk, 'kill_switch_tripped', ...hold];
+  const head = [...keys, 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees', ...mk, 'kill_switch_tripped', ...hold];
   // A point that never traded has no rank (the cell is empty): its P&L of 0 compares with nothing.
   const rank = new Map(rankOrder(doc.points.map((p) => p.result)).filter((g) => traded(doc.points[g].result)).map((g, r) => [g, r + 1]));
   const rows = doc.points.map((p, i) => {
     const r = p.result;
     const h = held.get(i)?.result;
     const holdCells = doc.holdout ? [h?.total_pnl, h?.sharpe_ratio, h?.max_drawdown_pct] : [];
-    return [...keys.map((k) => p.params[k]), rank.get(i), r.sessions, r.total_pnl, r.sharpe_ratio, r.max_drawdown_pct, r.total_fills, r.fees_paid, ...MARKOUT_LABELS.map((l) => r.markouts[l]?.avg_ticks), r.kill_switch_tripped, ...holdCells]
+    return [...keys.map((k) => p.params[k]), rank.get(i), r.sessions, r.total_pnl, r.sharpe_ratio, r.max_drawdown_pct, r.total_fills, r.fees, ...MARKOUT_LABELS.map((l) => r.markouts[l]?.avg_ticks), r.kill_switch_tripped, ...holdCells]
       .map(field)
       .join(',');
   });
@@ -70,7 +70,7 @@ export function sweepTable(doc: SweepDocument): string {
       fixed(r.sharpe_ratio, 4),
       fixed(r.max_drawdown_pct, 4),
       String(r.total_fills),
-      fixed(r.fees_paid, 2),
+      fixed(r.fees, 2),
       ...MARKOUT_LABELS.map((l) => fixed(r.markouts[l]?.avg_ticks, 3)),
       r.kill_switch_tripped ? 'TRIPPED' : '-',
     ];

@@ -10,7 +10,7 @@ export interface PointResult {
   sharpe_ratio: number;
   max_drawdown_pct: number;
   total_fills: number;
-  fees_paid: number;
+  fees: number;
   markouts: Record<string, MarkoutFigure>;
   kill_switch_tripped: boolean;
 }
@@ -22,7 +22,7 @@ export function pointResult(r: BacktestResult): PointResult {
     sharpe_ratio: r.sharpe_ratio,
     max_drawdown_pct: r.max_drawdown_pct,
     total_fills: r.total_fills,
-    fees_paid: r.fees_paid,
+    fees: r.fees,
     markouts: r.markouts,
     kill_switch_tripped: r.kill_switch.tripped,
   };

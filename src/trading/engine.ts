@@ -16,6 +16,8 @@
 import { DenseBook, NO_PRICE, touchMid } from '../book/dense-book.ts';
 import { FeatureExtractor, type FeatureScope } from '../book/features.ts';
 import {
+  ASK,
+  BID,
   CANCEL_SELF_MATCH,
   ER_CANCELED,
   ER_EXCH_TS,
@@ -157,6 +159,9 @@ export interface EngineOptions {
   strategyErrors?: 'throw' | 'stop';
 }
 
+/** How far past the opposite touch a flattening order may fill (ticks): a market order's protection band. */
+export const FLATTEN_PROTECTION_TICKS = 20;
+
 export class Engine {
   readonly spec: ContractSpec;
   /** The engine's own book (empty with feed 'top': then only the touch is kept, in bestBid and bestAsk). */
@@ -283,9 +288,16 @@ export class Engine {
   private prevAsk = NO_PRICE;
   readonly rng: Rng;
   private readonly stopOnError: boolean;
+  /** limits.flattenOnKill: close the position after a kill-switch trip (see flatten). */
+  private readonly flattenOnKill: boolean;
+  /** A trip left a position to close (flattenOnKill): flatten() runs at each market event until it is flat. */
+  private flattenDue = false;
+  /** Flattening orders sent. */
+  flattenOrders = 0;
 
   constructor(o: EngineOptions) {
     this.stopOnError = o.strategyErrors === 'stop';
+    this.flattenOnKill = o.limits.flattenOnKill === true;
     this.spec = o.spec;
     this.risk = new RiskManager({ ...o.limits }, o.riskState, o.drawdownPath ?? null);
     this.portfolio = o.portfolio ?? new Portfolio(o.initialCapital, o.spec.tickValue, Math.max(64, o.limits.positionLimit * 2 + 2));
@@ -314,6 +326,8 @@ export class Engine {
     c[C_SIGNAL] = NaN;
     c[C_SIGNAL_TS] = -1;
     this.now = o.sessionStartNs; // until the first input: never a time before the session
+    // The mark until this engine sees a two-sided book: the previous engine's (a session roll), else none.
+    c[C_MID] = o.openingMarkTicks ?? NaN;
     const opening = this.portfolio.equity(o.openingMarkTicks ?? 0);
     this.equity.push(o.sessionStartNs, opening);
     this.risk.startDay(opening, o.day ?? 0);
@@ -400,8 +414,9 @@ export class Engine {
     // session: 73k of its 5.76M events move the mid), and checking an unchanged value again
     // changes nothing unless a warning or trip is still pending (then C_CHECKED_MID is NaN).
     if (mid !== c[C_CHECKED_MID] || this.portfolio.fills !== c[C_CHECKED_FILLS]) {
-      if (this.checkEquity()) this.cancelAll();
+      if (this.checkEquity()) this.killed();
     }
+    if (this.flattenDue) this.flatten();
     // The opening snapshot arrives as a burst at the session start; quote once it is complete.
     if (!this.quoting) {
       if (exTs <= this.sessionStartNs) return;
@@ -606,9 +621,10 @@ export class Engine {
     rec.recordFill(d, off, side, id, price, qty);
     if (rec.markouts.due[0] < this.clock[C_DUE]) this.clock[C_DUE] = rec.markouts.due[0];
     this.risk.onPosition(this.now, p.position);
-    if (mid !== mid) return;
-    this.clock[C_MID] = mid;
-    if (this.checkEquity()) this.cancelAll();
+    // With a side empty the fill is checked at the last two-sided mid (none yet: nothing to mark at).
+    if (mid === mid) this.clock[C_MID] = mid;
+    else if (this.clock[C_MID] !== this.clock[C_MID]) return;
+    if (this.checkEquity()) this.killed();
   }
 
   /** Asks the strategy for its quote targets and sends the cancels and new orders to get there. */
@@ -777,7 +793,40 @@ export class Engine {
    * the session open.
    */
   kill(ts: number, code: string, message: string): void {
-    if (this.risk.trip(ts, code, message, 0, 0)) this.cancelAll();
+    if (this.risk.trip(ts, code, message, 0, 0)) this.killed();
+  }
+
+  /** The kill switch has just tripped: every order cancelled, and with flattenOnKill the position closed. */
+  private killed(): void {
+    this.cancelAll();
+    if (!this.flattenOnKill) return;
+    this.flattenDue = true;
+    this.flatten();
+  }
+
+  /**
+   * One step of closing the position after a trip (flattenOnKill): once our cancels are confirmed
+   * (no order of ours can fill any more, so the quantity is exact), an IOC order for the whole
+   * position through the exchange, limited FLATTEN_PROTECTION_TICKS past the opposite touch (as
+   * a CME market order's protection band); what it leaves is sent again at a later market event
+   * (at most one attempt per event: a thin book is not hammered every round trip). Needs a
+   * two-sided touch and the session still open.
+   */
+  private flatten(): void {
+    const pos = this.portfolio.position;
+    if (pos === 0) {
+      if (this.om.openBuyQty === 0 && this.om.openSellQty === 0) this.flattenDue = false;
+      return;
+    }
+    if (this.om.openBuyQty !== 0 || this.om.openSellQty !== 0) return;
+    const bb = this.bestBid;
+    const ba = this.bestAsk;
+    if (bb === NO_PRICE || ba === NO_PRICE || this.lastExchTs >= this.sessionEndNs) return;
+    const id = pos > 0 ? this.om.sendFlatten(ASK, bb - FLATTEN_PROTECTION_TICKS, pos) : this.om.sendFlatten(BID, ba + FLATTEN_PROTECTION_TICKS, -pos);
+    if (id === 0) return;
+    this.flattenOrders++;
+    const qty = pos > 0 ? pos : -pos;
+    this.risk.alerts.add(this.now, 'warning', 'KILL_FLATTEN', `kill switch: closing the position of ${pos} with an IOC ${pos > 0 ? 'sell' : 'buy'} of ${qty} (order ${id})`, pos, 0);
   }
 
   /** Mid in ticks of the touch after the last market event (NaN when a side is empty). */
@@ -785,9 +834,27 @@ export class Engine {
     return touchMid(this.bestBid, this.bestAsk);
   }
 
-  /** Closes the session's books: the last equity sample at `endTs`, marked to the last mid. */
+  /**
+   * The mark, in ticks: the mid of the last two-sided touch this engine saw (NaN: none). Equity,
+   * the risk checks and the session's close are marked here, never at a price no book showed.
+   */
+  get markTicks(): number {
+    return this.clock[C_MID];
+  }
+
+  /**
+   * Closes the session's books: the last equity sample at `endTs`, marked at markTicks. A session
+   * ending with a side empty says so in an alert; one that never saw a two-sided book, with a
+   * position open, has no price to mark it at and throws (never an invented one).
+   */
   finish(endTs: number): void {
-    const mid = this.mid();
-    this.recorder.finish(endTs, mid === mid ? mid : 0);
+    const mark = this.markTicks;
+    const pos = this.portfolio.position;
+    if (pos !== 0 && mark !== mark) throw new Error(`a position of ${pos} is open at the session end and no two-sided book was seen: no price to mark it at`);
+    if (pos !== 0 && this.mid() !== mark) {
+      const price = mark * this.spec.tickSize;
+      this.risk.alerts.add(endTs, 'warning', 'MARK_LAST_TWO_SIDED', `the book ends with a side empty: the open position of ${pos} is marked at the last two-sided mid, ${price}`, mark, 0);
+    }
+    this.recorder.finish(endTs, mark === mark ? mark : 0);
   }
 }

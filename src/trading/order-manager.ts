@@ -10,7 +10,7 @@
 // still resting there (no self-match on our side; the exchange's self-match prevention backs it).
 
 import { NO_PRICE } from '../book/no-price.ts';
-import { BID, FLAG_POST_ONLY, OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_TS, OM_TYPE } from '../core/events.ts';
+import { BID, FLAG_IOC, FLAG_POST_ONLY, OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_TS, OM_TYPE } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { FifoLink } from '../exchange/fifo-link.ts';
 import type { Latency } from '../exchange/latency.ts';
@@ -193,6 +193,26 @@ export class OrderManager {
     if (!(qty > 0) || qty !== Math.floor(qty) || price !== Math.floor(price) || (side !== 0 && side !== 1)) return 0;
     const slot = this.newOrder(side, price, qty, flags);
     if (slot < 0) return 0;
+    this.levelOf[slot] = -1;
+    this.isQuote[slot] = 0;
+    return this.orders.id[slot];
+  }
+
+  /**
+   * The kill switch's flattening order: IOC at `price`, past the risk checks (which refuse every
+   * order once the switch has tripped; this one only reduces the position). Its id, or 0 when the
+   * table or the ring is full.
+   */
+  sendFlatten(side: number, price: number, qty: number): number {
+    const slot = this.orders.allocate(side, price, qty, this.clock[C_NOW]);
+    if (slot < 0) return 0;
+    if (!this.write(OM_NEW, slot, FLAG_IOC)) {
+      this.orders.release(slot);
+      return 0;
+    }
+    if (side === BID) this.openBuyQty += qty;
+    else this.openSellQty += qty;
+    this.ordersSent++;
     this.levelOf[slot] = -1;
     this.isQuote[slot] = 0;
     return this.orders.id[slot];

@@ -100,7 +100,7 @@ export class EngineContext implements StrategyContext {
   }
   get pnl(): number {
     const p = this.e.portfolio;
-    return p.equity(this.e.mid()) - p.initialCapital;
+    return p.equity(this.e.markTicks) - p.initialCapital;
   }
   get openBuyQty(): number {
     return this.e.om.openBuyQty;

@@ -112,9 +112,10 @@ export class FakeRuntime implements RuntimeView {
       position: {
         contracts: position,
         avg_price: position === 0 ? null : bid,
-        realized_pnl: realized,
+        realized_pnl_gross: realized,
+        fees,
+        realized_pnl_net: realized - fees,
         unrealized_pnl: unrealized,
-        fees_paid: fees,
         equity,
         total_pnl: equity - 1_000_000,
         drawdown_pct: 0.1,

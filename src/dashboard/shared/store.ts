@@ -70,7 +70,7 @@ export class SymbolHistory {
       }
     }
     this.totalPnl.push(t, st.position.total_pnl);
-    this.realizedPnl.push(t, st.position.realized_pnl);
+    this.realizedPnl.push(t, st.position.realized_pnl_gross);
     this.position.push(t, st.position.contracts);
     for (const s of LATENCY_STAGES) {
       const l = st.latency[s];

@@ -500,7 +500,7 @@ export class BacktestPanel {
     setText(v.trades, fmtInt(r.total_trades));
     setText(v.fills, fmtInt(r.total_fills));
     setText(v.volume, fmtInt(r.volume));
-    setText(v.fees, fmtUsd(r.fees_paid));
+    setText(v.fees, fmtUsd(r.fees));
     setText(v.final_equity, fmtUsd(r.final_equity));
     setText(v.final_pos, fmtSignedInt(r.final_position));
     setText(v.sessions, fmtInt(r.sessions));

@@ -37,7 +37,7 @@ export class PnlChartView {
     this.syncs[2].sync(h.position);
     this.showEmpty(h.totalPnl.length === 0);
     const p = st.position;
-    setText(this.legend, `total ${fmtPnl(p.total_pnl)}  realized ${fmtPnl(p.realized_pnl)}  unrealized ${fmtPnl(p.unrealized_pnl)}  pos ${fmtSignedInt(p.contracts)}`);
+    setText(this.legend, `total ${fmtPnl(p.total_pnl)}  realized gross ${fmtPnl(p.realized_pnl_gross)}  unrealized ${fmtPnl(p.unrealized_pnl)}  pos ${fmtSignedInt(p.contracts)}`);
     setClass(this.legend, `legend ${signClass(p.total_pnl)}`);
   }
 }

@@ -6,9 +6,9 @@ import { keyValueGrid, setClass, setText } from './dom.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, priceFormat, signClass } from './format.ts';
 
 const ITEMS = [
-  ['total_pnl', 'Total P&L $', 'equity minus initial capital (realized + unrealized - fees)'],
-  ['realized', 'Realized $', 'closed-trade P&L'],
-  ['unrealized', 'Unrealized $', 'open position marked to the mid'],
+  ['total_pnl', 'Total P&L $', 'equity minus initial capital (realized gross - fees + unrealized)'],
+  ['realized', 'Realized (gross) $', 'closed-trade P&L on price, gross of fees (realized_pnl_gross)'],
+  ['unrealized', 'Unrealized $', 'open position marked at the last two-sided mid'],
   ['fees', 'Fees $', 'fees paid'],
   ['daily', 'Daily P&L $', 'P&L of the current session'],
   ['equity', 'Equity $', ''],
@@ -47,9 +47,9 @@ export class StatsView {
       setClass(this.v[k], `num ${signClass(x)}`);
     };
     signed('total_pnl', p.total_pnl);
-    signed('realized', p.realized_pnl);
+    signed('realized', p.realized_pnl_gross);
     signed('unrealized', p.unrealized_pnl);
-    setText(this.v.fees, fmtUsd(p.fees_paid));
+    setText(this.v.fees, fmtUsd(p.fees));
     signed('daily', p.daily_pnl);
     setText(this.v.equity, fmtUsd(p.equity));
     setText(this.v.sharpe, fmtDec2(s.sharpe_ratio));

@@ -10,13 +10,13 @@ import { colourScale, heatmap, SWEEP_METRICS, type SweepMetric, type SweepPoint,
 /** A metric's value as the heatmap and its legend write it (USD with separators and sign, counts whole). */
 export function fmtMetric(metric: SweepMetric, v: number): string {
   if (metric === 'total_pnl') return fmtPnl(v);
-  if (metric === 'fees_paid') return fmtDec2(v);
+  if (metric === 'fees') return fmtDec2(v);
   if (metric === 'total_fills') return fmtInt(v);
   if (metric === 'max_drawdown_pct') return `${fmtDec2(v)}%`;
   return v.toFixed(3);
 }
 
-const UNIT: Record<SweepMetric, string> = { total_pnl: '$', sharpe_ratio: '', max_drawdown_pct: '% of peak', total_fills: 'fills', fees_paid: '$', markout_1s: 'ticks' };
+const UNIT: Record<SweepMetric, string> = { total_pnl: '$', sharpe_ratio: '', max_drawdown_pct: '% of peak', total_fills: 'fills', fees: '$', markout_1s: 'ticks' };
 
 export class SweepHeatmap {
   private readonly metric = el('select');

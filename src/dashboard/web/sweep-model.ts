@@ -14,7 +14,7 @@ export const SWEEP_METRICS = [
   ['sharpe_ratio', 'Sharpe'],
   ['max_drawdown_pct', 'Max DD %'],
   ['total_fills', 'Fills'],
-  ['fees_paid', 'Fees $'],
+  ['fees', 'Fees $'],
   ['markout_1s', 'Markout 1s, ticks'],
 ] as const;
 export type SweepMetric = (typeof SWEEP_METRICS)[number][0];
@@ -56,7 +56,7 @@ export interface Heatmap {
 }
 
 /** Metrics where less is better (the heatmap's best-of and its colours). */
-export const LOWER_IS_BETTER: ReadonlySet<SweepMetric> = new Set(['max_drawdown_pct', 'fees_paid']);
+export const LOWER_IS_BETTER: ReadonlySet<SweepMetric> = new Set(['max_drawdown_pct', 'fees']);
 /** Metrics with a sign (a gain or a loss): coloured around zero. */
 const SIGNED: ReadonlySet<SweepMetric> = new Set(['total_pnl', 'sharpe_ratio', 'markout_1s']);
 
