@@ -17,7 +17,8 @@ import { VERSION } from './version.ts';
 async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2));
   if (!parsed.ok) {
-    process.stderr.write(`error: ${parsed.error}\n\n${USAGE}`);
+    // The one useful line, not the whole usage after it.
+    process.stderr.write(`error: ${parsed.error}${/see --help/.test(parsed.error) ? '' : ' (see --help)'}\n`);
     return 2;
   }
   const opts = parsed.options;

@@ -257,7 +257,8 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig, dat
   if (!errors.length) {
     const s = resolveSessions(startDate, endDate, sym!, config);
     ({ dates, contracts } = s);
-    errors.push(...s.errors);
+    // Without an endDate the range ends on startDate: an error about its end is about the date given.
+    errors.push(...s.errors.map((e) => (e.field === 'endDate' && r.endDate === undefined && r.startDate !== undefined ? { ...e, field: 'startDate' } : e)));
   }
   if (errors.length) return { ok: false, errors };
   return resolveRequest(r, config, { root: sym!.root, symbol, startDate, endDate, dates, contracts, dataset: null, data_source: 'synthetic' }, null);

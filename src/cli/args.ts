@@ -120,7 +120,8 @@ export const FLAGS: Record<string, Flag> = {
     backtestOnly: true,
     alsoWith: 'export-dbn',
     help: 'contract (ESH24) or root (ES) to backtest; default: the first configured symbol',
-    set: (o, v) => checkSymbol(v) ?? void (o.symbol = v),
+    // Contract symbols are upper case (ES, ESH24): `--symbol es` means ES.
+    set: (o, v) => checkSymbol(v.toUpperCase()) ?? void (o.symbol = v.toUpperCase()),
   },
   data: {
     value: 'PATH',
