@@ -76,6 +76,8 @@ export interface RunOptions {
   /** Fraction of the whole run done, 0..1, with sessions finished and events processed so far. */
   onProgress?: (fraction: number, run?: RunProgress) => void;
   signal?: AbortSignal;
+  /** Each session once its result is final, in date order (see runAccount). */
+  onSession?: (s: AccountSession) => void;
   /** Run the sessions strictly one after another on the pool (the reference for the parallel run). */
   sequential?: boolean;
   /** Inline runs only: this predictor instead of the request's model (signal comparisons). */
@@ -145,7 +147,7 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
       sessionsRunning--;
     }
   };
-  const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential);
+  const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential, opts.onSession);
   for (const s of sessions) if (s.result === null) report(index.get(s.date)!, 1);
   return { result: mergeSessions(req, sessions, feeScheduleView(specs[0].execution.fees)), sessions };
 }

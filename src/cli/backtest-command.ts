@@ -15,6 +15,7 @@ import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
 import { qualityLine, warnDataQuality } from '../market/replay/quality.ts';
 import { createProgress } from './progress.ts';
+import { csvHeader, csvRows, FILL_COLUMNS, fillTable } from '../research/fill-table.ts';
 
 const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const int = (x: number) => x.toLocaleString('en-US');
@@ -79,18 +80,43 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
   const pool = executor ? null : createBacktestPool(Math.min(poolSize, req.dates.length));
   const t0 = process.hrtime.bigint();
   const progress = createProgress(opts.progress === true);
+  // `--fills -` streams: the header now, each session's rows once its result is final. A reader
+  // that stops early (`| head`) closes the pipe; the next write fails with EPIPE and that stops
+  // the run, instead of computing sessions nobody reads.
+  const stdoutClosed = new AbortController();
+  const streamFills = opts.fills === STDOUT;
+  let streamed = 0;
+  if (streamFills) {
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? stdoutClosed.abort() : undefined));
+    process.stdout.write(csvHeader(FILL_COLUMNS));
+  }
   try {
     log.info({ symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
-    const run = await runBacktest(req, config, {
-      pool,
-      executor,
-      collectFills: Boolean(opts.fills || opts.report),
-      onProgress: (f, p) => p && progress.update(f, p),
-    });
+    let run;
+    try {
+      run = await runBacktest(req, config, {
+        pool,
+        executor,
+        collectFills: Boolean(opts.fills || opts.report),
+        onProgress: (f, p) => p && progress.update(f, p),
+        signal: stdoutClosed.signal,
+        onSession: streamFills
+          ? (s) => {
+              streamed++;
+              if (!stdoutClosed.signal.aborted) process.stdout.write(csvRows(fillTable(req, [s])));
+            }
+          : undefined,
+      });
+    } catch (e) {
+      if (!stdoutClosed.signal.aborted) throw e;
+      progress.stop();
+      process.stderr.write(`stdout was closed by its reader: run stopped after ${streamed} of ${req.dates.length} session${req.dates.length === 1 ? '' : 's'}\n`);
+      return 0;
+    }
     progress.stop();
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const r = run.result;
-    if (opts.fills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills)));
+    if (opts.fills && !streamFills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills)));
     if (opts.equity) writeOutput(opts.equity, equityFile(run, acceptedFormat('--equity', opts.equity)));
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
     summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));

@@ -89,8 +89,17 @@ export function equityTable(curve: readonly { t: number; equity: number }[]): Co
  * parsing them gives back the exact float64; a null (not measured) is an empty field.
  */
 export function toCsv(cols: Column[]): string {
+  return csvHeader(cols) + csvRows(cols);
+}
+
+export function csvHeader(cols: readonly { name: string }[]): string {
+  return cols.map((c) => c.name).join(',') + '\n';
+}
+
+/** The CSV's rows without the header (a file streamed in parts: header once, then each part's rows). */
+export function csvRows(cols: Column[]): string {
   const n = cols[0]?.values.length ?? 0;
-  const lines = [cols.map((c) => c.name).join(',')];
-  for (let i = 0; i < n; i++) lines.push(cols.map((c) => (c.values[i] === null ? '' : String(c.values[i]))).join(','));
-  return lines.join('\n') + '\n';
+  let out = '';
+  for (let i = 0; i < n; i++) out += cols.map((c) => (c.values[i] === null ? '' : String(c.values[i]))).join(',') + '\n';
+  return out;
 }
