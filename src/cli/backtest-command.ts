@@ -20,7 +20,26 @@ import { csvHeader, csvRows, FILL_COLUMNS, fillTable } from '../research/fill-ta
 const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const int = (x: number) => x.toLocaleString('en-US');
 
-export function formatSummary(r: BacktestResult): string {
+/** What to try after a kill-switch stop, naming the config keys (and their values) that set it. */
+export function killSwitchHint(r: BacktestResult, risk: EngineConfig['risk']): string | null {
+  const k = r.kill_switch;
+  if (!k.tripped) return null;
+  const limit = k.rule === 'MAX_DAILY_LOSS' ? `raise [risk] max_daily_loss (now ${risk.max_daily_loss})` : `raise [risk] max_drawdown_pct (now ${risk.max_drawdown_pct})`;
+  const later = k.sessions_not_traded.length ? `, or run the later sessions on their own (--start ${k.sessions_not_traded[0]})` : '';
+  return `To trade on: ${limit}, or set [risk] enable_kill_switch = false to see the strategy unguarded${later}.`;
+}
+
+/** One row per session of a multi-day run (a human table: P&L rounded to cents). */
+export function sessionTable(r: BacktestResult): string[] {
+  const rows = r.session_results.map((s) => [s.date, s.contract, int(s.events), int(s.fills), usd(s.pnl), String(s.final_position), !s.traded ? 'not traded' : s.kill_switch ? 'kill switch' : 'traded']);
+  const head = ['date', 'contract', 'events', 'fills', 'P&L', 'position', 'status'];
+  const width = head.map((h, j) => Math.max(h.length, ...rows.map((row) => row[j].length)));
+  // Text columns left, numbers right.
+  const line = (cells: string[]) => `  ${cells.map((c, j) => (j < 2 || j === 6 ? c.padEnd(width[j]) : c.padStart(width[j]))).join('  ')}`.trimEnd();
+  return [line(head), ...rows.map(line)];
+}
+
+export function formatSummary(r: BacktestResult, risk?: EngineConfig['risk']): string {
   const m = r.markouts;
   const mk = (k: string) => (m[k].avg_ticks === null ? 'n/a' : `${m[k].avg_ticks!.toFixed(3)} ticks`);
   const rows: [string, string][] = [
@@ -47,7 +66,9 @@ export function formatSummary(r: BacktestResult): string {
   const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}${r.data_source === 'synthetic' ? '' : `, market ${r.data_source}`}`;
   // A run its kill switch stopped is not a plain success: say so first, and when and why.
   const stopped = r.kill_switch.tripped ? [`STOPPED by the kill switch: ${killSwitchLine(r.kill_switch)}`] : [];
-  return [head, ...stopped, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`)].join('\n') + '\n';
+  const perSession = r.session_results.length > 1 ? ['', 'Sessions:', ...sessionTable(r)] : [];
+  const hint = risk ? killSwitchHint(r, risk) : null;
+  return [head, ...stopped, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`), ...perSession, ...(hint ? ['', hint] : [])].join('\n') + '\n';
 }
 
 function killSwitchLine(k: BacktestResult['kill_switch']): string {
@@ -119,7 +140,7 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
     if (opts.fills && !streamFills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills)));
     if (opts.equity) writeOutput(opts.equity, equityFile(run, acceptedFormat('--equity', opts.equity)));
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
-    summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
+    summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r, config.risk));
     const eps = r.events_processed / (wallMs / 1000);
     process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`);
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
