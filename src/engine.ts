@@ -28,7 +28,7 @@ async function main(): Promise<number> {
     return 0;
   }
   // Reading a DBN file needs no config.
-  if (opts.inspect !== undefined) return inspectCommand(opts.inspect, opts.limit);
+  if (opts.inspect !== undefined) return inspectCommand(opts.inspect, opts.limit, opts.pretty);
   let loaded;
   try {
     loaded = loadConfig({ path: opts.config, env: process.env });

@@ -101,7 +101,6 @@ test('bad symbols', () => {
   fails(['--backtest', '--symbol', 'XX'], /--symbol "XX": expected a contract root such as ES or a month-coded symbol/, /unknown contract root 'XX' \(known: ES, NQ/);
   fails(['--backtest', '--symbol', 'ESQ2024'], /--symbol "ESQ2024"/, /malformed contract symbol/);
   fails(['--backtest', '--symbol', 'ZZH24'], /--symbol "ZZH24"/, /unknown contract root 'ZZ'/);
-  fails(['--backtest', '--symbol', 'es'], /--symbol "es"/);
 });
 
 test('repeated flags are an error', () => {

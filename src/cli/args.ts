@@ -50,6 +50,8 @@ export interface CliOptions {
   help: boolean;
   /** --inspect FILE: print a DBN file's metadata and records as JSON lines, exit. */
   inspect?: string;
+  /** --pretty: with --inspect, prices as decimals and timestamps as ISO 8601 UTC with ns. */
+  pretty?: boolean;
   /** --limit N: with --inspect, print at most N records. */
   limit?: number;
   /** --export-dbn OUT: write synthetic sessions as zstd DBN to OUT, exit. */
@@ -159,6 +161,7 @@ export const FLAGS: Record<string, Flag> = {
   report: { value: 'FILE', backtestOnly: true, help: 'write a self-contained HTML report to FILE (- for stdout)', set: (o, v) => void (o.report = v) },
   progress: { backtestOnly: true, help: 'progress as JSON lines on stderr (a terminal gets a bar anyway)', set: (o) => void (o.progress = true) },
   inspect: { value: 'FILE', backtestOnly: false, only: 'inspect', help: 'DBN file (.dbn or .dbn.zst) to print', set: (o, v) => void (o.inspect = v) },
+  pretty: { backtestOnly: false, only: 'inspect', help: 'prices as decimal numbers, timestamps as ISO 8601 UTC with nanoseconds (default: the raw integers)', set: (o) => void (o.pretty = true) },
   limit: {
     value: 'N',
     backtestOnly: false,
@@ -274,7 +277,7 @@ const flagRows = (backtestOnly: boolean, only?: Mode) =>
 export const USAGE = `Usage:
   engine [--config PATH]                 start the engine: HTTP API, dashboard stream, live simulation
   engine --backtest [options]            run one backtest, print the result, exit
-  engine --inspect FILE [--limit N]      print a DBN file's metadata, then one JSON line per record
+  engine --inspect FILE [--limit N] [--pretty]  print a DBN file's metadata, then one JSON line per record
   engine --export-dbn OUT [options]      write synthetic sessions as zstd DBN (MBO or MBP-10), exit
   engine --sweep KEY=VALUES ... [options]  run a backtest per grid point, print them ranked, exit
   engine --worker --queue URL             take backtest sessions off a BullMQ queue on Redis

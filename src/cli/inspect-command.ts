@@ -1,19 +1,22 @@
 // `engine --inspect FILE [--limit N]`: the metadata as one JSON line, then one JSON line per
 // record, named as in Databento's record layouts (hd.rtype, levels[i].bid_px, ...). 64-bit
 // integers (timestamps, order ids, prices in 1e-9 units) are printed as decimal strings, since a
-// JS number cannot hold them; action and side as characters. Exit 1 with the DbnError (file,
+// JS number cannot hold them; action and side as characters. --pretty: prices as decimal numbers
+// and timestamps as ISO 8601 UTC with nanoseconds (src/data/dbn/pretty.ts). Exit 1 with the DbnError (file,
 // byte offset, record index) on bad input: the lines printed before it are then not the whole file.
 import { writeSync } from 'node:fs';
 import { DbnError, DbnReader, dbnJson } from '../data/dbn/index.ts';
+import { prettyDbn } from '../data/dbn/pretty.ts';
 
-export function inspectCommand(file: string, limit: number | undefined): number {
+export function inspectCommand(file: string, limit: number | undefined, pretty = false): number {
+  const json = pretty ? (v: unknown) => dbnJson(prettyDbn(v)) : dbnJson;
   let reader: DbnReader;
   try {
     reader = DbnReader.open(file);
   } catch (e) {
     return fail(e);
   }
-  const out: string[] = [dbnJson(reader.metadata)];
+  const out: string[] = [json(reader.metadata)];
   const flush = (): void => {
     writeSync(1, `${out.join('\n')}\n`);
     out.length = 0;
@@ -22,7 +25,7 @@ export function inspectCommand(file: string, limit: number | undefined): number 
   try {
     for (const record of reader.records()) {
       if (limit !== undefined && shown >= limit) break;
-      out.push(dbnJson(record));
+      out.push(json(record));
       shown++;
       if (out.length >= 1000) flush();
     }
