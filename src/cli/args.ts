@@ -6,7 +6,7 @@
 // looks like a flag (`--config --backtest`), and words its errors without the expected value;
 // the loop below checks each token and names the flag, the value and what was expected.
 import { parseArgs as tokenize } from 'node:util';
-import { parseDate } from '../market/calendar.ts';
+import { parseClock, parseDate } from '../market/calendar.ts';
 import { CONTRACTS, contractForRoot, parseSymbol, SymbolError } from '../market/instruments.ts';
 import { STDOUT, tableFormat } from './output-files.ts';
 
@@ -28,6 +28,9 @@ export interface CliOptions {
   /** --start / --end YYYY-MM-DD: backtest date range (defaults from [simulation]). */
   start?: string;
   end?: string;
+  /** --from / --to HH:MM: a time window within the session (New York time); see time-window.ts. */
+  from?: string;
+  to?: string;
   /** --seed N: backtest seed (default simulation.seed). */
   seed?: number;
   /** --symbol SYMBOL: a configured contract (ESH24) or a root (ES) to backtest. */
@@ -93,6 +96,11 @@ function checkDate(flag: string, v: string): string | undefined {
   return undefined;
 }
 
+function checkClock(flag: string, v: string): string | undefined {
+  if (parseClock(v) === null) return `${flag} ${JSON.stringify(v)}: expected a time HH:MM (New York, 24-hour), e.g. 09:45`;
+  return undefined;
+}
+
 function checkSymbol(v: string): string | undefined {
   if (Object.prototype.hasOwnProperty.call(CONTRACTS, v)) return undefined;
   try {
@@ -133,6 +141,8 @@ export const FLAGS: Record<string, Flag> = {
   },
   start: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'first session date; default: simulation.start_date', set: (o, v) => checkDate('--start', v) ?? void (o.start = v) },
   end: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'last session date (>= --start); default: simulation.end_date', set: (o, v) => checkDate('--end', v) ?? void (o.end = v) },
+  from: { value: 'HH:MM', backtestOnly: true, alsoWith: 'export-dbn', help: 'start each session at HH:MM New York time, within [simulation] session_start..session_end', set: (o, v) => checkClock('--from', v) ?? void (o.from = v) },
+  to: { value: 'HH:MM', backtestOnly: true, alsoWith: 'export-dbn', help: 'end each session at HH:MM New York time (after --from), within the session', set: (o, v) => checkClock('--to', v) ?? void (o.to = v) },
   seed: {
     value: 'N',
     backtestOnly: true,
@@ -173,7 +183,7 @@ export const FLAGS: Record<string, Flag> = {
       return undefined;
     },
   },
-  'export-dbn': { value: 'OUT', backtestOnly: false, only: 'export-dbn', help: 'file to write (.dbn.zst); --symbol, --start, --end, --seed as for --backtest', set: (o, v) => void (o.exportDbn = v) },
+  'export-dbn': { value: 'OUT', backtestOnly: false, only: 'export-dbn', help: 'file to write (.dbn.zst); --symbol, --start, --end, --from, --to, --seed as for --backtest', set: (o, v) => void (o.exportDbn = v) },
   schema: {
     value: 'SCHEMA',
     backtestOnly: false,
@@ -350,6 +360,8 @@ export function parseArgs(argv: string[]): ParseResult {
     if (needSweep.length) return err(`${needSweep.join(', ')} only ${needSweep.length === 1 ? 'applies' : 'apply'} with --sweep`);
   }
   if (options.sweep && options.fills) return err('--fills applies to one backtest, not to a --sweep');
+  // Recorded data brings its own session bounds (docs/research.md).
+  if (options.data && (options.from || options.to)) return err(`${options.from ? '--from' : '--to'} applies to the synthetic market: with --data, pick the sessions with --start/--end`);
   if (options.worker) {
     if (!options.queue) return err('--worker needs --queue redis://HOST:PORT');
     if (options.backtest) return err('--worker runs sessions for others: it takes no --backtest or --sweep');

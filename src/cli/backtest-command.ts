@@ -15,6 +15,7 @@ import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
 import { qualityLine, warnDataQuality } from '../market/replay/quality.ts';
 import { createProgress } from './progress.ts';
+import { withTimeWindow } from './time-window.ts';
 import { csvHeader, csvRows, FILL_COLUMNS, fillTable } from '../research/fill-table.ts';
 
 const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
@@ -77,7 +78,13 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
   return `tripped at ${k.at} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
 }
 
-export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
+export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig, log: pino.Logger): Promise<number> {
+  const windowed = withTimeWindow(opts, fullConfig);
+  if ('error' in windowed) {
+    process.stderr.write(`error: ${windowed.error}\n`);
+    return 2;
+  }
+  const config = windowed.config;
   const v = validateBacktestRequest(requestFromFlags(opts, config), config, opts.data ?? null);
   if (!v.ok) {
     for (const e of v.errors) process.stderr.write(`error: ${flagOfField(e.field) ?? e.field}: ${e.message}\n`);
