@@ -144,8 +144,8 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
     progress.stop();
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const r = run.result;
-    if (opts.fills && !streamFills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills)));
-    if (opts.equity) writeOutput(opts.equity, equityFile(run, acceptedFormat('--equity', opts.equity)));
+    if (opts.fills && !streamFills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills), config));
+    if (opts.equity) writeOutput(opts.equity, equityFile(req, run, acceptedFormat('--equity', opts.equity), config));
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
     summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r, config.risk));
     const eps = r.events_processed / (wallMs / 1000);

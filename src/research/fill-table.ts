@@ -13,8 +13,12 @@ import { sessionContracts } from '../backtest/session-dates.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import type { FillField } from '../portfolio/fill-log.ts';
 
-/** string: text; int64: whole numbers (bigint, exact to 2^63); double: float64 or null (not measured). */
-export type ColumnKind = 'string' | 'int64' | 'double';
+/**
+ * string: text; int64: whole numbers (bigint, exact to 2^63); double: float64 or null (not
+ * measured); timestamp_ns: ns since the epoch, UTC (bigint; in CSV the integer, in Parquet a
+ * nanosecond timestamp); date: YYYY-MM-DD (in Parquet a DATE).
+ */
+export type ColumnKind = 'string' | 'int64' | 'double' | 'timestamp_ns' | 'date';
 export type Cell = string | bigint | number | null;
 export interface Column {
   name: string;
@@ -24,7 +28,7 @@ export interface Column {
 
 export const FILL_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
   { name: 'time', kind: 'string' },
-  { name: 'session_date', kind: 'string' },
+  { name: 'session_date', kind: 'date' },
   { name: 'symbol', kind: 'string' },
   { name: 'side', kind: 'string' },
   { name: 'price', kind: 'double' },
@@ -32,7 +36,7 @@ export const FILL_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
   { name: 'liquidity', kind: 'string' },
   { name: 'fee', kind: 'double' },
   { name: 'order_id', kind: 'int64' },
-  { name: 'time_ns', kind: 'int64' },
+  { name: 'time_ns', kind: 'timestamp_ns' },
   { name: 'position_after', kind: 'int64' },
   { name: 'realized_pnl', kind: 'double' },
   { name: 'mid', kind: 'double' },
@@ -79,7 +83,7 @@ export function equityTable(curve: readonly { t: number; equity: number }[]): Co
   return [
     { name: 'time', kind: 'string', values: curve.map((p) => new Date(p.t).toISOString()) },
     // In BigInt: epoch ms x 1e6 passes 2^53, where a float64 product would round.
-    { name: 'time_ns', kind: 'int64', values: curve.map((p) => BigInt(p.t) * 1_000_000n) },
+    { name: 'time_ns', kind: 'timestamp_ns', values: curve.map((p) => BigInt(p.t) * 1_000_000n) },
     { name: 'equity', kind: 'double', values: curve.map((p) => p.equity) },
   ];
 }

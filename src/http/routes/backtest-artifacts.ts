@@ -45,9 +45,9 @@ export function registerBacktestArtifacts(app: App, ctx: ApiContext): void {
   // All four from one recomputation: the costly part is the run, not the rendering.
   const render = (req: ResolvedRequest, run: BacktestRun): ArtifactBodies =>
     new Map<string, string | Uint8Array>([
-      ['fills.csv', fillsFile(req, run, 'csv')],
-      ['fills.parquet', fillsFile(req, run, 'parquet')],
-      ['equity.csv', equityFile(run, 'csv')],
+      ['fills.csv', fillsFile(req, run, 'csv', ctx.config)],
+      ['fills.parquet', fillsFile(req, run, 'parquet', ctx.config)],
+      ['equity.csv', equityFile(req, run, 'csv', ctx.config)],
       ['report', reportFile(req, run, ctx.config)],
     ]);
 
