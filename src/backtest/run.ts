@@ -73,6 +73,8 @@ export interface RunOptions {
   /** Where the sessions run; default: the pool, else inline. */
   executor?: SessionExecutor;
   collectFills?: boolean;
+  /** Also record the order log (--orders) and our position at each quote sample (--quotes; implies collectFills). */
+  record?: { orders?: boolean; quotes?: boolean };
   /** Fraction of the whole run done, 0..1, with sessions finished and events processed so far. */
   onProgress?: (fraction: number, run?: RunProgress) => void;
   signal?: AbortSignal;
@@ -121,7 +123,10 @@ export function createBacktestPool(size: number): Piscina {
 export async function runBacktest(req: ResolvedRequest, config: EngineConfig, opts: RunOptions = {}): Promise<BacktestRun> {
   // The model (useML) is loaded once per run, here in the calling thread, and travels to every
   // session inside its spec; each session builds its own predictor from it.
-  const specs = sessionSpecs(req, config, opts.collectFills ?? false, requestModel(req, config));
+  const rec = opts.record;
+  const recording = rec?.orders || rec?.quotes ? { record: { orders: rec.orders === true, quotePositions: rec.quotes === true } } : null;
+  const planned = sessionSpecs(req, config, (opts.collectFills ?? false) || rec?.quotes === true, requestModel(req, config));
+  const specs = recording ? planned.map((s) => ({ ...s, ...recording })) : planned;
   const progress = specs.map(() => 0);
   const events = specs.map(() => 0);
   const report = (i: number, f: number, n = events[i]) => {

@@ -21,6 +21,10 @@ export interface CliOptions {
   fills?: string;
   /** --equity FILE|-: the equity curve, CSV or Parquet by the extension; `-`: CSV on stdout. */
   equity?: string;
+  /** --orders FILE|-: the order log (every send, cancel and report), CSV or Parquet by the extension. */
+  orders?: string;
+  /** --quotes FILE|-: our bid/ask, mid and position once a second, CSV or Parquet by the extension. */
+  quotes?: string;
   /** --report FILE|-: the self-contained HTML report. */
   report?: string;
   /** --progress: JSON progress lines on stderr (a bar is drawn anyway when stderr is a terminal). */
@@ -167,6 +171,18 @@ export const FLAGS: Record<string, Flag> = {
     backtestOnly: true,
     help: 'write the equity curve to FILE (.csv or .parquet; - for CSV on stdout)',
     set: (o, v) => checkTable('--equity', v) ?? void (o.equity = v),
+  },
+  orders: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'write the order log (every send, cancel, ack, reject and fill with its times and latencies) to FILE (.csv or .parquet; - for CSV on stdout)',
+    set: (o, v) => checkTable('--orders', v) ?? void (o.orders = v),
+  },
+  quotes: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'write our bid/ask, the mid and our position once a second to FILE (.csv or .parquet; - for CSV on stdout)',
+    set: (o, v) => checkTable('--quotes', v) ?? void (o.quotes = v),
   },
   report: { value: 'FILE', backtestOnly: true, help: 'write a self-contained HTML report to FILE (- for stdout)', set: (o, v) => void (o.report = v) },
   progress: { backtestOnly: true, help: 'progress as JSON lines on stderr (a terminal gets a bar anyway)', set: (o) => void (o.progress = true) },
@@ -359,7 +375,7 @@ export function parseArgs(argv: string[]): ParseResult {
     const needSweep = ['--out', '--holdout-days'].filter((f) => seen.has(f));
     if (needSweep.length) return err(`${needSweep.join(', ')} only ${needSweep.length === 1 ? 'applies' : 'apply'} with --sweep`);
   }
-  if (options.sweep && options.fills) return err('--fills applies to one backtest, not to a --sweep');
+  for (const k of ['fills', 'orders', 'quotes'] as const) if (options.sweep && options[k]) return err(`--${k} applies to one backtest, not to a --sweep`);
   // Recorded data brings its own session bounds (docs/research.md).
   if (options.data && (options.from || options.to)) return err(`${options.from ? '--from' : '--to'} applies to the synthetic market: with --data, pick the sessions with --start/--end`);
   if (options.worker) {
@@ -372,7 +388,7 @@ export function parseArgs(argv: string[]): ParseResult {
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);
   }
   // stdout carries one thing: the summary, the JSON result or one output given as `-`.
-  const toStdout = (['fills', 'equity', 'report'] as const).filter((k) => options[k] === STDOUT).map((k) => `--${k} -`);
+  const toStdout = (['fills', 'equity', 'orders', 'quotes', 'report'] as const).filter((k) => options[k] === STDOUT).map((k) => `--${k} -`);
   if (options.json) toStdout.push('--json');
   if (toStdout.length > 1) return err(`${toStdout.join(' and ')} all write to stdout: choose one`);
   if (options.start !== undefined && options.end !== undefined && options.end < options.start) {

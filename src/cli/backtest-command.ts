@@ -11,7 +11,7 @@ import type { CliOptions } from './args.ts';
 import { queueFromFlag } from './queue-flag.ts';
 import { flagOfField, requestFromFlags } from './request-flags.ts';
 import { availableParallelism } from 'node:os';
-import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
+import { equityFile, fillsFile, ordersFile, quotesFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
 import { qualityLine, warnDataQuality } from '../market/replay/quality.ts';
 import { createProgress } from './progress.ts';
@@ -92,7 +92,7 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
   }
   const req = v.request;
   // Every output path is checked before the run: a typo must not cost the whole backtest.
-  const outputs = (['fills', 'equity', 'report'] as const).filter((k) => opts[k] !== undefined);
+  const outputs = (['fills', 'equity', 'orders', 'quotes', 'report'] as const).filter((k) => opts[k] !== undefined);
   const unwritable = outputs.map((k) => unwritableReason(`--${k}`, opts[k]!)).filter((m) => m !== undefined);
   if (unwritable.length) {
     for (const m of unwritable) process.stderr.write(`error: ${m}\n`);
@@ -126,6 +126,8 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
         pool,
         executor,
         collectFills: Boolean(opts.fills || opts.report),
+        // Recorded only when asked: the hot path of a plain run is untouched.
+        record: opts.orders || opts.quotes ? { orders: opts.orders !== undefined, quotes: opts.quotes !== undefined } : undefined,
         onProgress: (f, p) => p && progress.update(f, p),
         signal: stdoutClosed.signal,
         onSession: streamFills
@@ -146,6 +148,8 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
     const r = run.result;
     if (opts.fills && !streamFills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills), config));
     if (opts.equity) writeOutput(opts.equity, equityFile(req, run, acceptedFormat('--equity', opts.equity), config));
+    if (opts.orders) writeOutput(opts.orders, ordersFile(req, run, acceptedFormat('--orders', opts.orders), config));
+    if (opts.quotes) writeOutput(opts.quotes, quotesFile(req, run, acceptedFormat('--quotes', opts.quotes), config));
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
     summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r, config.risk));
     const eps = r.events_processed / (wallMs / 1000);

@@ -11,6 +11,7 @@ import { buildReport, type QuotePoints } from '../report/html-report.ts';
 import { type Column, equityTable, fillTable, toCsv } from './fill-table.ts';
 import { VERSION } from '../version.ts';
 import { toParquet } from './parquet.ts';
+import { orderTable, quoteTable } from './order-table.ts';
 
 export type TableFormat = 'csv' | 'parquet';
 
@@ -46,6 +47,14 @@ export function fillsFile(req: ResolvedRequest, run: BacktestRun, format: TableF
 
 export function equityFile(req: ResolvedRequest, run: BacktestRun, format: TableFormat, config: EngineConfig): string | Uint8Array {
   return tableFile(equityTable(run.result.equity_curve), format, req, config);
+}
+
+export function ordersFile(req: ResolvedRequest, run: BacktestRun, format: TableFormat, config: EngineConfig): string | Uint8Array {
+  return tableFile(orderTable(req, run.sessions), format, req, config);
+}
+
+export function quotesFile(req: ResolvedRequest, run: BacktestRun, format: TableFormat, config: EngineConfig): string | Uint8Array {
+  return tableFile(quoteTable(req, run.sessions), format, req, config);
 }
 
 /** The sessions' quote samples in epoch ms and price units (NaN: no quote on that side). */
