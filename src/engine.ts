@@ -10,6 +10,7 @@ import { sweepCommand } from './cli/sweep-command.ts';
 import { workerCommand } from './queue/worker.ts';
 import { ConfigError, loadConfig } from './config/load.ts';
 import { createLogger } from './log.ts';
+import { stderrLog } from './cli/held-log.ts';
 import { setUpStrategies } from './strategy/setup.ts';
 import { strategyCheckCommand } from './cli/strategy-check-command.ts';
 import { VERSION } from './version.ts';
@@ -17,7 +18,8 @@ import { VERSION } from './version.ts';
 async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2));
   if (!parsed.ok) {
-    process.stderr.write(`error: ${parsed.error}\n\n${USAGE}`);
+    // The one useful line, not the whole usage after it.
+    process.stderr.write(`error: ${parsed.error}${/see --help/.test(parsed.error) ? '' : ' (see --help)'}\n`);
     return 2;
   }
   const opts = parsed.options;
@@ -26,7 +28,7 @@ async function main(): Promise<number> {
     return 0;
   }
   // Reading a DBN file needs no config.
-  if (opts.inspect !== undefined) return inspectCommand(opts.inspect, opts.limit);
+  if (opts.inspect !== undefined) return inspectCommand(opts.inspect, opts.limit, opts.pretty);
   let loaded;
   try {
     loaded = loadConfig({ path: opts.config, env: process.env });
@@ -40,7 +42,8 @@ async function main(): Promise<number> {
   const { config, path } = loaded;
   // In backtest mode (and the strategy check) stdout carries the result, so logs go to stderr.
   const oneShot = opts.backtest || opts.worker || opts.exportDbn !== undefined || opts.strategyCheck !== undefined;
-  const log = createLogger({ configLevel: config.log_level, env: process.env, destination: oneShot ? 2 : 1 });
+  // stderr's lines wait while a progress bar is drawn there (src/cli/held-log.ts).
+  const log = createLogger({ configLevel: config.log_level, env: process.env, destination: oneShot ? stderrLog : 1 });
   const mode = opts.worker ? 'worker' : opts.backtest ? 'backtest' : opts.exportDbn !== undefined ? 'export-dbn' : opts.strategyCheck !== undefined ? 'strategy-check' : 'simulation';
   log.info({ version: VERSION, config: path, mode }, `${config.name} ${VERSION} starting`);
   if (config.trading.live_enabled) {

@@ -68,7 +68,7 @@ test('an afternoon session has no session on an early-close day', () => {
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-11-27', endDate: '2024-12-02' }, afternoon);
   assert.equal(v.ok && v.request.dates, ['2024-11-27', '2024-12-02']);
   const only = validateBacktestRequest({ symbol: 'ES', startDate: '2024-11-29' }, afternoon);
-  assert.match(only.ok ? 'accepted' : `${only.errors[0].field}: ${only.errors[0].message}`, /^endDate: .*2024-11-29 close early at 13:00 ET/);
+  assert.match(only.ok ? 'accepted' : `${only.errors[0].field}: ${only.errors[0].message}`, /^startDate: .*2024-11-29 close early at 13:00 ET/);
   const clock = new SimClock('2024-11-27', at(13, 30), at(16), 1, 0);
   assert.equal([0, 1].map((k) => clock.date(k)), ['2024-11-27', '2024-12-02']);
 });
@@ -129,14 +129,14 @@ test('the live simulation refuses a configured contract that has expired by its 
   assert.match(issue('[simulation]\nstart_date = "2040-01-03"\nend_date = "2040-01-03"\n', 'simulation.start_date'), /2015-2035/);
 });
 
-test('CLI: a month-coded symbol past its last session exits 2 naming --start/--end', () => {
+test('CLI: a month-coded symbol past its last session, or a holiday --start, exits 2 naming --start', () => {
   const cfg = writeConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n');
   let r = runCli(['--backtest', '--config', cfg, '--symbol', 'ESH24', '--start', '2024-06-03']);
   assert.is(r.code, 2, r.stderr);
   assert.match(r.stderr, /--start.*ESH24.*2024-03-15/);
   r = runCli(['--backtest', '--config', cfg, '--symbol', 'ES', '--start', '2024-12-25']);
   assert.is(r.code, 2, r.stderr);
-  assert.match(r.stderr, /--end.*no CME session.*2024-12-25 Christmas Day/);
+  assert.match(r.stderr, /--start.*no CME session.*2024-12-25 Christmas Day/);
 });
 
 test.run();

@@ -99,11 +99,11 @@ test('malformed seeds', () => {
 
 test('bad symbols', () => {
   fails(['--backtest', '--symbol', 'ESQ2024'], /--symbol "ESQ2024"/, /malformed contract symbol/);
-  fails(['--backtest', '--symbol', 'es'], /--symbol "es"/, /malformed contract symbol/);
   // A well-formed root is checked once the config is read (it may add [contracts.XX]):
   // test/instruments-any-root.test.ts has the CLI's error for an unknown one.
   assert.is(ok(['--backtest', '--symbol', 'ZZH24']).symbol, 'ZZH24');
-  fails(['--backtest', '--symbol', 'es'], /--symbol "es"/);
+  assert.is(ok(['--backtest', '--symbol', 'es']).symbol, 'ES', 'upper-cased');
+  fails(['--backtest', '--symbol', 'e$'], /--symbol "E\$"/, /malformed contract symbol/);
 });
 
 test('repeated flags are an error', () => {

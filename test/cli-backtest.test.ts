@@ -68,11 +68,12 @@ test('--json result and the --fills CSV recompute to the reported total_pnl', ()
   assert.is(res.winning_trades + res.losing_trades <= t, true);
 });
 
-test('usage errors exit 2 with the usage text', () => {
+test('usage errors exit 2 with the one useful line and a pointer to --help, not the whole usage', () => {
   const r = runCli(['--backtest', '--bogus']);
   assert.is(r.code, 2);
   assert.match(r.stderr, /--bogus/);
-  assert.match(r.stderr, /Usage:/);
+  assert.match(r.stderr, /see --help/);
+  assert.not.match(r.stderr, /Usage:/);
   const d = runCli(['--backtest', '--start', '2024-02-30']);
   assert.is(d.code, 2);
   assert.match(d.stderr, /2024-02-30/);

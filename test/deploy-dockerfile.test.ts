@@ -496,7 +496,8 @@ test('emulated image: the build stage builds from the context alone; the bundles
       }
       if (!name.endsWith('.js')) continue;
       const text = readFileSync(p, 'utf8');
-      for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)["']([^"'./][^"']*)["']/gm)) {
+      // A specifier has no whitespace: that keeps a string that ends in "from" ("--from") out.
+      for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)["']([^"'./\s][^"'\s]*)["']/gm)) {
         const spec = m[1];
         if (isBuiltin(spec)) continue;
         const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];

@@ -21,10 +21,11 @@ interface Probe {
   markoutQty: number;
   predictions: number;
   quoteSamples: number;
+  orderLogRows: number;
 }
 
 /** Runs test/helpers/pipeline-gc-probe.ts in a process of its own (see there why). */
-const probe = (mode: 'plain' | 'model' | 'allocating') => runProbe<Probe>('test/helpers/pipeline-gc-probe.ts', [mode]);
+const probe = (mode: 'plain' | 'model' | 'recording' | 'allocating') => runProbe<Probe>('test/helpers/pipeline-gc-probe.ts', [mode]);
 
 test('a 1M-event backtest session without the model runs with no GC', async () => {
   const p = await probe('plain');
@@ -39,6 +40,15 @@ test('a 1M-event backtest session with the model (and fills and quotes recorded)
   assert.is(p.eventsProcessed, 1_000_000);
   assert.ok(p.predictions > 10_000, `the model ran: ${p.predictions} predictions`);
   assert.ok(p.fills > 0 && p.quoteSamples > 100, 'fills and quotes recorded');
+  assert.is(p.gcs, 0, `${p.gcs} garbage collections during the session`);
+});
+
+test('a 1M-event session recording the order log and the quote series (--orders, --quotes) runs with no GC', async () => {
+  const p = await probe('recording');
+  assert.is(p.eventsProcessed, 1_000_000);
+  // A row per order sent and cancel, and per report: more rows than orders sent.
+  assert.ok(p.orderLogRows > 2 * p.ordersSent, `order log rows ${p.orderLogRows} for ${p.ordersSent} orders sent`);
+  assert.ok(p.quoteSamples > 100, 'quotes recorded');
   assert.is(p.gcs, 0, `${p.gcs} garbage collections during the session`);
 });
 

@@ -1,4 +1,4 @@
-// GET /api/backtests/{id}/{fills.csv,fills.parquet,equity.csv,report}: recomputed from the
+// GET /api/backtests/{id}/{fills.csv,fills.parquet,equity.csv,orders.*,quotes.*,report}: recomputed from the
 // stored request, equal to the same run computed here, refused (409) when the run cannot be
 // recomputed as it ran (the model is gone, the config changed).
 import { test } from 'uvu';
@@ -17,6 +17,7 @@ import { fillsCsv } from '../src/backtest/fills-csv.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { startHttpServer } from '../src/http/server.ts';
 import { equityTable, toCsv } from '../src/research/fill-table.ts';
+import { orderTable, quoteTable } from '../src/research/order-table.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'research-http-'));
 const { logger } = capturingLogger();
@@ -50,6 +51,31 @@ beforeAll(test, async () => {
 test.after(async () => {
   await srv.server.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('orders.csv/.parquet and quotes.csv/.parquet: the same run\'s order log and quote series as computed here', async () => {
+  const v = validateBacktestRequest(BODY, config);
+  if (!v.ok) throw new Error(JSON.stringify(v.errors));
+  const local = await runBacktest(v.request, config, { collectFills: true, record: { orders: true, quotes: true } });
+  for (const [name, want] of [
+    ['orders.csv', toCsv(orderTable(v.request, local.sessions))],
+    ['quotes.csv', toCsv(quoteTable(v.request, local.sessions))],
+  ] as const) {
+    const res = await fetch(`${srv.base}/api/backtests/${run.id}/${name}`);
+    assert.is(res.status, 200, name);
+    assert.match(res.headers.get('content-type') ?? '', 'text/csv');
+    const body = await res.text();
+    assert.ok(body.split('\n').length > 100, `${name} has rows`);
+    assert.is(body, want, name);
+  }
+  const counts = (await (await fetch(`${srv.base}/api/backtests/${run.id}/orders.csv`)).text()).split('\n').filter((l) => l.includes(',send,')).length;
+  assert.is(counts, local.result.orders_sent, 'a send row per order sent');
+  for (const name of ['orders.parquet', 'quotes.parquet']) {
+    const res = await fetch(`${srv.base}/api/backtests/${run.id}/${name}`);
+    assert.is(res.status, 200, name);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    assert.is(new TextDecoder().decode(bytes.subarray(0, 4)), 'PAR1', name);
+  }
 });
 
 test('fills.csv and equity.csv equal the same run computed here, every row and every sample', async () => {

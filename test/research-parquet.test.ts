@@ -10,6 +10,8 @@ import { parseConfig } from '../src/config/load.ts';
 import { MARKOUT_LABELS } from '../src/portfolio/markouts.ts';
 import { equityTable, FILL_COLUMNS, fillTable, toCsv, type Column } from '../src/research/fill-table.ts';
 import { toParquet } from '../src/research/parquet.ts';
+import { equityFile, fillsFile } from '../src/research/artifacts.ts';
+import { VERSION } from '../src/version.ts';
 
 const config = parseConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:50"\n', 'short.toml');
 const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03', seed: 7 }, config);
@@ -41,10 +43,16 @@ function assertParquetEqualsCsv(cols: Column[]): void {
   cols.forEach((c, k) => {
     const col = table.getChildAt(k)!;
     if (c.kind === 'int64') assert.is(String(col.type), 'Int64', c.name);
+    if (c.kind === 'timestamp_ns') assert.is(String(col.type), 'Timestamp<NANOSECOND, UTC>', c.name);
+    if (c.kind === 'date') assert.is(String(col.type), 'Date32<DAY>', c.name);
+    // A nanosecond timestamp's exact integer (arrow's get() gives float ms).
+    const ns = c.kind === 'timestamp_ns' ? col.data.flatMap((d) => [...(d.values as BigInt64Array)]) : [];
     for (let i = 0; i < table.numRows; i++) {
       const got = col.get(i);
       const want = csv[i + 1][k];
-      if (c.kind === 'double') assert.ok(want === '' ? got === null : got === Number(want), `${c.name} row ${i}: parquet ${got}, csv ${want}`);
+      if (c.kind === 'timestamp_ns') assert.is(String(ns[i]), want, `${c.name} row ${i}`);
+      else if (c.kind === 'date') assert.is(new Date(got as number).toISOString().slice(0, 10), want, `${c.name} row ${i}`);
+      else if (c.kind === 'double') assert.ok(want === '' ? got === null : got === Number(want), `${c.name} row ${i}: parquet ${got}, csv ${want}`);
       else assert.is(String(got), want, `${c.name} row ${i}`);
     }
   });
@@ -82,6 +90,26 @@ test('fills: time is time_ns truncated to the millisecond, exactly (no float rou
   // And every fill of the run: time is its time_ns, truncated.
   const all = fillTable(v.request, run.sessions);
   all[9].values.forEach((ns, i) => assert.is(all[0].values[i], new Date(Number((ns as bigint) / 1_000_000n)).toISOString()));
+});
+
+test('Parquet: time_ns a UTC nanosecond timestamp, session_date a date, the run in the key-value metadata', () => {
+  const file = fillsFile(v.request, run, 'parquet', config) as Uint8Array;
+  const table = tableFromIPC(readParquet(file).intoIPCStream());
+  const type = (n: string) => String(table.schema.fields.find((f) => f.name === n)!.type);
+  assert.is(type('time_ns'), 'Timestamp<NANOSECOND, UTC>');
+  assert.is(type('session_date'), 'Date32<DAY>');
+  const meta = table.schema.metadata;
+  assert.is(meta.get('engine.version'), VERSION);
+  assert.is(meta.get('engine.seed'), '7');
+  assert.is(meta.get('engine.symbol'), 'ES');
+  assert.is(meta.get('engine.strategy'), v.request.strategy.name);
+  const req = JSON.parse(meta.get('engine.request')!);
+  assert.equal(req.dates, ['2024-01-02', '2024-01-03']);
+  assert.equal(req.strategy.params, v.request.strategy.params);
+  assert.is(JSON.parse(meta.get('engine.config')!).simulation.session_end, '09:50');
+  const eq = tableFromIPC(readParquet(equityFile(v.request, run, 'parquet', config) as Uint8Array).intoIPCStream());
+  assert.is(String(eq.schema.fields[1].type), 'Timestamp<NANOSECOND, UTC>');
+  assert.is(eq.schema.metadata.get('engine.seed'), '7');
 });
 
 test('per-fill columns add up to the result: markouts per horizon, position after each fill', () => {

@@ -64,9 +64,10 @@ export function holdsFor(r: SessionResult, carry: AccountCarry, maxDrawdownFrac:
 /**
  * Runs the sessions of one account. `parallel`: start every session at once with the carry in
  * its spec, then keep or re-run each in date order; otherwise run them one after another with
- * the true carry (the reference the parallel path must equal).
+ * the true carry (the reference the parallel path must equal). `onSession`: each session once
+ * its kept result is final, in date order (a CLI streams its fills from there).
  */
-export async function runAccount(specs: SessionSpec[], run: SessionRunner, parallel: boolean): Promise<AccountSession[]> {
+export async function runAccount(specs: SessionSpec[], run: SessionRunner, parallel: boolean, onSession?: (s: AccountSession) => void): Promise<AccountSession[]> {
   const out: AccountSession[] = [];
   if (specs.length === 0) return out;
   const stop = new AbortController();
@@ -79,6 +80,7 @@ export async function runAccount(specs: SessionSpec[], run: SessionRunner, paral
     for (let k = 0; k < specs.length; k++) {
       if (killed) {
         out.push({ date: specs[k].date, carry, result: null, rerun: false });
+        onSession?.(out[k]);
         continue;
       }
       const spec = { ...specs[k], carry };
@@ -86,6 +88,7 @@ export async function runAccount(specs: SessionSpec[], run: SessionRunner, paral
       const rerun = !holdsFor(r, carry, spec.limits.maxDrawdownFrac);
       if (rerun) r = await run(spec);
       out.push({ date: spec.date, carry, result: r, rerun });
+      onSession?.(out[k]);
       carry = carryAfter(carry, r);
       killed = r.killSwitch.tripped;
       if (killed) stop.abort();

@@ -279,7 +279,8 @@ function syntheticSessions(
   if (!errors.length) {
     const s = resolveSessions(startDate, endDate, sym!, config);
     ({ dates, contracts } = s);
-    errors.push(...s.errors);
+    // Without an endDate the range ends on startDate: an error about its end is about the date given.
+    errors.push(...s.errors.map((e) => (e.field === 'endDate' && r.endDate === undefined && r.startDate !== undefined ? { ...e, field: 'startDate' } : e)));
   }
   if (errors.length) return { ok: false, errors };
   const spec = contractForRoot(sym!.root);

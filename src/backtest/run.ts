@@ -73,9 +73,13 @@ export interface RunOptions {
   /** Where the sessions run; default: the pool, else inline. */
   executor?: SessionExecutor;
   collectFills?: boolean;
+  /** Also record the order log (--orders) and our position at each quote sample (--quotes; implies collectFills). */
+  record?: { orders?: boolean; quotes?: boolean };
   /** Fraction of the whole run done, 0..1, with sessions finished and events processed so far. */
   onProgress?: (fraction: number, run?: RunProgress) => void;
   signal?: AbortSignal;
+  /** Each session once its result is final, in date order (see runAccount). */
+  onSession?: (s: AccountSession) => void;
   /** Run the sessions strictly one after another on the pool (the reference for the parallel run). */
   sequential?: boolean;
   /** Inline runs only: this predictor instead of the request's model (signal comparisons). */
@@ -119,7 +123,10 @@ export function createBacktestPool(size: number): Piscina {
 export async function runBacktest(req: ResolvedRequest, config: EngineConfig, opts: RunOptions = {}): Promise<BacktestRun> {
   // The model (useML) is loaded once per run, here in the calling thread, and travels to every
   // session inside its spec; each session builds its own predictor from it.
-  const specs = sessionSpecs(req, config, opts.collectFills ?? false, requestModel(req, config));
+  const rec = opts.record;
+  const recording = rec?.orders || rec?.quotes ? { record: { orders: rec.orders === true, quotePositions: rec.quotes === true } } : null;
+  const planned = sessionSpecs(req, config, (opts.collectFills ?? false) || rec?.quotes === true, requestModel(req, config));
+  const specs = recording ? planned.map((s) => ({ ...s, ...recording })) : planned;
   const progress = specs.map(() => 0);
   const events = specs.map(() => 0);
   const report = (i: number, f: number, n = events[i]) => {
@@ -145,7 +152,7 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
       sessionsRunning--;
     }
   };
-  const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential);
+  const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential, opts.onSession);
   for (const s of sessions) if (s.result === null) report(index.get(s.date)!, 1);
   return { result: mergeSessions(req, sessions, feeScheduleView(specs[0].execution.fees)), sessions };
 }

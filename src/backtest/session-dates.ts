@@ -5,7 +5,7 @@
 import type { FieldError } from '../api/error.ts';
 import type { ResolvedRequest } from '../api/backtest-request.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, holidaysBetween, inCalendarYears, parseClock, sessionCloseNs, tradingDays } from '../market/calendar.ts';
+import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, hasSession, holidaysBetween, inCalendarYears, parseClock, sessionCloseNs, tradingDays } from '../market/calendar.ts';
 import { contractSymbol, contractWindowEnd, expiryMessage, frontMonth, lastSessionDate } from '../market/contract-calendar.ts';
 import { type ContractSpec, contractForRoot, findContract, parseSymbol, type Instrument } from '../market/instruments.ts';
 
@@ -74,7 +74,8 @@ export function resolveSessions(
       : named.length
         ? `weekends and CME holidays have no session: ${named.join(', ')}`
         : 'weekends have no session';
-    return { ...none, errors: [{ field: 'endDate', message: `no CME session between ${startDate} and ${endDate} (${why})` }] };
+    const span = startDate === endDate ? `on ${startDate}` : `between ${startDate} and ${endDate}`;
+    return { ...none, errors: [{ field: 'endDate', message: `no CME session ${span} (${why})${nearestSessions(startDate, endDate, startNs)}` }] };
   }
   if (dates.length > maxDays) {
     return { ...none, errors: [{ field: 'endDate', message: `range covers ${dates.length} trading days; the configured maximum is ${maxDays}` }] };
@@ -86,6 +87,22 @@ export function resolveSessions(
     // The front month's roll date falls outside the calendar's years (late 2035).
     return { ...none, errors: [{ field: 'endDate', message: `no ${sym.root} front month for ${startDate}..${endDate}: ${(e as Error).message}` }] };
   }
+}
+
+/** "; the nearest sessions: D1 (before) and D2 (after)", for a range without a session; each looked for up to 30 days away within the calendar's years. */
+function nearestSessions(startDate: string, endDate: string, sessionStartNs: number): string {
+  const near = (from: string, step: number): string | null => {
+    let t = Date.parse(`${from}T00:00:00Z`);
+    for (let i = 0; i < 30; i++) {
+      t += step * 86_400_000;
+      const d = new Date(t).toISOString().slice(0, 10);
+      if (!inCalendarYears(d)) return null;
+      if (hasSession(d, sessionStartNs)) return d;
+    }
+    return null;
+  };
+  const found = [[near(startDate, -1), 'before'], [near(endDate, 1), 'after']].filter(([d]) => d !== null).map(([d, w]) => `${d} (${w})`);
+  return found.length ? `; the nearest session${found.length === 1 ? '' : 's'}: ${found.join(' and ')}` : '';
 }
 
 /** The field error when a month-coded contract has no session on startDate or endDate. */

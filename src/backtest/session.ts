@@ -32,6 +32,7 @@ import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
 import type { FillField } from '../portfolio/fill-log.ts';
 import type { MarkoutSums } from '../portfolio/markouts.ts';
 import type { QuoteSeries } from '../portfolio/quote-samples.ts';
+import { OrderLog } from './order-log.ts';
 import type { Alert } from '../risk/alerts.ts';
 import { DrawdownPath, RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import type { StrategyDefinition, StrategyIdentity } from '../strategy/port.ts';
@@ -74,6 +75,8 @@ export interface SessionSpec {
   flattenMinutes: number;
   execution: ExecutionParams;
   collectFills: boolean;
+  /** Research recordings beyond the fills (absent: none): the order log (--orders), our position at each quote sample (--quotes; needs collectFills). */
+  record?: { orders?: boolean; quotePositions?: boolean };
   /** The model file when useML (validated in the main thread; plain data for the worker). */
   model?: ModelFile | null;
   /** Recorded market data (one DBN file) instead of the synthetic generator. */
@@ -126,6 +129,10 @@ export interface SessionResult {
   fillColumns: Record<FillField, Float64Array> | null;
   /** Our quotes once a second (with collectFills: the report's price chart), else null. */
   quotes: QuoteSeries | null;
+  /** spec.record.orders: the order log's rows (OL_STRIDE each, src/backtest/order-log.ts); absent otherwise. */
+  orderLog?: Float64Array;
+  /** spec.record.quotePositions: our position at each quote sample; absent otherwise. */
+  quotePositions?: Float64Array;
   /** Recorded data only (absent for the synthetic market): how the file met the engine. */
   dataQuality?: ReplayQuality;
 }
@@ -227,7 +234,9 @@ function exchTime(date: string, ns: number): string {
 }
 
 function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, gen: MarketSource, ring: RecordRing, om: RecordRing, er: RecordRing): SessionResult {
-  const taps = hooks.taps ?? null;
+  // --orders: the order log copies what crosses the order and report links (order-log.ts).
+  const orderLog = spec.record?.orders ? new OrderLog() : null;
+  const taps = orderLog ? withOrderLog(hooks.taps, orderLog) : (hooks.taps ?? null);
   // Separate seeded streams: the exchange side's jitter and the engine side's jitter.
   const tape = gen.tape ?? null;
   const exchange = buildExchange(spec.execution, er, hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed), tape);
@@ -400,7 +409,11 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   } catch (e) {
     throw new Error(`session ${spec.root} ${spec.date}: ${(e as Error).message}`);
   }
-  return withQuality(sessionResult(spec, engine, exchange, path), gen, exchange, spec.sessionEndNs);
+  const result = withQuality(sessionResult(spec, engine, exchange, path), gen, exchange, spec.sessionEndNs);
+  // Only when asked: a result without them is byte for byte what it was (the pinned digests).
+  if (orderLog) result.orderLog = orderLog.rows();
+  if (spec.record?.quotePositions && spec.collectFills) result.quotePositions = engine.quotes.positions();
+  return result;
 }
 
 /** A recorded session's result gets its data-quality counters, the exchange's among them. */
@@ -435,6 +448,23 @@ function growMarketRing(spec: SessionSpec, md: RecordRing, tape: L3Tape | null, 
 }
 
 /** The touches of the events in flight, at their slots in the grown ring (as RecordRing.grown moves them). */
+/** The caller's taps, if any, with the order log's on the order and report links. */
+function withOrderLog(t: SessionTaps | undefined, log: OrderLog): SessionTaps {
+  const order = t?.order;
+  const report = t?.report;
+  return {
+    ...t,
+    order: (d, off) => {
+      order?.(d, off);
+      log.message(d, off);
+    },
+    report: (d, off) => {
+      report?.(d, off);
+      log.report(d, off);
+    },
+  };
+}
+
 function grownTops(tops: Int32Array, from: RecordRing, to: RecordRing): Int32Array {
   const out = new Int32Array(2 * to.capacity);
   for (let s = from.readSeq; s !== from.writeSeq; s = (s + 1) | 0) {

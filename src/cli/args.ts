@@ -6,7 +6,7 @@
 // looks like a flag (`--config --backtest`), and words its errors without the expected value;
 // the loop below checks each token and names the flag, the value and what was expected.
 import { parseArgs as tokenize } from 'node:util';
-import { parseDate } from '../market/calendar.ts';
+import { parseClock, parseDate } from '../market/calendar.ts';
 import { MONTH_CODES, ROOT_RE, SYMBOL_RE } from '../market/instruments.ts';
 import { STDOUT, tableFormat } from './output-files.ts';
 
@@ -21,6 +21,10 @@ export interface CliOptions {
   fills?: string;
   /** --equity FILE|-: the equity curve, CSV or Parquet by the extension; `-`: CSV on stdout. */
   equity?: string;
+  /** --orders FILE|-: the order log (every send, cancel and report), CSV or Parquet by the extension. */
+  orders?: string;
+  /** --quotes FILE|-: our bid/ask, mid and position once a second, CSV or Parquet by the extension. */
+  quotes?: string;
   /** --report FILE|-: the self-contained HTML report. */
   report?: string;
   /** --progress: JSON progress lines on stderr (a bar is drawn anyway when stderr is a terminal). */
@@ -28,6 +32,9 @@ export interface CliOptions {
   /** --start / --end YYYY-MM-DD: backtest date range (defaults from [simulation]). */
   start?: string;
   end?: string;
+  /** --from / --to HH:MM: a time window within the session (New York time); see time-window.ts. */
+  from?: string;
+  to?: string;
   /** --seed N: backtest seed (default simulation.seed). */
   seed?: number;
   /** --symbol SYMBOL: a configured contract (ESH24) or a root (ES) to backtest. */
@@ -50,6 +57,8 @@ export interface CliOptions {
   help: boolean;
   /** --inspect FILE: print a DBN file's metadata and records as JSON lines, exit. */
   inspect?: string;
+  /** --pretty: with --inspect, prices as decimals and timestamps as ISO 8601 UTC with ns. */
+  pretty?: boolean;
   /** --limit N: with --inspect, print at most N records. */
   limit?: number;
   /** --export-dbn OUT: write synthetic sessions as zstd DBN to OUT, exit. */
@@ -91,6 +100,11 @@ function checkDate(flag: string, v: string): string | undefined {
   return undefined;
 }
 
+function checkClock(flag: string, v: string): string | undefined {
+  if (parseClock(v) === null) return `${flag} ${JSON.stringify(v)}: expected a time HH:MM (New York, 24-hour), e.g. 09:45`;
+  return undefined;
+}
+
 // Only the form is checked here: the roots a run knows come from the config ([contracts.<ROOT>])
 // and the data's definitions, both read after the flags; the request check names unknown roots.
 function checkSymbol(v: string): string | undefined {
@@ -114,7 +128,8 @@ export const FLAGS: Record<string, Flag> = {
     backtestOnly: true,
     alsoWith: 'export-dbn',
     help: 'contract (ESH24) or root (ES) to backtest; default: the first configured symbol',
-    set: (o, v) => checkSymbol(v) ?? void (o.symbol = v),
+    // Contract symbols are upper case (ES, ESH24): `--symbol es` means ES.
+    set: (o, v) => checkSymbol(v.toUpperCase()) ?? void (o.symbol = v.toUpperCase()),
   },
   data: {
     value: 'PATH',
@@ -124,6 +139,8 @@ export const FLAGS: Record<string, Flag> = {
   },
   start: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'first session date; default: simulation.start_date', set: (o, v) => checkDate('--start', v) ?? void (o.start = v) },
   end: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'last session date (>= --start); default: simulation.end_date', set: (o, v) => checkDate('--end', v) ?? void (o.end = v) },
+  from: { value: 'HH:MM', backtestOnly: true, alsoWith: 'export-dbn', help: 'start each session at HH:MM New York time, within [simulation] session_start..session_end', set: (o, v) => checkClock('--from', v) ?? void (o.from = v) },
+  to: { value: 'HH:MM', backtestOnly: true, alsoWith: 'export-dbn', help: 'end each session at HH:MM New York time (after --from), within the session', set: (o, v) => checkClock('--to', v) ?? void (o.to = v) },
   seed: {
     value: 'N',
     backtestOnly: true,
@@ -149,9 +166,22 @@ export const FLAGS: Record<string, Flag> = {
     help: 'write the equity curve to FILE (.csv or .parquet; - for CSV on stdout)',
     set: (o, v) => checkTable('--equity', v) ?? void (o.equity = v),
   },
+  orders: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'write the order log (every send, cancel, ack, reject and fill with its times and latencies) to FILE (.csv or .parquet; - for CSV on stdout)',
+    set: (o, v) => checkTable('--orders', v) ?? void (o.orders = v),
+  },
+  quotes: {
+    value: 'FILE',
+    backtestOnly: true,
+    help: 'write our bid/ask, the mid and our position once a second to FILE (.csv or .parquet; - for CSV on stdout)',
+    set: (o, v) => checkTable('--quotes', v) ?? void (o.quotes = v),
+  },
   report: { value: 'FILE', backtestOnly: true, help: 'write a self-contained HTML report to FILE (- for stdout)', set: (o, v) => void (o.report = v) },
   progress: { backtestOnly: true, help: 'progress as JSON lines on stderr (a terminal gets a bar anyway)', set: (o) => void (o.progress = true) },
   inspect: { value: 'FILE', backtestOnly: false, only: 'inspect', help: 'DBN file (.dbn or .dbn.zst) to print', set: (o, v) => void (o.inspect = v) },
+  pretty: { backtestOnly: false, only: 'inspect', help: 'prices as decimal numbers, timestamps as ISO 8601 UTC with nanoseconds (default: the raw integers)', set: (o) => void (o.pretty = true) },
   limit: {
     value: 'N',
     backtestOnly: false,
@@ -163,7 +193,7 @@ export const FLAGS: Record<string, Flag> = {
       return undefined;
     },
   },
-  'export-dbn': { value: 'OUT', backtestOnly: false, only: 'export-dbn', help: 'file to write (.dbn.zst); --symbol, --start, --end, --seed as for --backtest', set: (o, v) => void (o.exportDbn = v) },
+  'export-dbn': { value: 'OUT', backtestOnly: false, only: 'export-dbn', help: 'file to write (.dbn.zst); --symbol, --start, --end, --from, --to, --seed as for --backtest', set: (o, v) => void (o.exportDbn = v) },
   schema: {
     value: 'SCHEMA',
     backtestOnly: false,
@@ -267,7 +297,7 @@ const flagRows = (backtestOnly: boolean, only?: Mode) =>
 export const USAGE = `Usage:
   engine [--config PATH]                 start the engine: HTTP API, dashboard stream, live simulation
   engine --backtest [options]            run one backtest, print the result, exit
-  engine --inspect FILE [--limit N]      print a DBN file's metadata, then one JSON line per record
+  engine --inspect FILE [--limit N] [--pretty]  print a DBN file's metadata, then one JSON line per record
   engine --export-dbn OUT [options]      write synthetic sessions as zstd DBN (MBO or MBP-10), exit
   engine --sweep KEY=VALUES ... [options]  run a backtest per grid point, print them ranked, exit
   engine --worker --queue URL             take backtest sessions off a BullMQ queue on Redis
@@ -339,7 +369,9 @@ export function parseArgs(argv: string[]): ParseResult {
     const needSweep = ['--out', '--holdout-days'].filter((f) => seen.has(f));
     if (needSweep.length) return err(`${needSweep.join(', ')} only ${needSweep.length === 1 ? 'applies' : 'apply'} with --sweep`);
   }
-  if (options.sweep && options.fills) return err('--fills applies to one backtest, not to a --sweep');
+  for (const k of ['fills', 'orders', 'quotes'] as const) if (options.sweep && options[k]) return err(`--${k} applies to one backtest, not to a --sweep`);
+  // Recorded data brings its own session bounds (docs/research.md).
+  if (options.data && (options.from || options.to)) return err(`${options.from ? '--from' : '--to'} applies to the synthetic market: with --data, pick the sessions with --start/--end`);
   if (options.worker) {
     if (!options.queue) return err('--worker needs --queue redis://HOST:PORT');
     if (options.backtest) return err('--worker runs sessions for others: it takes no --backtest or --sweep');
@@ -350,7 +382,7 @@ export function parseArgs(argv: string[]): ParseResult {
     if (stray.length > 0) return err(`${stray.join(', ')} only ${stray.length === 1 ? 'applies' : 'apply'} with --backtest`);
   }
   // stdout carries one thing: the summary, the JSON result or one output given as `-`.
-  const toStdout = (['fills', 'equity', 'report'] as const).filter((k) => options[k] === STDOUT).map((k) => `--${k} -`);
+  const toStdout = (['fills', 'equity', 'orders', 'quotes', 'report'] as const).filter((k) => options[k] === STDOUT).map((k) => `--${k} -`);
   if (options.json) toStdout.push('--json');
   if (toStdout.length > 1) return err(`${toStdout.join(' and ')} all write to stdout: choose one`);
   if (options.start !== undefined && options.end !== undefined && options.end < options.start) {

@@ -12,15 +12,36 @@ import type { CliOptions } from './args.ts';
 import { queueFromFlag } from './queue-flag.ts';
 import { flagOfField, requestFromFlags } from './request-flags.ts';
 import { availableParallelism } from 'node:os';
-import { equityFile, fillsFile, reportFile } from '../research/artifacts.ts';
+import { equityFile, fillsFile, ordersFile, quotesFile, reportFile } from '../research/artifacts.ts';
 import { acceptedFormat, STDOUT, unwritableReason, writeOutput } from './output-files.ts';
 import { qualityLine, warnDataQuality } from '../market/replay/quality.ts';
 import { createProgress } from './progress.ts';
+import { withTimeWindow } from './time-window.ts';
+import { csvHeader, csvRows, FILL_COLUMNS, fillTable } from '../research/fill-table.ts';
 
 const usd = (x: number) => `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const int = (x: number) => x.toLocaleString('en-US');
 
-export function formatSummary(r: BacktestResult): string {
+/** What to try after a kill-switch stop, naming the config keys (and their values) that set it. */
+export function killSwitchHint(r: BacktestResult, risk: EngineConfig['risk']): string | null {
+  const k = r.kill_switch;
+  if (!k.tripped) return null;
+  const limit = k.rule === 'MAX_DAILY_LOSS' ? `raise [risk] max_daily_loss (now ${risk.max_daily_loss})` : `raise [risk] max_drawdown_pct (now ${risk.max_drawdown_pct})`;
+  const later = k.sessions_not_traded.length ? `, or run the later sessions on their own (--start ${k.sessions_not_traded[0]})` : '';
+  return `To trade on: ${limit}, or set [risk] enable_kill_switch = false to see the strategy unguarded${later}.`;
+}
+
+/** One row per session of a multi-day run (a human table: P&L rounded to cents). */
+export function sessionTable(r: BacktestResult): string[] {
+  const rows = r.session_results.map((s) => [s.date, s.contract, int(s.events), int(s.fills), usd(s.pnl), String(s.final_position), !s.traded ? 'not traded' : s.kill_switch ? 'kill switch' : 'traded']);
+  const head = ['date', 'contract', 'events', 'fills', 'P&L', 'position', 'status'];
+  const width = head.map((h, j) => Math.max(h.length, ...rows.map((row) => row[j].length)));
+  // Text columns left, numbers right.
+  const line = (cells: string[]) => `  ${cells.map((c, j) => (j < 2 || j === 6 ? c.padEnd(width[j]) : c.padStart(width[j]))).join('  ')}`.trimEnd();
+  return [line(head), ...rows.map(line)];
+}
+
+export function formatSummary(r: BacktestResult, risk?: EngineConfig['risk']): string {
   const m = r.markouts;
   const mk = (k: string) => (m[k].avg_ticks === null ? 'n/a' : `${m[k].avg_ticks!.toFixed(3)} ticks`);
   const rows: [string, string][] = [
@@ -47,7 +68,9 @@ export function formatSummary(r: BacktestResult): string {
   const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}${r.data_source === 'synthetic' ? '' : `, market ${r.data_source}`}`;
   // A run its kill switch stopped is not a plain success: say so first, and when and why.
   const stopped = r.kill_switch.tripped ? [`STOPPED by the kill switch: ${killSwitchLine(r.kill_switch)}`] : [];
-  return [head, ...stopped, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`)].join('\n') + '\n';
+  const perSession = r.session_results.length > 1 ? ['', 'Sessions:', ...sessionTable(r)] : [];
+  const hint = risk ? killSwitchHint(r, risk) : null;
+  return [head, ...stopped, ...rows.map(([k, v]) => `  ${k.padEnd(20)} ${v}`), ...perSession, ...(hint ? ['', hint] : [])].join('\n') + '\n';
 }
 
 function killSwitchLine(k: BacktestResult['kill_switch']): string {
@@ -57,7 +80,13 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
   return `tripped at ${k.at ? nyStamp(Date.parse(k.at), true) : 'n/a'} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
 }
 
-export async function backtestCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
+export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig, log: pino.Logger): Promise<number> {
+  const windowed = withTimeWindow(opts, fullConfig);
+  if ('error' in windowed) {
+    process.stderr.write(`error: ${windowed.error}\n`);
+    return 2;
+  }
+  const config = windowed.config;
   const v = validateBacktestRequest(requestFromFlags(opts, config), config, opts.data ?? null);
   if (!v.ok) {
     for (const e of v.errors) process.stderr.write(`error: ${flagOfField(e.field) ?? e.field}: ${e.message}\n`);
@@ -65,7 +94,7 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
   }
   const req = v.request;
   // Every output path is checked before the run: a typo must not cost the whole backtest.
-  const outputs = (['fills', 'equity', 'report'] as const).filter((k) => opts[k] !== undefined);
+  const outputs = (['fills', 'equity', 'orders', 'quotes', 'report'] as const).filter((k) => opts[k] !== undefined);
   const unwritable = outputs.map((k) => unwritableReason(`--${k}`, opts[k]!)).filter((m) => m !== undefined);
   if (unwritable.length) {
     for (const m of unwritable) process.stderr.write(`error: ${m}\n`);
@@ -81,21 +110,50 @@ export async function backtestCommand(opts: CliOptions, config: EngineConfig, lo
   const pool = executor ? null : createBacktestPool(Math.min(poolSize, req.dates.length));
   const t0 = process.hrtime.bigint();
   const progress = createProgress(opts.progress === true);
+  // `--fills -` streams: the header now, each session's rows once its result is final. A reader
+  // that stops early (`| head`) closes the pipe; the next write fails with EPIPE and that stops
+  // the run, instead of computing sessions nobody reads.
+  const stdoutClosed = new AbortController();
+  const streamFills = opts.fills === STDOUT;
+  let streamed = 0;
+  if (streamFills) {
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? stdoutClosed.abort() : undefined));
+    process.stdout.write(csvHeader(FILL_COLUMNS));
+  }
   try {
     log.info({ symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
-    const run = await runBacktest(req, config, {
-      pool,
-      executor,
-      collectFills: Boolean(opts.fills || opts.report),
-      onProgress: (f, p) => p && progress.update(f, p),
-    });
+    let run;
+    try {
+      run = await runBacktest(req, config, {
+        pool,
+        executor,
+        collectFills: Boolean(opts.fills || opts.report),
+        // Recorded only when asked: the hot path of a plain run is untouched.
+        record: opts.orders || opts.quotes ? { orders: opts.orders !== undefined, quotes: opts.quotes !== undefined } : undefined,
+        onProgress: (f, p) => p && progress.update(f, p),
+        signal: stdoutClosed.signal,
+        onSession: streamFills
+          ? (s) => {
+              streamed++;
+              if (!stdoutClosed.signal.aborted) process.stdout.write(csvRows(fillTable(req, [s])));
+            }
+          : undefined,
+      });
+    } catch (e) {
+      if (!stdoutClosed.signal.aborted) throw e;
+      progress.stop();
+      process.stderr.write(`stdout was closed by its reader: run stopped after ${streamed} of ${req.dates.length} session${req.dates.length === 1 ? '' : 's'}\n`);
+      return 0;
+    }
     progress.stop();
     const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const r = run.result;
-    if (opts.fills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills)));
-    if (opts.equity) writeOutput(opts.equity, equityFile(run, acceptedFormat('--equity', opts.equity)));
+    if (opts.fills && !streamFills) writeOutput(opts.fills, fillsFile(req, run, acceptedFormat('--fills', opts.fills), config));
+    if (opts.equity) writeOutput(opts.equity, equityFile(req, run, acceptedFormat('--equity', opts.equity), config));
+    if (opts.orders) writeOutput(opts.orders, ordersFile(req, run, acceptedFormat('--orders', opts.orders), config));
+    if (opts.quotes) writeOutput(opts.quotes, quotesFile(req, run, acceptedFormat('--quotes', opts.quotes), config));
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
-    summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r));
+    summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r, config.risk));
     const eps = r.events_processed / (wallMs / 1000);
     process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`);
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');

@@ -1,4 +1,4 @@
-// `engine --export-dbn OUT [--symbol ES] [--start D] [--end D] [--seed N] [--schema mbo|mbp-10]`:
+// `engine --export-dbn OUT [--symbol ES] [--start D] [--end D] [--from HH:MM] [--to HH:MM] [--seed N] [--schema mbo|mbp-10]`:
 // the synthetic sessions a backtest with the same flags would run, written as zstd DBN (v3).
 // Sessions, contracts per date, seed and session hours are resolved exactly as for --backtest.
 import type pino from 'pino';
@@ -8,10 +8,17 @@ import { DbnError } from '../data/dbn/errors.ts';
 import { type ExportSession, exportSynthetic } from '../data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../market/instruments.ts';
 import type { CliOptions } from './args.ts';
+import { withTimeWindow } from './time-window.ts';
 
 const FLAG_OF_FIELD: Record<string, string> = { symbol: '--symbol', startDate: '--start', endDate: '--end', seed: '--seed' };
 
-export async function exportDbnCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
+export async function exportDbnCommand(opts: CliOptions, fullConfig: EngineConfig, log: pino.Logger): Promise<number> {
+  const windowed = withTimeWindow(opts, fullConfig);
+  if ('error' in windowed) {
+    process.stderr.write(`error: ${windowed.error}\n`);
+    return 2;
+  }
+  const config = windowed.config;
   const out = opts.exportDbn as string;
   const body: Record<string, unknown> = { symbol: opts.symbol ?? config.trading.symbols[0], useML: false };
   if (opts.start) body.startDate = opts.start;

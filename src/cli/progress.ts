@@ -4,6 +4,7 @@
 
 import { SingleBar } from 'cli-progress';
 import type { RunProgress } from '../backtest/run.ts';
+import { stderrLog } from './held-log.ts';
 
 export interface ProgressLine {
   sessions_done: number;
@@ -31,8 +32,14 @@ export function progressLine(fraction: number, run: RunProgress, elapsedS: numbe
   };
 }
 
-/** `json`: --progress; else a bar only if `stream` is a terminal. */
-export function createProgress(json: boolean, stream: NodeJS.WriteStream = process.stderr, now = () => performance.now()): ProgressView {
+/** Log lines that share the bar's terminal: held while the bar is drawn. */
+export interface LogGate {
+  hold(): void;
+  release(): void;
+}
+
+/** `json`: --progress; else a bar only if `stream` is a terminal, with `logs` held while it is drawn. */
+export function createProgress(json: boolean, stream: NodeJS.WriteStream = process.stderr, now = () => performance.now(), logs: LogGate = stderrLog): ProgressView {
   const t0 = now();
   const elapsed = () => (now() - t0) / 1000;
   if (json) {
@@ -62,6 +69,7 @@ export function createProgress(json: boolean, stream: NodeJS.WriteStream = proce
     hideCursor: true,
     format: 'backtest [{bar}] {percentage}% | sessions {sessions} | {eps} events/s | ETA {etaText}',
   });
+  logs.hold();
   bar.start(1000, 0, { sessions: '0/?', eps: '0', etaText: '?' });
   let running = true;
   return {
@@ -74,7 +82,10 @@ export function createProgress(json: boolean, stream: NodeJS.WriteStream = proce
       });
     },
     stop() {
-      if (running) bar.stop();
+      if (running) {
+        bar.stop();
+        logs.release();
+      }
       running = false;
     },
   };

@@ -11,10 +11,17 @@ import { parseGrid, pointCount } from '../sweep/grid.ts';
 import { sweepCsv, sweepJson, sweepTable } from '../sweep/output.ts';
 import { executeSweep, prepareSweep, sweepSessions } from '../sweep/sweep.ts';
 import type { CliOptions } from './args.ts';
+import { withTimeWindow } from './time-window.ts';
 import { queueFromFlag } from './queue-flag.ts';
 import { flagOfField, requestFromFlags } from './request-flags.ts';
 
-export async function sweepCommand(opts: CliOptions, config: EngineConfig, log: pino.Logger): Promise<number> {
+export async function sweepCommand(opts: CliOptions, fullConfig: EngineConfig, log: pino.Logger): Promise<number> {
+  const windowed = withTimeWindow(opts, fullConfig);
+  if ('error' in windowed) {
+    process.stderr.write(`error: ${windowed.error}\n`);
+    return 2;
+  }
+  const config = windowed.config;
   const grid = parseGrid(opts.sweep ?? []);
   if (!grid.ok) {
     process.stderr.write(`error: --sweep ${grid.error}\n`);

@@ -15,8 +15,12 @@ import { sessionContracts } from '../backtest/session-dates.ts';
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import type { FillField } from '../portfolio/fill-log.ts';
 
-/** string: text; int64: whole numbers (bigint, exact to 2^63); double: float64 or null (not measured). */
-export type ColumnKind = 'string' | 'int64' | 'double';
+/**
+ * string: text; int64: whole numbers (bigint, exact to 2^63); double: float64 or null (not
+ * measured); timestamp_ns: ns since the epoch, UTC (bigint; in CSV the integer, in Parquet a
+ * nanosecond timestamp); date: YYYY-MM-DD (in Parquet a DATE).
+ */
+export type ColumnKind = 'string' | 'int64' | 'double' | 'timestamp_ns' | 'date';
 export type Cell = string | bigint | number | null;
 export interface Column {
   name: string;
@@ -26,7 +30,7 @@ export interface Column {
 
 export const FILL_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
   { name: 'time', kind: 'string' },
-  { name: 'session_date', kind: 'string' },
+  { name: 'session_date', kind: 'date' },
   { name: 'symbol', kind: 'string' },
   { name: 'side', kind: 'string' },
   { name: 'price', kind: 'double' },
@@ -34,7 +38,7 @@ export const FILL_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
   { name: 'liquidity', kind: 'string' },
   { name: 'fee', kind: 'double' },
   { name: 'order_id', kind: 'int64' },
-  { name: 'time_ns', kind: 'int64' },
+  { name: 'time_ns', kind: 'timestamp_ns' },
   { name: 'position_after', kind: 'int64' },
   { name: 'realized_pnl_gross', kind: 'double' },
   { name: 'realized_pnl_net', kind: 'double' },
@@ -89,7 +93,7 @@ export function equityTable(curve: readonly { t: number; equity: number }[]): Co
   return [
     { name: 'time', kind: 'string', values: curve.map((p) => new Date(p.t).toISOString()) },
     // In BigInt: epoch ms x 1e6 passes 2^53, where a float64 product would round.
-    { name: 'time_ns', kind: 'int64', values: curve.map((p) => BigInt(p.t) * 1_000_000n) },
+    { name: 'time_ns', kind: 'timestamp_ns', values: curve.map((p) => BigInt(p.t) * 1_000_000n) },
     { name: 'equity', kind: 'double', values: curve.map((p) => p.equity) },
   ];
 }
@@ -99,8 +103,17 @@ export function equityTable(curve: readonly { t: number; equity: number }[]): Co
  * parsing them gives back the exact float64; a null (not measured) is an empty field.
  */
 export function toCsv(cols: Column[]): string {
+  return csvHeader(cols) + csvRows(cols);
+}
+
+export function csvHeader(cols: readonly { name: string }[]): string {
+  return cols.map((c) => c.name).join(',') + '\n';
+}
+
+/** The CSV's rows without the header (a file streamed in parts: header once, then each part's rows). */
+export function csvRows(cols: Column[]): string {
   const n = cols[0]?.values.length ?? 0;
-  const lines = [cols.map((c) => c.name).join(',')];
-  for (let i = 0; i < n; i++) lines.push(cols.map((c) => (c.values[i] === null ? '' : String(c.values[i]))).join(','));
-  return lines.join('\n') + '\n';
+  let out = '';
+  for (let i = 0; i < n; i++) out += cols.map((c) => (c.values[i] === null ? '' : String(c.values[i]))).join(',') + '\n';
+  return out;
 }

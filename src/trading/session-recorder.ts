@@ -72,7 +72,7 @@ export class SessionRecorder {
     const L = om.targets.levels;
     const b = L > 0 ? om.workingAt(0) : -1;
     const a = L > 0 ? om.workingAt(L) : -1;
-    this.quotes.push(exTs, b < 0 ? NaN : om.orders.price[b], a < 0 ? NaN : om.orders.price[a], c[C_MID]);
+    this.quotes.push(exTs, b < 0 ? NaN : om.orders.price[b], a < 0 ? NaN : om.orders.price[a], c[C_MID], this.portfolio.position);
     c[C_NEXT_QUOTE] = exTs - ((exTs - this.sessionStartNs) % QUOTE_SAMPLE_NS) + QUOTE_SAMPLE_NS;
   }
 

@@ -2,8 +2,9 @@
 // feedback there is that of a backtest worker, which runs only sessions, not that left by the
 // other test files of the suite (which share one process and call the same classes with other
 // shapes, so that their optimised code can differ). Prints one JSON line.
-//   node --import tsx test/helpers/pipeline-gc-probe.ts plain|model|allocating
+//   node --import tsx test/helpers/pipeline-gc-probe.ts plain|model|recording|allocating
 import { measureAllocation } from './allocation.ts';
+import { OL_STRIDE } from '../../src/backtest/order-log.ts';
 import { EV_STRIDE } from '../../src/core/events.ts';
 import { RecordRing } from '../../src/core/ring.ts';
 import { loadConfig } from '../../src/config/load.ts';
@@ -24,8 +25,10 @@ function spec(useML: boolean, collectFills: boolean): SessionSpec {
 }
 
 const mode = process.argv[2];
-// With the model, also with what a research run records (fill columns, quote samples).
-const s = mode === 'model' ? spec(true, true) : spec(false, false);
+// With the model, also with what a research run records (fill columns, quote samples);
+// 'recording': without it, with everything --fills/--orders/--quotes record.
+const s =
+  mode === 'model' ? spec(true, true) : mode === 'recording' ? { ...spec(false, true), record: { orders: true, quotePositions: true } } : spec(false, false);
 const gen = new MarketGenerator(contractForRoot(s.root), s.date, s.seed, {
   sessionStartNs: s.sessionStartNs,
   sessionEndNs: s.sessionEndNs,
@@ -72,4 +75,5 @@ console.log(JSON.stringify({
   markoutQty: r.markouts.qty[0],
   predictions: r.predictions,
   quoteSamples: r.quotes === null ? 0 : r.quotes.times.length,
+  orderLogRows: r.orderLog === undefined ? 0 : r.orderLog.length / OL_STRIDE,
 }));

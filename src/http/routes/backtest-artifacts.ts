@@ -1,4 +1,4 @@
-// GET /api/backtests/:id/{fills.csv,fills.parquet,equity.csv,report}: research artifacts of a
+// GET /api/backtests/:id/{fills.csv,fills.parquet,equity.csv,orders.*,quotes.*,report}: research artifacts of a
 // completed run, recomputed from its stored resolved request (see ARTIFACTS_DESCRIPTION). The
 // recomputation is admitted by cost like a run (its sessions count against [backtest]
 // max_queued_sessions) and runs on the runs' pool, so the event loop stays free; the results are
@@ -11,7 +11,7 @@ import { runBacktest, type BacktestRun } from '../../backtest/run.ts';
 import type { BacktestService } from '../../backtest/service.ts';
 import type { BacktestResult } from '../../api/backtest-run.ts';
 import type { EngineConfig } from '../../config/schema.ts';
-import { equityFile, fillsFile, reportFile } from '../../research/artifacts.ts';
+import { equityFile, fillsFile, ordersFile, quotesFile, reportFile } from '../../research/artifacts.ts';
 import { type ArtifactBodies, ArtifactCache } from '../artifact-cache.ts';
 import type { ApiContext, App } from '../context.ts';
 import { ApiError } from '../errors.ts';
@@ -42,12 +42,16 @@ export function registerBacktestArtifacts(app: App, ctx: ApiContext): void {
   /** Recomputations in progress: concurrent GETs of one run share one. */
   const computing = new Map<string, Promise<ArtifactBodies>>();
 
-  // All four from one recomputation: the costly part is the run, not the rendering.
+  // All of them from one recomputation: the costly part is the run, not the rendering.
   const render = (req: ResolvedRequest, run: BacktestRun): ArtifactBodies =>
     new Map<string, string | Uint8Array>([
-      ['fills.csv', fillsFile(req, run, 'csv')],
-      ['fills.parquet', fillsFile(req, run, 'parquet')],
-      ['equity.csv', equityFile(run, 'csv')],
+      ['fills.csv', fillsFile(req, run, 'csv', ctx.config)],
+      ['fills.parquet', fillsFile(req, run, 'parquet', ctx.config)],
+      ['equity.csv', equityFile(req, run, 'csv', ctx.config)],
+      ['orders.csv', ordersFile(req, run, 'csv', ctx.config)],
+      ['orders.parquet', ordersFile(req, run, 'parquet', ctx.config)],
+      ['quotes.csv', quotesFile(req, run, 'csv', ctx.config)],
+      ['quotes.parquet', quotesFile(req, run, 'parquet', ctx.config)],
       ['report', reportFile(req, run, ctx.config)],
     ]);
 
@@ -67,7 +71,7 @@ export function registerBacktestArtifacts(app: App, ctx: ApiContext): void {
     try {
       // A copy: the stored request stays untouched, and no model is cached against it.
       const req = { ...stored.resolved };
-      const run = await runBacktest(req, ctx.config, { pool: svc.ensurePool(), collectFills: true });
+      const run = await runBacktest(req, ctx.config, { pool: svc.ensurePool(), collectFills: true, record: { orders: true, quotes: true } });
       const differs = FINGERPRINT.filter((k) => run.result[k] !== stored.result[k]);
       if (differs.length) {
         const what = differs.map((k) => `${k} ${stored.result[k]} -> ${run.result[k]}`).join(', ');
