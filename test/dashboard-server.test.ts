@@ -272,6 +272,8 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
   return {
     symbol: 'ESH24',
     root: 'ES',
+    tick_size: 0.25,
+    point_value: 50,
     session_date: '2024-01-02',
     sim_time: new Date(simMs).toISOString(),
     book: { bids: [{ price: mid - 0.125, size: 10 }], asks: [{ price: mid + 0.125, size: 12 }], best_bid: mid - 0.125, best_ask: mid + 0.125, spread: 0.25, mid, microprice: mid, our_orders: [] },

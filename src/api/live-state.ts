@@ -73,6 +73,8 @@ export const symbolStateSchema = z
   .object({
     symbol: z.string().describe('contract symbol, e.g. ESH24'),
     root: z.string().describe('contract root, e.g. ES'),
+    tick_size: z.number().describe('price units per tick (the contract table or definition records), e.g. 0.25'),
+    point_value: z.number().describe('USD per 1.0 of price per contract, e.g. 50'),
     session_date: z.iso.date().describe('trading session date'),
     sim_time: isoTime('simulated time'),
     book: z

@@ -345,6 +345,8 @@ export class SimulationRuntime implements RuntimeView {
     return {
       symbol: p.symbol,
       root: p.root,
+      tick_size: p.spec.tickSize,
+      point_value: p.spec.pointValue,
       session_date: this.clock.date(session),
       sim_time: valid ? this.isoAt(session, s.now) : this.isoAt(0, this.clock.sessionBounds(0).startNs),
       book: {

@@ -94,6 +94,8 @@ export class FakeRuntime implements RuntimeView {
     return {
       symbol,
       root,
+      tick_size: spec.tickSize,
+      point_value: spec.pointValue,
       session_date: '2024-01-02',
       sim_time: new Date(Date.UTC(2024, 0, 2, 14, 30) + t * 1000).toISOString(),
       book: {

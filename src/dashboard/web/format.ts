@@ -16,26 +16,33 @@ export interface PriceFormat {
   fine(p: number | null | undefined): string;
 }
 
+/** Decimals that show every multiple of the tick exactly (0.25: 2; 0.015625: 6; 0.00005: 5). */
 function decimalsOf(tick: number): number {
-  const s = String(tick);
-  const i = s.indexOf('.');
-  return i < 0 ? 0 : s.length - i - 1;
+  for (let d = 0; d < 12; d++) {
+    const x = tick * 10 ** d;
+    if (Math.abs(x - Math.round(x)) < 1e-9 * Math.max(1, x)) return d;
+  }
+  return 12;
 }
 
 const priceFormats = new Map<string, PriceFormat>();
 
-/** The price format of a contract root (ES, NQ, CL, ...). Unknown roots fall back to 2 decimals. */
-export function priceFormat(root: string): PriceFormat {
+/**
+ * The price format of a contract root (ES, NQ, CL, ...): from the tick size and point value the
+ * engine's state gives (a root configured with [contracts.<ROOT>] or known from definition
+ * records), else the built-in table; a root known to neither falls back to 2 decimals.
+ */
+export function priceFormat(root: string, tickSize?: number, pointValue?: number): PriceFormat {
   let f = priceFormats.get(root);
-  if (f) return f;
+  if (f && (tickSize === undefined || f.tick === tickSize)) return f;
   const spec = Object.prototype.hasOwnProperty.call(CONTRACTS, root) ? CONTRACTS[root] : undefined;
-  const tick = spec?.tickSize ?? 0.01;
+  const tick = tickSize ?? spec?.tickSize ?? 0.01;
   const decimals = decimalsOf(tick);
   f = {
     root,
     tick,
     decimals,
-    pointValue: spec?.pointValue ?? 1,
+    pointValue: pointValue ?? spec?.pointValue ?? 1,
     price: (p) => (p === null || p === undefined || !Number.isFinite(p) ? DASH : (Math.round(p / tick) * tick).toFixed(decimals)),
     fine: (p) => {
       if (p === null || p === undefined || !Number.isFinite(p)) return DASH;

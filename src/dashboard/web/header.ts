@@ -70,7 +70,7 @@ export class HeaderView {
     this.strategy.title = p.strategy ? `content hash ${p.strategy.hash}` : '';
     if (!st) return;
     const spec = Object.prototype.hasOwnProperty.call(CONTRACTS, st.root) ? CONTRACTS[st.root] : undefined;
-    const f = priceFormat(st.root);
+    const f = priceFormat(st.root, st.tick_size, st.point_value);
     setText(this.instrument, spec ? `${spec.product} · tick ${f.price(spec.tickSize)} = $${fmtUsd(spec.tickValue)}` : st.root);
     const ms = Date.parse(st.sim_time);
     setText(this.simTime, `${fmtNyTime(ms)} NY`);

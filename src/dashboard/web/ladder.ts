@@ -70,7 +70,7 @@ export class LadderView {
 
   render(st: SymbolState | null): void {
     if (!st) return;
-    const f = priceFormat(st.root);
+    const f = priceFormat(st.root, st.tick_size, st.point_value);
     const book = st.book;
     if (st.symbol !== this.prevSymbol) {
       this.prevSizes.clear();

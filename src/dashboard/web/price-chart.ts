@@ -63,7 +63,7 @@ export class PriceChartView {
 
   render(st: SymbolState | null, h: SymbolHistory | null): void {
     if (!st || !h) return;
-    const f = priceFormat(st.root);
+    const f = priceFormat(st.root, st.tick_size, st.point_value);
     if (st.root !== this.root) {
       this.root = st.root;
       // Prices on the tick grid read as such (5012.25); half-tick mids get one more decimal.
@@ -108,7 +108,7 @@ export class PriceChartView {
   }
 
   private syncOrders(st: SymbolState): void {
-    const f = priceFormat(st.root);
+    const f = priceFormat(st.root, st.tick_size, st.point_value);
     const orders = st.book.our_orders;
     const sig = orders.map((o) => `${o.side}${o.price}/${o.leaves}/${o.state}`).join(',');
     if (sig === this.ordersSig) return;

@@ -41,7 +41,7 @@ export class StatsView {
   render(st: SymbolState | null): void {
     if (!st) return;
     const { position: p, stats: s, counters: c } = st;
-    const f = priceFormat(st.root);
+    const f = priceFormat(st.root, st.tick_size, st.point_value);
     const signed = (k: Key, x: number) => {
       setText(this.v[k], fmtPnl(x));
       setClass(this.v[k], `num ${signClass(x)}`);

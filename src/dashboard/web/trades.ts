@@ -61,7 +61,7 @@ export class TradesView {
     const sig = `${st.symbol}|${h.fills.id}.${h.fills.revision}`;
     if (sig === this.sig) return;
     this.sig = sig;
-    const f = priceFormat(st.root);
+    const f = priceFormat(st.root, st.tick_size, st.point_value);
     const fills = h.fills.list;
     const n = Math.min(fills.length, TRADE_ROWS);
     const fresh = st.symbol === this.symbol;
