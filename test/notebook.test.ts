@@ -70,7 +70,7 @@ test('the notebook runs on two short runs and reports their own figures', () => 
     const s = summary[k];
     assert.is(s.fills, res.total_fills, `run ${k} fills`);
     assert.is(s.contracts, res.volume, `run ${k} contracts`);
-    assert.ok(Math.abs(s.fees_usd - res.fees_paid) < 1e-6, `run ${k} fees ${s.fees_usd} vs ${res.fees_paid}`);
+    assert.ok(Math.abs(s.fees_usd - res.fees) < 1e-6, `run ${k} fees ${s.fees_usd} vs ${res.fees}`);
     assert.ok(Math.abs(s.pnl_usd - res.total_pnl) < 0.01, `run ${k} P&L ${s.pnl_usd} vs ${res.total_pnl}`);
     assert.ok(Math.abs(s.markout_1s - res.markouts['1s'].avg_ticks) < 1e-9, `run ${k} markout 1s`);
   }

@@ -6,7 +6,10 @@ import { LineSeries, LineStyle, PriceScaleMode, type IChartApi } from 'lightweig
 import { LATENCY_STAGES, type LatencyStage, type SymbolState } from '../shared/api.ts';
 import { COLORS, SeriesSync, emptyNote, fitWhileShort, makeChart } from './chart-common.ts';
 import { el, setText } from './dom.ts';
-import { fmtInt, fmtUs } from './format.ts';
+import { fmtInt, fmtLatency, fmtUs } from './format.ts';
+
+/** A table cell: µs to three digits below 1 ms, then ms or s (a 1.3 s max no longer overflows the panel). */
+const cell = (us: number | null | undefined): string => (us !== null && us !== undefined && us < 1000 ? `${fmtUs(us)} µs` : fmtLatency(us));
 import type { SymbolHistory } from '../shared/store.ts';
 
 const LABELS: Record<LatencyStage, [string, string]> = {
@@ -24,7 +27,7 @@ export class LatencyView {
   constructor(tableBox: HTMLElement, chartBox: HTMLElement) {
     const table = el('table', 'grid-table latency');
     const hr = el('tr');
-    for (const h of ['stage', 'p50 µs', 'p90 µs', 'p99 µs', 'max µs', 'n']) hr.append(el('th', undefined, h));
+    for (const h of ['stage', 'p50', 'p90', 'p99', 'max', 'n']) hr.append(el('th', undefined, h));
     const thead = el('thead');
     thead.append(hr);
     const tbody = el('tbody');
@@ -67,10 +70,10 @@ export class LatencyView {
     for (const s of LATENCY_STAGES) {
       const l = st.latency[s];
       const c = this.cells[s];
-      setText(c[0], fmtUs(l.p50_us));
-      setText(c[1], fmtUs(l.p90_us));
-      setText(c[2], fmtUs(l.p99_us));
-      setText(c[3], fmtUs(l.max_us));
+      setText(c[0], cell(l.p50_us));
+      setText(c[1], cell(l.p90_us));
+      setText(c[2], cell(l.p99_us));
+      setText(c[3], cell(l.max_us));
       setText(c[4], fmtInt(l.count));
     }
     let changed = false;

@@ -10,8 +10,10 @@ export const TIME_AXIS = {
   timeVisible: true,
   secondsVisible: true,
   rightOffset: 4,
-  // Also makes the library move the first label inside the axis (else "09:30" shows as ":30").
+  // Also makes the library move the first label inside the axis (else "09:30" shows as ":30"),
+  // and the last one (else a date at the right edge shows as "2024-01-(").
   fixLeftEdge: true,
+  fixRightEdge: true,
   // Room for a whole date label (YYYY-MM-DD); the library's default cuts labels at 8 characters.
   tickMarkMaxCharacterLength: 10,
   /** type: 0-2 year/month/day, 3 time, 4 time with seconds (lightweight-charts TickMarkType). */
