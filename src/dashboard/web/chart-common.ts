@@ -50,7 +50,8 @@ export function baseChartOptions(extra: DeepPartial<ChartOptions> = {}): DeepPar
     layout: { background: { type: ColorType.Solid, color: COLORS.bg }, textColor: COLORS.text, fontSize: 11, fontFamily: MONO_FONT, attributionLogo: false },
     grid: { vertLines: { color: COLORS.grid }, horzLines: { color: COLORS.grid } },
     crosshair: { mode: CrosshairMode.Normal },
-    rightPriceScale: { borderColor: COLORS.border },
+    // A corner label the pane would cut in half (the top one of a log scale) is not drawn.
+    rightPriceScale: { borderColor: COLORS.border, entireTextOnly: true },
     timeScale: { borderColor: COLORS.border, ...TIME_AXIS },
     localization: { timeFormatter: crosshairTime },
     ...extra,
