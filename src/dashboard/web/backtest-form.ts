@@ -15,7 +15,7 @@ import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-cha
 import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
 import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
 import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
-import { el, keyValueGrid, setClass, setText } from './dom.ts';
+import { el, emptyRow, keyValueGrid, setClass, setText } from './dom.ts';
 import { datasetSelect, fieldRow, type FormField, progressBar, showFieldError, textInput } from './form-field.ts';
 import { DASH, fmtDec2, fmtFracPct, fmtInt, fmtNyDate, fmtNyTimeMs, fmtPct, fmtPnl, fmtSignedInt, fmtUsd, signClass } from './format.ts';
 import type { StrategyCatalog } from './strategy-catalog.ts';
@@ -563,13 +563,7 @@ export class BacktestPanel {
       tr.addEventListener('click', () => void this.showRun(r.id));
       return tr;
     });
-    if (!rows.length) {
-      const tr = el('tr');
-      const td = el('td', 'empty', 'no runs yet');
-      td.colSpan = 8;
-      tr.append(td);
-      rows.push(tr);
-    }
+    if (!rows.length) rows.push(emptyRow('no runs yet', 8));
     this.runsBody.replaceChildren(...rows);
   }
 }

@@ -8,6 +8,15 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: st
   return e;
 }
 
+/** A table row of one cell across `colSpan` columns saying the table is empty. */
+export function emptyRow(text: string, colSpan: number): HTMLTableRowElement {
+  const tr = el('tr');
+  const td = el('td', 'empty', text);
+  td.colSpan = colSpan;
+  tr.append(td);
+  return tr;
+}
+
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const e = document.getElementById(id);
   if (!e) throw new Error(`#${id} is missing from index.html`);

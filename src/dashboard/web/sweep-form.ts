@@ -11,7 +11,7 @@ import { tradingDays } from '../../market/calendar.ts';
 import { sweepKey } from '../../sweep/keys.ts';
 import { isApiError, type FieldError } from '../shared/api.ts';
 import { withApiToken } from './api-token.ts';
-import { el, setClass, setText } from './dom.ts';
+import { el, emptyRow, setClass, setText } from './dom.ts';
 import { datasetSelect, fieldRow, type FormField, progressBar, showFieldError, textInput } from './form-field.ts';
 import { fmtInt, fmtPnl } from './format.ts';
 import type { StrategyCatalog } from './strategy-catalog.ts';
@@ -402,13 +402,7 @@ export class SweepPanel {
       tr.addEventListener('click', () => void this.open(s.id));
       return tr;
     });
-    if (!rows.length) {
-      const tr = el('tr');
-      const td = el('td', 'empty', 'no sweeps yet');
-      td.colSpan = 4;
-      tr.append(td);
-      rows.push(tr);
-    }
+    if (!rows.length) rows.push(emptyRow('no sweeps yet', 4));
     this.listBody.replaceChildren(...rows);
   }
 
