@@ -9,7 +9,7 @@ import type { FieldError } from '../api/error.ts';
 import { executionParams, feesMissing, riskLimits } from '../config/derive.ts';
 import { MARKET_MAKER } from '../strategy/builtin/market-maker.ts';
 import { applyParams } from '../strategy/params.ts';
-import { configParams } from '../strategy/setup.ts';
+import { configParams, isMarketMaker } from '../strategy/setup.ts';
 import { registeredStrategies, strategyByName } from '../strategy/registry.ts';
 import { formatValue } from '../config/load.ts';
 import type { EngineConfig } from '../config/schema.ts';
@@ -201,7 +201,7 @@ function resolveStrategy(r: BacktestRequest, config: EngineConfig, useML: boolea
     const field = r.strategy !== undefined ? 'strategy' : '(config) strategy.name';
     return { ok: false, errors: [{ field, message: `unknown strategy '${name}' (registered: ${registeredStrategies().map((x) => x.def.name).join(', ')}; load others with --strategy-file or [strategy] files)` }] };
   }
-  const builtin = reg.file === null && name === MARKET_MAKER; // the built-in market maker, whose parameters are also the seed's request fields
+  const builtin = isMarketMaker(reg);
   const given = BUILTIN_FIELDS.filter((f) => r[f] !== undefined);
   if (!builtin && given.length) return { ok: false, errors: given.map((field) => ({ field, message: `a parameter of the built-in ${MARKET_MAKER}, not of strategy '${name}': set its parameters in params` })) };
   const fromConfig = configParams(config, reg);

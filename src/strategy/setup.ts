@@ -58,13 +58,18 @@ export function configuredStrategy(config: EngineConfig): { def: StrategyDefinit
   return { def: r.def, params: p.values, hash: r.hash };
 }
 
+/** The built-in market maker, whose parameters are the [strategy] keys and the seed's request fields. */
+export function isMarketMaker(r: Registered): boolean {
+  return r.file === null && r.def.name === MARKET_MAKER;
+}
+
 /**
- * A strategy's parameters as the config sets them: the built-in's are the [strategy] keys
+ * A strategy's parameters as the config sets them: the built-in market maker's are the [strategy] keys
  * (already checked by the config schema), another's its [strategy.<name>] table over its declared
  * defaults (errors name `strategy.<name>.<key>`).
  */
 export function configParams(config: EngineConfig, r: Registered): ReturnType<typeof applyParams> {
-  if (r.file === null && r.def.name === MARKET_MAKER) return { ok: true, values: paramValuesOf(quoteParams(config)) };
+  if (isMarketMaker(r)) return { ok: true, values: paramValuesOf(quoteParams(config)) };
   const name = r.def.name;
   return applyParams(r.def.params, defaults(r.def.params), (config.strategy as Record<string, unknown>)[name], `strategy.${name}`);
 }
