@@ -5,8 +5,9 @@
 // are kept in its state area (state[0]: fits used, state[1]: fits refused).
 
 import * as B from '../../api/bounds.ts';
-import { ASK, BID, NO_PRICE, type ParamValues, type QuoteTargets, type Strategy, type StrategyContext, type StrategyDefinition } from '../port.ts';
+import { NO_PRICE, type ParamValues, type QuoteTargets, type Strategy, type StrategyContext, type StrategyDefinition } from '../port.ts';
 import { fitIntensity, glftQuote, IntensityWindow } from './glft-math.ts';
+import { writeLadder } from './ladder.ts';
 
 const LEVELS = 3; // most levels a side (the `levels` parameter picks how many are used)
 const TIMER = 0;
@@ -76,10 +77,11 @@ class Glft implements Strategy {
   }
 
   quote(c: StrategyContext, q: QuoteTargets): void {
-    const L = LEVELS;
-    q.price.fill(NO_PRICE);
     q.maxPosition = this.cap;
-    if (!this.fitted) return;
+    if (!this.fitted) {
+      q.price.fill(NO_PRICE);
+      return;
+    }
     const pos = c.position;
     const mid = (c.bestBid + c.bestAsk) / 2;
     glftQuote(this.fit[0], this.fit[1], this.sigma, this.gamma, this.size, this.quoteOut);
@@ -89,14 +91,7 @@ class Glft implements Strategy {
     let ask = Math.ceil(mid + (half - skew * pos));
     if (bid > c.bestBid) bid = c.bestBid; // never crossing the touch
     if (ask < c.bestAsk) ask = c.bestAsk;
-    const buys = !(c.reduceOnly && pos >= 0);
-    const sells = !(c.reduceOnly && pos <= 0);
-    for (let l = 0; l < this.levels; l++) {
-      if (buys) q.price[BID * L + l] = bid - l * this.spacing;
-      if (sells) q.price[ASK * L + l] = ask + l * this.spacing;
-      q.size[BID * L + l] = this.size;
-      q.size[ASK * L + l] = this.size;
-    }
+    writeLadder(q, c, LEVELS, this.levels, bid, ask, this.spacing, this.size);
   }
 }
 

@@ -5,6 +5,7 @@
 // levels that leave or join the grid are cancelled or sent.
 
 import * as B from '../../api/bounds.ts';
+import { writeLadder } from './ladder.ts';
 import { ASK, BID, NO_PRICE, type ParamValues, type QuoteTargets, type Strategy, type StrategyContext, type StrategyDefinition } from '../port.ts';
 
 const LEVELS = 5; // most levels a side (the `levels` parameter picks how many are used)
@@ -41,26 +42,19 @@ class Grid implements Strategy {
   }
 
   quote(c: StrategyContext, q: QuoteTargets): void {
-    const L = LEVELS;
-    q.price.fill(NO_PRICE);
     q.maxPosition = this.cap;
-    const pos = c.position;
-    const ref = this.reference(c) - this.skew * pos;
-    if (ref !== ref) return;
+    const ref = this.reference(c) - this.skew * c.position;
+    if (ref !== ref) {
+      q.price.fill(NO_PRICE);
+      return;
+    }
     const g = this.spacing;
     // The nearest grid prices at least `offset` ticks from the reference, never crossing the touch.
     let bid = Math.floor((ref - this.offset) / g) * g;
     let ask = Math.ceil((ref + this.offset) / g) * g;
     while (bid > c.bestBid) bid -= g;
     while (ask < c.bestAsk) ask += g;
-    const buys = !(c.reduceOnly && pos >= 0);
-    const sells = !(c.reduceOnly && pos <= 0);
-    for (let l = 0; l < this.levels; l++) {
-      if (buys) q.price[BID * L + l] = bid - l * g;
-      if (sells) q.price[ASK * L + l] = ask + l * g;
-      q.size[BID * L + l] = this.size;
-      q.size[ASK * L + l] = this.size;
-    }
+    writeLadder(q, c, LEVELS, this.levels, bid, ask, g, this.size);
   }
 }
 
