@@ -426,32 +426,44 @@ export class Engine {
       if (this.om.settled && this.decisionStands(bb, ba)) {
         // Quiet from here unless a warning or trip is pending (C_CHECKED_MID is NaN then); only
         // fed the touch (the engine's own book, and the model's features, need every event).
-        if (c[C_CHECKED_MID] === mid && this.fedTop) {
-          const q = this.standing;
-          try {
-            this.promise.bounds(q, QS_BEFORE);
-          } catch (e) {
-            this.callback = 'standing.bounds';
-            this.strategyThrew(e);
-            return;
-          }
-          this.quiet = true;
-          const until = q[QS_UNTIL] < q[QS_BEFORE] ? q[QS_UNTIL] : q[QS_BEFORE];
-          c[C_QUIET_UNTIL] = c[C_DUE] < until ? c[C_DUE] : until;
-        }
+        if (c[C_CHECKED_MID] === mid && this.fedTop) this.goQuiet();
         return;
       }
-    } else {
-      if (this.wake !== 0 && bb === this.prevBid && ba === this.prevAsk && !(trade && this.wake === 2)) {
-        // Not an event the strategy wakes for: only a requote still short of its targets goes on.
-        if (this.hasQuote && !this.om.settled) this.requote();
-        return;
-      }
-      this.prevBid = bb;
-      this.prevAsk = ba;
-    }
+    } else if (!this.wakesFor(bb, ba, trade)) return;
     if (this.hasOnMarket) this.callOnMarket();
     this.requote();
+  }
+
+  // onMarketTop's rarer branches are methods of their own: its bytecode must stay under V8's
+  // inlining limit (460 bytes) for the driver's loop to inline it, as it does the other calls of
+  // the common event.
+
+  /** The standing decision's promise bounds how long the next events are quiet (see quietBounds). */
+  private goQuiet(): void {
+    const q = this.standing;
+    const c = this.clock;
+    try {
+      this.promise!.bounds(q, QS_BEFORE);
+    } catch (e) {
+      this.callback = 'standing.bounds';
+      this.strategyThrew(e);
+      return;
+    }
+    this.quiet = true;
+    const until = q[QS_UNTIL] < q[QS_BEFORE] ? q[QS_UNTIL] : q[QS_BEFORE];
+    c[C_QUIET_UNTIL] = c[C_DUE] < until ? c[C_DUE] : until;
+  }
+
+  /** Without a promise: whether this event is one the strategy wakes for (its `wakes`). */
+  private wakesFor(bb: number, ba: number, trade: boolean): boolean {
+    if (this.wake !== 0 && bb === this.prevBid && ba === this.prevAsk && !(trade && this.wake === 2)) {
+      // Not an event the strategy wakes for: only a requote still short of its targets goes on.
+      if (this.hasQuote && !this.om.settled) this.requote();
+      return false;
+    }
+    this.prevBid = bb;
+    this.prevAsk = ba;
+    return true;
   }
 
   private noteTrade(d: Float64Array, off: number): void {
