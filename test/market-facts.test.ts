@@ -156,4 +156,12 @@ test('bad flags exit 2 naming the flag (through the CLI, and every flag through 
   }
 });
 
+test('a source the replay cannot read exits 1 naming the flag and the file', () => {
+  const trades = join(ROOT, 'test/fixtures/dbn/test_data.trades.v3.dbn.zst');
+  let out = '', err = '';
+  assert.is(runFactsCommand(['--data', trades], (s) => void (out += s), (s) => void (err += s)), 1);
+  assert.ok(err.startsWith('error: --data: ') && err.includes(trades) && err.includes('schema trades'), err);
+  assert.is(out, '');
+});
+
 test.run();

@@ -109,7 +109,7 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
         try {
           sessions = dbnFacts(s.path, { symbol: a.symbol ?? null, startDate: a.date ?? null, endDate: a.date ?? null, fromNs, toNs });
         } catch (e) {
-          err(`error: ${s.flag} ${s.path}: ${(e as Error).message}\n`);
+          err(`error: ${s.flag}: ${(e as Error).message}\n`);
           return 1;
         }
         for (const session of sessions) columns.push({ session });
