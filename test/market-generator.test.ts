@@ -11,7 +11,7 @@ import { DenseBook } from '../src/book/dense-book.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { parseClock } from '../src/market/calendar.ts';
 import { MAX_DEPTH, MarketGenerator } from '../src/market/generator.ts';
-import { MarketStats, type MarketStatsSummary } from './helpers/market-stats.ts';
+import { MarketStats, type MarketStatsSummary } from '../src/market/facts/market-stats.ts';
 
 const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;

@@ -64,6 +64,8 @@ export class DbnMarketSource implements MarketSource {
   private opening = true;
   /** The data-quality counters (quality.ts; the exchange's two stay 0 here). */
   readonly quality = new Float64Array(REPLAY_QUALITY_FIELDS.length);
+  /** Sees each record applied in the window: its time (engine ns), action and size (the facts command). */
+  onRecord: ((tsNs: number, action: number, size: number) => void) | null = null;
 
   /**
    * `tape`: where order priorities go (a shared one in the decoder thread); default: its own.
@@ -190,6 +192,7 @@ export class DbnMarketSource implements MarketSource {
     r[2] = r[0];
     q[Q.records_applied]++;
     this.queue.ts = r[0]; // the time of the events this record yields
+    if (this.onRecord !== null) this.onRecord(r[0], c.action, c.size);
     this.apply(c, flags);
   }
 

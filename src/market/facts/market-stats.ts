@@ -1,9 +1,9 @@
 // Consumer-side measurement of a market-event stream's stylized facts (REFERENCE.md, "Synthetic
 // market"): built only from the events, with its own DenseBook, so it checks the generator
-// from the outside. Used by the generator's tests and handy for calibrating profiles.
+// from the outside. Used by the generator's tests and the facts command (facts.ts).
 
-import * as ev from '../../src/core/events.ts';
-import { DenseBook } from '../../src/book/dense-book.ts';
+import * as ev from '../../core/events.ts';
+import { DenseBook } from '../../book/dense-book.ts';
 
 // Local copies: a transpiler may turn imported bindings into getter calls (tsx does).
 const BID = ev.BID;
