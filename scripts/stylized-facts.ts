@@ -1,4 +1,4 @@
-// Prints the README's stylized-fact table of the synthetic ES market: a full session on the
+// Prints the stylized-fact table (docs/synthetic-market.md) of the synthetic ES market: a full session on the
 // market-generator test's date with seed 42, and the range over seeds 1-7 in brackets.
 //   node --import tsx scripts/stylized-facts.ts
 import { DenseBook } from '../src/book/dense-book.ts';

@@ -4,7 +4,7 @@
 // - a DBN replay (DbnMarketSource): zstd and the DBN records cost real time per record in JS;
 // - the synthetic generator (MarketGenerator), when a run leaves a core free for it (run.ts): it
 //   costs more per event than the whole pipeline, and a one-day backtest on two cores runs about
-//   1.5x as fast (docs/performance.md, round twenty). Its events are the same, so is every result.
+//   1.5x as fast (docs/performance-archive.md, round twenty). Its events are the same, so is every result.
 // Memory is the two rings: constant.
 //
 // The worker's outcome travels in shared memory too (the session's thread blocks in

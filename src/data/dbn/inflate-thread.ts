@@ -1,6 +1,6 @@
 // zstd decompression in a thread of its own, for the replay's decoder thread
 // (workers/market-source.ts). A replay of a .dbn.zst file otherwise runs at the pace of
-// that thread, and zstd was about 40 % of it (docs/performance.md, "Round six"): moved here, the
+// that thread, and zstd was about 40 % of it (docs/performance-archive.md, "Round six"): moved here, the
 // decoder thread only frames records and keeps the order book, and the three threads (inflate,
 // decode, session) share the two cores.
 //
