@@ -1,4 +1,4 @@
-// Simulated exchange: matches OUR orders against the synthetic market (REFERENCE.md "Execution
+// Simulated exchange: matches OUR orders against the synthetic market (docs/execution.md "Execution
 // model"). Our orders are virtual, as in hftbacktest: they never change the displayed market book
 // (no market impact). The exchange keeps its own copy of the market book from the market events.
 //

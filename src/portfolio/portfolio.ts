@@ -1,4 +1,4 @@
-// Position, FIFO lots and P&L, exactly as REFERENCE.md defines them:
+// Position, FIFO lots and P&L, exactly as docs/metrics.md defines them:
 // - realised P&L: price difference x quantity x $/point of every FIFO-matched quantity (gross of fees);
 // - unrealised P&L: the open lots marked to a price (the mid);
 // - equity = initial capital + realised + unrealised - fees paid;

@@ -1,5 +1,5 @@
-// Consumer-side measurement of a market-event stream's stylized facts (REFERENCE.md, "Synthetic
-// market"): built only from the events, with its own DenseBook, so it checks the generator
+// Consumer-side measurement of a market-event stream's stylized facts (docs/synthetic-market.md,
+// "What the generator must show"): built only from the events, with its own DenseBook, so it checks the generator
 // from the outside. Used by the generator's tests and handy for calibrating profiles.
 
 import * as ev from '../../src/core/events.ts';
