@@ -57,8 +57,7 @@ export class FeeSchedule implements FeeModel {
   }
 
   /**
-   * fee() written to out[i]: the hot-path form. A fractional result returned from a call V8
-   * does not inline is boxed into a heap number; a typed-array store never is.
+   * fee() written to out[i]: the hot-path form (hot-path rule 3).
    */
   feeInto(out: Float64Array, i: number, liquidity: number, qty: number): void {
     out[i] = liquidity === LIQ_MAKER ? qty * this.makerPerContract : qty * this.takerPerContract;
