@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ROOT } from './helpers/cli.ts';
+import { BEGIN, END, routeTable, withTable } from '../scripts/http-api-routes.ts';
 
 const pages = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
@@ -84,6 +85,14 @@ test('the README\'s folder map names every top-level folder and every folder in 
       .map((e) => (d === '.' ? `${e.name}/` : `${d}/${e.name}/`));
   const missing = [...dirs('.'), ...dirs('src')].filter((d) => !map.includes(`\`${d}\``));
   assert.equal(missing, []);
+});
+
+test('docs/http-api.md lists exactly the routes of the OpenAPI document', () => {
+  const page = readFileSync(join(ROOT, 'docs/http-api.md'), 'utf8');
+  const table = routeTable();
+  assert.ok(table.includes('| POST | `/api/backtest` |') && table.includes('| GET | `/openapi.json` |'), table);
+  assert.ok(page.includes(BEGIN) && page.includes(END), 'the page has the generated block');
+  assert.fixture(page, withTable(page, table));
 });
 
 test.run();
