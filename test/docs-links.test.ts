@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { ROOT } from './helpers/cli.ts';
-import { BEGIN, END, routeTable, withTable } from '../scripts/http-api-routes.ts';
+import { begin, end, TABLES, withTable } from '../scripts/docs-tables.ts';
 
 const pages = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
@@ -87,12 +87,20 @@ test('the README\'s folder map names every top-level folder and every folder in 
   assert.equal(missing, []);
 });
 
-test('docs/http-api.md lists exactly the routes of the OpenAPI document', () => {
-  const page = readFileSync(join(ROOT, 'docs/http-api.md'), 'utf8');
-  const table = routeTable();
-  assert.ok(table.includes('| POST | `/api/backtest` |') && table.includes('| GET | `/openapi.json` |'), table);
-  assert.ok(page.includes(BEGIN) && page.includes(END), 'the page has the generated block');
-  assert.fixture(page, withTable(page, table));
+test('the generated tables of docs/ match the code they come from (routes, result fields)', () => {
+  for (const t of TABLES) {
+    const page = readFileSync(join(ROOT, t.page), 'utf8');
+    assert.ok(page.includes(begin(t)) && page.includes(end(t)), `${t.page} has the "${t.name}" block`);
+    assert.ok(t.generate().split('\n').length > 10, `${t.name}: a table of more than 10 rows`);
+    assert.fixture(page, withTable(page, t), `${t.page}: ${t.name} (node --import tsx scripts/docs-tables.ts --write)`);
+  }
+});
+
+test('docs/http-api.md names the backtest routes and docs/metrics.md the headline figures', () => {
+  const routes = readFileSync(join(ROOT, 'docs/http-api.md'), 'utf8');
+  for (const r of ['| POST | `/api/backtest` |', '| GET | `/api/backtests/{id}` |', '| GET | `/openapi.json` |']) assert.ok(routes.includes(r), r);
+  const metrics = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8');
+  for (const f of ['total_pnl', 'max_drawdown_pct', 'sharpe_ratio', 'markouts', 'kill_switch']) assert.ok(metrics.includes(`| \`${f}\` |`), f);
 });
 
 test.run();
