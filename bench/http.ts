@@ -12,7 +12,7 @@
 // The ratio is CPU per request of each server's serving thread (its /proc CPU time over the
 // requests it answered), both pinned to one vCPU, each loaded alone in short rounds that
 // alternate (engine, bare, engine, bare, ...), the median of the pairs. This host's vCPUs change
-// speed within seconds (docs/performance.md, rounds thirteen and fourteen): 5 s rounds of
+// speed within seconds (docs/performance-archive.md, rounds thirteen and fourteen): 5 s rounds of
 // requests per second read 50-108 % for the same code. Requests per second also undercounts the
 // difference when autocannon, not the server, limits the rate. Loading both servers at once was
 // tried: it charges the larger process more for sharing the core (its caches refilled after each

@@ -8,7 +8,7 @@
 // ccxt's book, issue 15's peer, is timed here too, after each round without the model, and this
 // thread is pinned to the vCPU it started on (taskset), so both run on one vCPU. Timed on the
 // bench's main thread, the peer ran on the other vCPU while this thread waited, and at any time
-// one vCPU of this host ran the same code about 1.5x slower than the other (docs/performance.md,
+// one vCPU of this host ran the same code about 1.5x slower than the other (docs/performance-archive.md,
 // round thirteen): the ratio swung with the placement.
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';

@@ -36,7 +36,7 @@ export function shippedConfig(): EngineConfig {
  * drawdown limit at 100 %, so the strategy trades from the first event to the last. With the
  * shipped limits, the bench's session (ES 2024-01-02, seed 42) trips the account's 6 % drawdown
  * kill switch after 73 % of its events, and the events after it cost less (no orders to keep,
- * none at the exchange; docs/performance.md, round five, has the figures). A pipeline figure
+ * none at the exchange; docs/performance-archive.md, round five, has the figures). A pipeline figure
  * should not owe part of its speed to the strategy having stopped.
  */
 export function benchConfig(): EngineConfig {

@@ -102,7 +102,7 @@ export function procCpuSeconds(pid: number, tid?: number): number {
  * Pins one thread (Linux thread id; a process's main thread has the process id) to one vCPU, or
  * lets it run on every vCPU again (`cpu` null), with taskset. False where that is not possible
  * (no taskset, another OS): the caller then measures unpinned and says so. This host's two vCPUs
- * run the same code up to 1.5x apart at one time (docs/performance.md, round thirteen), so a
+ * run the same code up to 1.5x apart at one time (docs/performance-archive.md, round thirteen), so a
  * ratio of two codes is only fair with both on one vCPU.
  */
 export function pinThread(tid: number, cpu: number | null): boolean {

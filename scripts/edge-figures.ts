@@ -1,4 +1,4 @@
-// Figures of the execution edge cases (README "Strategy and risk"), from whole backtest sessions
+// Figures of the execution edge cases (docs/strategy-market-maker.md), from whole backtest sessions
 // with the config's defaults (config/config.toml: one ES session, 2024-01-02, seed 42):
 //   skew sweep: max |position| and P&L per skew_factor;
 //   inventory_limit 20 with order_size 3: max |position|;

@@ -1,4 +1,4 @@
-// Before/after of the race for new price levels (README "Execution model"): one ES session of the
+// Before/after of the race for new price levels (docs/execution.md): one ES session of the
 // shipped config (2024-01-02, seed 42), with and without the model, on the market without the race
 // (raceProb 0: a level that opens waits for the ordinary inside-the-spread flow) and with it.
 //   node --import tsx scripts/race-figures.ts

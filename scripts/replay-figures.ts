@@ -1,4 +1,4 @@
-// README "Recorded market data (DBN)", replay part: one synthetic ES session of the shipped config
+// docs/recorded-data.md, replay part: one synthetic ES session of the shipped config
 // (2024-03-05, seed 42, 09:30-10:30 New York) exported as MBO and as MBP-10 DBN (zstd), then
 //   - the direct run and the MBO replay with power, risk_averse and l3_fifo;
 //   - the MBP-10 replay (top 10 levels only) with power, next to the direct run.

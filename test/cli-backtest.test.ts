@@ -39,7 +39,7 @@ test('--json result and the --fills CSV recompute to the reported total_pnl', ()
   assert.is(res.sessions, 2);
   for (const k of ['events_processed', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'win_rate', 'profit_factor', 'total_trades', 'total_fills']) assert.ok(k in res, k);
   const lines = readFileSync(fills, 'utf8').trim().split('\n');
-  // Today's nine columns keep their names and order; new columns follow them (README "Research outputs").
+  // Today's nine columns keep their names and order; new columns follow them (docs/backtests.md, "Research outputs").
   assert.is(lines[0].split(',').slice(0, 9).join(','), 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id');
   assert.is(lines.length - 1, res.total_fills);
   // Per session: cash flow of every fill + final position marked to the final mid - fees.

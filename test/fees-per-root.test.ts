@@ -1,4 +1,4 @@
-// Fees per product (REFERENCE.md "Fees"): a root's [fees.<ROOT>] section overrides the flat [fees]
+// Fees per product (docs/execution.md, "Fees per product"): a root's [fees.<ROOT>] section overrides the flat [fees]
 // table, which stays the schedule of every root without a section. Checked at the config, at
 // every fill of a backtest, and in the result, which names the schedule it used.
 import { test } from 'uvu';

@@ -1,4 +1,4 @@
-// MarketGenerator: the synthetic market's stylized facts (REFERENCE.md), measured from the
+// MarketGenerator: the synthetic market's stylized facts (docs/synthetic-market.md), measured from the
 // outside on its event stream with MarketStats (own DenseBook), plus stream invariants,
 // determinism, consumer-book equality and the allocation-free hot path.
 

@@ -2,7 +2,7 @@
 // Debian's jupyter-nbconvert and its kernel under /usr/bin/python3 (another python3 may come first
 // on the PATH), on two short runs made here: it runs without an error, draws its charts, and its
 // figures are the runs' own (fills, contracts, fees, P&L against each run's --json result).
-// The README's pandas-only CSV snippet runs on the same exports. Like the browser tests with
+// docs/backtests.md's pandas-only CSV snippet runs on the same exports. Like the browser tests with
 // chromium, a missing Debian package fails here (.ci/run installs them), never skips.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -76,11 +76,11 @@ test('the notebook runs on two short runs and reports their own figures', () => 
   }
 });
 
-test("the README's pandas-only CSV snippet runs on a run's exports", () => {
+test("docs/backtests.md's pandas-only CSV snippet runs on a run's exports", () => {
   assert.equal(prerequisites(), []);
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs/backtests.md'), 'utf8');
   const at = readme.indexOf('CSV needs pandas alone');
-  assert.ok(at >= 0, 'the README has the CSV snippet');
+  assert.ok(at >= 0, 'docs/backtests.md has the CSV snippet');
   const start = readme.indexOf('```python\n', at) + '```python\n'.length;
   const snippet = readme.slice(start, readme.indexOf('```', start));
   assert.match(snippet, 'read_csv');

@@ -89,7 +89,7 @@ class Harness {
 
 const close = (a: number, b: number, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} != ${b}`);
 
-test('fees per REFERENCE.md: maker = maker + exchange, taker = taker + exchange, per contract', () => {
+test('fees per docs/execution.md: maker = maker + exchange, taker = taker + exchange, per contract', () => {
   const f = new FeeSchedule(REF_FEES);
   close(f.fee(LIQ_MAKER, 1), 1.43);
   close(f.fee(LIQ_TAKER, 1), 2.03);

@@ -9,7 +9,7 @@ import { FEATURE_COUNT } from '../src/book/features.ts';
 import { createPredictor } from '../src/ml/mlp-simd.ts';
 import type { ModelFile } from '../src/ml/model.ts';
 import { Seqlock } from '../src/shm/seqlock.ts';
-import { C_HB_INF, C_STOP, FT_FIELDS, FT_TS, LAT_SECONDS, LAT_STAGE, PR_COUNT, PR_TS, PR_VALUE, PR_WALL, STAGE_INFERENCE } from '../src/runtime/layout.ts';
+import { CB_HB_INF, CB_STOP, FT_FIELDS, FT_TS, LAT_SECONDS, LAT_STAGE, PR_COUNT, PR_TS, PR_VALUE, PR_WALL, STAGE_INFERENCE } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
 import type { WorkerInit } from '../src/runtime/worker-config.ts';
 import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
@@ -30,8 +30,8 @@ const slots = init.layout.symbols.map((m) => ({
 }));
 const predictor = init.model ? createPredictor(init.model) : null;
 
-while (Atomics.load(ctl, C_STOP) === 0) {
-  Atomics.add(ctl, C_HB_INF, 1);
+while (Atomics.load(ctl, CB_STOP) === 0) {
+  Atomics.add(ctl, CB_HB_INF, 1);
   checkStallFault(ctl, 'inference');
   let work = 0;
   for (const s of slots) {

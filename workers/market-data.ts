@@ -18,7 +18,7 @@ import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
 import { DbnMarketSource, TAPE_CAPACITY } from '../src/market/replay/dbn-source.ts';
 import type { ReplayPlan } from '../src/market/replay/dataset.ts';
 import { liveReplayPlan } from '../src/runtime/live-source.ts';
-import { C_GEN, C_GEN_ACK, C_HB_MD, C_MD_STALLS, C_STOP, C_WAKE_MD, C_WAKE_OB, EV_WALL, wake, type SymbolMemory } from '../src/runtime/layout.ts';
+import { CB_GEN, CB_GEN_ACK, CB_HB_MD, CB_MD_STALLS, CB_STOP, CB_WAKE_MD, CB_WAKE_OB, EV_WALL, wake, type SymbolMemory } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';
 import { executionParams, latencyParams } from '../src/config/derive.ts';
 import { simClock, specOf, spinFor, type WorkerInit } from '../src/runtime/worker-config.ts';
@@ -144,7 +144,7 @@ class Feed {
   private push(ts: number, kind: number, side: number, price: number, qty: number, wall: number): void {
     let off = this.md.claim();
     while (off < 0) {
-      Atomics.add(ctl, C_MD_STALLS, 1);
+      Atomics.add(ctl, CB_MD_STALLS, 1);
       spinFor(50);
       off = this.md.claim();
     }
@@ -231,7 +231,7 @@ class Feed {
       }
       const off = md.claim();
       if (off < 0) {
-        Atomics.add(ctl, C_MD_STALLS, 1);
+        Atomics.add(ctl, CB_MD_STALLS, 1);
         next = now;
         break;
       }
@@ -256,27 +256,27 @@ class Feed {
     const wall = wallMs();
     for (let s = first; s !== md.writeSeq; s = (s + 1) | 0) md.data[(s & md.mask) * md.stride + EV_WALL] = wall;
     md.publish();
-    wake(ctl, C_WAKE_OB);
+    wake(ctl, CB_WAKE_OB);
   }
 }
 
 const feeds = init.layout.symbols.map((m) => new Feed(m, clock));
-let served = Atomics.load(ctl, C_GEN_ACK);
+let served = Atomics.load(ctl, CB_GEN_ACK);
 
-while (Atomics.load(ctl, C_STOP) === 0) {
-  Atomics.add(ctl, C_HB_MD, 1);
+while (Atomics.load(ctl, CB_STOP) === 0) {
+  Atomics.add(ctl, CB_HB_MD, 1);
   checkStallFault(ctl, 'market-data');
   // Read before looking at the rings: an order sent after this read makes the wait return at once.
-  const seen = Atomics.load(ctl, C_WAKE_MD);
+  const seen = Atomics.load(ctl, CB_WAKE_MD);
   const wall = wallMs();
   const now = clock.nowNs(wall);
   const k = clock.sessionIndex(wall);
-  const gen = Atomics.load(ctl, C_GEN);
+  const gen = Atomics.load(ctl, CB_GEN);
   if (gen !== served) {
     for (const f of feeds) if (f.session >= 0) f.resync(now, wall);
     served = gen;
-    Atomics.store(ctl, C_GEN_ACK, gen);
-    wake(ctl, C_WAKE_OB);
+    Atomics.store(ctl, CB_GEN_ACK, gen);
+    wake(ctl, CB_WAKE_OB);
   }
   let next = Infinity;
   for (const f of feeds) {
@@ -293,6 +293,6 @@ while (Atomics.load(ctl, C_STOP) === 0) {
   // latency is not on the tick-to-trade path, and on two cores the engine thread is the only
   // one that spins.
   const waitMs = next === Infinity ? 5 : (next - now) / 1e6 / clock.speed;
-  if (waitMs > 0) Atomics.wait(ctl, C_WAKE_MD, seen, Math.min(5, waitMs));
+  if (waitMs > 0) Atomics.wait(ctl, CB_WAKE_MD, seen, Math.min(5, waitMs));
 }
-Atomics.store(ctl, C_GEN_ACK, served);
+Atomics.store(ctl, CB_GEN_ACK, served);

@@ -14,9 +14,9 @@ import {
   SOURCE_BATCH,
   SOURCE_RING_CAPACITY,
   type SourceJob,
-  ST_ERROR_LEN,
-  ST_STATE,
-  ST_STOP,
+  SRC_ERROR_LEN,
+  SRC_STATE,
+  SRC_STOP,
   STATE_DONE,
   STATE_FAILED,
 } from '../src/backtest/source-thread.ts';
@@ -41,7 +41,7 @@ function run(job: SourceJob): void {
   let source: MarketSource | null = null;
   try {
     source = open(job, tape);
-    while (!source.done && Atomics.load(status, ST_STOP) === 0) {
+    while (!source.done && Atomics.load(status, SRC_STOP) === 0) {
       const room = ring.free();
       if (room === 0) {
         Atomics.wait(ring.ctl, RING_TAIL, Atomics.load(ring.ctl, RING_TAIL), 100);
@@ -54,12 +54,12 @@ function run(job: SourceJob): void {
     if (q && job.quality) new Float64Array(job.quality).set(q);
     source.close?.();
     source = null;
-    Atomics.store(status, ST_STATE, STATE_DONE);
+    Atomics.store(status, SRC_STATE, STATE_DONE);
   } catch (e) {
     const bytes = new TextEncoder().encode(e instanceof Error ? e.message : String(e)).subarray(0, ERROR_BYTES);
     new Uint8Array(job.error).set(bytes);
-    Atomics.store(status, ST_ERROR_LEN, bytes.length);
-    Atomics.store(status, ST_STATE, STATE_FAILED);
+    Atomics.store(status, SRC_ERROR_LEN, bytes.length);
+    Atomics.store(status, SRC_STATE, STATE_FAILED);
   } finally {
     source?.close?.();
     Atomics.notify(ring.ctl, RING_HEAD);

@@ -13,25 +13,25 @@ import { seededLatency } from '../src/exchange/venue.ts';
 import { Portfolio } from '../src/portfolio/portfolio.ts';
 import { Seqlock } from '../src/shm/seqlock.ts';
 import {
-  C_FAULT_FILL,
-  C_GEN_ACK,
-  C_HB_OB,
-  C_STOP,
-  C_WAKE_MD,
-  C_WAKE_OB,
+  CB_FAULT_FILL,
+  CB_GEN_ACK,
+  CB_HB_OB,
+  CB_STOP,
+  CB_WAKE_MD,
+  CB_WAKE_OB,
   EV_WALL,
-  FL_EXCH_TS,
-  FL_FEE,
-  FL_ID,
-  FL_LIQ,
-  FL_PNL,
-  FL_POSITION,
-  FL_PRICE,
-  FL_QTY,
-  FL_RECV_TS,
-  FL_SENT_TS,
-  FL_SESSION,
-  FL_SIDE,
+  FR_EXCH_TS,
+  FR_FEE,
+  FR_ID,
+  FR_LIQ,
+  FR_PNL,
+  FR_POSITION,
+  FR_PRICE,
+  FR_QTY,
+  FR_RECV_TS,
+  FR_SENT_TS,
+  FR_SESSION,
+  FR_SIDE,
   FT_TS,
   LAT_SECONDS,
   LAT_STAGE,
@@ -296,8 +296,8 @@ class Trader {
 
   /** Test hook (injectFault 'crash-mid-fill'): the thread dies at the requested step of a booking that filled. */
   private readonly fault = (step: number): void => {
-    if (Atomics.load(ctl, C_FAULT_FILL) !== step || this.fills.writeSeq === this.fillsBefore) return;
-    Atomics.store(ctl, C_FAULT_FILL, 0);
+    if (Atomics.load(ctl, CB_FAULT_FILL) !== step || this.fills.writeSeq === this.fillsBefore) return;
+    Atomics.store(ctl, CB_FAULT_FILL, 0);
     process.exit(70);
   };
 
@@ -315,18 +315,18 @@ class Trader {
         continue;
       }
       const f = this.fills.data;
-      f[off + FL_EXCH_TS] = log.get('exchTs', i);
-      f[off + FL_RECV_TS] = log.get('recvTs', i);
-      f[off + FL_SENT_TS] = log.get('sentTs', i);
-      f[off + FL_ID] = log.get('orderId', i);
-      f[off + FL_SIDE] = side;
-      f[off + FL_PRICE] = log.get('price', i);
-      f[off + FL_QTY] = log.get('qty', i);
-      f[off + FL_LIQ] = log.get('liq', i);
-      f[off + FL_FEE] = log.get('fee', i);
-      f[off + FL_POSITION] = log.get('position', i);
-      f[off + FL_PNL] = log.get('tradePnl', i);
-      f[off + FL_SESSION] = this.session;
+      f[off + FR_EXCH_TS] = log.get('exchTs', i);
+      f[off + FR_RECV_TS] = log.get('recvTs', i);
+      f[off + FR_SENT_TS] = log.get('sentTs', i);
+      f[off + FR_ID] = log.get('orderId', i);
+      f[off + FR_SIDE] = side;
+      f[off + FR_PRICE] = log.get('price', i);
+      f[off + FR_QTY] = log.get('qty', i);
+      f[off + FR_LIQ] = log.get('liq', i);
+      f[off + FR_FEE] = log.get('fee', i);
+      f[off + FR_POSITION] = log.get('position', i);
+      f[off + FR_PNL] = log.get('tradePnl', i);
+      f[off + FR_SESSION] = this.session;
     }
   }
 
@@ -373,13 +373,13 @@ class Trader {
 // (after a feature vector), sent once a burst of inputs is over (src/runtime/burst-wake.ts says why).
 const WAKE_MD = 0; // then one inference wake per symbol
 const wakes = new BurstWakes(1 + init.layout.symbols.length, wakeMaxDeferMs(cfg.latency.order_latency_ns, clock.speed), (target) => {
-  if (target === WAKE_MD) Atomics.notify(ctl, C_WAKE_MD);
+  if (target === WAKE_MD) Atomics.notify(ctl, CB_WAKE_MD);
   else traders[target - 1].wakeInference();
 });
 
 /** Orders are in the ring (at wall ms `wallNow`): the market-data thread sees the bumped word at once, and its wake goes with the burst's. */
 function askMdWake(wallNow: number): void {
-  Atomics.add(ctl, C_WAKE_MD, 1);
+  Atomics.add(ctl, CB_WAKE_MD, 1);
   wakes.ask(WAKE_MD, wallNow);
 }
 
@@ -387,9 +387,9 @@ const traders = init.layout.symbols.map((m, i) => new Trader(m, WAKE_MD + 1 + i)
 
 // A restarted engine waits until the market-data thread has cancelled its predecessor's orders
 // and queued a book snapshot for it.
-while (Atomics.load(ctl, C_GEN_ACK) < init.generation && Atomics.load(ctl, C_STOP) === 0) {
-  Atomics.add(ctl, C_HB_OB, 1);
-  Atomics.wait(ctl, C_GEN_ACK, Atomics.load(ctl, C_GEN_ACK), 20);
+while (Atomics.load(ctl, CB_GEN_ACK) < init.generation && Atomics.load(ctl, CB_STOP) === 0) {
+  Atomics.add(ctl, CB_HB_OB, 1);
+  Atomics.wait(ctl, CB_GEN_ACK, Atomics.load(ctl, CB_GEN_ACK), 20);
 }
 
 const lastSnapshot = new Float64Array(1); // wall ms of the last snapshot published
@@ -424,10 +424,10 @@ function flushWakes(): void {
  * compiles only by on-stack replacement.
  */
 function step(): void {
-  Atomics.add(ctl, C_HB_OB, 1);
+  Atomics.add(ctl, CB_HB_OB, 1);
   checkStallFault(ctl, 'order-book');
   // Read before looking at the rings: input published after this read makes the wait return at once.
-  const seen = Atomics.load(ctl, C_WAKE_OB);
+  const seen = Atomics.load(ctl, CB_WAKE_OB);
   const wallNow = wallMs();
   const now = clock.nowNs(wallNow);
   let work = 0;
@@ -455,7 +455,7 @@ function step(): void {
     // clock and the snapshot timer millions of times a second.
     const dueWall = wallNow + untilDueMs;
     const spinEnd = Math.min(dueWall, wallNow + MAX_SPIN_MS);
-    while (Atomics.load(ctl, C_WAKE_OB) === seen) {
+    while (Atomics.load(ctl, CB_WAKE_OB) === seen) {
       const t = wallMs();
       if (t >= spinEnd) return;
       if (WARM && t - warmAt[0] >= WARM_EVERY_MS && dueWall - t >= WARM_MIN_MS) {
@@ -467,13 +467,13 @@ function step(): void {
   }
   if (due === Infinity) {
     const spinUntil = wallMs() + spinMs;
-    while (Atomics.load(ctl, C_WAKE_OB) === seen && wallMs() < spinUntil) {
+    while (Atomics.load(ctl, CB_WAKE_OB) === seen && wallMs() < spinUntil) {
       /* spin-poll */
     }
   }
   wakes.sendAll(); // never sleep on a wake not sent
-  if (Atomics.load(ctl, C_WAKE_OB) === seen) Atomics.wait(ctl, C_WAKE_OB, seen, Math.min(5, untilDueMs - spinMs - WARM_LEAD_MS));
+  if (Atomics.load(ctl, CB_WAKE_OB) === seen) Atomics.wait(ctl, CB_WAKE_OB, seen, Math.min(5, untilDueMs - spinMs - WARM_LEAD_MS));
 }
 
-while (Atomics.load(ctl, C_STOP) === 0) step();
+while (Atomics.load(ctl, CB_STOP) === 0) step();
 for (const t of traders) t.publish();

@@ -9,12 +9,12 @@ import { DbnError } from '../src/data/dbn/errors.ts';
 import {
   DONE,
   FAILED,
-  IN_ERROR_LEN,
-  IN_HEAD,
-  IN_LEN,
-  IN_STATE,
-  IN_STOP,
-  IN_TAIL,
+  ZI_ERROR_LEN,
+  ZI_HEAD,
+  ZI_LEN,
+  ZI_STATE,
+  ZI_STOP,
+  ZI_TAIL,
   type InflateFailure,
   type InflateJob,
   SLOT_BYTES,
@@ -41,18 +41,18 @@ function run(job: InflateJob): void {
   let compressed = 0;
 
   const publish = (): void => {
-    ctl[IN_LEN + (head % SLOTS)] = fill;
-    Atomics.store(ctl, IN_HEAD, ++head);
-    Atomics.notify(ctl, IN_HEAD);
+    ctl[ZI_LEN + (head % SLOTS)] = fill;
+    Atomics.store(ctl, ZI_HEAD, ++head);
+    Atomics.notify(ctl, ZI_HEAD);
     fill = 0;
   };
   // Before the first byte of a slot: wait until the reader has released it.
   const claim = (): void => {
     for (;;) {
-      if (Atomics.load(ctl, IN_STOP) !== 0) throw new Stopped();
-      const tail = Atomics.load(ctl, IN_TAIL);
+      if (Atomics.load(ctl, ZI_STOP) !== 0) throw new Stopped();
+      const tail = Atomics.load(ctl, ZI_TAIL);
       if (head - tail < SLOTS) return;
-      Atomics.wait(ctl, IN_TAIL, tail, WAIT_MS);
+      Atomics.wait(ctl, ZI_TAIL, tail, WAIT_MS);
     }
   };
   const onData = (block: Uint8Array): void => {
@@ -81,17 +81,17 @@ function run(job: InflateJob): void {
         throw e instanceof ZstdDecodeError ? zstdFailure(e, job.file, decoded, compressed) : e;
       }
       if (got === 0) break;
-      if (Atomics.load(ctl, IN_STOP) !== 0) throw new Stopped();
+      if (Atomics.load(ctl, ZI_STOP) !== 0) throw new Stopped();
     }
     if (fill > 0) publish(); // never an empty slot: the reader takes one as the end
-    Atomics.store(ctl, IN_STATE, DONE);
+    Atomics.store(ctl, ZI_STATE, DONE);
   } catch (e) {
-    if (e instanceof Stopped) Atomics.store(ctl, IN_STATE, DONE);
+    if (e instanceof Stopped) Atomics.store(ctl, ZI_STATE, DONE);
     else fail(job, ctl, e);
   } finally {
     zstd?.close();
     source?.close();
-    Atomics.notify(ctl, IN_HEAD);
+    Atomics.notify(ctl, ZI_HEAD);
   }
 }
 
@@ -102,8 +102,8 @@ function fail(job: InflateJob, ctl: Int32Array, e: unknown): void {
   f.detail = f.detail.slice(0, 600);
   const bytes = new TextEncoder().encode(JSON.stringify(f));
   new Uint8Array(job.error).set(bytes);
-  Atomics.store(ctl, IN_ERROR_LEN, bytes.length);
-  Atomics.store(ctl, IN_STATE, FAILED);
+  Atomics.store(ctl, ZI_ERROR_LEN, bytes.length);
+  Atomics.store(ctl, ZI_STATE, FAILED);
 }
 
 parentPort!.on('message', run);

@@ -16,7 +16,7 @@ export const BACKTEST_ARTIFACTS: readonly ArtifactSpec[] = [
   {
     name: 'fills.csv',
     contentType: 'text/csv; charset=utf-8',
-    summary: "Every fill of the run as CSV (today's nine columns, then time_ns, position_after, realized_pnl_gross, realized_pnl_net, mid, markout_100ms..markout_60s)",
+    summary: "Every fill of the run as CSV (time, session_date, symbol, side, price, quantity, liquidity, fee, order_id, then time_ns, position_after, realized_pnl_gross, realized_pnl_net, mid, markout_100ms..markout_60s)",
     schema: { type: 'string', description: 'CSV with a header row; full float64 precision; an empty field is a markout the session ended before' },
   },
   {

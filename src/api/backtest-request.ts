@@ -87,7 +87,7 @@ export const resolvedRequestSchema = backtestRequestSchema
     dates: z.array(z.iso.date()).describe('CME trading days (one session each; weekends and CME holidays skipped)'),
     contracts: z
       .array(z.string())
-      .describe('contract traded on each date (same order as dates): the symbol itself, or for a root the front month (see README "Calendar and contracts")'),
+      .describe('contract traded on each date (same order as dates): the symbol itself, or for a root the front month (see docs/instruments.md)'),
     dataset: z.string().nullable().describe('the recorded data replayed (null: the synthetic market)'),
     data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)"'),
     model: z

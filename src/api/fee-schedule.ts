@@ -1,4 +1,4 @@
-// The fee schedule a product trades under (REFERENCE.md "Fees"), as a backtest result and the live
+// The fee schedule a product trades under (docs/execution.md, "Fees per product"), as a backtest result and the live
 // /api/state show it: a fill of q contracts pays q x maker_per_contract (passive) or
 // q x taker_per_contract (aggressive).
 

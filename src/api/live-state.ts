@@ -111,7 +111,7 @@ export const symbolStateSchema = z
         ...tradeMetricFields,
         sharpe_ratio: intradaySharpe.nullable().describe("the intraday Sharpe ratio: the current session's per-minute equity returns, mean / sample std (n-1) x sqrt(252 x 390); null with fewer than two returns"),
       })
-      .describe('Trade statistics of the current session (README definitions).'),
+      .describe('Trade statistics of the current session (docs/metrics.md).'),
     recent_trades: z.array(fillSchema).describe('recent fills, newest first'),
     latency: z
       .object({ tick_to_trade: latencySummarySchema, book_update: latencySummarySchema, inference: latencySummarySchema })

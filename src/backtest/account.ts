@@ -1,4 +1,4 @@
-// A multi-day run is one account (REFERENCE.md): each session starts flat, but the account's
+// A multi-day run is one account (docs/metrics.md): each session starts flat, but the account's
 // equity, its running peak and the kill switch carry from one session to the next; the daily
 // loss limit restarts each session; once the kill switch trips, no later session trades.
 //

@@ -104,7 +104,7 @@ let sessionsRunning = 0;
 const cores = availableParallelism();
 
 /**
- * The synthetic generator costs more per event than the rest of the session (docs/performance.md,
+ * The synthetic generator costs more per event than the rest of the session (docs/performance-archive.md,
  * "Round twenty"), so a session whose run leaves a core free gets it in a thread of its own: a
  * run of one session at a time (`atOnce`), with no more sessions in this process than half the
  * cores. With more at once the cores are busy anyway, and the copy between the threads would

@@ -4,7 +4,7 @@
 // - a DBN replay (DbnMarketSource): zstd and the DBN records cost real time per record in JS;
 // - the synthetic generator (MarketGenerator), when a run leaves a core free for it (run.ts): it
 //   costs more per event than the whole pipeline, and a one-day backtest on two cores runs about
-//   1.5x as fast (docs/performance.md, round twenty). Its events are the same, so is every result.
+//   1.5x as fast (docs/performance-archive.md, round twenty). Its events are the same, so is every result.
 // Memory is the two rings: constant.
 //
 // The worker's outcome travels in shared memory too (the session's thread blocks in
@@ -33,9 +33,9 @@ export const SOURCE_RING_CAPACITY = 1 << 15;
 export const SOURCE_BATCH = 4096;
 
 // status words
-export const ST_STATE = 0;
-export const ST_STOP = 1;
-export const ST_ERROR_LEN = 2;
+export const SRC_STATE = 0;
+export const SRC_STOP = 1;
+export const SRC_ERROR_LEN = 2;
 export const STATUS_INTS = 4;
 export const STATE_RUNNING = 0;
 export const STATE_DONE = 1;
@@ -154,7 +154,7 @@ export class ThreadedSource implements MarketSource {
         this.copy(out, n);
         return n;
       }
-      const state = Atomics.load(this.status, ST_STATE);
+      const state = Atomics.load(this.status, SRC_STATE);
       if (state === STATE_FAILED) throw new Error(this.failure());
       if (state === STATE_DONE && src.available() === 0) {
         this.finished = true;
@@ -178,15 +178,15 @@ export class ThreadedSource implements MarketSource {
     if (this.closed) return;
     this.closed = true;
     const d = this.worker;
-    if (Atomics.load(this.status, ST_STATE) !== STATE_RUNNING && d.alive && idle.length < MAX_IDLE) {
+    if (Atomics.load(this.status, SRC_STATE) !== STATE_RUNNING && d.alive && idle.length < MAX_IDLE) {
       idle.push(d);
       return;
     }
-    Atomics.store(this.status, ST_STOP, 1);
+    Atomics.store(this.status, SRC_STOP, 1);
     Atomics.notify(this.ring.ctl, RING_TAIL);
     const status = this.status;
     const poll = setInterval(() => {
-      if (Atomics.load(status, ST_STATE) === STATE_RUNNING) return;
+      if (Atomics.load(status, SRC_STATE) === STATE_RUNNING) return;
       clearInterval(poll);
       retire(d);
     }, WAIT_MS);
@@ -213,7 +213,7 @@ export class ThreadedSource implements MarketSource {
   }
 
   private failure(): string {
-    const len = Atomics.load(this.status, ST_ERROR_LEN);
+    const len = Atomics.load(this.status, SRC_ERROR_LEN);
     return new TextDecoder().decode(this.error.slice(0, len));
   }
 }

@@ -9,7 +9,7 @@
 // `outOfRange`. When the anchor moves, the levels it leaves behind outside the window are
 // dropped (their slots now belong to prices on the other edge), and when the book is empty
 // the anchor is forgotten, so a book can rebuild at any price.
-// No allocation per update: a level change is one array store plus, when the touch empties,
+// No allocation per update (hot-path rule 2): a level change is one array store plus, when the touch empties,
 // a short scan to the next non-empty level; a re-centre costs one slot check per tick moved.
 
 import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE } from '../core/events.ts';
@@ -90,9 +90,8 @@ export class DenseBook {
 
   /** Changes the size at one level by `delta` (clamped at zero). `side` is BID or ASK. Returns the size before, as apply(). */
   update(side: number, tickPrice: number, delta: number): number {
-    // Prices are whole ticks within int32 (NO_PRICE is its least). As an int32 the price stays a
-    // small integer in the fields it reaches (bestBid, bestAsk, the anchor): one read from a
-    // float64 record stored there once made V8 keep them as boxed doubles for good.
+    // Prices are whole ticks within int32 (NO_PRICE is its least), kept int32 in the fields they
+    // reach (bestBid, bestAsk, the anchor; hot-path rule 5).
     const price = tickPrice | 0;
     // In the window iff -half < price - anchor < half: one unsigned compare. An unset anchor
     // (NO_PRICE) lands outside too and is handled on the slow path.

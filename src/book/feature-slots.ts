@@ -1,17 +1,12 @@
 // FeatureExtractor's constants (features.ts): the slots of its state and constant arrays and how
-// far beyond the best imbalanceL5 reads. In a module that imports nothing because esbuild inlines
-// module constants into the bundle only from such a module: declared in features.ts (which
-// imports), every `s[S_...]` on the per-event path first loaded the index from the module context
-// and checked and untagged it. Internal to features.ts.
+// far beyond the best imbalanceL5 reads, in a module that imports nothing (hot-path rule 6).
+// Internal to features.ts.
 
 export const L5_REACH = 4; // ticks beyond the best that imbalanceL5 reads
 
 // The extractor's numbers live in two Float64Arrays (state `s`, constants `k`), not in object
-// fields. A field declared without an initialiser starts as `undefined` (ES2022 class fields),
-// so V8 gives it the generic "tagged" representation: every double written to it, and every
-// double merged with it in optimised code, is boxed in a fresh 16-byte HeapNumber. That was
-// measured here: `rate > this.volFloorSq ? rate : this.volFloorSq` allocated once per event.
-// Typed-array slots are raw float64s and never box.
+// fields (hot-path rule 4: `rate > this.volFloorSq ? rate : this.volFloorSq` on a field allocated
+// once per event).
 export const S_MID = 0;
 export const S_SPREAD = 1;
 export const S_OFI = 2;

@@ -1,5 +1,5 @@
 // Incremental market features, updated on every market-data event after the book has applied
-// it. Everything is O(1) per event and allocation-free: numeric state in fixed Float64Arrays
+// it. Everything is O(1) per event and allocation-free (hot-path rule 2): numeric state in fixed Float64Arrays
 // (read through getters), one fixed Float64Array feature vector for the model, one fixed ring
 // of VPIN buckets. Only the state that the next event needs is updated per event; the outputs
 // that are a plain function of it (microprice, the imbalances, ofiNorm, momentum, the
@@ -161,9 +161,8 @@ export const FEATURE_DEFAULTS: Readonly<Required<FeatureOptions>> = Object.freez
  * a[i] = expm1(-a[i]) for a[i] >= 0, in place. Between two events x = dt / tau is usually tiny
  * (microseconds against seconds), where a 5-term series is exact to double precision (error <
  * x^6 / 720 < 2e-15 for x < 0.01) and far cheaper than Math.expm1, which dominated the per-event
- * cost. In a slot, so only integers cross the call: when V8 does not inline it (its inlining
- * budget depends on what else the caller inlines, e.g. on the model's path) a double argument or
- * result is boxed (the bench's allocation section measured 64 bytes per event with the model).
+ * cost. In a slot, so only integers cross the call (hot-path rules 3 and 7: not inlined on the
+ * model's path, a double argument cost 64 bytes per event in the bench's allocation section).
  */
 function expm1NegAt(a: Float64Array, i: number): void {
   const x = a[i];
@@ -265,15 +264,15 @@ export class FeatureExtractor {
     this.sigmaOf(this.scratch, 0, this.scratch, 0);
     return this.scratch[0];
   }
-  /** out[i] = the volatility; on the hot path, where a double returned by a call V8 does not inline would be boxed. */
+  /** out[i] = the volatility, for the hot path (hot-path rule 3). */
   writeVolatility(out: Float64Array, i: number): void {
     this.sumNow(out, i);
     this.sigmaOf(out, i, out, i);
   }
   /**
    * out[i] = the decayed sum of squared mid changes behind the volatility (Q), as of the last
-   * event; the volatility never falls as Q grows. (Slots, here and below: a double returned by a
-   * call V8 does not inline would be boxed, on the engine's requote path.)
+   * event; the volatility never falls as Q grows. (Slots, here and below: hot-path rule 3, on the
+   * engine's requote path.)
    */
   writeVolatilitySum(out: Float64Array, i: number): void {
     this.sumNow(out, i);
@@ -506,8 +505,7 @@ export class FeatureExtractor {
       s[S_OFI] += e;
 
       // The 5-tick weighted depths change only when the best moved or the event touched them.
-      // (Inline, not helpers returning a double: a call that V8 does not inline boxes its
-      // double result in a fresh HeapNumber, an allocation per event.)
+      // (Written out, not helpers returning a double: hot-path rule 7.)
       if (bb !== pb || (side === BID && price >= bb - L5_REACH)) {
         const l = book.bids, m = book.mask;
         s[S_W_BID] = bb === NO_PRICE ? 0 : W0 * l[bb & m] + W1 * l[(bb - 1) & m] + W2 * l[(bb - 2) & m] + W3 * l[(bb - 3) & m] + W4 * l[(bb - 4) & m];

@@ -112,7 +112,7 @@ function checkSymbol(v: string): string | undefined {
   return `--symbol ${JSON.stringify(v)}: expected a contract root such as ES or a month-coded symbol such as ESH24: malformed contract symbol '${v}': expected root + month code (${MONTH_CODES}) + year, e.g. ESH24 or ESH4`;
 }
 
-/** Every flag, in usage order: the parser, the usage text and the README test all read this. */
+/** Every flag, in usage order: the parser, the usage text and the --help docs test all read this. */
 export const FLAGS: Record<string, Flag> = {
   config: { value: 'PATH', backtestOnly: false, help: 'config file (TOML); beats ENGINE_CONFIG; default: the shipped config/config.toml', set: (o, v) => void (o.config = v) },
   backtest: { backtestOnly: false, help: 'run a backtest instead of starting the server', set: (o) => void (o.backtest = true) },

@@ -1,4 +1,4 @@
-// Fee schedule (REFERENCE.md "Fees"): USD per contract per fill. A passive (maker) fill pays
+// Fee schedule (docs/execution.md, "Fees per product"): USD per contract per fill. A passive (maker) fill pays
 // maker_fee + exchange_fee; an aggressive (taker) fill pays taker_fee + exchange_fee. A negative
 // result is a rebate. The single place fees are computed: backtest and simulation both use it.
 
@@ -28,7 +28,7 @@ export interface FeeModel {
   feeInto(out: Float64Array, i: number, liquidity: number, qty: number): void;
 }
 
-/** A flat per-contract schedule: REFERENCE.md's maker/taker + exchange fee. */
+/** A flat per-contract schedule: docs/execution.md's maker/taker + exchange fee. */
 export class FeeSchedule implements FeeModel {
   readonly makerFee: number;
   readonly takerFee: number;
@@ -57,8 +57,7 @@ export class FeeSchedule implements FeeModel {
   }
 
   /**
-   * fee() written to out[i]: the hot-path form. A fractional result returned from a call V8
-   * does not inline is boxed into a heap number; a typed-array store never is.
+   * fee() written to out[i]: the hot-path form (hot-path rule 3).
    */
   feeInto(out: Float64Array, i: number, liquidity: number, qty: number): void {
     out[i] = liquidity === LIQ_MAKER ? qty * this.makerPerContract : qty * this.takerPerContract;

@@ -5,9 +5,8 @@
 //   orderEntry  engine -> exchange: when an order message reaches the matching engine;
 //   marketData  exchange -> engine: when a market-data event reaches the engine;
 //   response    exchange -> engine: when an execution report (ack, fill, cancel) reaches the engine.
-// The send time is passed as `at[i]` (ns) rather than as a number: a float64 argument of a call V8
-// does not inline is boxed into a heap number, and every driver already holds its clock in a
-// typed array (a record field, or the engine's clock). A model that replays a recorded latency
+// The send time is passed as `at[i]` (ns) rather than as a number (hot-path rule 3): every driver
+// already holds its clock in a typed array (a record field, or the engine's clock). A model that replays a recorded latency
 // series looks its value up by that time; the seeded model below ignores it.
 
 import type { Rng } from '../core/rng.ts';
@@ -56,8 +55,8 @@ export class LatencyModel implements Latency {
   declare readonly jitterNs: number;
   declare private readonly span: number; // 2 * jitterNs + 1 possible jitter values
   declare private readonly rng: Rng;
-  // Jitter is drawn in blocks: a draw returns a double from a call V8 may not inline, which
-  // would allocate once per sample. The model owns its Rng, so the sequence is unchanged.
+  // Jitter is drawn in blocks (hot-path rules 2 and 3). The model owns its Rng, so the sequence
+  // is the same as drawing one at a time.
   private readonly block = new Int32Array(JITTER_BLOCK);
   private next = JITTER_BLOCK;
 

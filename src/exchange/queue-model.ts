@@ -3,9 +3,8 @@
 // order and calls the model at each hook; the model owns only the quantity ahead of the order,
 // `fronts[s]` for the order in slot s. Small interchangeable pieces behind one interface.
 //
-// Every hook works in place on `fronts[s]` and takes only integers (sizes, slots): a fractional
-// front passed to or returned from a call V8 does not inline would be boxed into a heap number,
-// so no float ever crosses one.
+// Every hook works in place on `fronts[s]` and takes only integers (sizes, slots), so no
+// fractional front crosses a call (hot-path rule 3).
 
 import { L3FifoQueueModel, type L3Tape } from './l3-fifo-queue.ts';
 
@@ -115,7 +114,7 @@ export class PowerQueueModel extends L2QueueModel {
     let f = front - (1 - prob) * chg;
     const rest = back - prob * chg;
     if (rest < 0) f += rest;
-    // one store per branch: a phi of this float with the tagged `after` would make V8 box it
+    // one store per branch, not one merged value (hot-path rule 4)
     if (f > after) fronts[i] = after;
     else if (f > 0) fronts[i] = f;
     else fronts[i] = 0;

@@ -1,4 +1,4 @@
-// Simulated exchange: matches OUR orders against the synthetic market (REFERENCE.md "Execution
+// Simulated exchange: matches OUR orders against the synthetic market (docs/execution.md "Execution
 // model"). Our orders are virtual, as in hftbacktest: they never change the displayed market book
 // (no market impact). The exchange keeps its own copy of the market book from the market events.
 //
@@ -54,11 +54,9 @@
 // Hot path: orders live in preallocated typed arrays (struct of arrays, fixed capacity); a compact
 // list of live slots; a per-price count of our live orders (indexed like the dense book, price &
 // mask) so an event at a price where we have nothing costs one array load and two compares
-// against the best buy / best sell prices we have resting. No allocation per event or message,
-// and no V8 heap-number boxing either: only integers (Smis) and references are passed between
-// functions; fractional values (queue fronts, fees) and ns timestamps are read and written in
-// typed arrays or number fields. A float64 argument or return value of a call V8 does not inline
-// is allocated as a heap number, and a float64 merged with a tagged value in one variable is too.
+// against the best buy / best sell prices we have resting. No allocation per event or message
+// (hot-path rule 2); fractional values (queue fronts, fees) and ns timestamps stay in typed arrays
+// or number fields, and only integers and references cross calls (hot-path rules 3 and 4).
 // Duplicate ids: a NEW whose OM_ID names a live order is rejected (REJECT_BAD_ORDER).
 
 import {
@@ -206,8 +204,8 @@ export class SimExchange {
   // trade with an order of ours at another level only if price * REACH_DIR[k] <= reach[k]
   // (k = reachKey(kind, side)): exact for adds, a superset of the strict test for trades (which
   // stays in the slow path). One compare replaces branches on kind and side, which alternate at
-  // random in the feed. -Infinity: no event of that kind and side can. (A typed array: a number
-  // field holding a double is a heap number to load and unbox on every read.)
+  // random in the feed. -Infinity: no event of that kind and side can. (A typed array: hot-path
+  // rule 4.)
   private readonly reach = new Float64Array(16).fill(-Infinity);
   // REACH_DIR on the instance: bundled, a module constant is a variable, loaded and checked at each read.
   private readonly reachDir = REACH_DIR;
@@ -734,9 +732,8 @@ export class SimExchange {
 
   // ---------------------------------------------------------------- reports
   // A report is staged field by field in `rec` (a preallocated record) and then copied into the
-  // ring by flush(). Staging through a typed array rather than passing ten arguments keeps
-  // timestamps and fees unboxed: a float64 argument to a call V8 does not inline is allocated
-  // as a HeapNumber.
+  // ring by flush(): staged through a typed array rather than passed as ten arguments (hot-path
+  // rule 3).
 
   /** Stages a report about a message: id, side, price and sent time from the message. */
   private stageMsg(type: number, data: Float64Array, off: number, reason: number): void {

@@ -231,7 +231,7 @@ export class EngineMetrics {
     for (const c of [this.journalWriteFailures, this.journalQuarantined, this.journalDeleted]) c.inc(0);
     // GET /api/state's fast path counts its answers in a plain number, added here whenever the
     // counter is read: a labelled inc() per request (label checks, a hash string) was a
-    // measurable share of that route's CPU per request (docs/performance.md, round fourteen).
+    // measurable share of that route's CPU per request (docs/performance-archive.md, round fourteen).
     this.httpRequests = new Counter({
       name: 'engine_http_requests_total',
       help: 'HTTP requests by method, route and status ("client_closed": the client went away before the answer).',

@@ -4,7 +4,7 @@
 // and context objects, eight async middleware steps, a Headers object and the adapter's response
 // path), a CPU profile under autocannon showed the app reaching about half the rate of a bare
 // node:http server sending the same bytes; this path writes the prebuilt bytes directly
-// (docs/performance.md, "Round two: HTTP and SSE", has the figures).
+// (docs/performance-archive.md, "Round two: HTTP and SSE", has the figures).
 //
 // It applies the same rules, by the same functions, as the middleware: the Host allow-list, the
 // bearer token when reads need it, the security headers, and the request metrics under the same

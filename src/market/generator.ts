@@ -39,10 +39,10 @@
 // are positive integers, prices integer ticks. Each internal step emits exactly one event, so
 // `book` always equals the book built from the events delivered so far.
 //
-// Hot path: no allocation. Random numbers are drawn in blocks into typed arrays (uniforms for the
-// order flow, normals for the latent process) and read from there, and the event is passed to
-// its single emit site through fields: no per-event call returns or takes a fractional double,
-// which V8 would box in a HeapNumber whenever it does not inline the call.
+// Hot path (hot-path rules 2 and 3): random numbers are drawn in blocks into typed arrays
+// (uniforms for the order flow, normals for the latent process) and read from there, and the
+// event is passed to its single emit site through fields: no per-event call returns or takes a
+// fractional double.
 
 import * as ev from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
@@ -471,9 +471,8 @@ export class MarketGenerator {
 
   /** Informed-flow multipliers from g = (v + eps - mid) x gScale (|kappa g| clipped at KAPPA_CLIP). */
   private informed(): void {
-    // Written out without helpers (a double passed to a call V8 does not inline is boxed) and
-    // clipped with Math.min/max (a ternary mixing a small-integer constant with a double made
-    // TurboFan box the result on every call).
+    // Written out without helpers (hot-path rule 7) and clipped with Math.min/max (hot-path rule
+    // 4: a ternary mixing a small-integer constant with a double boxed the result on every call).
     const g = (this.v + this.eps - 0.5 * (this.cachedBid + this.cachedAsk)) * this.gScale;
     let x = this.kappaMarket * g;
     x = Math.max(-KAPPA_CLIP, Math.min(KAPPA_CLIP, x));

@@ -82,7 +82,7 @@ const builtin = (product: string, tick_size: number, point_value: number, group:
 });
 const mkt = (price_low: number, price_high: number, annual_vol: number, queue: number, order_size: number): MarketTable => ({ price_low, price_high, annual_vol, queue, order_size });
 
-/** The built-in roots (REFERENCE.md), in the [contracts.<ROOT>] shape. */
+/** The built-in roots (docs/instruments.md), in the [contracts.<ROOT>] shape. */
 export const BUILTIN_CONTRACTS: Readonly<Record<string, ContractTable>> = Object.freeze({
   ES: builtin('E-mini S&P 500', 0.25, 50, 'equity_index', 'equity_quarterly', mkt(5000, 6000, 0.145, 320, 9)),
   NQ: builtin('E-mini Nasdaq-100', 0.25, 20, 'equity_index', 'equity_quarterly', mkt(17000, 21000, 0.18, 12, 2)),

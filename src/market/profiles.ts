@@ -2,7 +2,7 @@
 //
 // Units: sizes in contracts, rates in events per second per book side at activity factor 1
 // (the intraday U-shape and stochastic activity multiply them), hazards per second per resting
-// contract. ES is calibrated against the stylized facts of REFERENCE.md; the other roots reuse
+// contract. ES is calibrated against the stylized facts of docs/synthetic-market.md; the other roots reuse
 // the ES structure with queue sizes scaled to their typical top-of-book depth and volatility
 // expressed in ticks from their typical price and tick size. A root's inputs (annual volatility,
 // queue, order size, price range) are its contract table's `market` (instruments.ts, or the

@@ -52,8 +52,7 @@ export class FillLog {
   length = 0;
   /**
    * The fill add() appends, written by the caller first (FL_* slots): staged in a typed array,
-   * not passed as twelve arguments, because a double argument of a call V8 does not inline is
-   * boxed in a fresh HeapNumber (about six per fill).
+   * not passed as twelve arguments (hot-path rule 3; about six boxed doubles per fill otherwise).
    */
   readonly row = new Float64Array(FIRST_MARKOUT);
   private cols: Float64Array[];

@@ -69,8 +69,7 @@ export class MarkoutTracker {
   /**
    * Resolves the markouts due by exchange time at[k] at the mid at[k + 1] (ticks). Callers
    * check `due[0]` first, on every market event, and call this only when something is due. Both
-   * inputs come in a typed array: a timestamp or a half-tick mid passed as an argument to a call
-   * V8 does not inline is boxed in a fresh HeapNumber.
+   * inputs come in a typed array (hot-path rule 3).
    */
   resolve(at: Float64Array, k: number): void {
     const exchTs = at[k];

@@ -1,4 +1,4 @@
-// Position, FIFO lots and P&L, exactly as REFERENCE.md defines them:
+// Position, FIFO lots and P&L, exactly as docs/metrics.md defines them:
 // - realised P&L: price difference x quantity x $/point of every FIFO-matched quantity (gross of fees);
 // - unrealised P&L: the open lots marked to a price (the mid);
 // - equity = initial capital + realised + unrealised - fees paid;
@@ -110,8 +110,7 @@ export class Portfolio {
 
   /**
    * onFill with the fee (USD, whole fill) read from at[i], and the realised P&L left in the
-   * portfolio's state, not returned: a double passed to or returned from a call V8 does not
-   * inline is boxed in a fresh HeapNumber (the engine books every fill through this).
+   * portfolio's state, not returned (hot-path rule 3; the engine books every fill through this).
    */
   onFillAt(side: number, price: number, qty: number, at: Float64Array, i: number): void {
     const s = this.s;
@@ -207,8 +206,7 @@ export class Portfolio {
   }
 
   /**
-   * at[out] = equity(at[mark]): for hot callers, whose call V8 may not inline (a double argument
-   * or result of such a call is boxed in a fresh HeapNumber; here only indices cross the call).
+   * at[out] = equity(at[mark]): for hot callers; only indices cross the call (hot-path rule 3).
    */
   writeEquity(at: Float64Array, mark: number, out: number): void {
     at[out] = this.equity(at[mark]);

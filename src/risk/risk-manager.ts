@@ -183,9 +183,8 @@ export class RiskManager {
 
   /**
    * The continuous equity check: at[i] = time (ns), at[i + 1] = the value; returns true when
-   * this call tripped the kill switch. The inputs come in a typed array because a double passed
-   * to (or returned from) a call V8 does not inline is boxed in a fresh HeapNumber; warnings and
-   * trips are in limitsCrossed().
+   * this call tripped the kill switch. The inputs come in a typed array (hot-path rule 3);
+   * warnings and trips are in limitsCrossed().
    */
   checkEquity(at: Float64Array, i: number): boolean {
     const st = this.st;

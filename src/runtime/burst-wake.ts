@@ -1,7 +1,7 @@
 // The engine thread's wakes of other threads: of the market-data thread after it sent orders,
 // and of the inference worker after it published a feature vector. A futex wake of a thread
 // blocked on the other vCPU took the engine thread 5-10 µs here, and 30-50 µs in a third of the
-// wakes or more (docs/performance.md, round sixteen). Order-triggering events often come in
+// wakes or more (docs/performance-archive.md, round sixteen). Order-triggering events often come in
 // bursts (a trade and the level changes it causes, microseconds apart), and the next event of a
 // burst waited for those wakes. So the wake waits while the engine's next input is due within
 // WAKE_BURST_MS, for at most wakeMaxDeferMs. What it announces is published at once (the order

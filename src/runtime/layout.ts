@@ -23,9 +23,9 @@ import { CT_FIELDS, S } from './snapshot.ts';
 export const EV_WALL = EV_STRIDE;
 export const MD_STRIDE = EV_STRIDE + 1;
 
-// Fill records (order-book -> main).
-export const FL_EXCH_TS = 0, FL_RECV_TS = 1, FL_SENT_TS = 2, FL_ID = 3, FL_SIDE = 4, FL_PRICE = 5, FL_QTY = 6, FL_LIQ = 7, FL_FEE = 8, FL_POSITION = 9, FL_PNL = 10, FL_SESSION = 11;
-export const FL_STRIDE = 12;
+// Fill-ring records (order-book -> main), FR_ slots; a FillLog row (FL_) is another layout.
+export const FR_EXCH_TS = 0, FR_RECV_TS = 1, FR_SENT_TS = 2, FR_ID = 3, FR_SIDE = 4, FR_PRICE = 5, FR_QTY = 6, FR_LIQ = 7, FR_FEE = 8, FR_POSITION = 9, FR_PNL = 10, FR_SESSION = 11;
+export const FR_STRIDE = 12;
 
 // Latency samples: stage code and seconds.
 export const LAT_STAGE = 0, LAT_SECONDS = 1;
@@ -40,19 +40,19 @@ export const PR_FIELDS = 4;
 export const FT_TS = FEATURE_COUNT;
 export const FT_FIELDS = FEATURE_COUNT + 1;
 
-// Process-wide control block (Int32).
-export const C_STOP = 0; // main sets 1 to stop all workers
-export const C_HB_MD = 1; // heartbeats: each worker increments its counter as it runs
-export const C_HB_OB = 2;
-export const C_HB_INF = 3;
-export const C_GEN = 4; // order-book generation requested by main (incremented on restart)
-export const C_GEN_ACK = 5; // generation the market-data worker has served (cancel-all + snapshot)
-export const C_WAKE_OB = 6; // bumped + notified by producers of the order-book worker's inputs
-export const C_WAKE_MD = 7; // bumped + notified by the order-book worker after sending orders
-export const C_MD_STALLS = 9; // times the market-data worker waited on a full md ring (back-pressure)
-export const C_FAULT_STALL = 10; // fault injection (tests): 1 + the worker index that must stall
-export const C_FAULT_FILL = 11; // fault injection (tests): the engine thread dies at this step of its next fill's booking
-export const C_INTS = 16;
+// Process-wide control block (Int32), CB_ slots.
+export const CB_STOP = 0; // main sets 1 to stop all workers
+export const CB_HB_MD = 1; // heartbeats: each worker increments its counter as it runs
+export const CB_HB_OB = 2;
+export const CB_HB_INF = 3;
+export const CB_GEN = 4; // order-book generation requested by main (incremented on restart)
+export const CB_GEN_ACK = 5; // generation the market-data worker has served (cancel-all + snapshot)
+export const CB_WAKE_OB = 6; // bumped + notified by producers of the order-book worker's inputs
+export const CB_WAKE_MD = 7; // bumped + notified by the order-book worker after sending orders
+export const CB_MD_STALLS = 9; // times the market-data worker waited on a full md ring (back-pressure)
+export const CB_FAULT_STALL = 10; // fault injection (tests): 1 + the worker index that must stall
+export const CB_FAULT_FILL = 11; // fault injection (tests): the engine thread dies at this step of its next fill's booking
+export const CB_INTS = 16;
 
 /** Most doubles a strategy may declare as its state (the registry's bound). */
 export const MAX_STRATEGY_STATE = 4096;
@@ -88,12 +88,12 @@ export const MAX_LOTS = 4096;
 
 export const WORKER_NAMES = ['market-data', 'order-book', 'inference'] as const;
 export type WorkerName = (typeof WORKER_NAMES)[number];
-export const HEARTBEAT_INDEX: Record<WorkerName, number> = { 'market-data': C_HB_MD, 'order-book': C_HB_OB, inference: C_HB_INF };
+export const HEARTBEAT_INDEX: Record<WorkerName, number> = { 'market-data': CB_HB_MD, 'order-book': CB_HB_OB, inference: CB_HB_INF };
 
 /** Fault injection for tests: a worker whose index is requested here stops heartbeating. */
 export function checkStallFault(control: Int32Array, name: WorkerName): void {
-  if (Atomics.load(control, C_FAULT_STALL) !== WORKER_NAMES.indexOf(name) + 1) return;
-  Atomics.store(control, C_FAULT_STALL, 0);
+  if (Atomics.load(control, CB_FAULT_STALL) !== WORKER_NAMES.indexOf(name) + 1) return;
+  Atomics.store(control, CB_FAULT_STALL, 0);
   for (;;) {
     /* stalled on purpose: no heartbeat until the supervisor terminates this thread */
   }
@@ -101,7 +101,7 @@ export function checkStallFault(control: Int32Array, name: WorkerName): void {
 
 export function allocateLayout(symbols: { symbol: string; root: string }[]): SharedLayout {
   return {
-    control: new SharedArrayBuffer(C_INTS * 4),
+    control: new SharedArrayBuffer(CB_INTS * 4),
     symbols: symbols.map(({ symbol, root }) => {
       const risk = new SharedArrayBuffer(RISK_STATE_FIELDS * 8);
       RiskManager.initState(new Float64Array(risk));
@@ -111,7 +111,7 @@ export function allocateLayout(symbols: { symbol: string; root: string }[]): Sha
         md: RecordRing.memory(MD_STRIDE, 1 << 16, true),
         er: RecordRing.memory(ER_STRIDE, 1 << 12, true),
         om: RecordRing.memory(OM_STRIDE, 1 << 10, true),
-        fills: RecordRing.memory(FL_STRIDE, 1 << 12, true),
+        fills: RecordRing.memory(FR_STRIDE, 1 << 12, true),
         latEngine: RecordRing.memory(LAT_STRIDE, 1 << 14, true),
         latInference: RecordRing.memory(LAT_STRIDE, 1 << 14, true),
         snapshot: Seqlock.memory(S.SIZE),

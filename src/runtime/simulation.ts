@@ -22,24 +22,24 @@ import { Seqlock } from '../shm/seqlock.ts';
 import type { SimClock } from './clock.ts';
 import {
   allocateLayout,
-  C_FAULT_FILL,
-  C_FAULT_STALL,
-  C_GEN,
-  C_STOP,
-  C_WAKE_MD,
-  C_WAKE_OB,
-  FL_EXCH_TS,
-  FL_FEE,
-  FL_ID,
-  FL_LIQ,
-  FL_PNL,
-  FL_POSITION,
-  FL_PRICE,
-  FL_QTY,
-  FL_RECV_TS,
-  FL_SENT_TS,
-  FL_SESSION,
-  FL_SIDE,
+  CB_FAULT_FILL,
+  CB_FAULT_STALL,
+  CB_GEN,
+  CB_STOP,
+  CB_WAKE_MD,
+  CB_WAKE_OB,
+  FR_EXCH_TS,
+  FR_FEE,
+  FR_ID,
+  FR_LIQ,
+  FR_PNL,
+  FR_POSITION,
+  FR_PRICE,
+  FR_QTY,
+  FR_RECV_TS,
+  FR_SENT_TS,
+  FR_SESSION,
+  FR_SIDE,
   HEARTBEAT_INDEX,
   LAT_SECONDS,
   LAT_STAGE,
@@ -171,7 +171,7 @@ export class SimulationRuntime implements RuntimeView {
 
   private spawn(name: WorkerName): void {
     const s = this.sup.get(name)!;
-    const generation = Atomics.load(this.ctl, C_GEN);
+    const generation = Atomics.load(this.ctl, CB_GEN);
     const w = new Worker(workerPath(name), { workerData: this.init(generation, s.restarts) });
     s.worker = w;
     s.expectedExit = false;
@@ -204,7 +204,7 @@ export class SimulationRuntime implements RuntimeView {
     s.restarts++;
     // A new engine thread (or a new exchange thread, which also takes a fresh engine) starts a
     // new order-book generation: the exchange cancels the old engine's orders and resends the book.
-    if (name === 'order-book' || name === 'market-data') Atomics.add(this.ctl, C_GEN, 1);
+    if (name === 'order-book' || name === 'market-data') Atomics.add(this.ctl, CB_GEN, 1);
     if (name === 'market-data') {
       const ob = this.sup.get('order-book')!;
       if (ob.worker) {
@@ -287,16 +287,16 @@ export class SimulationRuntime implements RuntimeView {
   private fillView(p: SymbolRuntime, d: Float64Array, off: number): FillView {
     return {
       symbol: p.symbol,
-      time: this.isoAt(d[off + FL_SESSION], d[off + FL_EXCH_TS]),
-      side: d[off + FL_SIDE] === BID ? 'buy' : 'sell',
-      price: ticksToPrice(d[off + FL_PRICE], p.spec.tickSize),
-      qty: d[off + FL_QTY],
-      liquidity: d[off + FL_LIQ] === LIQ_MAKER ? 'maker' : 'taker',
-      fee: d[off + FL_FEE],
-      pnl: d[off + FL_PNL],
-      position: d[off + FL_POSITION],
-      order_id: d[off + FL_ID],
-      order_to_fill_us: (d[off + FL_RECV_TS] - d[off + FL_SENT_TS]) / 1000,
+      time: this.isoAt(d[off + FR_SESSION], d[off + FR_EXCH_TS]),
+      side: d[off + FR_SIDE] === BID ? 'buy' : 'sell',
+      price: ticksToPrice(d[off + FR_PRICE], p.spec.tickSize),
+      qty: d[off + FR_QTY],
+      liquidity: d[off + FR_LIQ] === LIQ_MAKER ? 'maker' : 'taker',
+      fee: d[off + FR_FEE],
+      pnl: d[off + FR_PNL],
+      position: d[off + FR_POSITION],
+      order_id: d[off + FR_ID],
+      order_to_fill_us: (d[off + FR_RECV_TS] - d[off + FR_SENT_TS]) / 1000,
     };
   }
 
@@ -482,8 +482,8 @@ export class SimulationRuntime implements RuntimeView {
     const s = this.sup.get(name);
     if (!s?.worker) throw new Error(`worker ${name} is not running`);
     if (kind === 'kill') void s.worker.terminate();
-    else if (kind === 'stall') Atomics.store(this.ctl, C_FAULT_STALL, WORKER_NAMES.indexOf(name) + 1);
-    else if (name === 'order-book') Atomics.store(this.ctl, C_FAULT_FILL, step);
+    else if (kind === 'stall') Atomics.store(this.ctl, CB_FAULT_STALL, WORKER_NAMES.indexOf(name) + 1);
+    else if (name === 'order-book') Atomics.store(this.ctl, CB_FAULT_FILL, step);
     else throw new Error(`only the order-book worker books fills, not ${name}`);
   }
 
@@ -491,9 +491,9 @@ export class SimulationRuntime implements RuntimeView {
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    Atomics.store(this.ctl, C_STOP, 1);
-    Atomics.notify(this.ctl, C_WAKE_MD);
-    Atomics.notify(this.ctl, C_WAKE_OB);
+    Atomics.store(this.ctl, CB_STOP, 1);
+    Atomics.notify(this.ctl, CB_WAKE_MD);
+    Atomics.notify(this.ctl, CB_WAKE_OB);
     for (const p of this.layout.symbols) Atomics.notify(new Int32Array(p.features.ctl), 0);
     const exits = [...this.sup.values()].map(async (s) => {
       const w = s.worker;

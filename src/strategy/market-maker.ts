@@ -31,8 +31,7 @@ export { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, IN_SIGNAL_TRIAL };
 export class MarketMaker {
   readonly p: QuoteParams;
   readonly inputs = new Float64Array(IN_COUNT);
-  // Outputs in a typed array: plain number fields that take both small integers and doubles
-  // can make V8 box a double on the way in.
+  // Outputs in a typed array (hot-path rule 4).
   private readonly out = new Float64Array(Q_COUNT);
   private readonly trial = new Float64Array(Q_COUNT);
 
@@ -129,15 +128,14 @@ export class MarketMaker {
     return t[Q_BID] === o[Q_BID] && t[Q_ASK] === o[Q_ASK] && t[Q_SHIFT] === o[Q_SHIFT];
   }
 
-  /** The quotes for the volatility and signal in inputs' slots into `out` (slots, not doubles: an argument V8 does not inline would be boxed). */
+  /** The quotes for the volatility and signal in inputs' slots into `out` (slots, not doubles: hot-path rule 3). */
   private quote(out: Float64Array, sigmaSlot: number, signalSlot: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): void {
     const p = this.p;
     const sigma = this.inputs[sigmaSlot];
     const signalTicks = this.inputs[signalSlot];
     const mid = (bestBid + bestAsk) * 0.5;
     // Math.max, not `sigma > MIN_SIGMA ? sigma : MIN_SIGMA`, which gives MIN_SIGMA for a NaN
-    // sigma where Math.max gives NaN (and, while MIN_SIGMA was a module variable holding a heap
-    // number, boxed sigma on every call).
+    // sigma where Math.max gives NaN (and hot-path rule 4).
     const s = Math.max(sigma, MIN_SIGMA);
     const shift = p.skewFactor * position * s * s * HORIZON_S;
     // Nearest half tick, halves away from zero (symmetric for long and short).

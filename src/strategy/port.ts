@@ -73,7 +73,7 @@ export const OS_PENDING_CANCEL = 3; // cancel sent, not yet confirmed
 
 /**
  * The volatility (ticks per sqrt(second)) from the decayed sum Q of squared mid changes, read
- * into typed-array slots so that nothing is boxed on the hot path (FeatureExtractor implements it).
+ * into typed-array slots (hot-path rule 3; FeatureExtractor implements it).
  */
 export interface FeatureBand {
   /** out[i] = the volatility now. */

@@ -1,16 +1,13 @@
-// MarketMaker's constants (market-maker.ts), in a module that imports nothing because esbuild
-// inlines module constants into the bundle only from such a module: declared in market-maker.ts,
-// each use in decide() loaded a value from the module context (a heap number for the doubles).
+// MarketMaker's constants (market-maker.ts), in a module that imports nothing (hot-path rule 6).
 
-/** Float inputs of decide(), written by the caller into `inputs` (doubles passed as arguments to
- * a call V8 does not inline are boxed: one allocation each, per event). */
+/** Float inputs of decide(), written by the caller into `inputs` (hot-path rule 3). */
 export const IN_SIGMA = 0; // mid volatility, ticks per sqrt(second)
 export const IN_SIGNAL = 1; // model's expected mid move, ticks (NaN: none)
 export const IN_SIGMA_LO = 2; // a lower volatility sameQuotesAt() tries
 export const IN_SIGNAL_TRIAL = 3; // a signal signalBand() tries
 export const IN_COUNT = 4;
 
-// Slots of a quote (decide()'s outputs; the shift is kept for sameQuotesDown()).
+// Slots of a quote (decide()'s outputs; sameQuotesAt() and signalBand() compare the shift too).
 export const Q_BID = 0; // ticks, NO_PRICE: do not quote
 export const Q_ASK = 1;
 export const Q_BID_SIZE = 2; // contracts

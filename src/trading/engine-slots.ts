@@ -1,13 +1,11 @@
-// Engine's constants (engine.ts): the slots of its per-event doubles and the order cap per side.
-// In a module that imports nothing because esbuild inlines module constants into the bundle
-// only from such a module: declared in engine.ts, every `c[C_...]` on the per-event path first
-// loaded the index from the module context and checked and untagged it. Internal to src/trading (the engine, its order manager and session recorder).
+// Engine's constants (engine.ts): the slots of its per-event doubles and the order cap per side,
+// in a module that imports nothing (hot-path rule 6). Internal to src/trading (the engine, its
+// order manager and session recorder).
 
 export const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
 
-// The engine's per-event doubles, in one Float64Array (`clock`): a double stored into a number
-// field V8 has not settled as a double, or passed to or returned from a call it does not inline,
-// is boxed in a fresh HeapNumber, an allocation per event. Callees read pairs of adjacent slots.
+// The engine's per-event doubles, in one Float64Array (`clock`; hot-path rules 3 and 4). Callees
+// read pairs of adjacent slots.
 export const C_NOW = 0; // engine clock: receive time of the last input, ns (latency.orderEntry reads it)
 export const C_EQUITY = 1; // the value of the last equity check (risk.checkEquity reads C_NOW, C_EQUITY)
 export const C_EXCH = 2; // exchange time of the last market event, ns

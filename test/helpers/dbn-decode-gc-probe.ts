@@ -2,7 +2,7 @@
 // thread runs: there only the reader and the MBO book run, while in the suite's shared process the
 // other DBN test files (other schemas, versions and record layouts) leave the reader's code
 // optimised for all of them, and its new space, grown large by them, hides a few MB of garbage.
-// (This probe found the decoder boxing each record's time in some JIT states: docs/performance.md,
+// (This probe found the decoder boxing each record's time in some JIT states: docs/performance-archive.md,
 // round five.) Prints one JSON line.
 //   node --import tsx test/helpers/dbn-decode-gc-probe.ts read|decode FILE
 import { EV_STRIDE } from '../../src/core/events.ts';

@@ -120,9 +120,8 @@ export class DbnCursor {
   }
 
   /**
-   * ts_event - time base and the price (NaN when undefined) into out[at] and out[at + 1]. The
-   * getters return these doubles, and a getter V8 does not inline boxes each into a new heap
-   * number; written into a typed array they allocate nothing.
+   * ts_event - time base and the price (NaN when undefined) into out[at] and out[at + 1]: the
+   * getters' doubles through slots (hot-path rule 3).
    */
   timeAndPrice(out: Float64Array, at: number): void {
     this.relTimeInto(this.pos + 8, out, at);
@@ -213,7 +212,7 @@ export class DbnCursor {
     return hi * TWO32 + lo;
   }
 
-  /** The u64 time at byte p less the time base, into out[at] (a double returned from a call V8 does not inline is boxed). */
+  /** The u64 time at byte p less the time base, into out[at] (hot-path rule 3). */
   private relTimeInto(p: number, out: Float64Array, at: number): void {
     out[at] = (this.view.getUint32(p + 4, true) - this.baseHi) * TWO32 + (this.view.getUint32(p, true) - this.baseLo);
   }

@@ -1,6 +1,6 @@
 // zstd decompression in a thread of its own, for the replay's decoder thread
 // (workers/market-source.ts). A replay of a .dbn.zst file otherwise runs at the pace of
-// that thread, and zstd was about 40 % of it (docs/performance.md, "Round six"): moved here, the
+// that thread, and zstd was about 40 % of it (docs/performance-archive.md, "Round six"): moved here, the
 // decoder thread only frames records and keeps the order book, and the three threads (inflate,
 // decode, session) share the two cores.
 //
@@ -24,13 +24,13 @@ export const SLOTS = 8;
 
 // Control words: slots published by the inflater (head) and released by the reader (tail), the
 // state, the reader's stop request, the error's length, then each slot's byte count.
-export const IN_HEAD = 0;
-export const IN_TAIL = 1;
-export const IN_STATE = 2;
-export const IN_STOP = 3;
-export const IN_ERROR_LEN = 4;
-export const IN_LEN = 5;
-export const IN_CTL_INTS = IN_LEN + SLOTS;
+export const ZI_HEAD = 0;
+export const ZI_TAIL = 1;
+export const ZI_STATE = 2;
+export const ZI_STOP = 3;
+export const ZI_ERROR_LEN = 4;
+export const ZI_LEN = 5;
+export const ZI_CTL_INTS = ZI_LEN + SLOTS;
 export const RUNNING = 0;
 export const DONE = 1;
 export const FAILED = 2;
@@ -90,7 +90,7 @@ class InflatedSource implements ByteSource {
     this.file = file;
     const job: InflateJob = {
       file,
-      ctl: new SharedArrayBuffer(IN_CTL_INTS * 4),
+      ctl: new SharedArrayBuffer(ZI_CTL_INTS * 4),
       data: new SharedArrayBuffer(SLOTS * SLOT_BYTES),
       error: new SharedArrayBuffer(ERROR_BYTES),
     };
@@ -110,8 +110,8 @@ class InflatedSource implements ByteSource {
       // the slot is the inflater's again
       this.len = -1;
       this.seq++;
-      Atomics.store(this.ctl, IN_TAIL, this.seq);
-      Atomics.notify(this.ctl, IN_TAIL);
+      Atomics.store(this.ctl, ZI_TAIL, this.seq);
+      Atomics.notify(this.ctl, ZI_TAIL);
     }
     return n;
   }
@@ -120,8 +120,8 @@ class InflatedSource implements ByteSource {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    Atomics.store(this.ctl, IN_STOP, 1);
-    Atomics.notify(this.ctl, IN_TAIL);
+    Atomics.store(this.ctl, ZI_STOP, 1);
+    Atomics.notify(this.ctl, ZI_TAIL);
   }
 
   /** Waits for the next slot; false at the end of the stream. A failure is thrown as soon as it is seen. */
@@ -129,24 +129,24 @@ class InflatedSource implements ByteSource {
     const ctl = this.ctl;
     let waited = 0;
     for (;;) {
-      const state = Atomics.load(ctl, IN_STATE);
+      const state = Atomics.load(ctl, ZI_STATE);
       if (state === FAILED) throw this.failure();
-      const head = Atomics.load(ctl, IN_HEAD);
+      const head = Atomics.load(ctl, ZI_HEAD);
       if (head !== this.seq) {
-        this.len = ctl[IN_LEN + (this.seq % SLOTS)];
+        this.len = ctl[ZI_LEN + (this.seq % SLOTS)];
         this.at = 0;
         return true;
       }
       // the inflater publishes its last slot before it sets DONE
       if (state === DONE) return false;
-      const r = Atomics.wait(ctl, IN_HEAD, head, WAIT_MS);
+      const r = Atomics.wait(ctl, ZI_HEAD, head, WAIT_MS);
       waited = r === 'timed-out' ? waited + WAIT_MS : 0;
       if (waited >= STALL_MS) throw new Error(`${this.file}: the zstd inflater thread produced nothing for ${STALL_MS / 1000} s`);
     }
   }
 
   private failure(): Error {
-    const len = Atomics.load(this.ctl, IN_ERROR_LEN);
+    const len = Atomics.load(this.ctl, ZI_ERROR_LEN);
     const f = JSON.parse(new TextDecoder().decode(this.error.slice(0, len))) as InflateFailure;
     if (f.kind === null) return new Error(f.detail);
     return new DbnError(f.kind, f.offset === null ? { file: this.file } : { file: this.file, offset: f.offset }, f.detail);

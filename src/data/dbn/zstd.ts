@@ -1,7 +1,7 @@
 // zstd adapters. Node 20's zlib has no zstd, so:
 // - decompression runs the reference C zstd compiled to WASM, as shipped by zstddec (maintained,
 //   MIT, no native build, no network: the WASM is inlined). It decodes 5.5-8x faster than fzstd
-//   (pure JS) on our files (bench/dbn-decode.ts; docs/performance.md, "Round two: DBN replay").
+//   (pure JS) on our files (bench/dbn-decode.ts; docs/performance-archive.md, "Round two: DBN replay").
 //   We call its ZSTD_decompressStream export ourselves rather than its decodeStreaming()
 //   generator, which ignores zstd's error codes (a corrupt frame ends as "incomplete" at best)
 //   and copies every block into a fresh array: here each block is decoded into one WASM buffer

@@ -1,6 +1,6 @@
-// Consumer-side measurement of a market-event stream's stylized facts (REFERENCE.md, "Synthetic
-// market"): built only from the events, with its own DenseBook, so it checks the generator
-// from the outside. Used by the generator's tests and the facts command (facts.ts).
+// Consumer-side measurement of a market-event stream's stylized facts (docs/synthetic-market.md,
+// "What the generator must show"): built only from the events, with its own DenseBook, so it
+// checks the generator from the outside. Used by the generator's tests and the facts command.
 
 import * as ev from '../../core/events.ts';
 import { DenseBook } from '../../book/dense-book.ts';

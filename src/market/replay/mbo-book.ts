@@ -88,8 +88,8 @@ export class MboBook {
 
   /**
    * One MBO record, at the output queue's time (EventQueue.ts: the engine's time, ns after the
-   * session date's New York midnight, which the adapter sets per record; a time argument would
-   * be a double boxed at every call V8 does not inline). `price` in ticks (ignored where DBN has
+   * session date's New York midnight, which the adapter sets per record; not an argument: hot-path
+   * rule 3). `price` in ticks (ignored where DBN has
    * none), action and side as character codes, the order id as its high and low 32 bits (int32:
    * see order-id-index.ts).
    */
