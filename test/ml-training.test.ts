@@ -12,7 +12,7 @@ import { NS_PER_MS, NS_PER_S } from '../src/core/events.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { Adam } from '../src/ml/adam.ts';
 import { buildDataset, datasetDigest, type Dataset } from '../src/ml/dataset.ts';
-import { loadModel, serializeModel, type ModelFile } from '../src/ml/model.ts';
+import { loadModelFile, serializeModel, type ModelFile } from '../src/ml/model.ts';
 import { fitSignalBaseline, signalBaselineOf, SignalPredictor } from '../src/ml/signal-baselines.ts';
 import { sessionRef, type TrainConfig } from '../src/ml/train-recipe.ts';
 import { trainModel } from '../src/ml/train.ts';
@@ -64,7 +64,7 @@ test('a short training run writes the pinned bytes (data first, then the model)'
 });
 
 const shipped = (): ModelFile => {
-  const r = loadModel(join(packageRoot(), 'models'));
+  const r = loadModelFile(join(packageRoot(), 'models', 'ES.json'));
   if (!r.ok) throw new Error(r.error);
   return r.model;
 };
@@ -72,13 +72,13 @@ const shipped = (): ModelFile => {
 test('the shipped model was trained on the data this build produces (else: npm run train)', () => {
   const m = shipped();
   const c = m.training.dataCheck as { root: string; date: string; seed: number; start: string; end: string; sample: TrainConfig['sample']; samples: number; sha256: string };
-  assert.ok(c && typeof c.sha256 === 'string', 'models/model.json has no training.dataCheck: retrain with npm run train');
+  assert.ok(c && typeof c.sha256 === 'string', 'models/ES.json has no training.dataCheck: retrain with npm run train');
   const d = buildDataset([sessionRef(c.root, c.date, c.seed, c.start, c.end)], c.sample);
   assert.is(d.n, c.samples);
   assert.is(
     datasetDigest(d),
     c.sha256,
-    `the generator or the features changed since models/model.json was trained (${c.root} ${c.date} seed ${c.seed} ${c.start}-${c.end} hashes differently): run npm run train and commit the model`,
+    `the generator or the features changed since models/ES.json was trained (${c.root} ${c.date} seed ${c.seed} ${c.start}-${c.end} hashes differently): run npm run train and commit the model`,
   );
 });
 
