@@ -16,8 +16,7 @@
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import type { EngineConfig } from '../src/config/schema.ts';
-import { loadModel } from '../src/ml/model.ts';
-import { modelDir } from '../src/backtest/request.ts';
+import { loadRootModel } from '../src/ml/model-store.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { wallMs } from '../src/runtime/wall-clock.ts';
 import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
@@ -108,9 +107,11 @@ function describe(idle: EngineIdlePolicy, spinUs: number): string {
 }
 
 async function runOnce(config: EngineConfig, idle: EngineIdlePolicy, spinUs: number, seconds: number, warmupSeconds: number): Promise<CrossThreadRun> {
-  const m = loadModel(modelDir(config));
-  const model = m.ok ? { file: m.model, error: null } : { file: null, error: m.error };
-  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model, spinUs });
+  const models = (root: string) => {
+    const m = loadRootModel(config, root);
+    return m.ok ? { file: m.model, error: null } : { file: null, error: m.error };
+  };
+  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models, spinUs });
   const symbol = config.trading.symbols[0];
   const samples: number[] = [];
   let collecting = false;

@@ -1,4 +1,4 @@
-// Inference benchmark: ns per predict() call of the shipped model (models/model.json), on the
+// Inference benchmark: ns per predict() call of the shipped ES model (models/ES.json), on the
 // engine's path (createPredictor: the WebAssembly SIMD kernel when available) and on its peer, the
 // scalar JS path (MlpPredictor), in interleaved rounds of the same calls on the same inputs.
 // Warm-up first (so V8 has optimised the loops), then timed rounds over a pool of realistic
@@ -12,7 +12,8 @@ import { FEATURE_COUNT } from '../src/book/features.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { Rng } from '../src/core/rng.ts';
 import { createPredictor, type SimdMlpPredictor } from '../src/ml/mlp-simd.ts';
-import { loadModel, MlpPredictor, type ModelFile } from '../src/ml/model.ts';
+import { loadModelFile, MlpPredictor, type ModelFile } from '../src/ml/model.ts';
+import { modelFileName } from '../src/ml/model-store.ts';
 import { loadavg } from './util.ts';
 
 export interface InferenceBench {
@@ -37,11 +38,11 @@ function engineLoop(p: SimdMlpPredictor, rows: Float64Array[], n: number, sum: F
   for (let i = 0; i < n; i++) sum[0] += p.predict(rows[i & (POOL - 1)]);
 }
 
-/** Times predict() on `model` (default: the shipped model). */
+/** Times predict() on `model` (default: the shipped ES model). */
 export function benchInference(opts: { model?: ModelFile; calls?: number; rounds?: number } = {}): InferenceBench {
   let model = opts.model;
   if (!model) {
-    const r = loadModel(join(packageRoot(), 'models'));
+    const r = loadModelFile(join(packageRoot(), 'models', modelFileName('ES')));
     if (!r.ok) throw new Error(r.error);
     model = r.model;
   }

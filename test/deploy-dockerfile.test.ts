@@ -278,7 +278,7 @@ test('.dockerignore: keeps host build output, state and secrets out; keeps what 
   for (const p of ['node_modules', 'node_modules/pino/package.json', 'dist', 'dist/engine.js', '.git', 'data', 'logs', 'logs/engine.log', '.env', 'test', 'scratch']) {
     assert.ok(ignored(p), `${p} must not be in the build context`);
   }
-  for (const p of ['package.json', 'package-lock.json', 'tsconfig.json', 'build.mjs', 'src/engine.ts', 'src/dashboard.ts', 'workers', 'config/config.toml', 'config/container.toml', 'models', 'models/model.json']) {
+  for (const p of ['package.json', 'package-lock.json', 'tsconfig.json', 'build.mjs', 'src/engine.ts', 'src/dashboard.ts', 'workers', 'config/config.toml', 'config/container.toml', 'models', 'models/ES.json', 'models/NQ.json']) {
     assert.not.ok(ignored(p), `${p} must be in the build context`);
   }
   // Every COPY from the context names something that exists and is not ignored.

@@ -19,7 +19,7 @@ const config = parseConfig(
   ].join('\n') + `\n${MES_SECTION}`,
   'fees-live.toml',
 );
-const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
+const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models: () => ({ file: null, error: 'no model in this test' }) });
 const fills: FillView[] = [];
 rt.subscribe((ev) => {
   if (ev.type === 'fill') fills.push(ev.fill);

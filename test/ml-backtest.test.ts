@@ -5,14 +5,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { modelDir, validateBacktestRequest, type FieldError } from '../src/backtest/request.ts';
+import { validateBacktestRequest, type FieldError } from '../src/backtest/request.ts';
 import { runBacktest } from '../src/backtest/run.ts';
 import { defaultConfig, type EngineConfig } from '../src/config/schema.ts';
 import { packageRoot } from '../src/core/paths.ts';
-import { MODEL_FILE } from '../src/ml/model.ts';
+import { modelPath } from '../src/ml/model-store.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-backtest-'));
 
@@ -39,7 +39,7 @@ test('useML true vs false: same market, different fills; the model runs only wit
   assert.ok(off.ok && on.ok, JSON.stringify([off, on]));
   if (!off.ok || !on.ok) return;
   assert.is(off.request.model, null);
-  assert.ok(on.request.model !== null && on.request.model.path === join(modelDir(c), MODEL_FILE));
+  assert.ok(on.request.model !== null && on.request.model.path === modelPath(c, 'ES'));
   const a = (await runBacktest(off.request, c)).result;
   const b = (await runBacktest(on.request, c)).result;
   // the same synthetic market: the engine saw the same events
@@ -65,12 +65,13 @@ test('useML true vs false: same market, different fills; the model runs only wit
   assert.is(w0.total_pnl, a.total_pnl);
 });
 
-test('useML with a missing model: a field error on useML naming the file', () => {
+test('useML with a missing model: a field error on useML naming the root, the file and the train command', () => {
   const c = config((cfg) => (cfg.model.dir = join(tmp, 'nowhere')));
   const errs = fieldErrors({ ...BODY, useML: true }, c);
   assert.is(errs.length, 1);
   assert.is(errs[0].field, 'useML');
-  assert.ok(errs[0].message.includes(join(tmp, 'nowhere', MODEL_FILE)) && errs[0].message.includes('file not found'), errs[0].message);
+  const msg = errs[0].message;
+  assert.ok(msg.includes('no model for ES') && msg.includes(join(tmp, 'nowhere', 'ES.json')) && msg.includes('npm run train -- --root ES'), msg);
   // without useML the same config is fine: no model is needed or read
   assert.ok(validateBacktestRequest({ ...BODY, useML: false }, c).ok);
   // use_ml = true from the config, no field in the request: the same error
@@ -84,20 +85,24 @@ test('useML with a missing model: a field error on useML naming the file', () =>
 test('useML with a corrupt model, a disabled model or another root: field errors', () => {
   const bad = join(tmp, 'corrupt');
   mkdirSync(bad, { recursive: true });
-  writeFileSync(join(bad, MODEL_FILE), '{"format": "futures-mm-model", "formatVersion": 1, "layers": [');
+  writeFileSync(join(bad, 'ES.json'), '{"format": "futures-mm-model", "formatVersion": 1, "layers": [');
   let errs = fieldErrors({ ...BODY, useML: true }, config((cfg) => (cfg.model.dir = bad)));
   assert.is(errs[0].field, 'useML');
   assert.ok(errs[0].message.includes('invalid JSON'), errs[0].message);
 
-  writeFileSync(join(bad, MODEL_FILE), JSON.stringify({ format: 'futures-mm-model', formatVersion: 99 }));
+  writeFileSync(join(bad, 'ES.json'), JSON.stringify({ format: 'futures-mm-model', formatVersion: 99 }));
   errs = fieldErrors({ ...BODY, useML: true }, config((cfg) => (cfg.model.dir = bad)));
   assert.ok(errs[0].field === 'useML' && errs[0].message.includes('unsupported formatVersion 99'), errs[0].message);
 
   errs = fieldErrors({ ...BODY, useML: true }, config((cfg) => (cfg.model.enabled = false)));
   assert.ok(errs[0].field === 'useML' && errs[0].message.includes('[model] enabled = false'), errs[0].message);
 
-  errs = fieldErrors({ ...BODY, symbol: 'NQ', useML: true }, config());
-  assert.ok(errs[0].field === 'useML' && errs[0].message.includes('trained on ES') && errs[0].message.includes('NQ'), errs[0].message);
+  // another root's model under NQ's name: refused, never used for NQ
+  const wrong = join(tmp, 'wrong');
+  mkdirSync(wrong, { recursive: true });
+  copyFileSync(modelPath(config(), 'ES'), join(wrong, 'NQ.json'));
+  errs = fieldErrors({ ...BODY, symbol: 'NQ', useML: true }, config((cfg) => (cfg.model.dir = wrong)));
+  assert.ok(errs[0].field === 'useML' && errs[0].message.includes('trained on ES, not NQ') && errs[0].message.includes('npm run train -- --root NQ'), errs[0].message);
 });
 
 test('CLI: --use-ml with a missing model prints the field error and exits 2', () => {
@@ -110,7 +115,8 @@ test('CLI: --use-ml with a missing model prints the field error and exits 2', ()
     timeout: 60_000,
   });
   assert.is(r.status, 2, `exit ${r.status}: ${r.stderr}`);
-  assert.ok(/error: --use-ml: .*file not found/.test(r.stderr), r.stderr);
+  // The config is not the shipped one: the command to train names it (it says where the model goes).
+  assert.ok(r.stderr.includes(`error: --use-ml: cannot use the model: no model for ES: ${join(tmp, 'nowhere', 'ES.json')} does not exist (train one with: npm run train -- --root ES --config ${cfgPath})`), r.stderr);
   assert.is(r.stdout, '', 'no result printed');
 });
 

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../src/book/features.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { Rng } from '../src/core/rng.ts';
-import { loadModel, MlpPredictor, MODEL_FILE, multiplyAdds, parseModel, serializeModel, validateModel, type ModelFile } from '../src/ml/model.ts';
+import { loadModelFile, MlpPredictor, multiplyAdds, parseModel, serializeModel, validateModel, type ModelFile } from '../src/ml/model.ts';
 
 const shipped = (): ModelFile => {
-  const r = loadModel(join(packageRoot(), 'models'));
+  const r = loadModelFile(join(packageRoot(), 'models', 'ES.json'));
   if (!r.ok) throw new Error(r.error);
   return r.model;
 };
@@ -152,7 +152,7 @@ test('the shipped model gives the pinned outputs on fixed inputs', () => {
   const xs = inputs(m, 5, 2024);
   const got = xs.map((x) => p.predict(x));
   if (process.env.PRINT_PINS === '1') console.log(JSON.stringify({ version: m.modelVersion, outputs: got }));
-  assert.is(m.modelVersion, PINNED.version, 'models/model.json was retrained: refresh PINNED (see the comment)');
+  assert.is(m.modelVersion, PINNED.version, 'models/ES.json was retrained: refresh PINNED (see the comment)');
   assert.equal(got, PINNED.outputs);
 });
 
@@ -171,14 +171,16 @@ test('serialise -> parse round trip gives identical predictions', () => {
 // ---- missing and corrupt files ----
 
 const dirs: string[] = [];
-function dirWith(content: string | null): string {
+const FILE = 'XX.json';
+/** A fresh directory's FILE, with `content` (null: not written). */
+function fileWith(content: string | null): string {
   const d = mkdtempSync(join(tmpdir(), 'mlmodel-'));
   dirs.push(d);
-  if (content !== null) writeFileSync(join(d, MODEL_FILE), content);
-  return d;
+  if (content !== null) writeFileSync(join(d, FILE), content);
+  return join(d, FILE);
 }
 function errorOf(content: string | null): string {
-  const r = loadModel(dirWith(content));
+  const r = loadModelFile(fileWith(content));
   assert.ok(!r.ok, 'expected a load error');
   return r.ok ? '' : r.error;
 }
@@ -192,24 +194,24 @@ const has = (msg: string, ...parts: string[]) => {
 };
 
 test('the tiny model file itself loads (the corrupt cases below differ by one thing)', () => {
-  const r = loadModel(dirWith(JSON.stringify(tinyModel())));
+  const r = loadModelFile(fileWith(JSON.stringify(tinyModel())));
   assert.ok(r.ok, r.ok ? '' : r.error);
 });
 
 test('missing file', () => {
   const e = errorOf(null);
-  has(e, MODEL_FILE, 'file not found');
-  const r = loadModel(join(tmpdir(), 'no-such-dir-for-ml-model-test'));
-  assert.ok(!r.ok && r.error.includes('file not found'));
+  has(e, FILE, 'file not found');
+  const r = loadModelFile(join(tmpdir(), 'no-such-dir-for-ml-model-test', FILE));
+  assert.ok(!r.ok && r.error.includes('file not found') && r.missing === true);
   // a directory where the file should be
-  const d = dirWith(null);
-  mkdirSync(join(d, MODEL_FILE));
-  const r2 = loadModel(d);
-  assert.ok(!r2.ok && r2.error.includes('is a directory'), r2.ok ? '' : r2.error);
+  const f = fileWith(null);
+  mkdirSync(f);
+  const r2 = loadModelFile(f);
+  assert.ok(!r2.ok && r2.error.includes('is a directory') && !r2.missing, r2.ok ? '' : r2.error);
 });
 
 test('bad JSON', () => {
-  has(errorOf('{"format": "futures-mm-model", '), 'invalid JSON', MODEL_FILE);
+  has(errorOf('{"format": "futures-mm-model", '), 'invalid JSON', FILE);
   has(errorOf(''), 'invalid JSON');
   has(errorOf('[1, 2]'), 'not a JSON object');
 });

@@ -11,11 +11,11 @@ import { predictorForSpec, type SessionSpec } from '../src/backtest/session.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { Rng } from '../src/core/rng.ts';
 import { createPredictor, SimdMlpPredictor, simdKernel } from '../src/ml/mlp-simd.ts';
-import { loadModel, MlpPredictor, type LayerSpec, type ModelFile } from '../src/ml/model.ts';
+import { loadModelFile, MlpPredictor, type LayerSpec, type ModelFile } from '../src/ml/model.ts';
 import { assertPredictsWithoutAllocation } from './helpers/predictor-allocation.ts';
 
 const shipped = (): ModelFile => {
-  const r = loadModel(join(packageRoot(), 'models'));
+  const r = loadModelFile(join(packageRoot(), 'models', 'ES.json'));
   if (!r.ok) throw new Error(r.error);
   return r.model;
 };

@@ -1,6 +1,6 @@
 // Training is reproducible from first principles: a short training run writes a model file
-// whose SHA-256 is pinned here (so any machine, any CPU, retrains the same bytes), the shipped
-// model was trained on exactly the data this build produces, the libm functions on the data
+// whose SHA-256 is pinned here (so any machine, any CPU, retrains the same bytes), every built-in
+// root ships a model (models/<ROOT>.json) trained on exactly the data this build produces, the libm functions on the data
 // path give the pinned bits, and the untrained signal baselines are what they say.
 
 import { test } from 'uvu';
@@ -12,7 +12,8 @@ import { NS_PER_MS, NS_PER_S } from '../src/core/events.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { Adam } from '../src/ml/adam.ts';
 import { buildDataset, datasetDigest, type Dataset } from '../src/ml/dataset.ts';
-import { loadModel, serializeModel, type ModelFile } from '../src/ml/model.ts';
+import { loadModelFile, serializeModel, type ModelFile } from '../src/ml/model.ts';
+import { BUILTIN_CONTRACTS } from '../src/market/instruments.ts';
 import { fitSignalBaseline, signalBaselineOf, SignalPredictor } from '../src/ml/signal-baselines.ts';
 import { sessionRef, type TrainConfig } from '../src/ml/train-recipe.ts';
 import { trainModel } from '../src/ml/train.ts';
@@ -63,24 +64,38 @@ test('a short training run writes the pinned bytes (data first, then the model)'
   assert.is(serializeModel(trainModel(cfg).model), text);
 });
 
-const shipped = (): ModelFile => {
-  const r = loadModel(join(packageRoot(), 'models'));
+const ROOTS = Object.keys(BUILTIN_CONTRACTS);
+
+const shipped = (root = 'ES'): ModelFile => {
+  const r = loadModelFile(join(packageRoot(), 'models', `${root}.json`));
   if (!r.ok) throw new Error(r.error);
   return r.model;
 };
 
-test('the shipped model was trained on the data this build produces (else: npm run train)', () => {
-  const m = shipped();
-  const c = m.training.dataCheck as { root: string; date: string; seed: number; start: string; end: string; sample: TrainConfig['sample']; samples: number; sha256: string };
-  assert.ok(c && typeof c.sha256 === 'string', 'models/model.json has no training.dataCheck: retrain with npm run train');
-  const d = buildDataset([sessionRef(c.root, c.date, c.seed, c.start, c.end)], c.sample);
-  assert.is(d.n, c.samples);
-  assert.is(
-    datasetDigest(d),
-    c.sha256,
-    `the generator or the features changed since models/model.json was trained (${c.root} ${c.date} seed ${c.seed} ${c.start}-${c.end} hashes differently): run npm run train and commit the model`,
-  );
+test('every built-in root ships its own model (models/<ROOT>.json)', () => {
+  assert.equal(ROOTS, ['ES', 'NQ', 'YM', 'RTY', 'MES', 'MNQ', 'CL', 'GC']);
+  for (const root of ROOTS) {
+    const m = shipped(root);
+    assert.equal(m.roots, [root], `${root}.json: roots`);
+    assert.ok(m.modelVersion.startsWith(`${root.toLowerCase()}-mlp-`), `${root}.json: ${m.modelVersion}`);
+    assert.is((m.training.dataCheck as { root: string }).root, root, `${root}.json was trained on ${root} sessions`);
+  }
 });
+
+for (const root of ROOTS) {
+  test(`the shipped ${root} model was trained on the data this build produces (else: npm run train -- --root ${root})`, () => {
+    const m = shipped(root);
+    const c = m.training.dataCheck as { root: string; date: string; seed: number; start: string; end: string; sample: TrainConfig['sample']; samples: number; sha256: string };
+    assert.ok(c && typeof c.sha256 === 'string', `models/${root}.json has no training.dataCheck: retrain with npm run train -- --root ${root}`);
+    const d = buildDataset([sessionRef(c.root, c.date, c.seed, c.start, c.end)], c.sample);
+    assert.is(d.n, c.samples);
+    assert.is(
+      datasetDigest(d),
+      c.sha256,
+      `the generator or the features changed since models/${root}.json was trained (${c.root} ${c.date} seed ${c.seed} ${c.start}-${c.end} hashes differently): run npm run train -- --root ${root} and commit the model`,
+    );
+  });
+}
 
 // The transcendental functions on the data path (generator: exp, log, sin, cos, pow; features:
 // exp, expm1) are V8's own ports compiled into node, not the CPU's or the C library's, so they
@@ -164,7 +179,10 @@ test('a signal baseline: z-score, clamp at +-2, least-squares scale on the train
   assert.is(raw.predict(x), -2);
 });
 
-test('the shipped model records every baseline; a broken record is an error naming the key', () => {
+test('every shipped model records every baseline; a broken record is an error naming the key', () => {
+  for (const root of ROOTS.slice(1)) {
+    for (const name of ['ofi', 'imbalance', 'microprice', 'ofi-clamp'] as const) assert.ok(signalBaselineOf(shipped(root).training, name).scale > 0, `${root} ${name}`);
+  }
   const m = shipped();
   assert.equal({ ...signalBaselineOf(m.training, 'ofi-clamp') }, { feature: 'ofi_norm', mean: 0, std: 1, clip: 2, scale: 1 }, 'the raw clamp: nothing fitted');
   for (const name of ['ofi', 'imbalance', 'microprice'] as const) {

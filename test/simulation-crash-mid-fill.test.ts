@@ -16,7 +16,7 @@ config.simulation.speed = 4; // more fills per second of test
 // Three restarts trip the kill switch, which stops quoting (and so fills): disabled here, the
 // engine keeps trading after every crash.
 config.risk.enable_kill_switch = false;
-const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
+const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models: () => ({ file: null, error: 'no model in this test' }) });
 const fills: FillView[] = [];
 const restartAlerts: string[] = [];
 rt.subscribe((ev) => {

@@ -52,7 +52,7 @@ async function run(policy: EngineIdlePolicy, check: (threads: ThreadUse[]) => vo
   config.simulation.speed = 4;
   config.simulation.engine_idle = policy;
   const before = new Set(linux ? readdirSync('/proc/self/task') : []);
-  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
+  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models: () => ({ file: null, error: 'no model in this test' }) });
   let tickToTrade = 0;
   rt.start();
   try {

@@ -1,12 +1,12 @@
 // Simulation mode with the model: the engine thread publishes feature vectors and wakes the
 // inference worker once a burst of inputs is over (src/runtime/burst-wake.ts); every symbol's
-// engine keeps receiving predictions, whichever way the engine thread idles.
+// engine keeps receiving predictions, whichever way the engine thread idles, each from the model
+// of its own root (models/<ROOT>.json).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pino from 'pino';
 import { loadConfig } from '../src/config/load.ts';
-import { loadModel } from '../src/ml/model.ts';
-import { modelDir } from '../src/backtest/request.ts';
+import { loadRootModel } from '../src/ml/model-store.ts';
 import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { until } from './helpers/wait.ts';
@@ -19,10 +19,12 @@ async function run(policy: EngineIdlePolicy): Promise<void> {
   config.simulation.engine_idle = policy;
   config.trading.symbols = SYMBOLS;
   config.strategy.use_ml = true;
-  const m = loadModel(modelDir(config));
-  assert.ok(m.ok, 'the shipped model loads');
-  if (!m.ok) return;
-  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: m.model, error: null } });
+  const models = (root: string) => {
+    const m = loadRootModel(config, root);
+    if (!m.ok) throw new Error(`the shipped ${root} model: ${m.error}`);
+    return { file: m.model, error: null };
+  };
+  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models });
   rt.start();
   try {
     const count = (sym: string) => rt.metrics().find((x) => x.symbol === sym)?.predictions ?? 0;
@@ -35,6 +37,10 @@ async function run(policy: EngineIdlePolicy): Promise<void> {
     for (const s of SYMBOLS) {
       const st = rt.state(s)!;
       assert.ok(st.model.used_in_quotes, `${s}: the model is used in quotes`);
+      // The model of the symbol's own root, in the state and on every prediction.
+      const root = s.slice(0, 2).toLowerCase();
+      assert.ok(st.model.version?.startsWith(`${root}-mlp-`), `${s}: model ${st.model.version}`);
+      assert.ok(st.prediction!.model_version.startsWith(`${root}-mlp-`), `${s}: prediction from ${st.prediction!.model_version}`);
       assert.ok(Number.isFinite(st.prediction!.value_ticks), `${s}: a finite prediction`);
       assert.ok(st.latency.inference.count > 0, `${s}: inference latency is measured`);
     }

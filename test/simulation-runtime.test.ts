@@ -11,7 +11,7 @@ import { sleep, until } from './helpers/wait.ts';
 
 const { config } = loadConfig({});
 config.simulation.speed = 4; // four simulated seconds per second: more events, same behaviour
-const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
+const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models: () => ({ file: null, error: 'no model in this test' }) });
 const fills: { side: string; qty: number }[] = [];
 // Every alert as the stream delivers it (the state keeps only the most recent ones).
 const alerts: { code: string; time: string; ts: number; value: number }[] = [];

@@ -33,7 +33,7 @@ test('the simulation runs its three workers with 1 ns timer slack', async () => 
   if (!linux) return console.log('  (no /proc/thread-self: not Linux, nothing to check)');
   const { config } = loadConfig({});
   const before = new Set(slacks().keys());
-  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), model: { file: null, error: 'no model in this test' } });
+  const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models: () => ({ file: null, error: 'no model in this test' }) });
   rt.start();
   try {
     // Each worker sets its slack as its first statement; every thread it creates inherits it.

@@ -1,7 +1,7 @@
 // Inference worker (simulation mode): for every symbol, waits for a new feature vector from the
-// engine thread, runs the model and publishes the prediction (expected mid move in ticks) with
-// the engine time of the features it describes. With no model it publishes nothing: the engine
-// then has no signal, and /api/state says why.
+// engine thread, runs the model of the symbol's root and publishes the prediction (expected mid
+// move in ticks) with the engine time of the features it describes. A symbol whose root has no
+// model gets nothing published: the engine then has no signal for it, and /api/state says why.
 
 import { workerData } from 'node:worker_threads';
 import { RecordRing } from '../src/core/ring.ts';
@@ -15,11 +15,13 @@ import type { WorkerInit } from '../src/runtime/worker-config.ts';
 import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
 import { wallMs } from '../src/runtime/wall-clock.ts';
 
-const init = workerData as WorkerInit & { model: ModelFile | null };
+const init = workerData as WorkerInit & { models: (ModelFile | null)[] };
 setThreadTimerSlack(WORKER_TIMER_SLACK_NS);
 const ctl = new Int32Array(init.layout.control);
 
-const slots = init.layout.symbols.map((m) => ({
+// One predictor per model file: symbols of the same root share it (it is used by this thread only).
+const predictors = new Map<ModelFile, ReturnType<typeof createPredictor>>();
+const slots = init.layout.symbols.map((m, i) => ({
   features: new Seqlock(m.features),
   prediction: new Seqlock(m.prediction),
   lat: new RecordRing(m.latInference),
@@ -27,8 +29,15 @@ const slots = init.layout.symbols.map((m) => ({
   count: 0,
   x: new Float64Array(FT_FIELDS),
   input: new Float64Array(FEATURE_COUNT),
+  predictor: predictorOf(init.models[i]),
 }));
-const predictor = init.model ? createPredictor(init.model) : null;
+
+function predictorOf(model: ModelFile | null): ReturnType<typeof createPredictor> | null {
+  if (!model) return null;
+  let p = predictors.get(model);
+  if (!p) predictors.set(model, (p = createPredictor(model)));
+  return p;
+}
 
 while (Atomics.load(ctl, CB_STOP) === 0) {
   Atomics.add(ctl, CB_HB_INF, 1);
@@ -38,6 +47,7 @@ while (Atomics.load(ctl, CB_STOP) === 0) {
     const v = s.features.version;
     if (v === s.seen || (v & 1) === 1) continue;
     s.seen = s.features.read(s.x);
+    const predictor = s.predictor;
     if (!predictor) continue;
     // Copied by hand: subarray() would make a new view per prediction. wallMs(), not
     // performance.now(): no heap number per read, and the simulation's shared time base.

@@ -39,7 +39,7 @@ export const backtestRequestSchema = z
     spreadMultiplier: z.number('a number > 0').gt(0, 'a number > 0').max(SPREAD_MULTIPLIER.max, `a number <= ${SPREAD_MULTIPLIER.max}`).describe('scales the quoted half-spread (default [strategy] spread_multiplier)'),
     inventoryLimit: contracts('stop quoting the side that would grow inventory past it (default [strategy] inventory_limit)'),
     skewFactor: z.number('a number >= 0').min(0, 'a number >= 0').max(WEIGHT.max, `a number <= ${WEIGHT.max}`).describe('inventory skew of the reservation price (default [strategy] skew_factor)'),
-    useML: z.boolean('true or false').describe('shift quotes by the model prediction (default [strategy] use_ml)'),
+    useML: z.boolean('true or false').describe('shift quotes by the prediction of the traded root\'s model, models/<ROOT>.json (default [strategy] use_ml)'),
     maxDrawdown: z.number(FRACTION).gt(0, FRACTION).max(1, FRACTION).describe(`kill-switch drawdown as ${FRACTION} of peak equity (default [risk] max_drawdown_pct)`),
     flattenOnKill: z
       .boolean('true or false')
@@ -93,7 +93,7 @@ export const resolvedRequestSchema = backtestRequestSchema
     model: z
       .object({ version: z.string().describe('model version'), path: z.string().describe('model file') })
       .nullable()
-      .describe('The model a useML run uses (null without useML).'),
+      .describe('The model a useML run uses: the root\'s <ROOT>.json in [model] dir (null without useML).'),
   })
   .describe('The request with every default filled in.');
 /** A validated request with every default filled in from the config. */

@@ -3,7 +3,7 @@
 // a root trades the front month of each date, a month-coded symbol that contract only.
 
 import { realpathSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
 import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
 import type { FieldError } from '../api/error.ts';
 import { executionParams, feesMissing, riskLimits } from '../config/derive.ts';
@@ -13,8 +13,8 @@ import { configParams, isMarketMaker } from '../strategy/setup.ts';
 import { registeredStrategies, strategyByName } from '../strategy/registry.ts';
 import { formatValue } from '../config/load.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { packageRoot } from '../core/paths.ts';
-import { loadModel, type ModelFile } from '../ml/model.ts';
+import type { ModelFile } from '../ml/model.ts';
+import { loadRootModel } from '../ml/model-store.ts';
 import { parseDate } from '../market/calendar.ts';
 import { contractForRoot, knownRoots, parseSymbol } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
@@ -30,24 +30,14 @@ export type { FieldError } from '../api/error.ts';
 // and without putting its weights into the request (which is journaled and served by the API).
 const loadedModels = new WeakMap<ResolvedRequest, ModelFile>();
 
-/** Directory of the model files: config `[model] dir`, relative to the package root. */
-export function modelDir(config: EngineConfig): string {
-  const d = config.model.dir;
-  return isAbsolute(d) ? d : join(packageRoot(), d);
-}
-
 /**
  * The model for a request with useML, or a message naming why it cannot be used: [model]
- * disabled, file missing or corrupt (loadModel's checks), or trained on another root.
+ * disabled, or the root's model missing, corrupt or trained on another root (loadRootModel).
  */
 export function modelForRequest(root: string, config: EngineConfig): { ok: true; model: ModelFile; path: string } | { ok: false; error: string } {
   if (!config.model.enabled) return { ok: false, error: 'useML requires the model, but [model] enabled = false in the config' };
-  const r = loadModel(modelDir(config));
-  if (!r.ok) return { ok: false, error: `cannot use the model: ${r.error}` };
-  if (!r.model.roots.includes(root)) {
-    return { ok: false, error: `model ${r.model.modelVersion} (${r.path}) was trained on ${r.model.roots.join(', ')} and has no predictions for ${root}` };
-  }
-  return r;
+  const r = loadRootModel(config, root);
+  return r.ok ? r : { ok: false, error: `cannot use the model: ${r.error}` };
 }
 
 /**

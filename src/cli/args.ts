@@ -152,7 +152,7 @@ export const FLAGS: Record<string, Flag> = {
       return undefined;
     },
   },
-  'use-ml': { backtestOnly: true, help: 'shift quotes by the model\'s prediction', set: (o) => void (o.useMl = true) },
+  'use-ml': { backtestOnly: true, help: 'shift quotes by the prediction of the root\'s model (models/<ROOT>.json)', set: (o) => void (o.useMl = true) },
   json: { backtestOnly: true, alsoWith: 'strategy-check', help: 'print the result as JSON', set: (o) => void (o.json = true) },
   fills: {
     value: 'FILE',

@@ -6,13 +6,12 @@
 import type pino from 'pino';
 import { liveMarketError } from '../runtime/live-source.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { modelDir } from '../backtest/request.ts';
 import { DataDirLocked, lockDataDir, type DataDirLock } from '../core/data-dir-lock.ts';
 import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
 import { BacktestService } from '../backtest/service.ts';
 import { resolveApiToken } from '../http/auth.ts';
 import { startHttpServer } from '../http/server.ts';
-import { loadModel } from '../ml/model.ts';
+import { loadRootModel } from '../ml/model-store.ts';
 import { SimulationRuntime, type ModelStatus } from '../runtime/simulation.ts';
 
 const SHUTDOWN_DEADLINE_MS = 9000;
@@ -26,14 +25,15 @@ export function httpPort(env: NodeJS.ProcessEnv, config: EngineConfig): number |
   return n;
 }
 
-function modelStatus(config: EngineConfig, log: pino.Logger): ModelStatus {
+/** The model of a traded root (models/<ROOT>.json); without one that root runs without predictions. */
+function modelStatus(config: EngineConfig, log: pino.Logger, root: string): ModelStatus {
   if (!config.model.enabled) return { file: null, error: 'disabled by config ([model] enabled = false)' };
-  const r = loadModel(modelDir(config));
+  const r = loadRootModel(config, root);
   if (!r.ok) {
-    log.warn({ error: r.error }, 'no usable model: the engine runs without predictions');
+    log.warn({ root, error: r.error }, `no usable model for ${root}: its symbols run without predictions`);
     return { file: null, error: r.error };
   }
-  log.info({ model: r.model.modelVersion, path: r.path }, 'model loaded');
+  log.info({ root, model: r.model.modelVersion, path: r.path }, 'model loaded');
   return { file: r.model, error: null };
 }
 
@@ -89,7 +89,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
     lock.release();
     return 1;
   }
-  const runtime = new SimulationRuntime({ config, logger: log, model: modelStatus(config, log) });
+  const runtime = new SimulationRuntime({ config, logger: log, models: (root) => modelStatus(config, log, root) });
   runtime.start();
   const host = process.env.HOST?.trim() || config.http.host;
   const auth = apiToken === null ? 'none' : config.http.require_auth_for_reads ? 'all routes but /health, /metrics, /openapi.json' : 'POST and DELETE';

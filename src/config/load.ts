@@ -178,7 +178,15 @@ export function parseConfig(text: string, source: string): EngineConfig {
   }
   // The config's contract roots become known to every lookup in this thread (instruments.ts).
   useConfiguredContracts(result.data.contracts);
+  loadedFrom = null;
   return result.data;
+}
+
+let loadedFrom: string | null = null;
+/** The file loadConfig last read in this thread (null after parseConfig of text): messages that
+ *  tell a user what to run with this config name it (e.g. the command that trains a model). */
+export function loadedConfigFile(): string | null {
+  return loadedFrom;
 }
 
 /** The shipped config/config.toml (works from src/ under tsx and from the bundled dist/). */
@@ -216,5 +224,7 @@ export function loadConfig(opts: { path?: string; env?: NodeJS.ProcessEnv } = {}
     if (code === 'EISDIR') throw new ConfigError(`config file ${shown} is a directory: expected a TOML file`, [], file);
     throw new ConfigError(`config file ${shown} cannot be read: ${(e as Error).message}`, [], file);
   }
-  return { config: parseConfig(text, file), path: abs };
+  const config = parseConfig(text, file);
+  loadedFrom = abs;
+  return { config, path: abs };
 }

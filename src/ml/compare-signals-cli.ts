@@ -1,5 +1,5 @@
 // `npm run compare-signals`: backtests the same sessions with no signal, the MLP and each
-// untrained baseline, and prints a markdown table (the README's "Does it help?" comparison).
+// untrained baseline, and prints a markdown table (docs/model.md, "Does it help?").
 //   npm run compare-signals [-- --symbol ES --start 2024-01-02 --end 2024-01-04 --seeds 42,7,1
 //                               --signals none,mlp,ofi --config FILE --out FILE]
 // Progress goes to stderr, the table to stdout (or --out FILE).

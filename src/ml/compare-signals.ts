@@ -77,7 +77,7 @@ function pooledMarkout(runs: BacktestResult[], label: string): string {
   return q > 0 ? (s / q).toFixed(2).replace('-', '−') : 'n/a';
 }
 
-/** README-ready markdown: one row per signal, P&L per seed and in total, fills, fees, markouts.
+/** Markdown for docs/model.md: one row per signal, P&L per seed and in total, fills, fees, markouts.
  *  `configName` names the config the runs used (its path). */
 export function signalsTable(rows: SignalRow[], o: Pick<CompareOptions, 'symbol' | 'startDate' | 'endDate' | 'seeds'>, configName: string): string {
   const labels = Object.keys(rows[0]?.runs[0]?.markouts ?? {});

@@ -1,4 +1,4 @@
-// The model file (models/model.json) and its inference.
+// A model file (models/<ROOT>.json, one per contract root: model-store.ts) and its inference.
 //
 // Format (formatVersion 1), one JSON object:
 //   format          "futures-mm-model"
@@ -30,13 +30,11 @@
 // into its callers and the double never leaves optimised code.
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { FEATURE_DEFAULTS, FEATURE_NAMES } from '../book/features.ts';
 import type { Predictor } from './predictor.ts';
 
 export const MODEL_FORMAT = 'futures-mm-model';
 export const MODEL_FORMAT_VERSION = 1;
-export const MODEL_FILE = 'model.json';
 export const MODEL_KIND = 'mlp-regression';
 export const ACTIVATIONS = ['relu', 'linear'] as const;
 export type Activation = (typeof ACTIVATIONS)[number];
@@ -68,7 +66,7 @@ export interface ModelFile {
 }
 
 export type ModelCheck = { ok: true; model: ModelFile } | { ok: false; error: string };
-export type ModelLoad = { ok: true; model: ModelFile; path: string } | { ok: false; error: string };
+export type ModelLoad = { ok: true; model: ModelFile; path: string } | { ok: false; error: string; missing?: boolean };
 
 const K_CLIP = 0;
 const K_SCALE = 1;
@@ -180,22 +178,21 @@ export function parseModel(text: string, source: string): ModelCheck {
   return v.ok ? v : { ok: false, error: `model file ${source}: ${v.error}` };
 }
 
-/** Loads DIR/model.json. Every failure is an error string naming the file and the problem. */
-export function loadModel(dir: string): ModelLoad {
-  const path = join(dir, MODEL_FILE);
+/** Loads a model file. Every failure is an error string naming the file and the problem; `missing`: no such file. */
+export function loadModelFile(path: string): ModelLoad {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'file not found (run npm run train to create it)' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
-    return { ok: false, error: `model file ${path}: ${why}` };
+    const why = code === 'ENOENT' ? 'file not found' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
+    return { ok: false, error: `model file ${path}: ${why}`, missing: code === 'ENOENT' };
   }
   const v = parseModel(text, path);
   return v.ok ? { ok: true, model: v.model, path } : v;
 }
 
-/** Serialises a model the way models/model.json is written (stable key order, 2-space indent). */
+/** Serialises a model the way models/<ROOT>.json is written (stable key order, 2-space indent). */
 export function serializeModel(m: ModelFile): string {
   return JSON.stringify(m, null, 2) + '\n';
 }

@@ -33,11 +33,13 @@ export function sessionRef(root: string, date: string, seed: number, start = '09
 }
 
 /**
- * The shipped model's recipe. Dates and seeds of the three sets are disjoint, and none is a
- * date of the shipped config's backtest range (2024-01-02 onwards with seed 42).
+ * The recipe of the shipped model of `root` (models/<ROOT>.json). Every root uses the same
+ * sessions (dates, seeds, 09:30-16:00 New York) of its own synthetic market and the same
+ * hyper-parameters: ES's were tuned, the others take them as they are (docs/model-roots.md).
+ * Dates and seeds of the three sets are disjoint, and none is a date of the shipped config's
+ * backtest range (2024-01-02 onwards with seed 42).
  */
-export function defaultTrainConfig(): TrainConfig {
-  const root = 'ES';
+export function defaultTrainConfig(root = 'ES'): TrainConfig {
   const ref = (date: string, seed: number) => sessionRef(root, date, seed);
   return {
     root,

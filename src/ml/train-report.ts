@@ -24,7 +24,7 @@ export function clock(ns: number): string {
 }
 
 /** Report rows: label and key in SetMetrics.baselines (null = the model). */
-const ROWS: [string, string | null][] = [
+export const REPORT_ROWS: [string, string | null][] = [
   ['model (MLP)', null],
   ['ridge linear', 'ridgeLinear'],
   ['OFI signal', 'ofi'],
@@ -54,7 +54,7 @@ function table(title: string, s: SetMetrics): string {
   return [
     title,
     `  ${'predictor'.padEnd(14)} ${'MSE'.padStart(9)} ${'R^2'.padStart(9)} ${'corr'.padStart(7)} ${'dir.acc'.padStart(7)} ${'top10%'.padStart(7)} ${'top10%mv'.padStart(8)}`,
-    ...ROWS.map(([label, key]) => line(label, key === null ? s.model : s.baselines[key])),
+    ...REPORT_ROWS.map(([label, key]) => line(label, key === null ? s.model : s.baselines[key])),
     verdict,
   ].join('\n');
 }

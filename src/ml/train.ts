@@ -1,7 +1,8 @@
 // Training and evaluation of the mid-move model (npm run train; entry: train-cli.ts).
 //
-// Data: synthetic ES sessions (dataset.ts), sampled every 100 ms of market time, label = mid
-// move over the next 1 s in ticks. Three disjoint sets of sessions, each with its own dates
+// Data: synthetic sessions of one contract root (dataset.ts; one model per root, written to
+// models/<ROOT>.json), sampled every 100 ms of market time, label = mid move over the next 1 s
+// in ticks. Three disjoint sets of sessions, each with its own dates
 // and seeds (train-recipe.ts): training (fits the weights), validation (picks the epoch: early
 // stopping) and test (held out: touched once, by the final model, for the reported metrics).
 //
@@ -18,11 +19,11 @@
 //
 // Deterministic: sessions, initialisation and shuffling come from fixed seeds, the arithmetic
 // is plain float64 in a fixed order, and the file carries no timestamp, so two runs write
-// byte-identical models/model.json. Timing goes to the printed report only. The file records
+// byte-identical models/<ROOT>.json. Timing goes to the printed report only. The file records
 // the SHA-256 of a 10-minute slice of the training data (training.dataCheck): a test rebuilds
 // that slice, so a change of the generator or the features that would make `npm run train`
 // write another model fails the suite until the model is retrained. That is how the shipped
-// model once drifted from the code: see "The model" in README.md.
+// model once drifted from the code: see "The model" in the docs.
 
 import { createHash } from 'node:crypto';
 import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../book/features.ts';

@@ -71,7 +71,8 @@ export interface ModelStatus {
 export interface SimulationOptions {
   config: EngineConfig;
   logger: pino.Logger;
-  model: ModelStatus;
+  /** The model of a root (ml/model-store.ts: models/<ROOT>.json), asked once per traded root. */
+  models: (root: string) => ModelStatus;
   /** Idle spin before the next input is due, µs (0: block, Infinity: busy-poll); default from `[simulation] engine_idle`. */
   spinUs?: number;
 }
@@ -91,6 +92,8 @@ interface SymbolRuntime {
   symbol: string;
   root: string;
   spec: ContractSpec;
+  /** The model of this symbol's root: the inference worker runs it for this symbol only. */
+  model: ModelStatus;
   snapshot: Seqlock;
   snap: Float64Array;
   fills: RecordRing;
@@ -111,7 +114,8 @@ export class SimulationRuntime implements RuntimeView {
   private readonly originMs: number;
   private readonly cfg: EngineConfig;
   private readonly log: pino.Logger;
-  private readonly model: ModelStatus;
+  /** The model of each symbol, in layout order (what the inference worker receives). */
+  private readonly models: ModelStatus[];
   private readonly spinUs: number;
   private readonly sup = new Map<WorkerName, Supervised>();
   private readonly per: SymbolRuntime[];
@@ -123,7 +127,6 @@ export class SimulationRuntime implements RuntimeView {
   constructor(o: SimulationOptions) {
     this.cfg = o.config;
     this.log = o.logger;
-    this.model = o.model;
     this.spinUs = o.spinUs ?? idleSpinUs(o.config.simulation.engine_idle);
     const contracts = contractsOf(o.config.contracts);
     const syms = o.config.trading.symbols.map((s) => {
@@ -131,14 +134,18 @@ export class SimulationRuntime implements RuntimeView {
       return { symbol: s, root: ins.root };
     });
     this.symbols = syms.map((s) => s.symbol);
+    const byRoot = new Map<string, ModelStatus>();
+    for (const s of syms) if (!byRoot.has(s.root)) byRoot.set(s.root, o.models(s.root));
     this.layout = allocateLayout(syms);
+    this.models = this.layout.symbols.map((m) => byRoot.get(m.root)!);
     this.ctl = new Int32Array(this.layout.control);
     this.originMs = wallMs();
     this.clock = simClock(this.init(0, 0));
-    this.per = this.layout.symbols.map((m) => ({
+    this.per = this.layout.symbols.map((m, i) => ({
       symbol: m.symbol,
       root: m.root,
       spec: contractForRoot(m.root, contracts),
+      model: this.models[i],
       snapshot: new Seqlock(m.snapshot),
       snap: new Float64Array(S.SIZE),
       fills: new RecordRing(m.fills),
@@ -152,8 +159,8 @@ export class SimulationRuntime implements RuntimeView {
     this.events.setMaxListeners(0);
   }
 
-  private init(generation: number, restarts: number): WorkerInit & { model: ModelFile | null } {
-    return { layout: this.layout, config: this.cfg, originMs: this.originMs, generation, restarts, spinUs: this.spinUs, model: this.model.file, strategyHash: configuredStrategy(this.cfg).hash };
+  private init(generation: number, restarts: number): WorkerInit & { models: (ModelFile | null)[] } {
+    return { layout: this.layout, config: this.cfg, originMs: this.originMs, generation, restarts, spinUs: this.spinUs, models: this.models.map((m) => m.file), strategyHash: configuredStrategy(this.cfg).hash };
   }
 
   start(): void {
@@ -165,8 +172,9 @@ export class SimulationRuntime implements RuntimeView {
     }
     this.timers.push(setInterval(() => this.supervise(), 250));
     this.timers.push(setInterval(() => this.drain(), 50));
-    this.log.info({ symbols: this.symbols, speed: this.cfg.simulation.speed, start_date: this.cfg.simulation.start_date, model: this.model.file?.modelVersion ?? null }, 'simulation started');
-    if (!this.model.file) this.log.warn({ reason: this.model.error }, 'running without predictions: no usable model');
+    const models = Object.fromEntries(this.per.map((p) => [p.symbol, p.model.file?.modelVersion ?? null]));
+    this.log.info({ symbols: this.symbols, speed: this.cfg.simulation.speed, start_date: this.cfg.simulation.start_date, models }, 'simulation started');
+    for (const p of this.per) if (!p.model.file) this.log.warn({ symbol: p.symbol, reason: p.model.error }, 'running without predictions for this symbol: no usable model');
   }
 
   private spawn(name: WorkerName): void {
@@ -390,12 +398,12 @@ export class SimulationRuntime implements RuntimeView {
       prediction: hasSignal
         ? {
             value_ticks: s.signal,
-            horizon_ms: (this.model.file?.horizonNs ?? 0) / 1e6,
+            horizon_ms: (p.model.file?.horizonNs ?? 0) / 1e6,
             age_ms: (s.now - s.signalTs) / 1e6,
-            model_version: this.model.file?.modelVersion ?? 'unknown',
+            model_version: p.model.file?.modelVersion ?? 'unknown',
           }
         : null,
-      model: { loaded: this.model.file !== null, version: this.model.file?.modelVersion ?? null, error: this.model.error, used_in_quotes: this.cfg.strategy.use_ml && this.model.file !== null },
+      model: { loaded: p.model.file !== null, version: p.model.file?.modelVersion ?? null, error: p.model.error, used_in_quotes: this.cfg.strategy.use_ml && p.model.file !== null },
       risk: {
         limits: {
           position_limit: limits.positionLimit,
