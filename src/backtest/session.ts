@@ -290,7 +290,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   // (takeQuiet): those from qFrom to rd. An event is quiet when its touch is the engine's
   // (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1], as the engine gave them after its last
   // input. With taps that watch market events, each is handed over at once. (The bounds in a
-  // typed array: in locals, V8 boxed them at every change.)
+  // typed array: hot-path rule 4.)
   const eager = taps !== null && (taps.marketData !== undefined || taps.marketDataDone !== undefined);
   const qb = new Float64Array([-Infinity, -Infinity]);
   let qBid = 0;

@@ -8,7 +8,7 @@
 // engine's quote decisions near a threshold; f64x2 meets the speed goal without that.
 //
 // predict() allocates nothing: it copies the features into the module's memory, calls `run`
-// (no arguments, no result: a double returned from wasm to JS would be boxed) and reads the result
+// (no arguments, no result: hot-path rule 3) and reads the result
 // from the memory, as MlpPredictor reads its own from a typed array.
 
 import { readFileSync } from 'node:fs';

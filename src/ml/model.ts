@@ -25,9 +25,8 @@
 //
 // Inference is plain loops over Float64Arrays preallocated at construction: predict()
 // allocates nothing. It is split in two on purpose: `run` does the work and returns nothing,
-// `predict` only calls it and reads the result from a typed array. A call V8 does not inline
-// must box a double return value in a fresh HeapNumber; `predict` is tiny, so V8 inlines it
-// into its callers and the double never leaves optimised code.
+// `predict` only calls it and reads the result from a typed array (hot-path rule 3); `predict` is
+// tiny, so V8 inlines it into its callers and the double never leaves optimised code.
 
 import { readFileSync } from 'node:fs';
 import { FEATURE_DEFAULTS, FEATURE_NAMES } from '../book/features.ts';

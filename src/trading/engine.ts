@@ -355,7 +355,7 @@ export class Engine {
     this.wake = def.wakes === 'book' ? 0 : def.wakes === 'touch' ? 1 : 2;
   }
 
-  /** One market-data record, at its receive time, applied to the engine's own book. The per-event hot path: allocates nothing. */
+  /** One market-data record, at its receive time, applied to the engine's own book. The per-event hot path (hot-path rule 2). */
   onMarketData(d: Float64Array, off: number): void {
     const b = this.book;
     b.apply(d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY]);
@@ -435,8 +435,7 @@ export class Engine {
   }
 
   // onMarketTop's rarer branches are methods of their own: its bytecode must stay under V8's
-  // inlining limit (460 bytes) for the driver's loop to inline it, as it does the other calls of
-  // the common event.
+  // limit of 460 bytes for the driver's loop to inline it (hot-path rule 7).
 
   /** The standing decision's promise bounds how long the next events are quiet (see quietBounds). */
   private goQuiet(): void {
@@ -539,13 +538,13 @@ export class Engine {
     const tripped = this.risk.checkEquity(c, C_NOW);
     // Checking the same value again changes nothing once no warning or trip is pending
     // (risk.settled); until then a NaN, which no mid equals, makes the next event check again.
-    // (Two stores: a double merged with the NaN constant in one expression is boxed.)
+    // (Two stores: hot-path rule 4.)
     c[C_CHECKED_MID] = c[C_MID];
     if (!this.risk.settled) c[C_CHECKED_MID] = NaN;
     return tripped;
   }
 
-  /** The model's prediction from the current features (a method of its own, so predict() can inline here: its double result is stored, never boxed). */
+  /** The model's prediction from the current features (a method of its own, so predict() can inline here: hot-path rule 3). */
   private runModel(): void {
     const c = this.clock;
     c[C_SIGNAL] = this.predictor!.predict(this.features.values);
@@ -627,7 +626,7 @@ export class Engine {
     const p = this.portfolio;
     p.onFillAt(side, price, qty, d, off + ER_FEE);
     const rec = this.recorder;
-    // Written first and read back: a double merged with the NaN constant in one variable is boxed.
+    // Written first and read back (hot-path rule 4).
     rec.fills.row[FL_MID] = touchMid(this.bestBid, this.bestAsk);
     const mid = rec.fills.row[FL_MID];
     rec.recordFill(d, off, side, id, price, qty);

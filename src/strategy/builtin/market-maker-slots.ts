@@ -1,20 +1,20 @@
 // The built-in market maker's constants (market-maker.ts), in a module that imports nothing
-// because esbuild inlines module constants into the bundle only from such a module.
+// (hot-path rule 6).
 
 // Slots of the settled decision (`band`): what it rested on, and the bands it stands in.
-export const S_BID = 0; // touch, ticks
-export const S_ASK = 1;
-export const S_POS = 2;
-export const S_REDUCE = 3; // 1: decided in the reduce-only window
-export const S_SUM_LO = 4; // the lowest volatility sum (FeatureBand.writeVolatilitySum) that gives the same quotes
-export const S_SUM_NOW = 5; // the sum at the decision (the trials are fractions of it)
-export const S_TRIAL_SUM = 6; // a trial sum and its volatility (FeatureBand.volatilityFor; adjacent)
-export const S_TRIAL_SIGMA = 7;
-export const S_SIGNAL_LO = 8; // the range of model signals in which decide() gives the same quotes
-export const S_SIGNAL_HI = 9; // (MarketMaker.signalBand): the signal alone without a band, NaN without a signal
-export const S_VOL_MOVES = 10; // FeatureBand.volatilityStandInto: the mid changes so far, and the
-export const S_VOL_UNTIL = 11; // exchange time up to which the sum stays in the band (adjacent)
-export const S_COUNT = 12;
+export const MS_BID = 0; // touch, ticks
+export const MS_ASK = 1;
+export const MS_POS = 2;
+export const MS_REDUCE = 3; // 1: decided in the reduce-only window
+export const MS_SUM_LO = 4; // the lowest volatility sum (FeatureBand.writeVolatilitySum) that gives the same quotes
+export const MS_SUM_NOW = 5; // the sum at the decision (the trials are fractions of it)
+export const MS_TRIAL_SUM = 6; // a trial sum and its volatility (FeatureBand.volatilityFor; adjacent)
+export const MS_TRIAL_SIGMA = 7;
+export const MS_SIGNAL_LO = 8; // the range of model signals in which decide() gives the same quotes
+export const MS_SIGNAL_HI = 9; // (MarketMaker.signalBand): the signal alone without a band, NaN without a signal
+export const MS_VOL_MOVES = 10; // FeatureBand.volatilityStandInto: the mid changes so far, and the
+export const MS_VOL_UNTIL = 11; // exchange time up to which the sum stays in the band (adjacent)
+export const MS_COUNT = 12;
 
 // Trial lower ends of the band, as fractions of the sum at the decision: 0 (every volatility
 // down to the floor), then about 6 % and 0.8 % of the sum (3 % and 0.4 % of the volatility; with

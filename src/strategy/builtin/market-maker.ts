@@ -7,7 +7,7 @@
 // spreadMultiplier, skewFactor, inventoryLimit and useML.
 
 import * as B from '../../api/bounds.ts';
-import { BAND_TRIALS, S_ASK, S_BID, S_COUNT, S_POS, S_REDUCE, S_SIGNAL_HI, S_SIGNAL_LO, S_SUM_LO, S_SUM_NOW, S_TRIAL_SIGMA, S_TRIAL_SUM, S_VOL_MOVES, S_VOL_UNTIL } from './market-maker-slots.ts';
+import { BAND_TRIALS, MS_ASK, MS_BID, MS_COUNT, MS_POS, MS_REDUCE, MS_SIGNAL_HI, MS_SIGNAL_LO, MS_SUM_LO, MS_SUM_NOW, MS_TRIAL_SIGMA, MS_TRIAL_SUM, MS_VOL_MOVES, MS_VOL_UNTIL } from './market-maker-slots.ts';
 import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker, type QuoteParams } from '../market-maker.ts';
 import type { FeatureBand, ParamValues, QuoteTargets, StandingPromise, Strategy, StrategyContext, StrategyDefinition } from '../port.ts';
 
@@ -43,7 +43,7 @@ export class MarketMakerStrategy implements Strategy, StandingPromise {
   readonly mm: MarketMaker;
   readonly standing: StandingPromise = this;
   private readonly f: FeatureBand;
-  private readonly band = new Float64Array(S_COUNT);
+  private readonly band = new Float64Array(MS_COUNT);
 
   constructor(p: QuoteParams, ctx: StrategyContext) {
     this.mm = new MarketMaker(p);
@@ -66,10 +66,10 @@ export class MarketMakerStrategy implements Strategy, StandingPromise {
     // Orders are never larger than what is left to the inventory limit with every open order filled.
     t.maxPosition = mm.p.inventoryLimit;
     const b = this.band;
-    b[S_BID] = bb;
-    b[S_ASK] = ba;
-    b[S_POS] = pos;
-    b[S_REDUCE] = reduceOnly ? 1 : 0;
+    b[MS_BID] = bb;
+    b[MS_ASK] = ba;
+    b[MS_POS] = pos;
+    b[MS_REDUCE] = reduceOnly ? 1 : 0;
   }
 
   /**
@@ -85,37 +85,37 @@ export class MarketMakerStrategy implements Strategy, StandingPromise {
     const q = this.band;
     const mm = this.mm;
     const f = this.f;
-    const bb = q[S_BID];
-    const ba = q[S_ASK];
-    const pos = q[S_POS];
-    const reduceOnly = q[S_REDUCE] === 1;
-    f.writeVolatilitySum(q, S_SUM_NOW);
-    q[S_SUM_LO] = q[S_SUM_NOW];
+    const bb = q[MS_BID];
+    const ba = q[MS_ASK];
+    const pos = q[MS_POS];
+    const reduceOnly = q[MS_REDUCE] === 1;
+    f.writeVolatilitySum(q, MS_SUM_NOW);
+    q[MS_SUM_LO] = q[MS_SUM_NOW];
     let found = false;
     for (let i = 0; i < BAND_TRIALS.length && !found; i++) {
-      q[S_TRIAL_SUM] = q[S_SUM_NOW] * BAND_TRIALS[i];
-      f.volatilityFor(q, S_TRIAL_SUM);
-      mm.inputs[IN_SIGMA_LO] = q[S_TRIAL_SIGMA];
+      q[MS_TRIAL_SUM] = q[MS_SUM_NOW] * BAND_TRIALS[i];
+      f.volatilityFor(q, MS_TRIAL_SUM);
+      mm.inputs[IN_SIGMA_LO] = q[MS_TRIAL_SIGMA];
       found = mm.sameQuotesAt(bb, ba, pos, reduceOnly);
     }
-    if (found) q[S_SUM_LO] = q[S_TRIAL_SUM];
+    if (found) q[MS_SUM_LO] = q[MS_TRIAL_SUM];
     else mm.inputs[IN_SIGMA_LO] = mm.inputs[IN_SIGMA];
-    f.volatilityStandInto(q, S_SUM_LO, S_VOL_MOVES);
-    mm.signalBand(bb, ba, pos, reduceOnly, q, S_SIGNAL_LO);
+    f.volatilityStandInto(q, MS_SUM_LO, MS_VOL_MOVES);
+    mm.signalBand(bb, ba, pos, reduceOnly, q, MS_SIGNAL_LO);
   }
 
   /** The model's signal band and the volatility's (see settle), which the engine checks at each event. */
   bands(out: Float64Array, at: number): void {
     const q = this.band;
-    out[at] = q[S_SIGNAL_LO]; // NaN when the decision had no signal
-    out[at + 1] = q[S_SIGNAL_HI];
-    out[at + 2] = q[S_VOL_MOVES];
-    out[at + 3] = q[S_VOL_UNTIL];
+    out[at] = q[MS_SIGNAL_LO]; // NaN when the decision had no signal
+    out[at + 1] = q[MS_SIGNAL_HI];
+    out[at + 2] = q[MS_VOL_MOVES];
+    out[at + 3] = q[MS_VOL_UNTIL];
   }
 
   bounds(out: Float64Array, at: number): void {
     out[at] = Infinity;
-    out[at + 1] = this.band[S_VOL_UNTIL];
+    out[at + 1] = this.band[MS_VOL_UNTIL];
   }
 }
 
