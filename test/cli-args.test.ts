@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseArgs, USAGE, type CliOptions } from '../src/cli/args.ts';
 
-const BASE: CliOptions = { backtest: false, json: false, useMl: false, help: false };
+const BASE: CliOptions = { backtest: false, json: false, help: false };
 
 function ok(argv: string[]): CliOptions {
   const r = parseArgs(argv);
@@ -53,6 +53,13 @@ test('every backtest flag', () => {
   assert.equal(eq, { ...BASE, backtest: true, fills: 'f.csv', start: '2024-02-01', end: '2024-02-01', seed: 0, symbol: 'NQM4' });
   assert.is(ok(['--seed', '12', '--backtest']).seed, 12, 'flag order does not matter');
   assert.is(ok(['--backtest', '--symbol', 'ESH24']).symbol, 'ESH24');
+});
+
+test('--no-ml turns the model off whatever the config says; with --use-ml it is an error', () => {
+  assert.is(ok(['--backtest', '--no-ml']).useMl, false);
+  assert.is(ok(['--backtest']).useMl, undefined, 'no flag: the config decides');
+  fails(['--backtest', '--use-ml', '--no-ml'], /--use-ml and --no-ml: give one of them/);
+  fails(['--backtest', '--no-ml', '--use-ml'], /--use-ml and --no-ml: give one of them/);
 });
 
 test('unknown flags and stray arguments', () => {

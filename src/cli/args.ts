@@ -41,8 +41,8 @@ export interface CliOptions {
   symbol?: string;
   /** --data PATH: replay recorded DBN data (a file or a directory of daily files). */
   data?: string;
-  /** --use-ml: backtest with the model's predictions. */
-  useMl: boolean;
+  /** --use-ml / --no-ml: backtest with or without the model's predictions; unset: the config's [strategy] use_ml. */
+  useMl?: boolean;
   /** --sweep KEY=VALUES (repeatable): run a parameter sweep (src/sweep); implies --backtest. */
   sweep?: string[];
   /** --out FILE.json|FILE.csv: write the sweep's points to FILE. */
@@ -152,7 +152,16 @@ export const FLAGS: Record<string, Flag> = {
       return undefined;
     },
   },
-  'use-ml': { backtestOnly: true, help: 'shift quotes by the prediction of the root\'s model (models/<ROOT>.json)', set: (o) => void (o.useMl = true) },
+  'use-ml': {
+    backtestOnly: true,
+    help: 'shift quotes by the prediction of the root\'s model (models/<ROOT>.json); default: strategy.use_ml',
+    set: (o) => (o.useMl === false ? '--use-ml and --no-ml: give one of them' : void (o.useMl = true)),
+  },
+  'no-ml': {
+    backtestOnly: true,
+    help: 'quote without the model, whatever strategy.use_ml says',
+    set: (o) => (o.useMl === true ? '--use-ml and --no-ml: give one of them' : void (o.useMl = false)),
+  },
   json: { backtestOnly: true, alsoWith: 'strategy-check', help: 'print the result as JSON', set: (o) => void (o.json = true) },
   fills: {
     value: 'FILE',
@@ -332,7 +341,7 @@ const TOKEN_OPTIONS = Object.fromEntries([
 
 /** Parses argv without the node and script entries (process.argv.slice(2)). */
 export function parseArgs(argv: string[]): ParseResult {
-  const options: CliOptions = { backtest: false, json: false, useMl: false, help: false };
+  const options: CliOptions = { backtest: false, json: false, help: false };
   const err = (error: string): ParseResult => ({ ok: false, error });
   // --help / -h anywhere wins over every other flag (and over mistakes in them).
   if (argv.includes('--help') || argv.includes('-h')) return { ok: true, options: { ...options, help: true } };

@@ -1,4 +1,4 @@
-// The backtest request the common flags (--symbol, --start, --end, --seed, --use-ml) describe,
+// The backtest request the common flags (--symbol, --start, --end, --seed, --use-ml/--no-ml) describe,
 // for --backtest and --sweep, and the flag that sets each request field, so a usage error names
 // what the user typed. --data is not a request field: it goes to validateBacktestRequest.
 
@@ -15,7 +15,7 @@ export function requestFromFlags(opts: CliOptions, config: EngineConfig): Backte
   if (opts.start) body.startDate = opts.start;
   if (opts.end) body.endDate = opts.end;
   if (opts.seed !== undefined) body.seed = opts.seed;
-  if (opts.useMl) body.useML = true;
+  if (opts.useMl !== undefined) body.useML = opts.useMl;
   if (opts.strategy !== undefined) body.strategy = opts.strategy;
   if (opts.params !== undefined) body.params = opts.params;
   return body;
