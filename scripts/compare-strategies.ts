@@ -47,7 +47,7 @@ interface Variant {
 // Small on purpose (4 points each): the machine is shared. The values bracket each default.
 const MM_GRID = ['params.skew_factor=0.5,2', 'params.vol_spread_factor=0.5,2'];
 const VARIANTS: readonly Variant[] = [
-  { name: 'market_maker (shipped config)', strategy: 'market_maker', useML: false, grid: null },
+  { name: 'market_maker (shipped, no model)', strategy: 'market_maker', useML: false, grid: null },
   { name: 'market_maker', strategy: 'market_maker', useML: false, grid: MM_GRID },
   { name: 'market_maker + model', strategy: 'market_maker', useML: true, grid: MM_GRID },
   { name: 'glft', strategy: 'glft', useML: false, grid: ['params.gamma=0.05,0.5', 'params.levels=1,3'] },
@@ -217,7 +217,7 @@ function cliFor(opts: Options, root: string, v: Variant, chosen: Record<string, 
   if (v.strategy === 'no_trading') a.push('--strategy-file', relative(process.cwd(), NO_TRADING_FILE));
   a.push('--strategy', v.strategy);
   for (const [k, x] of Object.entries(chosen)) a.push('--param', `${k}=${x}`);
-  if (v.useML) a.push('--use-ml');
+  a.push(v.useML ? '--use-ml' : '--no-ml'); // explicit: the shipped config turns the model on
   return a.map(quoteArg).join(' ');
 }
 

@@ -1,5 +1,5 @@
 // Figures of the execution edge cases (docs/strategy-market-maker.md), from whole backtest sessions
-// with the config's defaults (config/config.toml: one ES session, 2024-01-02, seed 42):
+// with the config's defaults and without the model (config/config.toml: one ES session, 2024-01-02, seed 42):
 //   skew sweep: max |position| and P&L per skew_factor;
 //   inventory_limit 20 with order_size 3: max |position|;
 //   position_limit 2: distinct risk rejects and blocked requotes;
@@ -13,7 +13,7 @@ import { runSession, type SessionResult } from '../src/backtest/session.ts';
 function session(body: Record<string, unknown>, mut: (c: EngineConfig) => void = () => {}): SessionResult {
   const { config } = loadConfig({ path: 'config/config.toml' });
   mut(config);
-  const v = validateBacktestRequest({ symbol: 'ES', ...body }, config);
+  const v = validateBacktestRequest({ symbol: 'ES', useML: false, ...body }, config);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   return runSession(sessionSpecs(v.request, config, false)[0]);
 }

@@ -99,12 +99,24 @@ test('live_enabled = true is refused at start with a clear message', () => {
   assert.match(r.stdout + r.stderr, /live_enabled/);
 });
 
-test('the shipped config runs a full ES session with hundreds of fills and adverse selection in the markouts', () => {
+test('the shipped config quotes on the ES model: a full session with hundreds of fills, none of them adversely selected on average', () => {
   const r = runCli(['--backtest', '--config', join(ROOT, 'config', 'config.toml'), '--json']);
   assert.is(r.code, 0, r.stderr);
   const res = JSON.parse(r.stdout);
+  assert.is(res.use_ml, true);
+  assert.match(res.model_version, /^es-mlp-/);
   assert.ok(res.total_fills >= 200, `fills: ${res.total_fills}`);
   assert.ok(res.events_processed > 1_000_000, `events: ${res.events_processed}`);
+  for (const h of ['100ms', '1s', '10s']) assert.ok(res.markouts[h].avg_ticks > 0, JSON.stringify(res.markouts));
+});
+
+test('--no-ml: the shipped config without the model, where informed flow takes the passive edge away', () => {
+  const r = runCli(['--backtest', '--config', join(ROOT, 'config', 'config.toml'), '--json', '--no-ml']);
+  assert.is(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout);
+  assert.is(res.use_ml, false);
+  assert.is(res.model_version, null);
+  assert.ok(res.total_fills >= 200, `fills: ${res.total_fills}`);
   const m = res.markouts;
   // Passive fills start about half a tick in our favour; informed flow takes that away.
   assert.ok(m['10s'].avg_ticks < m['100ms'].avg_ticks, JSON.stringify(m));

@@ -51,9 +51,13 @@ const REFERENCE: EngineConfig = {
 
 const EMINI = { maker_fee: 0.25, taker_fee: 0.85 };
 const MICRO = { maker_fee: 0.1, taker_fee: 0.25 };
-/** config/config.toml: the defaults plus a fee schedule for every root (figures cited in the file). */
+/**
+ * config/config.toml: the defaults plus the model on (the held-out strategy comparison chose it)
+ * and a fee schedule for every root (figures cited in the file).
+ */
 const SHIPPED: EngineConfig = {
   ...REFERENCE,
+  strategy: { ...REFERENCE.strategy, use_ml: true },
   fees: {
     ...REFERENCE.fees,
     ES: { ...EMINI, exchange_fee: 1.38 },

@@ -74,7 +74,7 @@ export function summarize(sessions: readonly SessionFigures[]): RowSummary {
 
 export interface Row {
   root: string;
-  /** The row's name: the strategy, "(shipped config)" or "+ model" where it applies. */
+  /** The row's name: the strategy, "(shipped, no model)" or "+ model" where it applies. */
   variant: string;
   strategy: string;
   use_ml: boolean;
@@ -93,7 +93,7 @@ export interface Row {
 
 const usd = (x: number) => `${x < 0 ? '−' : ''}$${Math.abs(x).toLocaleString('en-US', { maximumFractionDigits: 0 })}`;
 const num = (x: number | null, d: number) => (x === null ? '—' : x.toFixed(d).replace(/^-/, '−'));
-const chosenText = (r: Row) => (r.chosen_by === 'tuning' ? Object.entries(r.chosen).map(([k, v]) => `${k}=${v}`).join(', ') : r.chosen_by === 'shipped config' ? 'shipped config' : '—');
+const chosenText = (r: Row) => (r.chosen_by === 'tuning' ? Object.entries(r.chosen).map(([k, v]) => `${k}=${v}`).join(', ') : r.chosen_by === 'shipped config' ? 'shipped parameters' : '—');
 
 /** The people's table: one line per row, rounded. */
 export function markdownTable(rows: readonly Row[]): string {

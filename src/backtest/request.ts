@@ -154,7 +154,8 @@ function resolveRequest(r: BacktestRequest, config: EngineConfig, core: Core, pl
   let model: { model: ModelFile; path: string } | null = null;
   if (useML) {
     const m = modelForRequest(core.root, config);
-    if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: m.error }] };
+    // With the model on by the config (no useML in the request), say how to run without it.
+    if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: r.useML === undefined ? `${m.error}; the config's [strategy] use_ml = true asks for it: useML false (--no-ml) runs without it` : m.error }] };
     model = m;
   }
   const request: ResolvedRequest = {
