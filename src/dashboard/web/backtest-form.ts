@@ -279,6 +279,8 @@ export class BacktestPanel {
     set('initialCapital', String(Math.round((st.position.equity - st.position.total_pnl) * 100) / 100));
     set('positionLimit', String(st.risk.limits.position_limit));
     set('maxDrawdown', String(Math.round(st.risk.limits.max_drawdown_pct * 1e4) / 1e6));
+    // The box always sends true or false: start it where the engine's config has the model.
+    if (!this.edited.has('useML')) this.inputs.useML.checked = st.model.used_in_quotes;
   }
 
   /**
