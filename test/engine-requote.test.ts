@@ -6,7 +6,6 @@ import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
-import { loadConfig } from '../src/config/load.ts';
 import {
   ASK, BID, ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_REJECT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_STRIDE, MD_ADD, MD_CANCEL,
   OM_CANCEL, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SIDE, OM_STRIDE, OM_TYPE,
@@ -16,8 +15,9 @@ import { seededLatency } from '../src/exchange/venue.ts';
 import { parseClock } from '../src/market/calendar.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { Engine } from '../src/trading/engine.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
-const { config } = loadConfig({});
+const config = shippedConfigNoModel();
 const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;
 const MS = 1e6;

@@ -8,7 +8,6 @@
 import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../src/config/load.ts';
 import type { EngineConfig } from '../src/config/schema.ts';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
@@ -19,9 +18,10 @@ import { RecordRing } from '../src/core/ring.ts';
 import { seededLatency } from '../src/exchange/venue.ts';
 import { parseClock } from '../src/market/calendar.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 function spec(mut: (c: EngineConfig) => void, body: Record<string, unknown> = {}): SessionSpec {
-  const { config: c } = loadConfig({});
+  const c = shippedConfigNoModel();
   c.simulation.session_start = '09:30';
   c.simulation.session_end = '10:30';
   mut(c);
@@ -94,7 +94,7 @@ for (const [name, s] of cases) {
 }
 
 test("feed 'top' needs the volatility scope: the other features read the levels below the touch", () => {
-  const { config } = loadConfig({});
+  const config = shippedConfigNoModel();
   const options = {
     spec: contractForRoot('ES'),
     initialCapital: config.trading.initial_capital,

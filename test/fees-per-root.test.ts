@@ -13,11 +13,12 @@ import { LIQ_MAKER } from '../src/core/events.ts';
 import { CONTRACTS } from '../src/market/instruments.ts';
 import { configError } from './helpers/config-error.ts';
 import { MES_SCHEDULE, MES_SECTION } from './helpers/mes-fees.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 
 /** The shipped config, traded over 10 minutes (enough fills of both kinds, a short run). */
 function shortSession(fees?: string): EngineConfig {
-  const c = fees === undefined ? loadConfig({}).config : parseConfig(fees, 'fees.toml');
+  const c = fees === undefined ? shippedConfigNoModel() : parseConfig(fees, 'fees.toml');
   c.simulation.session_start = '09:30';
   c.simulation.session_end = '09:40';
   return c;

@@ -5,7 +5,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { availableParallelism } from 'node:os';
-import { loadConfig } from '../src/config/load.ts';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
 import { runBacktest, type SessionExecutor } from '../src/backtest/run.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
@@ -15,11 +14,12 @@ import { MarketGenerator } from '../src/market/generator.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { ensureBuilt } from './helpers/build.ts';
 import { drain } from './helpers/drain-source.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 ensureBuilt();
 
 function request(endDate: string, minutes = 20) {
-  const { config } = loadConfig({});
+  const config = shippedConfigNoModel();
   config.simulation.session_start = '09:30';
   config.simulation.session_end = `09:${30 + minutes}`;
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDate, seed: 7 }, config);

@@ -8,9 +8,9 @@ import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../src/cor
 import { RecordRing } from '../src/core/ring.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { CONTRACTS } from '../src/market/instruments.ts';
-import { loadConfig } from '../src/config/load.ts';
 import { validateBacktestRequest } from '../src/backtest/request.ts';
 import { runBacktest } from '../src/backtest/run.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 const OPEN = 9.5 * 3600e9;
 
@@ -58,7 +58,7 @@ test('a widened spread is raced: the median gap closes within 100 µs, and the s
 });
 
 test('the ML strategy no longer earns mostly from winning races for empty levels', async () => {
-  const { config: c } = loadConfig({});
+  const c = shippedConfigNoModel();
   c.simulation.session_start = '09:30';
   c.simulation.session_end = '10:30';
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-02', useML: true, seed: 42 }, c);

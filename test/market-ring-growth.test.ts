@@ -5,15 +5,15 @@
 // the exchange orders ahead of earlier market events it had not read yet.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../src/config/load.ts';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
 import { EV_RECV, EV_STRIDE, EV_TS } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 function longLatencySession(): SessionSpec {
-  const { config: c } = loadConfig({});
+  const c = shippedConfigNoModel();
   c.simulation.session_start = '09:30';
   c.simulation.session_end = '09:40';
   c.latency.market_data_latency_ns = 2_000_000_000; // 2 s: hundreds of events in flight

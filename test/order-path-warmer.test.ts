@@ -8,7 +8,6 @@ import * as assert from 'uvu/assert';
 import { type Allocation, runProbe } from './helpers/allocation.ts';
 import { ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_STRIDE, ER_TS, ER_TYPE, EV_RECV, EV_STRIDE, OM_ID, OM_NEW, OM_QTY, OM_STRIDE, OM_TYPE } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
-import { loadConfig } from '../src/config/load.ts';
 import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
 import { seededLatency } from '../src/exchange/venue.ts';
 import { parseClock } from '../src/market/calendar.ts';
@@ -16,8 +15,9 @@ import { MarketGenerator } from '../src/market/generator.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { Engine } from '../src/trading/engine.ts';
 import { OrderPathWarmer, type WarmerOptions } from '../src/trading/order-path-warmer.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
-const { config } = loadConfig({});
+const config = shippedConfigNoModel();
 const ES = contractForRoot('ES');
 const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;

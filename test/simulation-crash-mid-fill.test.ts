@@ -5,13 +5,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pino from 'pino';
-import { loadConfig } from '../src/config/load.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import type { FillView } from '../src/runtime/view.ts';
 import { beforeAll } from './helpers/hooks.ts';
 import { until } from './helpers/wait.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
-const { config } = loadConfig({});
+const config = shippedConfigNoModel();
 config.simulation.speed = 4; // more fills per second of test
 // Three restarts trip the kill switch, which stops quoting (and so fills): disabled here, the
 // engine keeps trading after every crash.

@@ -6,10 +6,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import pino from 'pino';
-import { loadConfig } from '../src/config/load.ts';
 import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { sleep, until } from './helpers/wait.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 const linux = existsSync('/proc/self/task');
 
@@ -48,7 +48,7 @@ async function threadUse(before: Set<string>, samples: number): Promise<ThreadUs
 }
 
 async function run(policy: EngineIdlePolicy, check: (threads: ThreadUse[]) => void): Promise<void> {
-  const { config } = loadConfig({});
+  const config = shippedConfigNoModel();
   config.simulation.speed = 4;
   config.simulation.engine_idle = policy;
   const before = new Set(linux ? readdirSync('/proc/self/task') : []);

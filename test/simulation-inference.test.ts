@@ -5,16 +5,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pino from 'pino';
-import { loadConfig } from '../src/config/load.ts';
 import { loadRootModel } from '../src/ml/model-store.ts';
 import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { until } from './helpers/wait.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 const SYMBOLS = ['ESH24', 'NQH24'];
 
 async function run(policy: EngineIdlePolicy): Promise<void> {
-  const { config } = loadConfig({});
+  const config = shippedConfigNoModel();
   config.simulation.speed = 4;
   config.simulation.engine_idle = policy;
   config.trading.symbols = SYMBOLS;

@@ -4,12 +4,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { beforeAll } from './helpers/hooks.ts';
 import pino from 'pino';
-import { loadConfig } from '../src/config/load.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import type { SymbolState } from '../src/runtime/view.ts';
 import { sleep, until } from './helpers/wait.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
-const { config } = loadConfig({});
+const config = shippedConfigNoModel();
 config.simulation.speed = 4; // four simulated seconds per second: more events, same behaviour
 const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models: () => ({ file: null, error: 'no model in this test' }) });
 const fills: { side: string; qty: number }[] = [];

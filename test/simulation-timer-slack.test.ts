@@ -5,10 +5,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readdirSync } from 'node:fs';
 import pino from 'pino';
-import { loadConfig } from '../src/config/load.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { setThreadTimerSlack, threadTimerSlackNs, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
 import { until } from './helpers/wait.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 const linux = existsSync('/proc/thread-self');
 
@@ -31,7 +31,7 @@ test('setThreadTimerSlack() sets the calling thread\'s slack', () => {
 
 test('the simulation runs its three workers with 1 ns timer slack', async () => {
   if (!linux) return console.log('  (no /proc/thread-self: not Linux, nothing to check)');
-  const { config } = loadConfig({});
+  const config = shippedConfigNoModel();
   const before = new Set(slacks().keys());
   const rt = new SimulationRuntime({ config, logger: pino({ level: 'silent' }), models: () => ({ file: null, error: 'no model in this test' }) });
   rt.start();

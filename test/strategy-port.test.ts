@@ -12,7 +12,7 @@ import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.t
 import { ReplaySource, recordMarket } from '../src/backtest/replay-source.ts';
 import { runSession } from '../src/backtest/session.ts';
 import { latencyParams, riskLimits } from '../src/config/derive.ts';
-import { loadConfig, parseConfig } from '../src/config/load.ts';
+import { parseConfig } from '../src/config/load.ts';
 import {
   ASK, BID, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LEAVES, ER_PRICE, ER_QTY, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_STRIDE, MD_ADD, MD_CANCEL,
   OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SIDE, OM_STRIDE, OM_TYPE,
@@ -31,8 +31,9 @@ import { Engine, StrategyError } from '../src/trading/engine.ts';
 import { C_SIGNAL } from '../src/trading/engine-slots.ts';
 import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
 import { ensureBuilt } from './helpers/build.ts';
+import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
-const { config } = loadConfig({});
+const config = shippedConfigNoModel();
 const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;
 const MS = 1e6;
@@ -178,7 +179,7 @@ test('the reduce-only window refuses orders that would grow the position, whatev
 });
 
 test('timers fire at their engine time, ordered with market data as live: a session records them in time order', () => {
-  const { config: c } = loadConfig({});
+  const c = shippedConfigNoModel();
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02' }, c);
   if (!v.ok) throw new Error('request');
   const spec = sessionSpecs(v.request, c, false)[0];
@@ -205,7 +206,7 @@ test('timers fire at their engine time, ordered with market data as live: a sess
 });
 
 test('a strategy that throws: the session fails naming the strategy, the callback, the date and the exchange time', () => {
-  const { config: c } = loadConfig({});
+  const c = shippedConfigNoModel();
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02' }, c);
   if (!v.ok) throw new Error('request');
   const spec = sessionSpecs(v.request, c, false)[0];
