@@ -85,6 +85,9 @@ test('a sweep point of the strategy equals the single run with the same paramete
 });
 
 test('over HTTP: named strategy and params give the same result; a path, an unknown name or a bad value is a 400 naming the field', async () => {
+  // The CLI's run first: spawnSync blocks this process, and with it the server below, whose
+  // keep-alive timer would then close the client's pooled connection as the next request goes out.
+  const cli = cliResult(QUOTER_ARGS);
   const { logger } = capturingLogger();
   const backtests = await BacktestService.open({ config, logger, dataDir: join(dir, 'journal'), poolSize: 2 });
   const server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
@@ -103,7 +106,6 @@ test('over HTTP: named strategy and params give the same result; a path, an unkn
     const ok = await post(REQUEST);
     assert.is(ok.status, 200, JSON.stringify(ok.body));
     // The run record carries the result's fields (the equity curve resampled for the API).
-    const cli = cliResult(QUOTER_ARGS);
     const shared = Object.keys(cli).filter((k) => k in ok.body && k !== 'equity_curve');
     assert.ok(shared.length > 30 && shared.includes('strategy') && shared.includes('total_pnl'), shared.join(', '));
     for (const k of shared) assert.equal(ok.body[k], cli[k], k);

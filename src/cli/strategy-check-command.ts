@@ -40,7 +40,9 @@ export async function strategyCheckCommand(opts: CliOptions, config: EngineConfi
     process.stderr.write(`error: ${s.error}\n`);
     return 1;
   }
-  const v = validateBacktestRequest(requestFromFlags({ ...opts, strategy: s.name }, config), config);
+  // Without the model whatever the config's use_ml: the quiet path and the promise, which the
+  // check tests, exist only without it (docs/strategy-check.md).
+  const v = validateBacktestRequest(requestFromFlags({ ...opts, strategy: s.name, useMl: false }, config), config);
   if (!v.ok) {
     for (const e of v.errors) process.stderr.write(`error: ${flagOfField(e.field) ?? e.field}: ${e.message}\n`);
     return 2;
