@@ -8,7 +8,7 @@ import pino from 'pino';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import type { FillView } from '../src/runtime/view.ts';
 import { beforeAll } from './helpers/hooks.ts';
-import { until } from './helpers/wait.ts';
+import { until, WAIT_MS } from './helpers/wait.ts';
 import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
@@ -52,8 +52,13 @@ for (const step of [1, 2, 3]) {
     assert.match(message, EXPECTED[step], `restart alerts since the fault: ${JSON.stringify(restartAlerts.slice(seen))}`);
     await until('the restarted engine thread to be healthy', () => restarts() > n && rt.health().healthy);
     // Trading goes on after the restart, and the snapshot catches up with the fill stream.
+    // When the next fill comes is the market's doing (the restarted thread may sit at its inventory
+    // limit, quoting one side, until the mid comes back): a deadline of minutes, with the state.
     const count = fills.length;
-    await until('a fill after the restart', () => fills.length > count);
+    await until('a fill after the restart', () => fills.length > count, {
+      timeoutMs: 3 * WAIT_MS,
+      context: () => `position ${rt.state('ESH24')!.position.contracts}; counters ${JSON.stringify(rt.state('ESH24')!.counters)}; workers ${JSON.stringify(rt.health().workers)}`,
+    });
     const s = await until('snapshot and fill stream to agree', () => {
       const st = rt.state('ESH24')!;
       return st.stats.fills === fills.length && st;
