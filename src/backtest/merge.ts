@@ -50,7 +50,7 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     if (s === null) {
       closes.push(carry.capital);
       kill.sessions_not_traded.push(date);
-      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true, data_quality: null });
+      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, open_mid: null, close_mid: null, kill_switch: true, data_quality: null });
       continue;
     }
     const dd = sessionMaxDrawdown(s, carry);
@@ -105,7 +105,9 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
       fills: s.fills,
       events: s.eventsProcessed,
       final_position: s.finalPosition,
-      final_mid: Number.isFinite(s.finalMidTicks) ? ticksToPrice(s.finalMidTicks, spec.tickSize) : null,
+      final_mid: midPrice(s.finalMidTicks, spec.tickSize),
+      open_mid: midPrice(s.openMidTicks, spec.tickSize),
+      close_mid: midPrice(s.finalMidTicks, spec.tickSize),
       kill_switch: s.killSwitch.tripped,
       data_quality: s.dataQuality ?? null,
     });
@@ -180,4 +182,9 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     session_results: perSession,
     equity_curve: curve,
   };
+}
+
+/** A mid in ticks as a price (null: none seen). */
+function midPrice(ticks: number, tickSize: number): number | null {
+  return Number.isFinite(ticks) ? ticksToPrice(ticks, tickSize) : null;
 }
