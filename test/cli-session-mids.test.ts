@@ -1,6 +1,7 @@
 // The backtest CLI's --json result carries each session's open_mid and close_mid: the market's
 // first and last two-sided mid of the session, computed here independently by running the
-// session's generator alone; close_mid stays the session end's after a kill-switch stop.
+// session's generator alone; close_mid stays the session end's after a kill-switch stop, and a
+// session the kill switch kept from trading reports both too.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EV_STRIDE } from '../src/core/events.ts';
@@ -43,13 +44,17 @@ test('--json: every session has open_mid and close_mid, the market of that sessi
   }
 });
 
-test('--json: after a kill-switch stop, close_mid is still the mid at the session end', () => {
+test('--json: after a kill-switch stop, close_mid is the mid at the session end; a session not traded has both', () => {
   const res = backtest('[risk]\nmax_daily_loss = 1\n');
-  const first = res.session_results[0];
-  assert.ok(first.kill_switch, 'the kill switch trips in the first session');
-  const want = marketMids(first.date, 5);
-  assert.is(first.open_mid, want.open);
-  assert.is(first.close_mid, want.close);
+  const [first, second] = res.session_results;
+  assert.ok(first.kill_switch && first.traded, 'the kill switch trips in the first session');
+  assert.is(second.traded, false, 'the second session does not trade');
+  for (const s of [first, second]) {
+    const want = marketMids(s.date, 5);
+    assert.is(s.open_mid, want.open, `${s.date} open_mid`);
+    assert.is(s.close_mid, want.close, `${s.date} close_mid`);
+  }
+  assert.is(second.final_mid, null, 'no mark: the session held no position');
 });
 
 test.run();

@@ -34,6 +34,7 @@ import type { FillField } from '../portfolio/fill-log.ts';
 import type { MarkoutSums } from '../portfolio/markouts.ts';
 import type { QuoteSeries } from '../portfolio/quote-samples.ts';
 import { OrderLog } from './order-log.ts';
+import { runMarketOnly } from './session-market.ts';
 import type { Alert } from '../risk/alerts.ts';
 import { DrawdownPath, RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import type { StrategyDefinition, StrategyIdentity } from '../strategy/port.ts';
@@ -87,6 +88,11 @@ export interface SessionSpec {
    * the run leaves a core free for it. The events, and so the results, are the same either way.
    */
   generatorThread?: boolean;
+  /**
+   * The market alone, through the exchange, with no engine (session-market.ts): a session the
+   * kill switch kept from trading still reports its open and close mids.
+   */
+  marketOnly?: boolean;
 }
 
 export interface SessionResult {
@@ -216,6 +222,7 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
   const gen: MarketSource = hooks.source ?? openMarket(spec, contract);
   try {
+    if (spec.marketOnly) return runMarketOnly(spec, gen, md);
     return drive(spec, hooks, contract, gen, md, om, er);
   } catch (e) {
     if (e instanceof StrategyError) {
