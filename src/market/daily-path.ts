@@ -94,7 +94,7 @@ export function dailyPath(spec: ContractSpec, p: PathInputs, seed: number): Dail
 }
 
 function buildPath(spec: ContractSpec, p: PathInputs, seed: number): DailyPath {
-  if (!(spec.typicalLow > 0 && spec.typicalHigh > spec.typicalLow)) throw new Error(`${spec.root}: the daily path needs a price range 0 < price_low < price_high, got ${spec.typicalLow}..${spec.typicalHigh}`);
+  if (!(spec.typicalLow > 0 && spec.typicalHigh >= spec.typicalLow)) throw new Error(`${spec.root}: the daily path needs a price range 0 < price_low <= price_high, got ${spec.typicalLow}..${spec.typicalHigh}`);
   for (const k of ['gapSd', 'gapJumpSd', 'pathReversionDays'] as const) if (!(p[k] > 0)) throw new Error(`${spec.root}: market profile ${k} must be positive, got ${p[k]}`);
   if (!(p.gapJumpProb >= 0 && p.gapJumpProb <= 1)) throw new Error(`${spec.root}: market profile gapJumpProb must be in [0, 1], got ${p.gapJumpProb}`);
   const { dates, index, earlyClose } = tradingCalendar();
