@@ -23,12 +23,10 @@ import { Rng, hashSeed } from '../core/rng.ts';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, earlyCloseNs, isTradingDay } from './calendar.ts';
 import type { ContractSpec } from './instruments.ts';
 import type { MarketProfile } from './profiles.ts';
+import { RTH_CLOSE_NS, RTH_OPEN_NS } from './regular-hours.ts';
 
 const NS_PER_HOUR = 3600e9;
-/** 09:30 and 16:00 New York, ns after midnight: the regular session the profile's volatility is stated for. */
-export const RTH_OPEN_NS = 9.5 * NS_PER_HOUR;
-export const RTH_CLOSE_NS = 16 * NS_PER_HOUR;
-const RTH_HOURS = 6.5;
+const RTH_HOURS = (RTH_CLOSE_NS - RTH_OPEN_NS) / NS_PER_HOUR;
 
 /** The anchor times of `date` for a root: its regular open and its close (an early close cuts it). */
 export function pathHours(spec: Pick<ContractSpec, 'regularOpenNs' | 'regularCloseNs'>, date: string): { openNs: number; closeNs: number } {

@@ -58,6 +58,7 @@ import { DenseBook } from '../book/dense-book.ts';
 import type { ContractSpec } from './instruments.ts';
 import { dailyPath, pathHours } from './daily-path.ts';
 import { type MarketProfile, profileFor, ticksPerSqrtSecond } from './profiles.ts';
+import { RTH_CLOSE_NS, RTH_OPEN_NS } from './regular-hours.ts';
 
 export interface GeneratorOptions {
   sessionStartNs: number;
@@ -92,8 +93,6 @@ const EV_RECV = ev.EV_RECV;
 const EV_STRIDE = ev.EV_STRIDE;
 
 const NS = 1e9;
-const RTH_OPEN_NS = 9.5 * 3600 * NS;
-const RTH_CLOSE_NS = 16 * 3600 * NS;
 const SLOW_STEP_NS = 1 * NS; // update period of the U-shape and the log-variance factor
 const DEPTH_TABLE_SIZE = 1024;
 const UNIFORM_BLOCK = 1024;
@@ -311,8 +310,8 @@ export class MarketGenerator {
     this.baseDeepAdd = (p.deepCancelHazard * sumTarget) / p.deepAddSize;
 
     if (path) {
-      // The latent steps from the regular open up to the window's start (none when it starts
-      // there but the first), then the book opens around v.
+      // The latent steps from the regular open up to the window's start (only the first when
+      // the window starts there), then the book opens around v.
       while (this.nextVNs <= opts.sessionStartNs) {
         this.t = this.nextVNs;
         this.advanceLatent();
