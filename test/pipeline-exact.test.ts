@@ -11,7 +11,9 @@
 // Issue 45 added the session's maxDrawdownFrac (the largest drawdown of its equity checks): the
 // digests moved by that field alone (without it they are the previous pins, b6811bd1... and
 // 0d364356...), then by the fill log's new `realized` column (the exports' realized_pnl_gross:
-// without it, 99275ebe... and 9ed077ee...); every other value is as before.
+// without it, 99275ebe... and 9ed077ee...); every other value is as before. Issue 49 added the
+// session's openMidTicks (its open_mid): the digests moved by that field alone (without it they
+// are the previous pins, d0d6f461... and fb3c0c83...).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
@@ -20,8 +22,8 @@ import { featureVectors, recordedStream, sessionDigest } from './helpers/pipelin
 const rec = recordedStream();
 
 test('session results equal the pinned ones, without and with the model', () => {
-  assert.is(sessionDigest(false, rec), 'd0d6f461440918af5ae99ad26bcad884bc656dc512d3f3da37745db5dee6f964');
-  assert.is(sessionDigest(true, rec), 'fb3c0c831b6223d840c85afe8ab2a992177be44d4bc75665e69f7aa614ae12bb');
+  assert.is(sessionDigest(false, rec), 'b47222d2839ec499cffc14474519b58bbad56252601abcc46877898994c1dfbd');
+  assert.is(sessionDigest(true, rec), '2c30e19c7f8da438a6b512952c323d15d09bee7c1f4ef13de494be7896000528');
 });
 
 test('the feature vector equals the pinned one at every checkpoint', () => {

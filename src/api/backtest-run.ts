@@ -99,6 +99,8 @@ export const backtestResultSchema = z
             events: z.int().describe('events'),
             final_position: z.int().describe('contracts'),
             final_mid: z.number().nullable().describe('the mark at the session end: the mid of the last two-sided book the session saw (null: none)'),
+            open_mid: z.number().nullable().describe("the market's first two-sided mid of the session, whether we traded or not (null: none, or a session not run)"),
+            close_mid: z.number().nullable().describe("the market's last two-sided mid of the session, also after a kill-switch stop (null: none, or a session not run)"),
             kill_switch: z.boolean().describe('kill switch tripped'),
             data_quality: dataQualitySchema.nullable().describe("recorded data: the session's data-quality counters; null for the synthetic market or a session not traded"),
           })

@@ -10,6 +10,10 @@
 // warning at half the limit, or the limit) with either carry: then the session would have done
 // exactly the same with the true one. Otherwise it runs again with the true carry. Either way
 // the kept result is the one a strictly sequential run computes, byte for byte.
+//
+// A session after the kill switch tripped does not trade, but its market still runs, alone
+// (SessionSpec.marketOnly), for its open and close mids: the market is the same whether we
+// trade or not.
 
 import { DrawdownPath, WARN_FRACTION } from '../risk/risk-manager.ts';
 import type { AccountCarry, SessionResult, SessionSpec } from './session.ts';
@@ -21,6 +25,8 @@ export interface AccountSession {
   result: SessionResult | null;
   /** The speculative result did not hold for the true carry and the session ran again. */
   rerun: boolean;
+  /** A session not traded: its market's first and last two-sided mid in ticks (NaN: none), or null when its market was not run. */
+  market?: { openMidTicks: number; closeMidTicks: number } | null;
 }
 
 export type SessionRunner = (spec: SessionSpec, signal?: AbortSignal) => Promise<SessionResult>;
@@ -67,7 +73,7 @@ export function holdsFor(r: SessionResult, carry: AccountCarry, maxDrawdownFrac:
  * the true carry (the reference the parallel path must equal). `onSession`: each session once
  * its kept result is final, in date order (a CLI streams its fills from there).
  */
-export async function runAccount(specs: SessionSpec[], run: SessionRunner, parallel: boolean, onSession?: (s: AccountSession) => void): Promise<AccountSession[]> {
+export async function runAccount(specs: SessionSpec[], run: SessionRunner, parallel: boolean, onSession?: (s: AccountSession) => void, marketOfUntraded = true): Promise<AccountSession[]> {
   const out: AccountSession[] = [];
   if (specs.length === 0) return out;
   const stop = new AbortController();
@@ -76,10 +82,18 @@ export async function runAccount(specs: SessionSpec[], run: SessionRunner, paral
   early?.forEach((p) => p.catch(() => undefined));
   let carry: AccountCarry = { ...specs[0].carry };
   let killed = false;
+  // The markets of the sessions after a kill switch: on a parallel executor all started at once.
+  let markets: Map<number, Promise<SessionResult>> | null = null;
+  const marketOf = (k: number) => run({ ...specs[k], carry, marketOnly: true });
   try {
     for (let k = 0; k < specs.length; k++) {
       if (killed) {
-        out.push({ date: specs[k].date, carry, result: null, rerun: false });
+        if (markets === null && parallel && marketOfUntraded) {
+          markets = new Map(specs.slice(k).map((_, i) => [k + i, marketOf(k + i)]));
+          for (const p of markets.values()) p.catch(() => undefined); // awaited in order below
+        }
+        const m = marketOfUntraded ? await (markets?.get(k) ?? marketOf(k)) : null;
+        out.push({ date: specs[k].date, carry, result: null, rerun: false, market: m && { openMidTicks: m.openMidTicks, closeMidTicks: m.finalMidTicks } });
         onSession?.(out[k]);
         continue;
       }

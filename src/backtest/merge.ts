@@ -45,12 +45,14 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   const perSession: BacktestResult['session_results'] = [];
   let quality: ReplayQuality | null = null;
   const contractOn = sessionContracts(req);
-  for (const { date, carry, result: s } of ordered) {
+  for (const { date, carry, result: s, market } of ordered) {
     const contract = contractOn(date);
     if (s === null) {
       closes.push(carry.capital);
       kill.sessions_not_traded.push(date);
-      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, kill_switch: true, data_quality: null });
+      const open_mid = market ? midPrice(market.openMidTicks, spec.tickSize) : null;
+      const close_mid = market ? midPrice(market.closeMidTicks, spec.tickSize) : null;
+      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, open_mid, close_mid, kill_switch: true, data_quality: null });
       continue;
     }
     const dd = sessionMaxDrawdown(s, carry);
@@ -105,7 +107,9 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
       fills: s.fills,
       events: s.eventsProcessed,
       final_position: s.finalPosition,
-      final_mid: Number.isFinite(s.finalMidTicks) ? ticksToPrice(s.finalMidTicks, spec.tickSize) : null,
+      final_mid: midPrice(s.finalMidTicks, spec.tickSize),
+      open_mid: midPrice(s.openMidTicks, spec.tickSize),
+      close_mid: midPrice(s.finalMidTicks, spec.tickSize),
       kill_switch: s.killSwitch.tripped,
       data_quality: s.dataQuality ?? null,
     });
@@ -180,4 +184,9 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
     session_results: perSession,
     equity_curve: curve,
   };
+}
+
+/** A mid in ticks as a price (null: none seen). */
+function midPrice(ticks: number, tickSize: number): number | null {
+  return Number.isFinite(ticks) ? ticksToPrice(ticks, tickSize) : null;
 }

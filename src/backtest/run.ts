@@ -86,6 +86,8 @@ export interface RunOptions {
   predictor?: Predictor | null;
   /** false: the generator always on the session's thread (the bench's pool scaling); default: when a core is free. */
   generatorThread?: boolean;
+  /** false: a session the kill switch kept from trading does not run its market (no open_mid/close_mid; a sweep's points need none). */
+  untradedMarkets?: boolean;
 }
 
 export interface RunProgress {
@@ -152,7 +154,7 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
       sessionsRunning--;
     }
   };
-  const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential, opts.onSession);
+  const sessions = await runAccount(specs, runner, executor.parallel && !opts.sequential, opts.onSession, opts.untradedMarkets ?? true);
   for (const s of sessions) if (s.result === null) report(index.get(s.date)!, 1);
   return { result: mergeSessions(req, sessions, feeScheduleView(specs[0].execution.fees)), sessions };
 }

@@ -20,6 +20,7 @@ import { buildExchange, type ExecutionParams, seededLatency } from '../exchange/
 import { MarketGenerator } from '../market/generator.ts';
 import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
+import { touchMid } from '../book/dense-book.ts';
 import { openReplaySource } from '../market/replay/dbn-source.ts';
 import { ThreadedSource } from './source-thread.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
@@ -33,6 +34,7 @@ import type { FillField } from '../portfolio/fill-log.ts';
 import type { MarkoutSums } from '../portfolio/markouts.ts';
 import type { QuoteSeries } from '../portfolio/quote-samples.ts';
 import { OrderLog } from './order-log.ts';
+import { runMarketOnly } from './session-market.ts';
 import type { Alert } from '../risk/alerts.ts';
 import { DrawdownPath, RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import type { StrategyDefinition, StrategyIdentity } from '../strategy/port.ts';
@@ -86,6 +88,11 @@ export interface SessionSpec {
    * the run leaves a core free for it. The events, and so the results, are the same either way.
    */
   generatorThread?: boolean;
+  /**
+   * The market alone, through the exchange, with no engine (session-market.ts): a session the
+   * kill switch kept from trading still reports its open and close mids.
+   */
+  marketOnly?: boolean;
 }
 
 export interface SessionResult {
@@ -111,8 +118,10 @@ export interface SessionResult {
   unrealizedPnl: number;
   finalPosition: number;
   maxAbsPosition: number;
-  /** The mark at the end: the mid of the last two-sided touch (NaN: none seen). */
+  /** The mark at the end: the mid of the last two-sided touch (NaN: none seen). The session's close_mid. */
   finalMidTicks: number;
+  /** The market's first two-sided mid of the session, in ticks (NaN: none): its open_mid. */
+  openMidTicks: number;
   trades: ClosedTradeStats;
   markouts: MarkoutSums;
   /** The session's P&L since its open (equity - carryIn.capital), sampled at the open, each minute and the end. */
@@ -213,6 +222,7 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   const er = RecordRing.allocate(ER_STRIDE, 1 << 12, false);
   const gen: MarketSource = hooks.source ?? openMarket(spec, contract);
   try {
+    if (spec.marketOnly) return runMarketOnly(spec, gen, md);
     return drive(spec, hooks, contract, gen, md, om, er);
   } catch (e) {
     if (e instanceof StrategyError) {
@@ -286,6 +296,11 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   let ex = rd;
   let wr = md.writeSeq;
   let nextProgress = 1 << 20;
+  // The session's open mid: the first two-sided touch in `tops`, looked for where the ring is
+  // refilled (every event from `scan` to the exchange's cursor still has its touch there), so
+  // the per-event loop does not look.
+  let openMid = Number.NaN;
+  let scan = ex;
   // Quiet events (Engine.quietBounds) are counted here and handed over a run at a time
   // (takeQuiet): those from qFrom to rd. An event is quiet when its touch is the engine's
   // (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1], as the engine gave them after its last
@@ -309,6 +324,10 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   // and most events (no order or report in flight) never go back through the outer pass.
   for (;;) {
     if (ex === wr && !gen.done) {
+      if (openMid !== openMid) {
+        openMid = firstMid(tops, mask, scan, ex);
+        scan = ex;
+      }
       md.advance((rd - md.readSeq) | 0);
       md.release();
       if (md.free() === 0) {
@@ -409,7 +428,8 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
   } catch (e) {
     throw new Error(`session ${spec.root} ${spec.date}: ${(e as Error).message}`);
   }
-  const result = withQuality(sessionResult(spec, engine, exchange, path), gen, exchange, spec.sessionEndNs);
+  if (openMid !== openMid) openMid = firstMid(tops, mask, scan, ex);
+  const result = withQuality(sessionResult(spec, engine, exchange, path, openMid), gen, exchange, spec.sessionEndNs);
   // Only when asked: a result without them is byte for byte what it was (the pinned digests).
   if (orderLog) result.orderLog = orderLog.rows();
   if (spec.record?.quotePositions && spec.collectFills) result.quotePositions = engine.quotes.positions();
@@ -474,7 +494,16 @@ function grownTops(tops: Int32Array, from: RecordRing, to: RecordRing): Int32Arr
   return out;
 }
 
-function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath): SessionResult {
+/** The mid of the first two-sided touch of ring slots from..to (NaN: none). */
+function firstMid(tops: Int32Array, mask: number, from: number, to: number): number {
+  for (let s = from; s !== to; s = (s + 1) | 0) {
+    const m = touchMid(tops[(s & mask) << 1], tops[((s & mask) << 1) + 1]);
+    if (m === m) return m;
+  }
+  return Number.NaN;
+}
+
+function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath, openMid: number): SessionResult {
   const p = e.portfolio;
   const mark = e.markTicks;
   return {
@@ -497,6 +526,7 @@ function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: Drawd
     finalPosition: p.position,
     maxAbsPosition: p.maxAbsPosition,
     finalMidTicks: mark,
+    openMidTicks: openMid,
     trades: { ...p.trades },
     markouts: e.markouts.sums(),
     pnlTimes: Array.from(e.equity.timesView()),

@@ -10,6 +10,13 @@
 //   per-session level (calm and busy days). Order-flow intensities are multiplied by
 //   U(t) * exp(c (h + hDay)) * options.activity (c < 1: activity rises with volatility, less than
 //   one for one). The latent path has its own random stream, so it does not depend on the flow.
+// - With the profile's continuousPath, the day's open, close and hDay come from the daily path
+//   (daily-path.ts): v starts at the open at the root's regular open and is a Brownian bridge to
+//   the close at its regular close (drift (close - v) / time left, noise scaled to the bridge's
+//   variance; past the close a plain random walk again). The latent grid starts at the regular
+//   open whatever the window, and a window opening later first runs the latent steps up to its
+//   start, so v over [start, end) is the same as within the whole session. Without it, v starts
+//   at a price drawn uniformly over the contract's range at the window's start.
 // - Best levels (queue sizes qb, qa): limit adds arrive at a rate decreasing in the queue size,
 //   cancels at a rate proportional to it, market orders at a rate that rises when the opposite
 //   queue is the smaller one (queue imbalance). Each best queue mean-reverts to the profile's
@@ -49,7 +56,9 @@ import type { RecordRing } from '../core/ring.ts';
 import { Rng, hashSeed } from '../core/rng.ts';
 import { DenseBook } from '../book/dense-book.ts';
 import type { ContractSpec } from './instruments.ts';
+import { dailyPath, pathHours } from './daily-path.ts';
 import { type MarketProfile, profileFor, ticksPerSqrtSecond } from './profiles.ts';
+import { RTH_CLOSE_NS, RTH_OPEN_NS } from './regular-hours.ts';
 
 export interface GeneratorOptions {
   sessionStartNs: number;
@@ -84,8 +93,6 @@ const EV_RECV = ev.EV_RECV;
 const EV_STRIDE = ev.EV_STRIDE;
 
 const NS = 1e9;
-const RTH_OPEN_NS = 9.5 * 3600 * NS;
-const RTH_CLOSE_NS = 16 * 3600 * NS;
 const SLOW_STEP_NS = 1 * NS; // update period of the U-shape and the log-variance factor
 const DEPTH_TABLE_SIZE = 1024;
 const UNIFORM_BLOCK = 1024;
@@ -134,6 +141,8 @@ export class MarketGenerator {
   private readonly sigma: number = 0; // ticks / sqrt(s) at varFactor = 1
   private readonly vStepNs: number = 0;
   private nextVNs = 0;
+  private readonly bridgeEndNs: number = -Infinity; // the daily path's close time (continuousPath), else -Infinity: no bridge
+  private readonly bridgeClose: number = 0; // the efficient price (ticks) there
   private raceNs = Infinity; // arrival of the first racer for the level a widened spread opened
   private readonly raceProb: number = 0;
   private readonly raceMeanNs: number = 0;
@@ -217,21 +226,32 @@ export class MarketGenerator {
     this.rng = new Rng(hashSeed(`${spec.root}|${date}`, seed));
     const rng = this.rng;
 
-    // Start price: uniform over the contract's typical range, on the tick grid.
+    // Start price: uniform over the contract's typical range, on the tick grid (drawn with the
+    // continuous path too, which overrides it, so the flow's random stream is the same).
     const lo = Math.ceil(spec.typicalLow / spec.tickSize - 1e-9);
     const hi = Math.floor(spec.typicalHigh / spec.tickSize + 1e-9);
     this.startPriceTicks = lo + rng.int(hi - lo + 1);
+    const path = p.continuousPath ? dailyPath(spec, p, seed) : null;
+    const day = path ? path.dayIndex(date) : -1;
+    const hours = path ? pathHours(spec, date) : null;
 
     this.book = new DenseBook(GENERATOR_BOOK_CAPACITY);
     this.bids = this.book.bids;
     this.asks = this.book.asks;
     this.mask = this.book.mask;
 
-    this.t = opts.sessionStartNs;
+    // The latent grid's origin: the window's start, or with the daily path the day's regular
+    // open (the window's start when it opens earlier).
+    const origin = hours ? Math.min(opts.sessionStartNs, hours.openNs) : opts.sessionStartNs;
+    this.t = origin;
     this.ts = opts.sessionStartNs;
     this.endNs = opts.sessionEndNs;
-    this.v = this.startPriceTicks + 0.5;
-    this.sigma = ticksPerSqrtSecond(p.annualVol, this.startPriceTicks);
+    this.v = path ? path.openTicks[day] : this.startPriceTicks + 0.5;
+    this.sigma = ticksPerSqrtSecond(p.annualVol, path ? path.openTicks[day] : this.startPriceTicks);
+    if (path && hours) {
+      this.bridgeEndNs = hours.closeNs;
+      this.bridgeClose = path.closeTicks[day];
+    }
     // Efficient-price step: ~0.25 tick standard deviation, between 5 ms and 50 ms.
     const stepS = Math.min(0.05, Math.max(0.005, (0.25 / this.sigma) ** 2));
     this.vStepNs = Math.round(stepS * NS);
@@ -240,6 +260,7 @@ export class MarketGenerator {
     this.latentRng = new Rng(rng.nextU32());
     this.h = p.volOfVol * this.latentRng.normal(); // stationary start
     this.hDay = p.dailyVolDispersion * this.latentRng.normal();
+    if (path) this.hDay = path.hDay[day];
     this.epsDecay = Math.exp(-stepS / p.pressureReversionS);
     this.epsShock = p.pressureTicks * Math.sqrt(1 - this.epsDecay * this.epsDecay);
     this.eps = p.pressureTicks * this.latentRng.normal();
@@ -288,6 +309,17 @@ export class MarketGenerator {
     }
     this.baseDeepAdd = (p.deepCancelHazard * sumTarget) / p.deepAddSize;
 
+    if (path) {
+      // The latent steps from the regular open up to the window's start (only the first when
+      // the window starts there), then the book opens around v.
+      while (this.nextVNs <= opts.sessionStartNs) {
+        this.t = this.nextVNs;
+        this.advanceLatent();
+      }
+      this.t = opts.sessionStartNs;
+      this.startPriceTicks = Math.floor(this.v);
+    }
+
     // Initial book: best bid = start, best ask = start + 1, MAX_DEPTH levels behind each.
     const n = 2 * (MAX_DEPTH + 1);
     this.initSide = new Uint8Array(n);
@@ -305,7 +337,7 @@ export class MarketGenerator {
     }
     this.bidLow = this.startPriceTicks - MAX_DEPTH;
     this.askHigh = this.startPriceTicks + 1 + MAX_DEPTH;
-    this.advanceLatent();
+    if (!path) this.advanceLatent();
   }
 
   get done(): boolean {
@@ -462,7 +494,14 @@ export class MarketGenerator {
       this.nextSlowNs += SLOW_STEP_NS;
     }
     if (this.ni === NORMAL_BLOCK) this.refillNormals();
-    this.v += this.sigma * Math.sqrt((this.varFactor * this.vStepNs) / NS) * this.normals[this.ni++];
+    const left = this.bridgeEndNs - this.t;
+    if (left > 0) {
+      // Brownian bridge to the day's close: f of the way there, and the bridge's share of the noise.
+      const f = Math.min(1, this.vStepNs / left);
+      this.v += (this.bridgeClose - this.v) * f + this.sigma * Math.sqrt((this.varFactor * this.vStepNs * (1 - f)) / NS) * this.normals[this.ni++];
+    } else {
+      this.v += this.sigma * Math.sqrt((this.varFactor * this.vStepNs) / NS) * this.normals[this.ni++];
+    }
     if (this.ni === NORMAL_BLOCK) this.refillNormals();
     this.eps = this.eps * this.epsDecay + this.epsShock * this.normals[this.ni++];
     this.nextVNs += this.vStepNs;

@@ -15,7 +15,7 @@ export type ExpiryRule = (typeof EXPIRY_RULES)[number];
 
 /** [contracts.<ROOT>.market]: what the synthetic market needs of a root (profiles.ts). */
 export interface MarketTable {
-  /** The session's opening price is drawn uniformly from [price_low, price_high]. */
+  /** The price range: a session opens at a price drawn uniformly from it, or with the continuous path the daily path stays in it (daily-path.ts). */
   price_low: number;
   price_high: number;
   /** Annualised volatility of the efficient price (fraction). */

@@ -87,6 +87,20 @@ export interface MarketProfile {
   openDecayS: number;
   closeBoost: number;
   closeDecayS: number;
+  /**
+   * One continuous price path across days (daily-path.ts): each session's efficient price runs
+   * from its day's open to its day's close on the daily path, and the next day opens at that
+   * close plus an overnight gap. false: each session opens at a price drawn uniformly over the
+   * contract's range, unrelated to the day before.
+   */
+  continuousPath: boolean;
+  /** Overnight gap (close to next open, log return): standard deviation on calm nights. */
+  gapSd: number;
+  /** Probability that a night is a news night, whose gap has standard deviation gapJumpSd. */
+  gapJumpProb: number;
+  gapJumpSd: number;
+  /** Half-life (trading days) of the daily path's pull toward the middle of the contract's price range. */
+  pathReversionDays: number;
 }
 
 export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
@@ -127,6 +141,11 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
   openDecayS: 1200,
   closeBoost: 4,
   closeDecayS: 1200,
+  continuousPath: false,
+  gapSd: 0.0035,
+  gapJumpProb: 0.1,
+  gapJumpSd: 0.009,
+  pathReversionDays: 60,
 });
 
 /** Why a root cannot run on the synthetic market: its contract table has no market profile. */
@@ -185,6 +204,9 @@ export function profileFor(spec: ContractSpec, overrides?: Partial<MarketProfile
     base.kappaCancel *= kScale;
     base.kappaAdd *= kScale;
     base.kappaInside *= kScale;
+    // Overnight gaps in proportion to the root's volatility.
+    base.gapSd *= root.annualVol / es.annualVol;
+    base.gapJumpSd *= root.annualVol / es.annualVol;
   }
   return { ...base, ...overrides };
 }

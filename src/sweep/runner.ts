@@ -40,6 +40,7 @@ export async function runSweep(points: readonly PlannedPoint[], opts: SweepRunOp
         pool: opts.pool,
         executor: opts.executor,
         signal: opts.signal,
+        untradedMarkets: false,
         onProgress: (f) => {
           done[i] = f;
           report();
