@@ -4,7 +4,8 @@
 // (in-flight mitigation); the engine's open quantity is the most the order may still fill until
 // the exchange answers; refusals here (kill switch, risk limits, reduce-only, a quote() order)
 // and at the exchange (post-only that would cross) leave the order as it was. In a backtest
-// session the order log records the modify and its confirmation.
+// session, and from the CLI with the breakout example, the order log records the modifies and
+// their confirmations.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OL_KIND, OL_QTY, OL_STRIDE, ORDER_EVENTS } from '../src/backtest/order-log.ts';
@@ -28,6 +29,10 @@ import {
   FLAG_POST_ONLY, ORDER_ACK, ORDER_CANCELED, ORDER_FILL, ORDER_MODIFIED, ORDER_MODIFY_REJECT, OS_LIVE, OS_NONE, OS_PENDING_MODIFY, type StrategyDefinition,
 } from '../src/strategy/port.ts';
 import { Engine } from '../src/trading/engine.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureBuilt } from './helpers/build.ts';
+import { ROOT, runCli, tempDir, writeConfig } from './helpers/cli.ts';
 import { shippedConfigNoModel } from './helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
@@ -153,6 +158,21 @@ test('replace refused here leaves the order as it was: kill switch, risk limit, 
   assert.is(c.replace(id, 20_000, 1), 0, 'nothing after the kill switch');
 });
 
+test('replace in the reduce-only window: more contracts or a new price only as far as they reduce the position; fewer at the same price always', () => {
+  const events: [number, number, number][] = [];
+  const { e, market, pump } = wired(events);
+  const c = e.ctx;
+  const id = c.send(BID, 19_998, 3, FLAG_POST_ONLY);
+  pump();
+  market(CLOSE - 4 * 60_000 * MS, MD_ADD, BID, 19_990, 1); // within flatten_minutes = 5 of the close
+  assert.ok(c.reduceOnly);
+  assert.is(c.replace(id, 19_997, 3), 0, 'a new price on a buy with no short position to reduce');
+  assert.is(c.replace(id, 19_998, 4), 0, 'more contracts, the same');
+  assert.is(c.replace(id, 19_998, 1), id, 'fewer contracts at the same price only lower the risk');
+  pump();
+  assert.is(c.orderLeaves(id), 1);
+});
+
 test('a backtest session: replace() sends modifies, the order log records them and their confirmations', () => {
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02' }, config);
   if (!v.ok) throw new Error('request');
@@ -200,6 +220,31 @@ test('a backtest session: replace() sends modifies, the order log records them a
   assert.ok(n('modified') + n('modify_reject') + n('canceled') >= n('modify'), 'every modify answered');
   assert.is(kinds.get('modified'), modified, 'each confirmation reached the strategy');
   assert.ok(!kinds.has(''), 'every row has a kind');
+});
+
+test('the CLI: the breakout example moves its take-profit with modifies, and --orders lists them with their confirmations', () => {
+  ensureBuilt();
+  const cfg = writeConfig('[simulation]\nsession_start = "09:30"\nsession_end = "10:30"\n');
+  const csv = join(tempDir(), 'orders.csv');
+  const file = join(ROOT, 'examples', 'strategies', 'breakout-taker.ts');
+  const r = runCli(['--backtest', '--config', cfg, '--strategy-file', file, '--strategy', 'breakout_taker', '--start', '2024-01-02', '--end', '2024-01-03', '--json', '--orders', csv]);
+  assert.is(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  const [head, ...lines] = readFileSync(csv, 'utf8').trimEnd().split('\n');
+  const names = head.split(',');
+  const rows = lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [names[i], v])));
+  const n = (e: string) => rows.filter((x) => x.event === e).length;
+  assert.ok(n('modify') > 10, `modifies: ${n('modify')}`);
+  assert.is(n('modified') + n('modify_reject') <= n('modify'), true);
+  assert.ok(n('modified') > 0);
+  assert.is(n('send'), result.orders_sent, 'a modify is not a new order');
+  assert.is(n('cancel'), result.cancels_sent, 'nor a cancel');
+  // A modified order keeps its id: every modify names an order sent before it.
+  const sentIds = new Set<string>();
+  for (const x of rows) {
+    if (x.event === 'send') sentIds.add(x.order_id);
+    if (x.event === 'modify') assert.ok(sentIds.has(x.order_id), `modify of order ${x.order_id}, never sent`);
+  }
 });
 
 test.run();

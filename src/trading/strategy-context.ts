@@ -156,6 +156,7 @@ export class EngineContext implements StrategyContext {
     const e = this.e;
     if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs) return 0;
     if (price === NO_PRICE) return 0;
+    e.om.reduceOnly = e.lastExchTs >= e.reduceOnlyFromNs; // current in every callback, onOrder's too
     return e.om.send(side, price, qty, flags); // the order manager refuses a side other than BID or ASK
   }
   cancel(id: number): boolean {
@@ -164,6 +165,7 @@ export class EngineContext implements StrategyContext {
   replace(id: number, price: number, qty: number): number {
     const e = this.e;
     if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs || price === NO_PRICE) return 0;
+    e.om.reduceOnly = e.lastExchTs >= e.reduceOnlyFromNs;
     return e.om.modify(id, price, qty) ? id : 0;
   }
   wakeAt(ns: number, id: number): void {
