@@ -549,10 +549,7 @@ export class SimExchange {
       return;
     }
     const ioc = (flags & FLAG_IOC) !== 0;
-    const book = this.book;
-    const crosses = side === BID
-      ? book.bestAsk !== NO_PRICE && price >= book.bestAsk
-      : book.bestBid !== NO_PRICE && price <= book.bestBid;
+    const crosses = this.crosses(side, price);
     if (crosses && (flags & FLAG_POST_ONLY) !== 0) {
       this.reject(data, off, REJECT_POST_ONLY_CROSS);
       return;
@@ -576,6 +573,12 @@ export class SimExchange {
       return;
     }
     this.rest(data, off, side, price, rem, qty, (flags & FLAG_POST_ONLY) !== 0 ? 1 : 0);
+  }
+
+  /** An order at `price` on `side` would trade with the displayed market's other side. */
+  private crosses(side: number, price: number): boolean {
+    const book = this.book;
+    return side === BID ? book.bestAsk !== NO_PRICE && price >= book.bestAsk : book.bestBid !== NO_PRICE && price <= book.bestBid;
   }
 
   /** A modify of a live order (the rules are at the head of this file). */
@@ -614,10 +617,7 @@ export class SimExchange {
       this.flush();
       return;
     }
-    const book = this.book;
-    const crosses = side === BID
-      ? book.bestAsk !== NO_PRICE && price >= book.bestAsk
-      : book.bestBid !== NO_PRICE && price <= book.bestBid;
+    const crosses = this.crosses(side, price);
     const postOnly = this.oPostOnly[s];
     if (crosses && postOnly === 1) {
       this.modifyReject(data, off, s, REJECT_POST_ONLY_CROSS);
