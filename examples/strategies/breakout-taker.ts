@@ -1,8 +1,8 @@
 // Imperative orders: a breakout trader. Every `window_ms` it compares the mid with the mid one
 // window ago; a move of `trigger_ticks` or more buys (or sells) `size` contracts at once with an
 // IOC order at the far touch, then rests a post-only take-profit order `target_ticks` away,
-// which it moves (replace: a cancel and a new order, at the back of the queue) if the market
-// runs further its way. Order events keep its view of its own orders; it stops adding near the
+// which it moves (replace: one modify; the new price sends it to the back of the queue) if the
+// market runs further its way. Order events keep its view of its own orders; it stops adding near the
 // session end (reduce-only) and never holds more than `max_position`.
 //
 //   node dist/engine.js --backtest --strategy-file examples/strategies/breakout-taker.ts --strategy breakout_taker
@@ -42,7 +42,8 @@ export default defineStrategy({
       }
       const side = pos > 0 ? ASK : BID;
       const price = pos > 0 ? Math.max(entryPrice + target, c.bestAsk) : Math.min(entryPrice - target, c.bestBid);
-      if (exitId !== 0 && c.orderState(exitId) !== OS_NONE) exitId = c.replace(exitId, price, Math.abs(pos));
+      // A refused replace leaves the exit working as it was; the next move tries again.
+      if (exitId !== 0 && c.orderState(exitId) !== OS_NONE) c.replace(exitId, price, Math.abs(pos));
       else exitId = c.send(side, price, Math.abs(pos), FLAG_POST_ONLY);
     }
 

@@ -1,8 +1,9 @@
 // The order log of a backtest session (`--orders`): every order message as it reaches the
-// simulated exchange (new order, cancel) and every execution report as it reaches the engine
-// (ack, reject, fill, cancel confirmation, cancel reject), copied from the session's own order
-// and report rings (SessionTaps), so it is exactly what the run did. There is no modify message:
-// the engine requotes by cancel and new order, and a modify row comes with the exchange's support.
+// simulated exchange (new order, cancel, modify) and every execution report as it reaches the
+// engine (ack, reject, fill, cancel confirmation, cancel reject, modify confirmation, modify
+// reject), copied from the session's own order and report rings (SessionTaps), so it is exactly
+// what the run did. The engine requotes its quote() targets by cancel and new order; modifies
+// come from a strategy's replace().
 // Rows go into one growing Float64Array (doubling): no object per row. Off unless requested.
 
 import {
@@ -15,6 +16,8 @@ import {
   ER_ID,
   ER_LEAVES,
   ER_LIQ,
+  ER_MODIFIED,
+  ER_MODIFY_REJECT,
   ER_PRICE,
   ER_QTY,
   ER_REASON,
@@ -25,6 +28,7 @@ import {
   ER_TYPE,
   OM_CANCEL,
   OM_ID,
+  OM_MODIFY,
   OM_NEW,
   OM_PRICE,
   OM_QTY,
@@ -42,7 +46,7 @@ export const OL_RECV = 3; // engine receive time of a report (NaN for a message)
 export const OL_ID = 4;
 export const OL_SIDE = 5;
 export const OL_PRICE = 6; // order price; of a fill, the fill price
-export const OL_QTY = 7; // new order: its quantity; cancel: what it cancels; fill: the filled quantity
+export const OL_QTY = 7; // new order: its quantity; cancel: what it cancels; modify: the new total (filled + working); fill: the filled quantity
 export const OL_LEAVES = 8; // reports: quantity still open after it
 export const OL_LIQ = 9;
 export const OL_FEE = 10;
@@ -50,11 +54,20 @@ export const OL_REASON = 11;
 export const OL_STRIDE = 12;
 
 /** Row kinds, in the `event` column's words. */
-export const ORDER_EVENTS = ['', 'send', 'cancel', 'ack', 'reject', 'fill', 'canceled', 'cancel_reject'] as const;
+export const ORDER_EVENTS = ['', 'send', 'cancel', 'ack', 'reject', 'fill', 'canceled', 'cancel_reject', 'modify', 'modified', 'modify_reject'] as const;
 const K_SEND = 1;
 const K_CANCEL = 2;
-const REPORT_KIND: Record<number, number> = { [ER_ACK]: 3, [ER_REJECT]: 4, [ER_FILL]: 5, [ER_CANCELED]: 6, [ER_CANCEL_REJECT]: 7 };
-const reportKind = new Float64Array(8);
+const K_MODIFY = 8;
+const REPORT_KIND: Record<number, number> = {
+  [ER_ACK]: 3,
+  [ER_REJECT]: 4,
+  [ER_FILL]: 5,
+  [ER_CANCELED]: 6,
+  [ER_CANCEL_REJECT]: 7,
+  [ER_MODIFIED]: 9,
+  [ER_MODIFY_REJECT]: 10,
+};
+const reportKind = new Float64Array(16);
 for (const [er, k] of Object.entries(REPORT_KIND)) reportKind[Number(er)] = k;
 
 export class OrderLog {
@@ -75,7 +88,7 @@ export class OrderLog {
     const type = m[off + OM_TYPE];
     const o = this.row();
     const d = this.data;
-    d[o + OL_KIND] = type === OM_NEW ? K_SEND : type === OM_CANCEL ? K_CANCEL : 0;
+    d[o + OL_KIND] = type === OM_NEW ? K_SEND : type === OM_CANCEL ? K_CANCEL : type === OM_MODIFY ? K_MODIFY : 0;
     d[o + OL_SENT] = m[off + OM_SENT];
     d[o + OL_EXCH] = m[off + OM_TS];
     d[o + OL_RECV] = NaN;
@@ -106,7 +119,7 @@ export class OrderLog {
     d[o + OL_LEAVES] = r[off + ER_LEAVES];
     d[o + OL_LIQ] = fill ? r[off + ER_LIQ] : NaN;
     d[o + OL_FEE] = fill ? r[off + ER_FEE] : NaN;
-    d[o + OL_REASON] = type === ER_REJECT || type === ER_CANCELED || type === ER_CANCEL_REJECT ? r[off + ER_REASON] : NaN;
+    d[o + OL_REASON] = type === ER_REJECT || type === ER_CANCELED || type === ER_CANCEL_REJECT || type === ER_MODIFY_REJECT ? r[off + ER_REASON] : NaN;
   }
 
   /** The rows, compact (for transfer out of a worker). */

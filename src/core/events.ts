@@ -22,6 +22,13 @@ export const EV_STRIDE = 6;
 // ---- order messages: engine -> exchange ----
 export const OM_NEW = 1;
 export const OM_CANCEL = 2;
+/**
+ * Modify a working order (CME's cancel/replace, in-flight mitigation on): OM_ID names it, OM_SIDE
+ * repeats its side, OM_PRICE is the new price and OM_QTY the new total quantity, counting what
+ * has filled already (the rest works: OM_QTY - filled). OM_FLAGS is not read: the order keeps the
+ * flags it was entered with. Priority: docs/execution.md "Modify".
+ */
+export const OM_MODIFY = 3;
 
 export const OM_TS = 0; // time the message reaches the exchange (ns)
 export const OM_SENT = 1; // time the engine sent it (ns)
@@ -42,6 +49,8 @@ export const ER_REJECT = 2; // order refused (reason code in ER_REASON)
 export const ER_FILL = 3; // (partial) fill
 export const ER_CANCELED = 4; // cancel confirmed (also the unfilled rest of an IOC)
 export const ER_CANCEL_REJECT = 5; // cancel arrived after the order was done
+export const ER_MODIFIED = 6; // modify applied: ER_PRICE = the new price, ER_LEAVES = the quantity now working
+export const ER_MODIFY_REJECT = 7; // modify refused, the order (if still live) works on unchanged (reason in ER_REASON)
 
 export const ER_TS = 0; // time the report reaches the engine (ns)
 export const ER_EXCH_TS = 1; // exchange time of the event (ns)
@@ -66,6 +75,8 @@ export const REJECT_UNKNOWN_ORDER = 2;
 export const REJECT_BAD_ORDER = 4;
 /** ER_CANCELED by the exchange's self-match prevention (our new order would have traded with it). */
 export const CANCEL_SELF_MATCH = 5;
+/** ER_CANCELED by a modify whose new total quantity is no more than what has filled already. */
+export const CANCEL_MODIFY_FILLED = 6;
 
 export const NS_PER_MS = 1_000_000;
 export const NS_PER_S = 1_000_000_000;

@@ -8,9 +8,17 @@
 
 import { L3FifoQueueModel, type L3Tape } from './l3-fifo-queue.ts';
 
+// Our modifies (OM_MODIFY) need no hook of their own: a modify that loses priority (a new price or
+// more contracts) enters the order again through onNewOrder, at the back of its (new) level, and
+// one that keeps it (fewer contracts at the same price) leaves the model's state as it was, since
+// the quantity ahead of an order does not depend on its own size.
+
 export interface QueueModel {
   readonly name: string;
-  /** Our order in slot s starts resting; `levelQty` is the displayed size at its price and side. */
+  /**
+   * Our order in slot s starts resting (a new order, or a modify that lost its place); `levelQty`
+   * is the displayed size at its price and side.
+   */
   onNewOrder(fronts: Float64Array, s: number, levelQty: number): void;
   /**
    * A trade of `qty` contracts at our price on our side. The queue ahead is consumed first; what

@@ -29,7 +29,18 @@
 //          on. Only our orders are ranked: the engine's quotes are post-only, so the displayed
 //          market never stands between them.
 //   CANCEL -> ER_CANCELED (ER_LEAVES = unfilled qty) if live, else ER_CANCEL_REJECT
-//             (REJECT_UNKNOWN_ORDER). Cancel/replace is cancel + new: it loses queue priority.
+//             (REJECT_UNKNOWN_ORDER).
+//   MODIFY -> (CME's cancel/replace with in-flight mitigation: OM_QTY is the new total quantity,
+//             what has filled counts against it; the order keeps its id and its flags)
+//             ER_MODIFY_REJECT if not live (REJECT_UNKNOWN_ORDER: filled, cancelled), malformed
+//             or of the other side (REJECT_BAD_ORDER), or post-only and the new price would cross
+//             (REJECT_POST_ONLY_CROSS); a rejected modify leaves the order as it was. A new total
+//             no more than what has filled: ER_CANCELED (CANCEL_MODIFY_FILLED), nothing rests.
+//             Same price, no more working quantity: ER_MODIFIED, the order keeps its place
+//             (queue front and arrival rank unchanged: the queue models are not called). A new
+//             price or more quantity: ER_MODIFIED, then the order is entered again as a NEW at
+//             the new terms would be (self-match prevention, taking if it crosses and is not
+//             post-only, the rest at the back of its level: queue.onNewOrder).
 // While resting (maker fills, at the order's price):
 //   MD_ADD / MD_CANCEL at our price/side: queue.onDepthChange(before, after) (adds join behind
 //                                 us in the L2 models; a cancel may advance us).
@@ -62,6 +73,7 @@
 import {
   ASK,
   BID,
+  CANCEL_MODIFY_FILLED,
   CANCEL_SELF_MATCH,
   ER_ACK,
   ER_CANCEL_REJECT,
@@ -72,6 +84,8 @@ import {
   ER_ID,
   ER_LEAVES,
   ER_LIQ,
+  ER_MODIFIED,
+  ER_MODIFY_REJECT,
   ER_PRICE,
   ER_QTY,
   ER_REASON,
@@ -95,6 +109,7 @@ import {
   OM_CANCEL,
   OM_FLAGS,
   OM_ID,
+  OM_MODIFY,
   OM_NEW,
   OM_PRICE,
   OM_QTY,
@@ -179,8 +194,10 @@ export class SimExchange {
   declare private readonly oSide: Int8Array;
   declare private readonly oPrice: Float64Array;
   declare private readonly oLeaves: Float64Array;
+  declare private readonly oQty: Float64Array; // total quantity (filled + leaves): a modify's new total counts fills against it
+  declare private readonly oPostOnly: Uint8Array; // 1: entered post-only (a modify that would cross is rejected)
   declare private readonly oFront: Float64Array;
-  declare private readonly oSent: Float64Array; // OM_SENT of the order's NEW
+  declare private readonly oSent: Float64Array; // OM_SENT of the message that gave the order its place (its NEW, or a modify that lost priority)
   declare private readonly oSeq: Float64Array; // arrival sequence: queue order among our orders at a level
   declare private readonly oJoinedEmpty: Uint8Array; // 1: nothing displayed ahead when it started resting
   private seq = 0;
@@ -209,15 +226,12 @@ export class SimExchange {
   private readonly reach = new Float64Array(16).fill(-Infinity);
   // REACH_DIR on the instance: bundled, a module constant is a variable, loaded and checked at each read.
   private readonly reachDir = REACH_DIR;
-  private get maxBuy(): number {
-    return this.reach[reachKey(MD_ADD, ASK)];
-  }
+  // Read as reach[reachKey(MD_ADD, ASK)] (our highest buy) and -reach[reachKey(MD_ADD, BID)] (our
+  // lowest sell), not through getters: a getter V8 does not inline returns +-Infinity boxed (hot-path
+  // rule 3), which the order-message path measured as an allocation per message.
   private set maxBuy(p: number) {
     this.reach[reachKey(MD_ADD, ASK)] = p; // an ask added at or below our buy
     this.reach[reachKey(MD_TRADE, BID)] = p; // a trade at or through our buy
-  }
-  private get minSell(): number {
-    return -this.reach[reachKey(MD_ADD, BID)];
   }
   private set minSell(p: number) {
     this.reach[reachKey(MD_ADD, BID)] = -p;
@@ -247,6 +261,8 @@ export class SimExchange {
     this.oSide = new Int8Array(maxOrders);
     this.oPrice = new Float64Array(maxOrders);
     this.oLeaves = new Float64Array(maxOrders);
+    this.oQty = new Float64Array(maxOrders);
+    this.oPostOnly = new Uint8Array(maxOrders);
     this.oFront = new Float64Array(maxOrders);
     this.oSent = new Float64Array(maxOrders);
     this.oSeq = new Float64Array(maxOrders);
@@ -325,11 +341,11 @@ export class SimExchange {
       }
     } else if (kind === MD_TRADE) {
       if (side === BID) {
-        if (price < this.maxBuy) {
+        if (price < this.reach[reachKey(MD_ADD, ASK)]) {
           this.clock[0] = data[off + EV_TS];
           this.fillBuysFrom(price + 1); // trade through our buy price
         }
-      } else if (price > this.minSell) {
+      } else if (-price < this.reach[reachKey(MD_ADD, BID)]) {
         this.clock[0] = data[off + EV_TS];
         this.fillSellsFrom(price - 1); // trade through our sell price
       }
@@ -505,6 +521,7 @@ export class SimExchange {
     const type = data[off + OM_TYPE];
     if (type === OM_NEW) this.newOrder(data, off);
     else if (type === OM_CANCEL) this.cancelOrder(data, off);
+    else if (type === OM_MODIFY) this.modifyOrder(data, off);
     else this.reject(data, off, REJECT_BAD_ORDER);
     if (this.wrote) {
       this.wrote = false;
@@ -532,10 +549,7 @@ export class SimExchange {
       return;
     }
     const ioc = (flags & FLAG_IOC) !== 0;
-    const book = this.book;
-    const crosses = side === BID
-      ? book.bestAsk !== NO_PRICE && price >= book.bestAsk
-      : book.bestBid !== NO_PRICE && price <= book.bestBid;
+    const crosses = this.crosses(side, price);
     if (crosses && (flags & FLAG_POST_ONLY) !== 0) {
       this.reject(data, off, REJECT_POST_ONLY_CROSS);
       return;
@@ -548,7 +562,7 @@ export class SimExchange {
     this.stageMsg(ER_ACK, data, off, REJECT_NONE);
     this.rec[ER_LEAVES] = qty;
     this.flush();
-    if (side === BID ? price >= this.minSell : price <= this.maxBuy) this.preventSelfMatch(data, off, side, price, qty);
+    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)]) this.preventSelfMatch(data, off, side, price, qty);
     let rem = qty;
     if (crosses && !this.halted) rem = this.take(data, off, side, price, qty);
     if (rem <= 0) return;
@@ -558,7 +572,75 @@ export class SimExchange {
       this.flush();
       return;
     }
-    this.rest(data, off, side, price, rem);
+    this.rest(data, off, side, price, rem, qty, (flags & FLAG_POST_ONLY) !== 0 ? 1 : 0);
+  }
+
+  /** An order at `price` on `side` would trade with the displayed market's other side. */
+  private crosses(side: number, price: number): boolean {
+    const book = this.book;
+    return side === BID ? book.bestAsk !== NO_PRICE && price >= book.bestAsk : book.bestBid !== NO_PRICE && price <= book.bestBid;
+  }
+
+  /** A modify of a live order (the rules are at the head of this file). */
+  private modifyOrder(data: Float64Array, off: number): void {
+    const s = this.findMsgSlot(data, off);
+    if (s < 0) {
+      this.stageMsg(ER_MODIFY_REJECT, data, off, REJECT_UNKNOWN_ORDER);
+      this.flush();
+      return;
+    }
+    const side = this.oSide[s];
+    const price = data[off + OM_PRICE];
+    const qty = data[off + OM_QTY];
+    if (
+      data[off + OM_SIDE] !== side || !(qty > 0) || !Number.isInteger(qty) || qty > INT32_LIMIT ||
+      !Number.isInteger(price) || price > INT32_LIMIT || price < -INT32_LIMIT
+    ) {
+      this.modifyReject(data, off, s, REJECT_BAD_ORDER);
+      return;
+    }
+    const leaves = qty - (this.oQty[s] - this.oLeaves[s]); // what has filled counts against the new total
+    if (leaves <= 0) {
+      this.stageSlot(ER_CANCELED, s);
+      this.rec[ER_REASON] = CANCEL_MODIFY_FILLED;
+      this.rec[ER_SENT] = data[off + OM_SENT]; // caused by the modify
+      this.flush();
+      this.removeSlot(s);
+      return;
+    }
+    if (price === this.oPrice[s] && leaves <= this.oLeaves[s]) {
+      // Less (or the same) at the same price: the order keeps its place in the queue.
+      this.oQty[s] = qty;
+      this.oLeaves[s] = leaves;
+      this.stageSlot(ER_MODIFIED, s);
+      this.rec[ER_SENT] = data[off + OM_SENT];
+      this.flush();
+      return;
+    }
+    const crosses = this.crosses(side, price);
+    const postOnly = this.oPostOnly[s];
+    if (crosses && postOnly === 1) {
+      this.modifyReject(data, off, s, REJECT_POST_ONLY_CROSS);
+      return;
+    }
+    // A new price or more quantity: the order leaves its place and is entered again at the new
+    // terms, as a NEW would be (its slot is free again, so rest() always finds one).
+    this.removeSlot(s);
+    this.stageMsg(ER_MODIFIED, data, off, REJECT_NONE);
+    this.rec[ER_LEAVES] = leaves;
+    this.flush();
+    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)]) this.preventSelfMatch(data, off, side, price, leaves);
+    let rem = leaves;
+    if (crosses && !this.halted) rem = this.take(data, off, side, price, leaves);
+    if (rem > 0) this.rest(data, off, side, price, rem, qty, postOnly);
+  }
+
+  /** A refused modify: reported with the order's terms, which stand unchanged. */
+  private modifyReject(data: Float64Array, off: number, s: number, reason: number): void {
+    this.stageSlot(ER_MODIFY_REJECT, s);
+    this.rec[ER_REASON] = reason;
+    this.rec[ER_SENT] = data[off + OM_SENT];
+    this.flush();
   }
 
   /**
@@ -633,13 +715,18 @@ export class SimExchange {
     return rem;
   }
 
-  /** Puts an accepted order (or its remainder) at the back of its level. */
-  private rest(data: Float64Array, off: number, side: number, price: number, qty: number): void {
+  /**
+   * Puts an accepted order (or its remainder, `qty` of its `total`) at the back of its level; the
+   * message (a NEW or a modify that lost priority) gives its id and its send time.
+   */
+  private rest(data: Float64Array, off: number, side: number, price: number, qty: number, total: number, postOnly: number): void {
     const s = this.freeSlots[--this.nFree];
     this.oId[s] = data[off + OM_ID];
     this.oSide[s] = side;
     this.oPrice[s] = price;
     this.oLeaves[s] = qty;
+    this.oQty[s] = total;
+    this.oPostOnly[s] = postOnly;
     const displayed = this.book.size(side, price);
     this.queue.onNewOrder(this.oFront, s, displayed);
     this.oJoinedEmpty[s] = displayed === 0 ? 1 : 0;
@@ -650,8 +737,8 @@ export class SimExchange {
     const at = this.levelAt(side, price);
     if (++this.ourAt[at] === 1) this.soleAt[at] = s;
     if (side === BID) {
-      if (price > this.maxBuy) this.maxBuy = price;
-    } else if (price < this.minSell) this.minSell = price;
+      if (price > this.reach[reachKey(MD_ADD, ASK)]) this.maxBuy = price;
+    } else if (-price > this.reach[reachKey(MD_ADD, BID)]) this.minSell = price;
   }
 
   private cancelOrder(data: Float64Array, off: number): void {
@@ -712,7 +799,7 @@ export class SimExchange {
     const at = this.levelAt(this.oSide[s], price);
     if (--this.ourAt[at] === 1) this.soleAt[at] = this.liveAt(at);
     if (this.oSide[s] === BID) {
-      if (price === this.maxBuy) {
+      if (price === this.reach[reachKey(MD_ADD, ASK)]) {
         let m = -Infinity;
         for (let k = 0; k < this.nLive; k++) {
           const t = this.live[k];
@@ -720,7 +807,7 @@ export class SimExchange {
         }
         this.maxBuy = m;
       }
-    } else if (price === this.minSell) {
+    } else if (-price === this.reach[reachKey(MD_ADD, BID)]) {
       let m = Infinity;
       for (let k = 0; k < this.nLive; k++) {
         const t = this.live[k];
@@ -750,7 +837,7 @@ export class SimExchange {
     r[ER_SENT] = data[off + OM_SENT];
   }
 
-  /** Stages a report about a live order: id, side, price, leaves and its NEW's sent time. */
+  /** Stages a report about a live order: id, side, price, leaves and the sent time of the message that placed it. */
   private stageSlot(type: number, s: number): void {
     const r = this.rec;
     r[ER_TYPE] = type;

@@ -20,7 +20,8 @@ type Req = Pick<ResolvedRequest, 'root' | 'dates' | 'contracts'>;
  * received_ns: the engine received the report (empty for a message). latency_ns: exchange_ns -
  * sent_ns for a message (order entry), received_ns - exchange_ns for a report (its way back).
  * since_sent_ns: received_ns - sent_ns of a report (an ack's round trip; a fill's includes the
- * time the order rested). quantity: a new order's size, a cancel's open quantity, a fill's size.
+ * time the order rested). quantity: a new order's size, a cancel's open quantity, a modify's new
+ * total (filled + working), a fill's size.
  */
 export const ORDER_COLUMNS: readonly { name: string; kind: ColumnKind }[] = [
   { name: 'time', kind: 'string' },

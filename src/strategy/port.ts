@@ -46,6 +46,8 @@ export const ORDER_FILL = 2;
 export const ORDER_CANCELED = 3; // by our cancel, self-match prevention or an IOC's unfilled rest
 export const ORDER_REJECT = 4; // refused by the exchange (e.g. a post-only order that would cross)
 export const ORDER_CANCEL_REJECT = 5; // our cancel arrived after the order had ended
+export const ORDER_MODIFIED = 6; // our replace() took effect: price and leaves are the order's new terms
+export const ORDER_MODIFY_REJECT = 7; // the exchange refused our replace(): the order works on at price and leaves
 
 /**
  * One of the strategy's own order events, as the execution report told the engine (one object,
@@ -70,6 +72,7 @@ export const OS_NONE = 0; // unknown id, or the order has ended
 export const OS_PENDING_NEW = 1; // sent, not yet acknowledged
 export const OS_LIVE = 2; // acknowledged, resting
 export const OS_PENDING_CANCEL = 3; // cancel sent, not yet confirmed
+export const OS_PENDING_MODIFY = 4; // acknowledged, a replace() sent and not yet answered
 
 /**
  * The volatility (ticks per sqrt(second)) from the decayed sum Q of squared mid changes, read
@@ -178,8 +181,16 @@ export interface StrategyContext {
   /** Sends a cancel; false when the order is unknown, ended or already being cancelled. */
   cancel(id: number): boolean;
   /**
-   * Cancel plus a new order (the simulated exchange has no modify: the new order joins the back
-   * of the queue). Returns the new id, or 0 when either part was refused.
+   * Modifies an order sent with send() (a CME-style modify, OM_MODIFY): `price` and `qty`
+   * contracts working from now on. The order keeps its id and its flags. Less at the same price
+   * keeps its place in the queue; a new price or more contracts lose it (to the back of the
+   * queue at the new price), and pass the checks a new order does (risk limits, reduce-only).
+   * What fills while the modify is in flight counts against `qty` (in-flight mitigation): the
+   * order never fills more than `qty` from the call on, and is cancelled when that much filled
+   * first. A post-only order whose new price would cross is refused by the exchange
+   * (ORDER_MODIFY_REJECT) and works on unchanged. Returns the id, or 0 when refused here (the
+   * order then works on unchanged, or has ended): unknown, ended, being cancelled, a quote()
+   * order (the reconciliation owns those), the kill switch, the risk checks, a full ring.
    */
   replace(id: number, price: number, qty: number): number;
   /** Wakes onTimer(ctx, id) at engine time `ns` (one pending time per id; a new one replaces it). */

@@ -8,9 +8,15 @@
 // every other, then sends what is missing: both sides' cancels go out before any new order, and
 // the order link is FIFO, so a new bid never reaches the exchange while our ask at its price is
 // still resting there (no self-match on our side; the exchange's self-match prevention backs it).
+//
+// Imperative orders can also be modified (OM_MODIFY: docs/execution.md "Modify"). The strategy
+// names the quantity to work from now on; the message carries the new total (what has filled, as
+// far as the engine knows, plus that), so fills still in flight count against it at the exchange
+// and the order never fills more than asked from the moment of the call. Until the exchange
+// answers, the order counts open for the most it may still fill under either terms.
 
 import { NO_PRICE } from '../book/no-price.ts';
-import { BID, FLAG_IOC, FLAG_POST_ONLY, OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_TS, OM_TYPE } from '../core/events.ts';
+import { BID, ER_LEAVES, ER_PRICE, ER_TYPE, ER_MODIFIED, FLAG_IOC, FLAG_POST_ONLY, OM_CANCEL, OM_FLAGS, OM_ID, OM_MODIFY, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_TS, OM_TYPE } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { FifoLink } from '../exchange/fifo-link.ts';
 import type { Latency } from '../exchange/latency.ts';
@@ -46,6 +52,7 @@ export class OrderManager {
   openSellQty = 0;
   ordersSent = 0;
   cancelsSent = 0;
+  modifiesSent = 0;
   outboundDrops = 0;
   /** The last reconciliation left every target standing, and no working quote order has ended since. */
   settled = false;
@@ -227,6 +234,79 @@ export class OrderManager {
     return this.sendCancel(slot);
   }
 
+  /**
+   * Modifies an imperative order to `price` and `qty` contracts working from now on; false when
+   * refused here: unknown, ended or being cancelled, a quote order (the reconciliation owns those),
+   * a bad price or size, or, for a new price or more contracts (which lose the queue place), the
+   * checks a new order passes (risk limits, reduce-only). Less at the same price only lowers risk
+   * and passes.
+   */
+  modify(id: number, price: number, qty: number): boolean {
+    if (!(qty > 0) || qty !== Math.floor(qty) || price !== Math.floor(price)) return false;
+    const o = this.orders;
+    const s = o.find(id);
+    if (s < 0 || this.isQuote[s] === 1) return false;
+    const st = o.state[s];
+    if (st !== ORD_PENDING_NEW && st !== ORD_LIVE) return false;
+    const side = o.side[s];
+    const total = o.cum[s] + qty;
+    const count = o.leaves[s];
+    const prevPrice = o.price[s];
+    const prevQty = o.qty[s];
+    if (price !== prevPrice || total > prevQty) {
+      const pos = this.portfolio.position;
+      if (this.reduceOnly && !(side === BID ? pos < 0 && qty <= -pos : pos > 0 && qty <= pos)) return false;
+      // The order's own count leaves the open quantity: the check sees it at its new size.
+      const buy = side === BID ? this.openBuyQty - count : this.openBuyQty;
+      const sell = side === BID ? this.openSellQty : this.openSellQty - count;
+      if (this.risk.checkOrder(side, price, qty, pos, buy, sell) !== RISK_OK) return false;
+    }
+    o.price[s] = price;
+    o.qty[s] = total;
+    if (!this.write(OM_MODIFY, s, 0)) {
+      o.price[s] = prevPrice;
+      o.qty[s] = prevQty;
+      return false;
+    }
+    if (o.mods[s] === 0) {
+      o.confPrice[s] = prevPrice;
+      o.confLeaves[s] = count;
+      o.askLeaves[s] = qty;
+    } else if (qty > o.askLeaves[s]) o.askLeaves[s] = qty;
+    o.mods[s]++;
+    this.recount(s);
+    this.modifiesSent++;
+    return true;
+  }
+
+  /**
+   * The exchange's answer to a modify (ER_MODIFIED or ER_MODIFY_REJECT, read from the report at
+   * `off`): its confirmed terms replace the ones it held.
+   */
+  modifyAnswered(slot: number, d: Float64Array, off: number): void {
+    const o = this.orders;
+    if (o.mods[slot] === 0) return; // not a modify of this engine's (a previous instance's order)
+    o.mods[slot]--;
+    o.confLeaves[slot] = d[off + ER_LEAVES];
+    o.confPrice[slot] = d[off + ER_PRICE];
+    if (o.mods[slot] === 0 && d[off + ER_TYPE] !== ER_MODIFIED) {
+      // Refused and nothing else in flight: the order works on at its confirmed terms.
+      o.price[slot] = o.confPrice[slot];
+      o.qty[slot] = o.cum[slot] + o.confLeaves[slot];
+    }
+    this.recount(slot);
+  }
+
+  /** The order's open count after a modify or its answer: all the terms it may still work at. */
+  private recount(s: number): void {
+    const o = this.orders;
+    let n = o.confLeaves[s];
+    if (o.mods[s] > 0 && o.askLeaves[s] > n) n = o.askLeaves[s];
+    if (o.side[s] === BID) this.openBuyQty += n - o.leaves[s];
+    else this.openSellQty += n - o.leaves[s];
+    o.leaves[s] = n;
+  }
+
   /** Risk-checked new order into a fresh slot; -1 when refused. */
   private newOrder(side: number, price: number, qty: number, flags: number): number {
     const pos = this.portfolio.position;
@@ -275,7 +355,8 @@ export class OrderManager {
     d[off + OM_ID] = o.id[slot];
     d[off + OM_SIDE] = o.side[slot];
     d[off + OM_PRICE] = o.price[slot];
-    d[off + OM_QTY] = o.leaves[slot];
+    // A cancel: what it cancels; a new order or a modify: the order's total quantity.
+    d[off + OM_QTY] = type === OM_CANCEL ? o.leaves[slot] : o.qty[slot];
     d[off + OM_FLAGS] = flags;
     this.out.publish();
     return true;
@@ -290,6 +371,12 @@ export class OrderManager {
   filled(slot: number, qty: number): void {
     const o = this.orders;
     o.leaves[slot] -= qty;
+    o.cum[slot] += qty;
+    if (o.mods[slot] !== 0) {
+      // Every terms in flight lose what filled (the exchange counts it against a modify's total).
+      o.confLeaves[slot] -= qty;
+      o.askLeaves[slot] -= qty;
+    }
     if (o.side[slot] === BID) this.openBuyQty -= qty;
     else this.openSellQty -= qty;
     if (o.leaves[slot] <= 0) this.done(slot);

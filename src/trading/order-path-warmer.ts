@@ -15,7 +15,7 @@
 // before its synthetic session would end), and a run allocates nothing.
 
 import { marketMakerSetup } from '../strategy/builtin/market-maker.ts';
-import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_ID, ER_LEAVES, ER_PRICE, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, MD_ADD, MD_CANCEL, NS_PER_MS, NS_PER_S, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TYPE } from '../core/events.ts';
+import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_ID, ER_LEAVES, ER_MODIFIED, ER_PRICE, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, MD_ADD, MD_CANCEL, NS_PER_MS, NS_PER_S, OM_ID, OM_MODIFY, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TYPE } from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
 import type { LatencyParams } from '../exchange/latency.ts';
 import { seededLatency } from '../exchange/venue.ts';
@@ -144,7 +144,10 @@ export class OrderPathWarmer {
     this.answer();
   }
 
-  /** Acknowledges each new order and confirms each cancel, as an exchange would (at once). */
+  /**
+   * Acknowledges each new order and confirms each cancel (and modify, which the built-in market
+   * maker the shadow runs never sends), as an exchange would (at once).
+   */
   private answer(): void {
     const ring = this.orders;
     const m = ring.data;
@@ -154,7 +157,8 @@ export class OrderPathWarmer {
       const off = ring.peek();
       r[ER_TS] = this.t[0];
       r[ER_EXCH_TS] = this.t[0];
-      r[ER_TYPE] = m[off + OM_TYPE] === OM_NEW ? ER_ACK : ER_CANCELED;
+      const type = m[off + OM_TYPE];
+      r[ER_TYPE] = type === OM_NEW ? ER_ACK : type === OM_MODIFY ? ER_MODIFIED : ER_CANCELED;
       r[ER_ID] = m[off + OM_ID];
       r[ER_SIDE] = m[off + OM_SIDE];
       r[ER_PRICE] = m[off + OM_PRICE];

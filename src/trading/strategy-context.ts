@@ -5,10 +5,10 @@
 
 import { FEATURE_NAMES } from '../book/features.ts';
 import { NO_PRICE } from '../book/no-price.ts';
-import { FLAG_POST_ONLY } from '../core/events.ts';
-import { OS_NONE, type FeatureBand, type StrategyContext } from '../strategy/port.ts';
+import { OS_NONE, OS_PENDING_MODIFY, type FeatureBand, type StrategyContext } from '../strategy/port.ts';
 import type { Engine } from './engine.ts';
 import { C_SIGNAL } from './engine-slots.ts';
+import { ORD_LIVE } from './order-table.ts';
 
 const FEATURE_INDEX: ReadonlyMap<string, number> = new Map(FEATURE_NAMES.map((n, i) => [n, i]));
 
@@ -140,7 +140,8 @@ export class EngineContext implements StrategyContext {
   orderState(id: number): number {
     const o = this.e.om.orders;
     const s = o.find(id);
-    return s < 0 ? OS_NONE : o.state[s];
+    if (s < 0) return OS_NONE;
+    return o.state[s] === ORD_LIVE && o.mods[s] > 0 ? OS_PENDING_MODIFY : o.state[s];
   }
   orderLeaves(id: number): number {
     const o = this.e.om.orders;
@@ -155,19 +156,17 @@ export class EngineContext implements StrategyContext {
     const e = this.e;
     if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs) return 0;
     if (price === NO_PRICE) return 0;
+    e.om.reduceOnly = e.lastExchTs >= e.reduceOnlyFromNs; // current in every callback, onOrder's too
     return e.om.send(side, price, qty, flags); // the order manager refuses a side other than BID or ASK
   }
   cancel(id: number): boolean {
     return this.e.om.cancel(id);
   }
   replace(id: number, price: number, qty: number): number {
-    const o = this.e.om.orders;
-    const s = o.find(id);
-    if (s < 0) return 0;
-    const side = o.side[s];
-    const flags = FLAG_POST_ONLY; // post-only, as quotes are: a replace that would cross is rejected, not filled
-    if (!this.cancel(id)) return 0;
-    return this.send(side, price, qty, flags);
+    const e = this.e;
+    if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs || price === NO_PRICE) return 0;
+    e.om.reduceOnly = e.lastExchTs >= e.reduceOnlyFromNs;
+    return e.om.modify(id, price, qty) ? id : 0;
   }
   wakeAt(ns: number, id: number): void {
     this.e.setTimer(id, ns, 0);
