@@ -145,6 +145,7 @@ export class MarketGenerator {
   private readonly raceMeanNs: number = 0;
   private nextSlowNs = 0;
   private readonly uNorm: number = 0;
+  private readonly spikeNorm: number = 1;
 
   // ---- intensity caches (recomputed when v, the activity or the touch changes) ----
   private cachedBid = 0;
@@ -278,7 +279,8 @@ export class MarketGenerator {
     const meanC = p.closeBoost * (p.closeDecayS / L) * (1 - Math.exp(-L / p.closeDecayS));
     const meanOS = p.openSpikeBoost * (p.openSpikeDecayS / L) * (1 - Math.exp(-L / p.openSpikeDecayS));
     const meanCS = p.closeSpikeBoost * (p.closeSpikeDecayS / L) * (1 - Math.exp(-L / p.closeSpikeDecayS));
-    this.uNorm = 1 / (1 + meanO + meanC + meanOS + meanCS); // + 0 + 0 without spikes: exact
+    this.uNorm = 1 / (1 + meanO + meanC);
+    this.spikeNorm = 1 / (1 + meanOS + meanCS); // 1 without spikes
 
     this.qt = p.queueTarget;
     this.kappaMarket = p.kappaMarket;
@@ -519,16 +521,16 @@ export class MarketGenerator {
       // Activity peaks at the 09:30 open and the 16:00 close and decays away from both.
       const sinceOpen = Math.abs(tod - RTH_OPEN_NS) / NS;
       const toClose = Math.abs(RTH_CLOSE_NS - tod) / NS;
-      const u =
-        this.uNorm *
-        (1 + p.openBoost * Math.exp(-sinceOpen / p.openDecayS) + p.closeBoost * Math.exp(-toClose / p.closeDecayS) + p.openSpikeBoost * Math.exp(-sinceOpen / p.openSpikeDecayS) + p.closeSpikeBoost * Math.exp(-toClose / p.closeSpikeDecayS));
+      const u = this.uNorm * (1 + p.openBoost * Math.exp(-sinceOpen / p.openDecayS) + p.closeBoost * Math.exp(-toClose / p.closeDecayS));
+      // The spikes at the open and the close: order flow only (1 exactly without them).
+      const spike = this.spikeNorm * (1 + p.openSpikeBoost * Math.exp(-sinceOpen / p.openSpikeDecayS) + p.closeSpikeBoost * Math.exp(-toClose / p.closeSpikeDecayS));
       // Log-normal factors normalised to mean 1 across sessions.
       const s2 = p.volOfVol * p.volOfVol + p.dailyVolDispersion * p.dailyVolDispersion;
       const c = p.activityVolCoupling;
       const h = this.h + this.hDay;
       this.varFactor = u * Math.exp(h - 0.5 * s2);
       this.gScale = Math.pow(this.varFactor, -this.kappaVolPower);
-      const a = u * Math.exp(c * h - 0.5 * c * c * s2) * this.activity;
+      const a = u * Math.exp(c * h - 0.5 * c * c * s2) * this.activity * spike;
       this.kAdd = a * this.baseAdd;
       this.kCan = (a * p.cancelHazard) / this.meanCancel;
       this.kMkt = a * p.marketRate;
