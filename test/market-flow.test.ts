@@ -12,6 +12,7 @@ import { RecordRing } from '../src/core/ring.ts';
 import { DbnReader, DbnWriter, FLAGS, isMbo, type MboMsg, sessionNsToUnixNs } from '../src/data/dbn/index.ts';
 import { MboFromL2 } from '../src/data/dbn/mbo-from-l2.ts';
 import { type ExportSession, exportMetadata, exportSynthetic, nanosPerTick, writeSessions } from '../src/data/dbn/synthetic-export.ts';
+import { runFactsCommand } from '../src/market/facts/facts-command.ts';
 import { dbnFacts, FACTS, syntheticFacts } from '../src/market/facts/facts.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
@@ -164,7 +165,11 @@ test('export M records: the order book they build equals the L2 stream\'s at eve
       lastTs = m.hd.ts_event;
     }
     const k = (Number(m.price) / tick) * 2 + (m.side === 'B' ? BID : ASK);
-    const q = (x: number) => queues.get(x) ?? (queues.set(x, []), queues.get(x)!);
+    const q = (x: number): bigint[] => {
+      let list = queues.get(x);
+      if (!list) queues.set(x, (list = []));
+      return list;
+    };
     if (m.action === 'A') {
       orders.set(m.order_id, { k, size: m.size });
       q(k).push(m.order_id);
@@ -197,6 +202,24 @@ test('export M records: the order book they build equals the L2 stream\'s at eve
   compareUpTo(lastTs + 1n);
   assert.is(e, l2.length);
   assert.ok(mods > 1000 && kept > 100 && moved > 100, `${mods} M records: ${kept} size-down, ${moved} price moves`);
+});
+
+test('facts command: --flow realistic measures the realistic flow; a bad --flow exits 2 naming it', () => {
+  const run = (...argv: string[]) => {
+    let out = '';
+    let err = '';
+    const code = runFactsCommand(argv, (x) => (out += x), (x) => (err += x));
+    return { code, out, err };
+  };
+  const real = run('--from', '09:30', '--to', '09:40', '--flow', 'realistic', '--json');
+  assert.is(real.code, 0, real.err);
+  const neutral = run('--from', '09:30', '--to', '09:40', '--json');
+  const share = (o: string) => JSON.parse(o).sessions[0].facts.modify_share;
+  assert.ok(share(real.out) >= 0.1, real.out.slice(0, 300));
+  assert.is(share(neutral.out), 0);
+  const bad = run('--flow', 'busy');
+  assert.is(bad.code, 2);
+  assert.match(bad.err, /--flow "busy": expected neutral or realistic/);
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));
