@@ -613,13 +613,21 @@ export class MarketGenerator {
     if (this.ui > UNIFORM_BLOCK - this.uniPerEvent) this.refillUniforms();
     const uni = this.uniforms;
     let tn: number;
+    let decay = 0; // e^(-beta wait) when the excitation's part of the intensity arrives first
     if (this.burstOn) {
       // Intensity total x (base + excite e^(-beta s)) over the wait s: exact sampling as the
-      // earlier of the baseline's exponential arrival and the decaying part's (Dassios & Zhao).
+      // earlier of the baseline's exponential arrival and the decaying part's (Dassios & Zhao),
+      // whose e^(-beta s) is d itself (no exp for the excitation's decay below).
       let s = -Math.log(uni[this.ui]) / (total * this.burstBase);
       const b = total * this.excite;
       const d = 1 + (this.burstBeta * Math.log(uni[this.ui + 2])) / b; // -Infinity when b = 0
-      if (d > 0) s = Math.min(s, -Math.log(d) / this.burstBeta);
+      if (d > 0) {
+        const s2 = -Math.log(d) / this.burstBeta;
+        if (s2 < s) {
+          s = s2;
+          decay = d;
+        }
+      }
       tn = this.t + s * NS;
     } else tn = this.t - (Math.log(uni[this.ui]) * NS) / total;
     let u = uni[this.ui + 1] * total;
@@ -643,7 +651,7 @@ export class MarketGenerator {
     if (tn >= this.endNs) return STEP_END;
     // The event excites: n x beta / total, so it triggers n events on average (n / total of
     // them per unit of excite-time at this intensity).
-    if (this.burstOn) this.excite = this.excite * Math.exp((-this.burstBeta * (tn - this.t)) / NS) + this.burstJump / total;
+    if (this.burstOn) this.excite = this.excite * (decay > 0 ? decay : Math.exp((-this.burstBeta * (tn - this.t)) / NS)) + this.burstJump / total;
     this.t = tn;
     this.ts = Math.floor(tn);
 
