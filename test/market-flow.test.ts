@@ -80,7 +80,7 @@ test('neutral values are neutral whatever their companions: the same stream as E
   const other = stream({ modifyDownShare: 0.9, modifyUpShare: 0.1, modifySize: 7, burstDecayS: 3, openSpikeDecayS: 5, closeSpikeDecayS: 500 }, 200_000);
   assert.is(base.length, 5 * 200_000);
   assert.ok(base.every((x, i) => Object.is(x, other[i])), 'streams differ');
-  for (const k of ['addSize1Prob', 'deepAddSize1Prob', 'cancelSize1Prob', 'tradeSize1Prob', 'modifyHazard', 'burstBranching', 'openSpikeBoost', 'closeSpikeBoost'] as const) assert.is(ES_PROFILE[k], 0, k);
+  for (const k of ['addSize1Prob', 'deepAddSize1Prob', 'cancelSize1Prob', 'tradeSize1Prob', 'modifyPerCancel', 'burstBranching', 'openSpikeBoost', 'closeSpikeBoost'] as const) assert.is(ES_PROFILE[k], 0, k);
   // And the realistic flow does change it (the comparison above can fail).
   const real = stream(REALISTIC_FLOW, 1000);
   assert.not.ok(real.every((x, i) => Object.is(x, base[i])));
@@ -100,9 +100,9 @@ test('bursts keep the calibrated mean activity: events of a 20-minute midday win
 test('bad flow values throw naming the field, the value and what was expected', () => {
   const make = (profile: Partial<MarketProfile>) => () => new MarketGenerator(ES, '2024-03-15', 1, { sessionStartNs: 9.5 * H, sessionEndNs: 10 * H, profile });
   assert.throws(make({ burstBranching: 1 }), /burstBranching must be in \[0, 1\).*got 1/);
-  assert.throws(make({ addSize1Prob: 1.5 }), /addSize1Prob must be a probability in \[0, 1\], got 1.5/);
+  assert.throws(make({ addSize1Prob: 1.5 }), /addSize1Prob must be a probability in \[0, 1\), got 1.5/);
   assert.throws(make({ modifyDownShare: 0.7, modifyUpShare: 0.5 }), /modifyDownShare \+ modifyUpShare must be at most 1/);
-  assert.throws(make({ modifyHazard: -1 }), /modifyHazard must be >= 0/);
+  assert.throws(make({ modifyPerCancel: -1 }), /modifyPerCancel must be >= 0/);
   assert.throws(make({ burstDecayS: 0 }), /burstDecayS must be > 0 seconds, got 0/);
   assert.throws(make({ modifySize: 0.5 }), /modifySize must be >= 1 contract/);
 });

@@ -96,6 +96,11 @@ const KAPPA_CLIP = 5; // |kappa g| is clipped here (exp(5) ~ 148x)
 
 const geoLn = (mean: number): number => (mean <= 1 ? -Infinity : Math.log(1 - 1 / mean));
 
+/** A size-1 share: below 1, so the rest of the sizes can keep the mean. */
+function checkSize1(key: string, value: number): void {
+  if (!(value >= 0 && value < 1)) throw new Error(`profile ${key} must be a probability in [0, 1), got ${value}`);
+}
+
 /** A profile probability must lie in [0, 1]. */
 function checkShare(key: string, value: number): void {
   if (!(value >= 0 && value <= 1)) throw new Error(`profile ${key} must be a probability in [0, 1], got ${value}`);
@@ -164,7 +169,7 @@ export class MarketGenerator {
   private kDeepCan = 0; // deep cancel events/s per resting contract
   private kInside = 0;
   private kFill = 0; // re-layering events/s per empty level within MAX_DEPTH
-  private kMod = 0; // best-level modify events/s per resting contract
+  private kMod = 0; // best-level modify events/s per resting contract (modifyPerCancel x kCan)
 
   // ---- profile constants used per event ----
   private readonly qt: number = 0;
@@ -187,7 +192,6 @@ export class MarketGenerator {
   private readonly baseAdd: number = 0;
   private readonly baseDeepAdd: number = 0;
   // Size mixtures: 1 with these probabilities, else the geometric (neutral 0: no draw changes).
-  private readonly meanCancel: number = 0;
   private readonly add1: number = 0;
   private readonly deepAdd1: number = 0;
   private readonly cancel1: number = 0;
@@ -293,21 +297,23 @@ export class MarketGenerator {
     this.imbSens = p.imbalanceSensitivity;
     this.largeProb = p.tradeLargeProb;
     this.maxSweep = p.maxSweepLevels;
-    this.lnAdd = geoLn(p.addSize);
-    this.lnCancel = geoLn(p.cancelSize);
+    // A size-1 share p1 keeps the mean size: the rest are geometric of mean (mean - p1) / (1 - p1)
+    // (the mean itself when p1 = 0).
+    this.lnAdd = geoLn((p.addSize - p.addSize1Prob) / (1 - p.addSize1Prob));
+    this.lnCancel = geoLn((p.cancelSize - p.cancelSize1Prob) / (1 - p.cancelSize1Prob));
     this.lnTradeSmall = geoLn(p.tradeSizeSmall);
     this.lnTradeLarge = geoLn(p.tradeSizeLarge);
     this.lnBurst = geoLn(p.burstSize);
-    this.lnDeepAdd = geoLn(p.deepAddSize);
+    this.lnDeepAdd = geoLn((p.deepAddSize - p.deepAddSize1Prob) / (1 - p.deepAddSize1Prob));
     this.lnDeepCancel = geoLn(p.deepCancelSize);
-    checkShare('addSize1Prob', p.addSize1Prob);
-    checkShare('deepAddSize1Prob', p.deepAddSize1Prob);
-    checkShare('cancelSize1Prob', p.cancelSize1Prob);
+    checkSize1('addSize1Prob', p.addSize1Prob);
+    checkSize1('deepAddSize1Prob', p.deepAddSize1Prob);
+    checkSize1('cancelSize1Prob', p.cancelSize1Prob);
     checkShare('tradeSize1Prob', p.tradeSize1Prob);
     checkShare('modifyDownShare', p.modifyDownShare);
     checkShare('modifyUpShare', p.modifyUpShare);
     if (!(p.modifyDownShare + p.modifyUpShare <= 1)) throw new Error(`profile modifyDownShare + modifyUpShare must be at most 1, got ${p.modifyDownShare} + ${p.modifyUpShare}`);
-    if (!(p.modifyHazard >= 0)) throw new Error(`profile modifyHazard must be >= 0 (per second per contract), got ${p.modifyHazard}`);
+    if (!(p.modifyPerCancel >= 0)) throw new Error(`profile modifyPerCancel must be >= 0 (modifies per best-level cancel), got ${p.modifyPerCancel}`);
     if (!(p.modifySize >= 1)) throw new Error(`profile modifySize must be >= 1 contract, got ${p.modifySize}`);
     if (!(p.burstBranching >= 0 && p.burstBranching < 1)) throw new Error(`profile burstBranching must be in [0, 1) (stationary bursts), got ${p.burstBranching}`);
     if (!(p.burstDecayS > 0)) throw new Error(`profile burstDecayS must be > 0 seconds, got ${p.burstDecayS}`);
@@ -323,16 +329,13 @@ export class MarketGenerator {
     this.burstBeta = 1 / p.burstDecayS;
     this.burstJump = p.burstBranching * this.burstBeta;
     this.uniPerEvent = this.burstOn ? 3 : 2;
-    // Mixture means: p x 1 + (1 - p) x mean (= mean exactly when p = 0).
-    const meanAdd = p.addSize1Prob + (1 - p.addSize1Prob) * p.addSize;
-    const meanCancel = p.cancelSize1Prob + (1 - p.cancelSize1Prob) * p.cancelSize;
-    const meanDeepAdd = p.deepAddSize1Prob + (1 - p.deepAddSize1Prob) * p.deepAddSize;
+    // Market orders' size-1 share adds 1-lots to today's mixture: p x 1 + (1 - p) x its mean (= the
+    // mean exactly when p = 0).
     const meanTrade = p.tradeSize1Prob + (1 - p.tradeSize1Prob) * ((1 - p.tradeLargeProb) * p.tradeSizeSmall + p.tradeLargeProb * p.tradeSizeLarge);
     // Contracts/s modifies take out of a best queue at queueTarget (moves: as many in as out).
-    const modOut = p.modifyHazard * p.queueTarget * (p.modifyDownShare - p.modifyUpShare) * p.modifySize;
-    this.meanCancel = meanCancel;
+    const modOut = ((p.modifyPerCancel * p.cancelHazard) / p.cancelSize) * p.queueTarget * (p.modifyDownShare - p.modifyUpShare) * p.modifySize;
     // Best-level balance at q = queueTarget: adds = cancels + market orders + modifies (contracts/s).
-    this.baseAdd = (p.cancelHazard * p.queueTarget + p.marketRate * meanTrade + modOut) / meanAdd;
+    this.baseAdd = (p.cancelHazard * p.queueTarget + p.marketRate * meanTrade + modOut) / p.addSize;
 
     // Deep profile: near (distance 1) -> peak (distance 4) -> far (MAX_DEPTH).
     this.deepTarget = new Float64Array(MAX_DEPTH + 1);
@@ -348,7 +351,7 @@ export class MarketGenerator {
       while (x > cum && k < MAX_DEPTH) cum += this.deepTarget[++k];
       this.depthTable[i] = k;
     }
-    this.baseDeepAdd = (p.deepCancelHazard * sumTarget) / meanDeepAdd;
+    this.baseDeepAdd = (p.deepCancelHazard * sumTarget) / p.deepAddSize;
 
     // Initial book: best bid = start, best ask = start + 1, MAX_DEPTH levels behind each.
     const n = 2 * (MAX_DEPTH + 1);
@@ -532,13 +535,13 @@ export class MarketGenerator {
       this.gScale = Math.pow(this.varFactor, -this.kappaVolPower);
       const a = u * Math.exp(c * h - 0.5 * c * c * s2) * this.activity * spike;
       this.kAdd = a * this.baseAdd;
-      this.kCan = (a * p.cancelHazard) / this.meanCancel;
+      this.kCan = (a * p.cancelHazard) / p.cancelSize;
       this.kMkt = a * p.marketRate;
       this.kDeepAdd = a * this.baseDeepAdd;
       this.kDeepCan = (a * p.deepCancelHazard) / p.deepCancelSize;
       this.kInside = a * p.insideRate;
       this.kFill = a * p.emptyLevelFillRate;
-      this.kMod = a * p.modifyHazard;
+      this.kMod = this.kCan * p.modifyPerCancel;
       // OU step of h for the next interval (exact discretisation).
       const r = Math.exp(-SLOW_STEP_NS / NS / p.volMeanReversionS);
       if (this.ni === NORMAL_BLOCK) this.refillNormals();

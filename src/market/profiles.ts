@@ -91,23 +91,25 @@ export interface MarketProfile {
   // value (ES_PROFILE's) under which the generator draws the same random numbers in the same order
   // as without it; REALISTIC_FLOW holds the values that give real ES MBO's structure. ----
   /**
-   * Sizes as a mixture: size 1 with this probability, else the geometric of the mean above
-   * (addSize, deepAddSize, cancelSize; market orders: today's two-geometric mixture). Real ES
-   * new orders are 75 % 1-lots. Best-level adds; adds to an existing deep level; best-level
-   * cancels (contracts removed); market orders.
+   * Sizes as a mixture: size 1 with this probability, else a geometric whose mean keeps the
+   * mean size above (addSize, deepAddSize, cancelSize: (mean - p) / (1 - p)), so the contracts
+   * per second, the queues and the event counts stay as calibrated. Real ES new orders are 75 %
+   * 1-lots. Best-level adds; adds to an existing deep level; best-level cancels (contracts
+   * removed); market orders (1-lots added to the two-geometric mixture: its mean falls).
    */
   addSize1Prob: number;
   deepAddSize1Prob: number;
   cancelSize1Prob: number;
   tradeSize1Prob: number;
   /**
-   * Modifies at the best levels: events per second per contract resting there. A modify
+   * Modifies at the best levels: modify events per best-level cancel event (both per resting
+   * contract, before the informed tilt; so the modifies follow the root's cancel rate). A modify
    * reduces an order's size (share modifyDownShare; it keeps its queue place), increases it
    * (modifyUpShare; back of the queue) or moves it one tick (the rest; back of the queue at the
    * new price: half away from the touch, half from one tick behind onto the best). Changes and
    * moved orders have geometric sizes of mean modifySize.
    */
-  modifyHazard: number;
+  modifyPerCancel: number;
   modifyDownShare: number;
   modifyUpShare: number;
   modifySize: number;
@@ -169,7 +171,7 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
   deepAddSize1Prob: 0,
   cancelSize1Prob: 0,
   tradeSize1Prob: 0,
-  modifyHazard: 0,
+  modifyPerCancel: 0,
   modifyDownShare: 0.4,
   modifyUpShare: 0.2,
   modifySize: 1.5,
@@ -183,19 +185,17 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
 
 /**
  * The order-flow structure of real ES MBO (issue 49 §2; docs/synthetic-market.md): 1-lot
- * dominated sizes (the rest larger, so the contracts per second and the queues stay as
- * calibrated), modifies, Hawkes bursts and the opening spike. Applied as profile overrides
- * (`GeneratorOptions.profile`); ES_PROFILE keeps the neutral values until the default market moves.
+ * dominated sizes (the rest larger, so the mean sizes stay as calibrated), modifies, Hawkes
+ * bursts and the opening spike. It leaves the calibrated mean sizes and rates alone, so it
+ * applies to every root's profile. Applied as profile overrides (`GeneratorOptions.profile`);
+ * ES_PROFILE keeps the neutral values until the default market moves.
  */
 export const REALISTIC_FLOW: Readonly<Partial<MarketProfile>> = Object.freeze({
   addSize1Prob: 0.6,
-  addSize: 20,
   deepAddSize1Prob: 0.6,
-  deepAddSize: 30,
   cancelSize1Prob: 0.6,
-  cancelSize: 20,
   tradeSize1Prob: 0.2,
-  modifyHazard: 0.09,
+  modifyPerCancel: 0.9,
   modifyDownShare: 0.4,
   modifyUpShare: 0.2,
   modifySize: 1.5,
