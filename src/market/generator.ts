@@ -96,6 +96,21 @@ const KAPPA_CLIP = 5; // |kappa g| is clipped here (exp(5) ~ 148x)
 
 const geoLn = (mean: number): number => (mean <= 1 ? -Infinity : Math.log(1 - 1 / mean));
 
+/** The order-flow structure's fields (profiles.ts) in their domains, or an error naming the field. */
+function checkFlow(p: MarketProfile): void {
+  checkSize1('addSize1Prob', p.addSize1Prob);
+  checkSize1('deepAddSize1Prob', p.deepAddSize1Prob);
+  checkSize1('cancelSize1Prob', p.cancelSize1Prob);
+  checkShare('tradeSize1Prob', p.tradeSize1Prob);
+  checkShare('modifyDownShare', p.modifyDownShare);
+  checkShare('modifyUpShare', p.modifyUpShare);
+  if (!(p.modifyDownShare + p.modifyUpShare <= 1)) throw new Error(`profile modifyDownShare + modifyUpShare must be at most 1, got ${p.modifyDownShare} + ${p.modifyUpShare}`);
+  if (!(p.modifyPerCancel >= 0)) throw new Error(`profile modifyPerCancel must be >= 0 (modifies per best-level cancel), got ${p.modifyPerCancel}`);
+  if (!(p.modifySize >= 1)) throw new Error(`profile modifySize must be >= 1 contract, got ${p.modifySize}`);
+  if (!(p.burstBranching >= 0 && p.burstBranching < 1)) throw new Error(`profile burstBranching must be in [0, 1) (stationary bursts), got ${p.burstBranching}`);
+  if (!(p.burstDecayS > 0)) throw new Error(`profile burstDecayS must be > 0 seconds, got ${p.burstDecayS}`);
+}
+
 /** A size-1 share: below 1, so the rest of the sizes can keep the mean. */
 function checkSize1(key: string, value: number): void {
   if (!(value >= 0 && value < 1)) throw new Error(`profile ${key} must be a probability in [0, 1), got ${value}`);
@@ -244,6 +259,7 @@ export class MarketGenerator {
     this.date = date;
     this.seed = seed;
     const p = profileFor(spec, opts.profile);
+    checkFlow(p);
     this.profile = Object.freeze(p);
     this.activity = opts.activity ?? 1;
     if (!(this.activity > 0)) throw new Error(`activity must be positive, got ${opts.activity}`);
@@ -306,17 +322,6 @@ export class MarketGenerator {
     this.lnBurst = geoLn(p.burstSize);
     this.lnDeepAdd = geoLn((p.deepAddSize - p.deepAddSize1Prob) / (1 - p.deepAddSize1Prob));
     this.lnDeepCancel = geoLn(p.deepCancelSize);
-    checkSize1('addSize1Prob', p.addSize1Prob);
-    checkSize1('deepAddSize1Prob', p.deepAddSize1Prob);
-    checkSize1('cancelSize1Prob', p.cancelSize1Prob);
-    checkShare('tradeSize1Prob', p.tradeSize1Prob);
-    checkShare('modifyDownShare', p.modifyDownShare);
-    checkShare('modifyUpShare', p.modifyUpShare);
-    if (!(p.modifyDownShare + p.modifyUpShare <= 1)) throw new Error(`profile modifyDownShare + modifyUpShare must be at most 1, got ${p.modifyDownShare} + ${p.modifyUpShare}`);
-    if (!(p.modifyPerCancel >= 0)) throw new Error(`profile modifyPerCancel must be >= 0 (modifies per best-level cancel), got ${p.modifyPerCancel}`);
-    if (!(p.modifySize >= 1)) throw new Error(`profile modifySize must be >= 1 contract, got ${p.modifySize}`);
-    if (!(p.burstBranching >= 0 && p.burstBranching < 1)) throw new Error(`profile burstBranching must be in [0, 1) (stationary bursts), got ${p.burstBranching}`);
-    if (!(p.burstDecayS > 0)) throw new Error(`profile burstDecayS must be > 0 seconds, got ${p.burstDecayS}`);
     this.add1 = p.addSize1Prob;
     this.deepAdd1 = p.deepAddSize1Prob;
     this.cancel1 = p.cancelSize1Prob;
