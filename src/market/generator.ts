@@ -211,6 +211,10 @@ export class MarketGenerator {
   private readonly deepAdd1: number = 0;
   private readonly cancel1: number = 0;
   private readonly trade1: number = 0;
+  private readonly add1Rest: number = 1; // 1 / (1 - p1): a multiplication per event, not a division
+  private readonly deepAdd1Rest: number = 1;
+  private readonly cancel1Rest: number = 1;
+  private readonly trade1Rest: number = 1;
   private readonly modDown: number = 0; // shares of the modify kinds (the rest: price moves)
   private readonly modUp: number = 0;
   private readonly lnModSize: number = 0;
@@ -326,6 +330,10 @@ export class MarketGenerator {
     this.deepAdd1 = p.deepAddSize1Prob;
     this.cancel1 = p.cancelSize1Prob;
     this.trade1 = p.tradeSize1Prob;
+    this.add1Rest = 1 / (1 - p.addSize1Prob);
+    this.deepAdd1Rest = 1 / (1 - p.deepAddSize1Prob);
+    this.cancel1Rest = 1 / (1 - p.cancelSize1Prob);
+    this.trade1Rest = 1 / (1 - p.tradeSize1Prob);
     this.modDown = p.modifyDownShare;
     this.modUp = p.modifyUpShare;
     this.lnModSize = geoLn(p.modifySize);
@@ -664,7 +672,7 @@ export class MarketGenerator {
     this.ts = Math.floor(tn);
 
     // Geometric sizes: 1 + floor(ln(1 - x) / ln(1 - 1/mean)) for a uniform x in [0, 1); a
-    // size-1 share p1 first takes x < p1, the rest rescaled to (x - p1) / (1 - p1) (= x when
+    // size-1 share p1 first takes x < p1, the rest rescaled to (x - p1) x 1 / (1 - p1) (= x when
     // p1 = 0: the same sizes as without the mixture).
     // (u is reduced one intensity at a time, as the branch boundaries have always been computed.)
     const bidAdd = u < rBidAdd;
@@ -672,7 +680,7 @@ export class MarketGenerator {
       const bid = bidAdd;
       const x = bid ? u / rBidAdd : (u - rBidAdd) / rAskAdd;
       const p1 = this.add1;
-      const q = x < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (x - p1) / (1 - p1))) / this.lnAdd);
+      const q = x < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (x - p1) * this.add1Rest)) / this.lnAdd);
       return bid ? this.set(MD_ADD, BID, bb, q) : this.set(MD_ADD, ASK, ba, q);
     }
     u -= rBidAdd;
@@ -682,7 +690,7 @@ export class MarketGenerator {
       const bid = bidCan;
       const x = bid ? u / rBidCan : (u - rBidCan) / rAskCan;
       const p1 = this.cancel1;
-      let q = x < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (x - p1) / (1 - p1))) / this.lnCancel);
+      let q = x < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (x - p1) * this.cancel1Rest)) / this.lnCancel);
       const qs = bid ? qb : qa;
       if (q >= qs) q = (bid ? book.bidLevels : book.askLevels) > 1 ? qs : qs - 1; // never empty a side
       return q > 0 ? this.set(MD_CANCEL, bid ? BID : ASK, bid ? bb : ba, q) : STEP_RETRY;
@@ -699,7 +707,7 @@ export class MarketGenerator {
         this.sweepRem = 1;
         return this.sweepStep();
       }
-      const x = (x0 - p1) / (1 - p1);
+      const x = (x0 - p1) * this.trade1Rest;
       const p = this.largeProb;
       const large = x < p;
       const y = large ? x / p : (x - p) / (1 - p);
@@ -717,7 +725,7 @@ export class MarketGenerator {
       const empty = (bid ? this.bids[price & this.mask] : this.asks[price & this.mask]) === 0;
       // A new level opens with a refill burst (10%-50% of its target size).
       const p1 = this.deepAdd1;
-      const q = empty ? Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y))) : y < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (y - p1) / (1 - p1))) / this.lnDeepAdd);
+      const q = empty ? Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y))) : y < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (y - p1) * this.deepAdd1Rest)) / this.lnDeepAdd);
       return this.set(MD_ADD, bid ? BID : ASK, price, q);
     }
     u -= 2 * rDeepAdd;
