@@ -136,6 +136,13 @@ test('MboFromL2 modifies: size down keeps the place, size up and price moves go 
   m.apply(MD_CANCEL, BID, 99, 2, MOD_DOWN);
   assert.equal(recs, [[C, 0x42, 3, 100, 5], [A, 0x41, 5, 101, 5], [C, 0x42, 2, 99, 1], [C, 0x42, 4, 99, 1]]);
   assert.is(m.modifyFallbacks, 2);
+  // A session cut between a move's two halves: the next session starts with no order in flight.
+  m.apply(MD_ADD, BID, 100, 1); // id 6
+  m.apply(MD_CANCEL, BID, 100, 1, MOD_MOVE_FROM);
+  m.clear();
+  recs.length = 0;
+  m.apply(MD_ADD, BID, 99, 1, MOD_MOVE_TO);
+  assert.equal(recs, [[A, 0x42, 7, 99, 1]]);
 });
 
 // A 30-minute ES export with the realistic flow, as `npm run facts -- --data` reads it.

@@ -57,6 +57,7 @@ export class MboFromL2 {
   /** Forgets every order (a new session starts from an empty book). Ids keep counting. */
   clear(): void {
     this.queues.clear();
+    this.moving = null; // a session cut between a move's two halves (an export's event limit)
   }
 
   /** Orders resting at a level. */
@@ -129,6 +130,7 @@ export class MboFromL2 {
       this.sink(CHAR_M, sideChar, o.id, price, o.size, FLAGS.F_LAST);
       return true;
     }
+    this.moving = null; // only the record right after a move's first half may complete it
     if (!q) return this.fallback();
     if (tag === MOD_UP && kind === MD_ADD) {
       const o = q[q.length - 1];
