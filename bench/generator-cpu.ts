@@ -7,20 +7,18 @@ import { EV_STRIDE } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
-import * as profiles from '../src/market/profiles.ts';
+import { REALISTIC_FLOW } from '../src/market/profiles.ts';
 import { loadavg, median } from './util.ts';
 
 const args = process.argv.slice(2);
 const i = args.indexOf('--rounds');
 const rounds = i >= 0 ? Number(args[i + 1]) : 3;
 const realistic = args.includes('--realistic');
-const flow = (profiles as Record<string, unknown>).REALISTIC_FLOW as Partial<profiles.MarketProfile> | undefined;
-if (realistic && !flow) throw new Error('--realistic: this build has no REALISTIC_FLOW');
 const spec = contractForRoot('ES');
 const H = 3600e9;
 
 function run(): number {
-  const gen = new MarketGenerator(spec, '2024-03-15', 42, { sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, profile: realistic ? flow : undefined });
+  const gen = new MarketGenerator(spec, '2024-03-15', 42, { sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, profile: realistic ? REALISTIC_FLOW : undefined });
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 14, false);
   let n = 0;
   while (!gen.done) {
