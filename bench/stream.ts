@@ -11,6 +11,7 @@ import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, MD_ADD } from '../src/co
 import { RecordRing } from '../src/core/ring.ts';
 import { DenseBook } from '../src/book/dense-book.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
+import type { MarketProfile } from '../src/market/profiles.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { recordMarket } from '../src/backtest/replay-source.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest, type ResolvedRequest } from '../src/backtest/request.ts';
@@ -57,12 +58,13 @@ export function benchRequest(
   return { req: v.request, specs: sessionSpecs(v.request, config, false, model), model };
 }
 
-/** Records up to maxEvents market events of one session (from its spec) with MarketGenerator. */
-export function recordSession(spec: SessionSpec, maxEvents: number): Recording {
+/** Records up to maxEvents market events of one session (from its spec) with MarketGenerator (profile: overrides, e.g. REALISTIC_FLOW). */
+export function recordSession(spec: SessionSpec, maxEvents: number, profile?: Partial<MarketProfile>): Recording {
   const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, {
     sessionStartNs: spec.sessionStartNs,
     sessionEndNs: spec.sessionEndNs,
     activity: spec.activity,
+    profile,
   });
   return recordMarket(gen, RecordRing.allocate(EV_STRIDE, 1 << 16, false), maxEvents);
 }

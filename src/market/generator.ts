@@ -57,6 +57,7 @@ import { Rng, hashSeed } from '../core/rng.ts';
 import { DenseBook } from '../book/dense-book.ts';
 import type { ContractSpec } from './instruments.ts';
 import { dailyPath, pathHours } from './daily-path.ts';
+import { MOD_DOWN, MOD_MOVE_FROM, MOD_MOVE_TO, MOD_UP } from './modify-tags.ts';
 import { type MarketProfile, profileFor, ticksPerSqrtSecond } from './profiles.ts';
 import { RTH_CLOSE_NS, RTH_OPEN_NS } from './regular-hours.ts';
 
@@ -101,6 +102,31 @@ const TWO_POW_32 = 4294967296;
 const KAPPA_CLIP = 5; // |kappa g| is clipped here (exp(5) ~ 148x)
 
 const geoLn = (mean: number): number => (mean <= 1 ? -Infinity : Math.log(1 - 1 / mean));
+
+/** The order-flow structure's fields (profiles.ts) in their domains, or an error naming the field. */
+function checkFlow(p: MarketProfile): void {
+  checkSize1('addSize1Prob', p.addSize1Prob);
+  checkSize1('deepAddSize1Prob', p.deepAddSize1Prob);
+  checkSize1('cancelSize1Prob', p.cancelSize1Prob);
+  checkShare('tradeSize1Prob', p.tradeSize1Prob);
+  checkShare('modifyDownShare', p.modifyDownShare);
+  checkShare('modifyUpShare', p.modifyUpShare);
+  if (!(p.modifyDownShare + p.modifyUpShare <= 1)) throw new Error(`profile modifyDownShare + modifyUpShare must be at most 1, got ${p.modifyDownShare} + ${p.modifyUpShare}`);
+  if (!(p.modifyPerCancel >= 0)) throw new Error(`profile modifyPerCancel must be >= 0 (modifies per best-level cancel), got ${p.modifyPerCancel}`);
+  if (!(p.modifySize >= 1)) throw new Error(`profile modifySize must be >= 1 contract, got ${p.modifySize}`);
+  if (!(p.burstBranching >= 0 && p.burstBranching < 1)) throw new Error(`profile burstBranching must be in [0, 1) (stationary bursts), got ${p.burstBranching}`);
+  if (!(p.burstDecayS > 0)) throw new Error(`profile burstDecayS must be > 0 seconds, got ${p.burstDecayS}`);
+}
+
+/** A size-1 share: below 1, so the rest of the sizes can keep the mean. */
+function checkSize1(key: string, value: number): void {
+  if (!(value >= 0 && value < 1)) throw new Error(`profile ${key} must be a probability in [0, 1), got ${value}`);
+}
+
+/** A profile probability must lie in [0, 1]. */
+function checkShare(key: string, value: number): void {
+  if (!(value >= 0 && value <= 1)) throw new Error(`profile ${key} must be a probability in [0, 1], got ${value}`);
+}
 
 // Kinds of the step that produced no event yet.
 const STEP_EVENT = 1;
@@ -148,6 +174,7 @@ export class MarketGenerator {
   private readonly raceMeanNs: number = 0;
   private nextSlowNs = 0;
   private readonly uNorm: number = 0;
+  private readonly spikeNorm: number = 1;
 
   // ---- intensity caches (recomputed when v, the activity or the touch changes) ----
   private cachedBid = 0;
@@ -166,6 +193,7 @@ export class MarketGenerator {
   private kDeepCan = 0; // deep cancel events/s per resting contract
   private kInside = 0;
   private kFill = 0; // re-layering events/s per empty level within MAX_DEPTH
+  private kMod = 0; // best-level modify events/s per resting contract (modifyPerCancel x kCan)
 
   // ---- profile constants used per event ----
   private readonly qt: number = 0;
@@ -187,6 +215,26 @@ export class MarketGenerator {
   private readonly deepTarget: Float64Array; // target size at distance k
   private readonly baseAdd: number = 0;
   private readonly baseDeepAdd: number = 0;
+  // Size mixtures: 1 with these probabilities, else the geometric (neutral 0: no draw changes).
+  private readonly add1: number = 0;
+  private readonly deepAdd1: number = 0;
+  private readonly cancel1: number = 0;
+  private readonly trade1: number = 0;
+  private readonly add1Rest: number = 1; // 1 / (1 - p1): a multiplication per event, not a division
+  private readonly deepAdd1Rest: number = 1;
+  private readonly cancel1Rest: number = 1;
+  private readonly trade1Rest: number = 1;
+  private readonly modDown: number = 0; // shares of the modify kinds (the rest: price moves)
+  private readonly modUp: number = 0;
+  private readonly lnModSize: number = 0;
+
+  // ---- Hawkes bursts: every intensity x ((1 - n) + excite) ----
+  private readonly burstOn: boolean = false; // off: the waiting time takes today's draws exactly
+  private readonly burstBase: number = 1; // 1 - n
+  private readonly burstBeta: number = 0; // decay rate of excite, per second
+  private readonly burstJump: number = 0; // n x beta: excite jumps by this / total base intensity
+  private excite = 0;
+  private readonly uniPerEvent: number = 2; // uniforms a random step takes (3 with bursts)
 
   // ---- book bookkeeping ----
   private readonly bids: Int32Array;
@@ -205,6 +253,9 @@ export class MarketGenerator {
   private readonly initPrice: Float64Array;
   private readonly initQty: Float64Array;
   private initIdx = 0;
+  private moveSide = 0; // the pending second half (MOD_MOVE_TO add) of a price modify
+  private movePrice = 0;
+  private moveQty = 0;
 
   // ---- the event being emitted ----
   private out: Float64Array | null = null;
@@ -213,6 +264,7 @@ export class MarketGenerator {
   private eSide = 0;
   private ePrice = 0;
   private eQty = 0;
+  private eTag = 0; // modify-tags.ts: what the MBO export makes of the event
 
   constructor(spec: ContractSpec, date: string, seed: number, opts: GeneratorOptions) {
     if (!(opts.sessionEndNs > opts.sessionStartNs)) throw new Error('session end must be after its start');
@@ -220,6 +272,7 @@ export class MarketGenerator {
     this.date = date;
     this.seed = seed;
     const p = profileFor(spec, opts.profile);
+    checkFlow(p);
     this.profile = Object.freeze(p);
     this.activity = opts.activity ?? 1;
     if (!(this.activity > 0)) throw new Error(`activity must be positive, got ${opts.activity}`);
@@ -269,7 +322,10 @@ export class MarketGenerator {
     const L = (RTH_CLOSE_NS - RTH_OPEN_NS) / NS;
     const meanO = p.openBoost * (p.openDecayS / L) * (1 - Math.exp(-L / p.openDecayS));
     const meanC = p.closeBoost * (p.closeDecayS / L) * (1 - Math.exp(-L / p.closeDecayS));
+    const meanOS = p.openSpikeBoost * (p.openSpikeDecayS / L) * (1 - Math.exp(-L / p.openSpikeDecayS));
+    const meanCS = p.closeSpikeBoost * (p.closeSpikeDecayS / L) * (1 - Math.exp(-L / p.closeSpikeDecayS));
     this.uNorm = 1 / (1 + meanO + meanC);
+    this.spikeNorm = 1 / (1 + meanOS + meanCS); // 1 without spikes
 
     this.qt = p.queueTarget;
     this.kappaMarket = p.kappaMarket;
@@ -282,16 +338,38 @@ export class MarketGenerator {
     this.imbSens = p.imbalanceSensitivity;
     this.largeProb = p.tradeLargeProb;
     this.maxSweep = p.maxSweepLevels;
-    this.lnAdd = geoLn(p.addSize);
-    this.lnCancel = geoLn(p.cancelSize);
+    // A size-1 share p1 keeps the mean size: the rest are geometric of mean (mean - p1) / (1 - p1)
+    // (the mean itself when p1 = 0).
+    this.lnAdd = geoLn((p.addSize - p.addSize1Prob) / (1 - p.addSize1Prob));
+    this.lnCancel = geoLn((p.cancelSize - p.cancelSize1Prob) / (1 - p.cancelSize1Prob));
     this.lnTradeSmall = geoLn(p.tradeSizeSmall);
     this.lnTradeLarge = geoLn(p.tradeSizeLarge);
     this.lnBurst = geoLn(p.burstSize);
-    this.lnDeepAdd = geoLn(p.deepAddSize);
+    this.lnDeepAdd = geoLn((p.deepAddSize - p.deepAddSize1Prob) / (1 - p.deepAddSize1Prob));
     this.lnDeepCancel = geoLn(p.deepCancelSize);
-    const meanTrade = (1 - p.tradeLargeProb) * p.tradeSizeSmall + p.tradeLargeProb * p.tradeSizeLarge;
-    // Best-level balance at q = queueTarget: adds = cancels + market orders (contracts/s).
-    this.baseAdd = (p.cancelHazard * p.queueTarget + p.marketRate * meanTrade) / p.addSize;
+    this.add1 = p.addSize1Prob;
+    this.deepAdd1 = p.deepAddSize1Prob;
+    this.cancel1 = p.cancelSize1Prob;
+    this.trade1 = p.tradeSize1Prob;
+    this.add1Rest = 1 / (1 - p.addSize1Prob);
+    this.deepAdd1Rest = 1 / (1 - p.deepAddSize1Prob);
+    this.cancel1Rest = 1 / (1 - p.cancelSize1Prob);
+    this.trade1Rest = 1 / (1 - p.tradeSize1Prob);
+    this.modDown = p.modifyDownShare;
+    this.modUp = p.modifyUpShare;
+    this.lnModSize = geoLn(p.modifySize);
+    this.burstOn = p.burstBranching > 0;
+    this.burstBase = 1 - p.burstBranching;
+    this.burstBeta = 1 / p.burstDecayS;
+    this.burstJump = p.burstBranching * this.burstBeta;
+    this.uniPerEvent = this.burstOn ? 3 : 2;
+    // Market orders' size-1 share adds 1-lots to today's mixture: p x 1 + (1 - p) x its mean (= the
+    // mean exactly when p = 0).
+    const meanTrade = p.tradeSize1Prob + (1 - p.tradeSize1Prob) * ((1 - p.tradeLargeProb) * p.tradeSizeSmall + p.tradeLargeProb * p.tradeSizeLarge);
+    // Contracts/s modifies take out of a best queue at queueTarget (moves: as many in as out).
+    const modOut = ((p.modifyPerCancel * p.cancelHazard) / p.cancelSize) * p.queueTarget * (p.modifyDownShare - p.modifyUpShare) * p.modifySize;
+    // Best-level balance at q = queueTarget: adds = cancels + market orders + modifies (contracts/s).
+    this.baseAdd = (p.cancelHazard * p.queueTarget + p.marketRate * meanTrade + modOut) / p.addSize;
 
     // Deep profile: near (distance 1) -> peak (distance 4) -> far (MAX_DEPTH).
     this.deepTarget = new Float64Array(MAX_DEPTH + 1);
@@ -360,10 +438,13 @@ export class MarketGenerator {
 
   /**
    * Writes up to maxEvents records into ring (the caller guarantees ring.free() >= maxEvents),
-   * publishes them, and returns how many; 0 once the session end is reached.
+   * publishes them, and returns how many; 0 once the session end is reached. With `tags`
+   * (length >= maxEvents), tags[i] says which records of this call are order modifies
+   * (modify-tags.ts): only the MBO export needs them, L2 consumers see the level changes.
    */
-  generate(ring: RecordRing, maxEvents: number): number {
+  generate(ring: RecordRing, maxEvents: number, tags?: Uint8Array): number {
     if (ring.stride !== EV_STRIDE) throw new Error(`market ring stride ${ring.stride} != EV_STRIDE ${EV_STRIDE}`);
+    if (tags !== undefined && tags.length < maxEvents) throw new RangeError(`generate: ${tags.length} tags for up to ${maxEvents} events`);
     this.outRing = ring;
     this.out = ring.data;
     const initLen = this.initQty.length;
@@ -372,10 +453,13 @@ export class MarketGenerator {
       let r: number;
       if (this.initIdx < initLen) r = this.initStep();
       else if (this.sweepSide >= 0) r = this.sweepStep();
+      else if (this.moveQty > 0) r = this.moveStep();
       else if (this.book.bestBid - this.bidLow > MAX_DEPTH || this.askHigh - this.book.bestAsk > MAX_DEPTH) r = this.pruneStep();
       else r = this.randomStep();
       if (r === STEP_EVENT) {
         this.emit();
+        if (tags !== undefined) tags[n] = this.eTag;
+        this.eTag = 0;
         n++;
       } else if (r === STEP_END) {
         this.finished = true;
@@ -452,6 +536,19 @@ export class MarketGenerator {
     return STEP_EVENT;
   }
 
+  /** A modify's level change, tagged for the MBO export. */
+  private setMod(kind: number, side: number, price: number, qty: number, tag: number): number {
+    this.eTag = tag;
+    return this.set(kind, side, price, qty);
+  }
+
+  /** The second half of a price modify: the order arrives at its new price (same timestamp). */
+  private moveStep(): number {
+    const q = this.moveQty;
+    this.moveQty = 0;
+    return this.setMod(MD_ADD, this.moveSide, this.movePrice, q, MOD_MOVE_TO);
+  }
+
   private initStep(): number {
     const i = this.initIdx++;
     return this.set(MD_ADD, this.initSide[i], this.initPrice[i], this.initQty[i]);
@@ -473,13 +570,15 @@ export class MarketGenerator {
       const sinceOpen = Math.abs(tod - RTH_OPEN_NS) / NS;
       const toClose = Math.abs(RTH_CLOSE_NS - tod) / NS;
       const u = this.uNorm * (1 + p.openBoost * Math.exp(-sinceOpen / p.openDecayS) + p.closeBoost * Math.exp(-toClose / p.closeDecayS));
+      // The spikes at the open and the close: order flow only (1 exactly without them).
+      const spike = this.spikeNorm * (1 + p.openSpikeBoost * Math.exp(-sinceOpen / p.openSpikeDecayS) + p.closeSpikeBoost * Math.exp(-toClose / p.closeSpikeDecayS));
       // Log-normal factors normalised to mean 1 across sessions.
       const s2 = p.volOfVol * p.volOfVol + p.dailyVolDispersion * p.dailyVolDispersion;
       const c = p.activityVolCoupling;
       const h = this.h + this.hDay;
       this.varFactor = u * Math.exp(h - 0.5 * s2);
       this.gScale = Math.pow(this.varFactor, -this.kappaVolPower);
-      const a = u * Math.exp(c * h - 0.5 * c * c * s2) * this.activity;
+      const a = u * Math.exp(c * h - 0.5 * c * c * s2) * this.activity * spike;
       this.kAdd = a * this.baseAdd;
       this.kCan = (a * p.cancelHazard) / p.cancelSize;
       this.kMkt = a * p.marketRate;
@@ -487,6 +586,7 @@ export class MarketGenerator {
       this.kDeepCan = (a * p.deepCancelHazard) / p.deepCancelSize;
       this.kInside = a * p.insideRate;
       this.kFill = a * p.emptyLevelFillRate;
+      this.kMod = this.kCan * p.modifyPerCancel;
       // OU step of h for the next interval (exact discretisation).
       const r = Math.exp(-SLOW_STEP_NS / NS / p.volMeanReversionS);
       if (this.ni === NORMAL_BLOCK) this.refillNormals();
@@ -556,19 +656,41 @@ export class MarketGenerator {
     const rBidFill = bidEmpty > 0 ? this.kFill * bidEmpty : 0;
     const rAskFill = askEmpty > 0 ? this.kFill * askEmpty : 0;
     const rInside = ba - bb > 1 ? this.kInside : 0;
-    const total = rBidAdd + rAskAdd + rBidCan + rAskCan + rSell + rBuy + 2 * rDeepAdd + rBidDeepCan + rAskDeepCan + rBidFill + rAskFill + rInside;
+    const rBidMod = this.kMod * qb;
+    const rAskMod = this.kMod * qa;
+    // Without modifies the last two terms add 0: the same total, bit for bit.
+    const total = rBidAdd + rAskAdd + rBidCan + rAskCan + rSell + rBuy + 2 * rDeepAdd + rBidDeepCan + rAskDeepCan + rBidFill + rAskFill + rInside + rBidMod + rAskMod;
 
-    // Two uniforms per event: the waiting time and the event choice. Within the chosen branch
-    // the position of u inside that branch's intensity is itself uniform and independent of
-    // the choice; it supplies the branch's further draws (level, size) by the same rescaling.
-    if (this.ui > UNIFORM_BLOCK - 2) this.refillUniforms();
+    // Two uniforms per event: the waiting time and the event choice (a third with bursts). Within
+    // the chosen branch the position of u inside that branch's intensity is itself uniform and
+    // independent of the choice; it supplies the branch's further draws (level, size) by the
+    // same rescaling.
+    if (this.ui > UNIFORM_BLOCK - this.uniPerEvent) this.refillUniforms();
     const uni = this.uniforms;
-    const tn = this.t - (Math.log(uni[this.ui]) * NS) / total;
+    let tn: number;
+    let decay = 0; // e^(-beta wait) when the excitation's part of the intensity arrives first
+    if (this.burstOn) {
+      // Intensity total x (base + excite e^(-beta s)) over the wait s: exact sampling as the
+      // earlier of the baseline's exponential arrival and the decaying part's (Dassios & Zhao),
+      // whose e^(-beta s) is d itself (no exp for the excitation's decay below).
+      let s = -Math.log(uni[this.ui]) / (total * this.burstBase);
+      const b = total * this.excite;
+      const d = 1 + (this.burstBeta * Math.log(uni[this.ui + 2])) / b; // -Infinity when b = 0
+      if (d > 0) {
+        const s2 = -Math.log(d) / this.burstBeta;
+        if (s2 < s) {
+          s = s2;
+          decay = d;
+        }
+      }
+      tn = this.t + s * NS;
+    } else tn = this.t - (Math.log(uni[this.ui]) * NS) / total;
     let u = uni[this.ui + 1] * total;
-    this.ui += 2;
+    this.ui += this.uniPerEvent;
     if (this.raceNs <= tn && this.raceNs < this.nextVNs) {
       // The racer arrives before the next random event (memoryless: the draw is discarded).
       if (this.raceNs >= this.endNs) return STEP_END;
+      if (this.burstOn) this.excite *= Math.exp((-this.burstBeta * (this.raceNs - this.t)) / NS);
       this.t = this.raceNs;
       this.ts = Math.floor(this.raceNs);
       return this.raceStep();
@@ -576,40 +698,59 @@ export class MarketGenerator {
     if (tn >= this.nextVNs) {
       // The efficient price moves first; intensities change: redraw (memoryless).
       if (this.nextVNs >= this.endNs) return STEP_END;
+      if (this.burstOn) this.excite *= Math.exp((-this.burstBeta * (this.nextVNs - this.t)) / NS);
       this.t = this.nextVNs;
       this.advanceLatent();
       return STEP_RETRY;
     }
     if (tn >= this.endNs) return STEP_END;
+    // The event excites: n x beta / total, so it triggers n events on average (n / total of
+    // them per unit of excite-time at this intensity).
+    if (this.burstOn) this.excite = this.excite * (decay > 0 ? decay : Math.exp((-this.burstBeta * (tn - this.t)) / NS)) + this.burstJump / total;
     this.t = tn;
     this.ts = Math.floor(tn);
 
-    // Geometric sizes: 1 + floor(ln(1 - x) / ln(1 - 1/mean)) for a uniform x in [0, 1).
-    if (u < rBidAdd) return this.set(MD_ADD, BID, bb, 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rBidAdd)) / this.lnAdd));
+    // Geometric sizes: 1 + floor(ln(1 - x) / ln(1 - 1/mean)) for a uniform x in [0, 1); a
+    // size-1 share p1 first takes x < p1, the rest rescaled to (x - p1) x 1 / (1 - p1) (= x when
+    // p1 = 0: the same sizes as without the mixture).
+    // (u is reduced one intensity at a time, as the branch boundaries have always been computed.)
+    const bidAdd = u < rBidAdd;
+    if (bidAdd || u - rBidAdd < rAskAdd) {
+      const bid = bidAdd;
+      const x = bid ? u / rBidAdd : (u - rBidAdd) / rAskAdd;
+      const p1 = this.add1;
+      const q = x < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (x - p1) * this.add1Rest)) / this.lnAdd);
+      return bid ? this.set(MD_ADD, BID, bb, q) : this.set(MD_ADD, ASK, ba, q);
+    }
     u -= rBidAdd;
-    if (u < rAskAdd) return this.set(MD_ADD, ASK, ba, 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rAskAdd)) / this.lnAdd));
     u -= rAskAdd;
-    if (u < rBidCan) {
-      let q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rBidCan)) / this.lnCancel);
-      if (q >= qb) q = book.bidLevels > 1 ? qb : qb - 1; // never empty a side
-      return q > 0 ? this.set(MD_CANCEL, BID, bb, q) : STEP_RETRY;
+    const bidCan = u < rBidCan;
+    if (bidCan || u - rBidCan < rAskCan) {
+      const bid = bidCan;
+      const x = bid ? u / rBidCan : (u - rBidCan) / rAskCan;
+      const p1 = this.cancel1;
+      let q = x < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (x - p1) * this.cancel1Rest)) / this.lnCancel);
+      const qs = bid ? qb : qa;
+      if (q >= qs) q = (bid ? book.bidLevels : book.askLevels) > 1 ? qs : qs - 1; // never empty a side
+      return q > 0 ? this.set(MD_CANCEL, bid ? BID : ASK, bid ? bb : ba, q) : STEP_RETRY;
     }
     u -= rBidCan;
-    if (u < rAskCan) {
-      let q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - u / rAskCan)) / this.lnCancel);
-      if (q >= qa) q = book.askLevels > 1 ? qa : qa - 1;
-      return q > 0 ? this.set(MD_CANCEL, ASK, ba, q) : STEP_RETRY;
-    }
     u -= rAskCan;
     if (u < rSell + rBuy) {
       const sell = u < rSell;
-      const x = sell ? u / rSell : (u - rSell) / rBuy;
+      const x0 = sell ? u / rSell : (u - rSell) / rBuy;
+      const p1 = this.trade1;
+      this.sweepSide = sell ? BID : ASK;
+      this.sweepLevels = 0;
+      if (x0 < p1) {
+        this.sweepRem = 1;
+        return this.sweepStep();
+      }
+      const x = (x0 - p1) * this.trade1Rest;
       const p = this.largeProb;
       const large = x < p;
       const y = large ? x / p : (x - p) / (1 - p);
-      this.sweepSide = sell ? BID : ASK;
       this.sweepRem = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / (large ? this.lnTradeLarge : this.lnTradeSmall));
-      this.sweepLevels = 0;
       return this.sweepStep();
     }
     u -= rSell + rBuy;
@@ -622,7 +763,8 @@ export class MarketGenerator {
       const price = bid ? bb - k : ba + k;
       const empty = (bid ? this.bids[price & this.mask] : this.asks[price & this.mask]) === 0;
       // A new level opens with a refill burst (10%-50% of its target size).
-      const q = empty ? Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y))) : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / this.lnDeepAdd);
+      const p1 = this.deepAdd1;
+      const q = empty ? Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y))) : y < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (y - p1) * this.deepAdd1Rest)) / this.lnDeepAdd);
       return this.set(MD_ADD, bid ? BID : ASK, price, q);
     }
     u -= 2 * rDeepAdd;
@@ -675,6 +817,39 @@ export class MarketGenerator {
       const y = bid ? x / pb : (x - pb) / (1 - pb);
       const q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / this.lnBurst);
       return bid ? this.set(MD_ADD, BID, bb + 1, q) : this.set(MD_ADD, ASK, ba - 1, q);
+    }
+    u -= rInside;
+    if (u < rBidMod + rAskMod) {
+      // A modify of an order at the best: its size down or up, or its price one tick.
+      const bid = u < rBidMod;
+      const x = bid ? u / rBidMod : (u - rBidMod) / rAskMod;
+      const side = bid ? BID : ASK;
+      const best = bid ? bb : ba;
+      const qs = bid ? qb : qa;
+      const pd = this.modDown;
+      const pu = this.modUp;
+      if (x < pd + pu) {
+        const down = x < pd;
+        const y = down ? x / pd : (x - pd) / pu;
+        const q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - y)) / this.lnModSize);
+        // A size-down leaves the order (and the level) at least one contract.
+        if (down) return q < qs ? this.setMod(MD_CANCEL, side, best, q, MOD_DOWN) : STEP_RETRY;
+        return this.setMod(MD_ADD, side, best, q, MOD_UP);
+      }
+      // Price moves: half from the best one tick away from the touch, half from one tick
+      // behind onto the best; the order (size q) leaves, then arrives at the back (moveStep).
+      const z = (x - pd - pu) / (1 - pd - pu);
+      const away = z < 0.5;
+      const w = away ? 2 * z : 2 * z - 1;
+      const q = 1 + Math.floor(Math.log(Math.max(1e-12, 1 - w)) / this.lnModSize);
+      const behind = bid ? bb - 1 : ba + 1;
+      const from = away ? best : behind;
+      const avail = away ? qs : bid ? this.bids[behind & this.mask] : this.asks[behind & this.mask];
+      if (away ? q >= avail : q > avail) return STEP_RETRY; // a move never empties the best
+      this.moveSide = side;
+      this.movePrice = away ? behind : best;
+      this.moveQty = q;
+      return this.setMod(MD_CANCEL, side, from, q, MOD_MOVE_FROM);
     }
     return STEP_RETRY; // rounding at the top of the cumulative intensities
   }

@@ -101,6 +101,45 @@ export interface MarketProfile {
   gapJumpSd: number;
   /** Half-life (trading days) of the daily path's pull toward the middle of the contract's price range. */
   pathReversionDays: number;
+  // ---- Order-flow structure (docs/synthetic-market.md "Order-flow structure"). Each has a neutral
+  // value (ES_PROFILE's) under which the generator draws the same random numbers in the same order
+  // as without it; REALISTIC_FLOW holds the values that give real ES MBO's structure. ----
+  /**
+   * Sizes as a mixture: size 1 with this probability, else a geometric whose mean keeps the
+   * mean size above (addSize, deepAddSize, cancelSize: (mean - p) / (1 - p)), so the contracts
+   * per second, the queues and the event counts stay as calibrated. Real ES new orders are 75 %
+   * 1-lots. Best-level adds; adds to an existing deep level; best-level cancels (contracts
+   * removed); market orders (1-lots added to the two-geometric mixture: its mean falls).
+   */
+  addSize1Prob: number;
+  deepAddSize1Prob: number;
+  cancelSize1Prob: number;
+  tradeSize1Prob: number;
+  /**
+   * Modifies at the best levels: modify events per best-level cancel event (both per resting
+   * contract, before the informed tilt; so the modifies follow the root's cancel rate). A modify
+   * reduces an order's size (share modifyDownShare; it keeps its queue place), increases it
+   * (modifyUpShare; back of the queue) or moves it one tick (the rest; back of the queue at the
+   * new price: half away from the touch, half from one tick behind onto the best). Changes and
+   * moved orders have geometric sizes of mean modifySize.
+   */
+  modifyPerCancel: number;
+  modifyDownShare: number;
+  modifyUpShare: number;
+  modifySize: number;
+  /**
+   * Self-exciting bursts (Hawkes, exponential kernel): every order-flow intensity is multiplied
+   * by (1 - n) + X, X decaying with time constant burstDecayS and jumping at each random event
+   * so that it triggers n = burstBranching further events on average (n < 1: stationary; the
+   * mean multiplier stays 1).
+   */
+  burstBranching: number;
+  burstDecayS: number;
+  /** Fast spikes on top of the U-shape: extra activity at the 09:30 open / 16:00 close. */
+  openSpikeBoost: number;
+  openSpikeDecayS: number;
+  closeSpikeBoost: number;
+  closeSpikeDecayS: number;
 }
 
 export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
@@ -146,6 +185,45 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
   gapJumpProb: 0.1,
   gapJumpSd: 0.009,
   pathReversionDays: 60,
+  // Neutral order-flow structure: today's stream, bit for bit (REALISTIC_FLOW below).
+  addSize1Prob: 0,
+  deepAddSize1Prob: 0,
+  cancelSize1Prob: 0,
+  tradeSize1Prob: 0,
+  modifyPerCancel: 0,
+  modifyDownShare: 0.4,
+  modifyUpShare: 0.2,
+  modifySize: 1.5,
+  burstBranching: 0,
+  burstDecayS: 0.05,
+  openSpikeBoost: 0,
+  openSpikeDecayS: 60,
+  closeSpikeBoost: 0,
+  closeSpikeDecayS: 60,
+});
+
+/**
+ * The order-flow structure of real ES MBO (issue 49 §2; docs/synthetic-market.md): 1-lot
+ * dominated sizes (the rest larger, so the mean sizes stay as calibrated), modifies, Hawkes
+ * bursts and the opening spike. It leaves the calibrated mean sizes and rates alone, so it
+ * applies to every root's profile. Applied as profile overrides (`GeneratorOptions.profile`);
+ * ES_PROFILE keeps the neutral values until the default market moves.
+ */
+export const REALISTIC_FLOW: Readonly<Partial<MarketProfile>> = Object.freeze({
+  addSize1Prob: 0.6,
+  deepAddSize1Prob: 0.6,
+  cancelSize1Prob: 0.6,
+  tradeSize1Prob: 0.2,
+  modifyPerCancel: 0.9,
+  modifyDownShare: 0.4,
+  modifyUpShare: 0.2,
+  modifySize: 1.5,
+  burstBranching: 0.85,
+  burstDecayS: 0.002,
+  openSpikeBoost: 7,
+  openSpikeDecayS: 40,
+  closeSpikeBoost: 5,
+  closeSpikeDecayS: 60,
 });
 
 /** Why a root cannot run on the synthetic market: its contract table has no market profile. */

@@ -11,6 +11,7 @@ import { RecordRing } from '../../core/ring.ts';
 import { hashSeed } from '../../core/rng.ts';
 import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../../market/generator.ts';
 import type { ContractSpec } from '../../market/instruments.ts';
+import type { MarketProfile } from '../../market/profiles.ts';
 import { FLAGS } from './constants.ts';
 import type { DbnMetadata, SymbolMapping } from './metadata.ts';
 import { MboFromL2 } from './mbo-from-l2.ts';
@@ -27,6 +28,8 @@ export interface ExportSession {
   sessionStartNs: number;
   sessionEndNs: number;
   activity: number;
+  /** Overrides of the root's market profile (GeneratorOptions.profile), e.g. REALISTIC_FLOW. */
+  profile?: Partial<MarketProfile>;
 }
 
 export interface ExportOptions {
@@ -136,6 +139,7 @@ export function writeSessions(writer: DbnWriter, sessions: readonly ExportSessio
   });
   const book = new DenseBook(GENERATOR_BOOK_CAPACITY);
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 12, false);
+  const tags = new Uint8Array(1 << 12); // which events are order modifies: M records
   const writeMbp = (kind: number, side: number, price: number, qty: number): void => {
     mbp.tsEventRel = ts;
     mbp.tsRecvRel = ts + latency;
@@ -153,7 +157,7 @@ export function writeSessions(writer: DbnWriter, sessions: readonly ExportSessio
   };
 
   for (const s of sessions) {
-    const gen = new MarketGenerator(s.spec, s.date, s.seed, { sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, activity: s.activity });
+    const gen = new MarketGenerator(s.spec, s.date, s.seed, { sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, activity: s.activity, profile: s.profile });
     writer.setTimeBase(sessionMidnightUnixNs(s.date));
     instrumentId = syntheticInstrumentId(s.rawSymbol);
     mbo.instrumentId = mbp.instrumentId = instrumentId;
@@ -166,7 +170,7 @@ export function writeSessions(writer: DbnWriter, sessions: readonly ExportSessio
     const limit = options.maxEventsPerSession ?? Infinity;
     let n = 0;
     while (!gen.done && n < limit) {
-      const got = gen.generate(ring, Math.min(ring.free(), limit - n));
+      const got = gen.generate(ring, Math.min(ring.free(), limit - n), tags);
       const d = ring.data;
       for (let k = 0; k < got; k++) {
         const off = ring.peek();
@@ -182,7 +186,7 @@ export function writeSessions(writer: DbnWriter, sessions: readonly ExportSessio
         }
         sequence++;
         book.apply(kind, side, price, qty);
-        mapper.apply(kind, side, price, qty);
+        mapper.apply(kind, side, price, qty, tags[k]);
         if (options.schema === 'mbp-10') writeMbp(kind, side, price, qty);
         options.onEvent?.(ts, kind, side, price, qty);
         ring.advance();

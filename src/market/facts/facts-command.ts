@@ -7,11 +7,12 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseClock, parseDate } from '../calendar.ts';
 import { contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
+import { REALISTIC_FLOW } from '../profiles.ts';
 import { dbnFacts, type SessionFacts, syntheticFacts } from './facts.ts';
 import { type FactsColumn, factsJson, factsTable } from './table.ts';
 
 export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs synthetic|PATH] [--symbol ES] [--date YYYY-MM-DD]
-                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--json]
+                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--flow realistic] [--json]
   --data PATH     a DBN file or directory (MBO or MBP-10); default: the synthetic market
   --vs SOURCE     a second source side by side: synthetic, or a DBN path
   --symbol S      synthetic: the contract root (default ES); data: a root or contract among its symbols
@@ -19,6 +20,7 @@ export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs syntheti
   --seed N        synthetic: the seed (default 42)
   --seeds A-B     synthetic: also run seeds A..B and show their range in brackets
   --from, --to    the window, New York time (synthetic default 09:30-16:00; data: the whole trade date)
+  --flow F        synthetic: the order-flow structure, neutral (default) or realistic (REALISTIC_FLOW)
   --json          full precision JSON instead of the table`;
 
 const SYNTHETIC_DATE = '2024-03-15';
@@ -44,6 +46,7 @@ function flagValues(argv: string[]) {
       seeds: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      flow: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -87,6 +90,8 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
     const fromNs = clockFlag('--from', a.from);
     const toNs = clockFlag('--to', a.to);
     if (fromNs !== null && toNs !== null && toNs <= fromNs) throw new FlagError(`--to ${a.to} is not after --from ${a.from}: expected a window of at least one minute`);
+    if (a.flow !== undefined && a.flow !== 'neutral' && a.flow !== 'realistic') throw new FlagError(`--flow ${JSON.stringify(a.flow)}: expected neutral or realistic`);
+    const profile = a.flow === 'realistic' ? REALISTIC_FLOW : undefined;
     const sources: Source[] = [{ flag: '--data', path: a.data ?? null }];
     if (a.vs !== undefined) sources.push({ flag: '--vs', path: a.vs === 'synthetic' ? null : a.vs });
     for (const s of sources) if (s.path !== null && !existsSync(s.path)) throw new FlagError(`${s.flag} ${JSON.stringify(s.path)}: no such file or directory (expected a DBN file or a directory of them${s.flag === '--vs' ? ', or synthetic' : ''})`);
@@ -100,7 +105,11 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
         throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: ${(e as Error).message}`);
       }
     }
-    const synth = (s: number): SessionFacts => syntheticFacts({ root, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')! });
+    const synth = (s: number): SessionFacts => {
+      const f = syntheticFacts({ root, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')!, profile });
+      if (profile) f.source += ' realistic flow';
+      return f;
+    };
     columns = [];
     for (const s of sources) {
       if (s.path === null) columns.push({ session: synth(seed), ...(seeds.length > 0 ? { seedRuns: seeds.map(synth) } : {}) });

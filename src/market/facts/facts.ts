@@ -9,6 +9,7 @@ import { RecordRing } from '../../core/ring.ts';
 import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
 import { MarketGenerator } from '../generator.ts';
 import { contractForRoot } from '../instruments.ts';
+import type { MarketProfile } from '../profiles.ts';
 import { planReplay } from '../replay/dataset.ts';
 import { DbnMarketSource } from '../replay/dbn-source.ts';
 import { MarketStats } from './market-stats.ts';
@@ -125,6 +126,8 @@ export interface SyntheticOptions {
   seed: number;
   startNs: number;
   endNs: number;
+  /** Overrides of the root's market profile (e.g. REALISTIC_FLOW), as the export takes them. */
+  profile?: Partial<MarketProfile>;
 }
 
 /**
@@ -133,22 +136,23 @@ export interface SyntheticOptions {
  */
 export function syntheticFacts(o: SyntheticOptions): SessionFacts {
   const spec = contractForRoot(o.root);
-  const gen = new MarketGenerator(spec, o.date, o.seed, { sessionStartNs: o.startNs, sessionEndNs: o.endNs });
+  const gen = new MarketGenerator(spec, o.date, o.seed, { sessionStartNs: o.startNs, sessionEndNs: o.endNs, profile: o.profile });
   const ring = RecordRing.allocate(EV_STRIDE, 8192, false);
+  const tags = new Uint8Array(4096);
   const book = new BookMeter(o.startNs);
   const flow = new OrderFlowStats(o.startNs, true);
   let ts = 0;
   const mbo = new MboFromL2((action, _side, _id, _price, size) => flow.onRecord(ts, action, size));
   while (!gen.done) {
     ring.release();
-    const n = gen.generate(ring, 4096);
+    const n = gen.generate(ring, 4096, tags);
     const d = ring.data;
     for (let i = 0; i < n; i++) {
       const off = ring.peek();
       ts = d[off + EV_TS];
       const kind = d[off + EV_KIND], side = d[off + EV_SIDE], price = d[off + EV_PRICE], qty = d[off + EV_QTY];
       book.onEvent(ts, kind, side, price, qty);
-      mbo.apply(kind, side, price, qty);
+      mbo.apply(kind, side, price, qty, tags[i]);
       ring.advance();
     }
   }
