@@ -1,0 +1,81 @@
+// Indirect inference on top of the moment estimators (fit.ts): an estimator that reads a rate
+// off the data is biased wherever the model's feedback moves it (the informed flow cancels more
+// from a queue about to be depleted, so cancels per resting contract exceed cancelHazard; a queue
+// settles below its target; gaps close faster when the price is moving). The fitted profile is
+// simulated on the data's own windows, the same estimators read the simulation, and each biased
+// parameter is scaled by data estimate / simulation estimate; a few rounds converge. Parameters
+// whose estimators are unbiased in the model (sizes, race delays, volatility) are left as fitted.
+
+import type { ContractSpec } from '../instruments.ts';
+import type { MarketProfile } from '../profiles.ts';
+import { type Calibration, calibrate, fitBursts } from './fit.ts';
+import { CalibrationMeter, fanoFactor } from './measure.ts';
+import { measureSynthetic } from './sources.ts';
+
+/** Parameters corrected by simulation (their moment estimators are biased by the model's feedback). */
+export const CORRECTED_KEYS = [
+  'queueTarget',
+  'cancelHazard',
+  'marketRate',
+  'insideRate',
+  'deepCancelHazard',
+  'emptyLevelFillRate',
+  'deepShapePeak',
+  'deepShapeFar',
+  'openBoost',
+  'openDecayS',
+  'closeBoost',
+  'closeDecayS',
+] as const satisfies readonly (keyof MarketProfile)[];
+
+export interface RefineOptions {
+  /** Simulation rounds (0: the moment estimates as they are). */
+  iterations: number;
+  /** First seed of the simulations (the same ones in every round, so rounds differ only by the profile). */
+  seed: number;
+  /** Simulated sessions per data window (seeds seed..seed+copies-1): less simulation noise in each correction. */
+  copies: number;
+}
+
+/** Calibrates `data` for the root of `spec`: moments, then `iterations` rounds of simulation. */
+export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<MarketProfile>, spec: ContractSpec, o: RefineOptions): Calibration {
+  const target = calibrate(data, base);
+  const out: Calibration = { ...target, profile: { ...target.profile }, extra: { ...target.extra }, fitted: { ...target.fitted } };
+  const keys = CORRECTED_KEYS.filter((k) => k in target.fitted);
+  let sim: CalibrationMeter | null = null;
+  for (let i = 0; i < o.iterations; i++) {
+    sim = simulate(out.profile, spec, data, o);
+    const seen = calibrate(sim, base).profile;
+    for (const k of keys) {
+      const want = target.profile[k];
+      const got = seen[k];
+      if (want > 0 && got > 0) out.profile[k] *= want / got;
+    }
+  }
+  for (const k of keys) out.fitted[k] = `${target.fitted[k]}; corrected by ${o.iterations} rounds of simulation`;
+  // Bursts: the clustering in excess of what the fitted model (without bursts) makes by itself.
+  if (o.iterations > 0) {
+    sim = simulate(out.profile, spec, data, o);
+    const b = fitBursts(fanoFactor(data.fano.short) / fanoFactor(sim.fano.short), fanoFactor(data.fano.long) / fanoFactor(sim.fano.long));
+    out.extra.burstBranching = b.branching;
+    out.fitted.burstBranching = 'Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts, Hawkes exponential kernel';
+    if (b.branching > 0) {
+      out.extra.burstDecayS = b.decayS;
+      out.fitted.burstDecayS = out.fitted.burstBranching;
+      delete out.kept.burstDecayS;
+    } else {
+      delete out.extra.burstDecayS;
+      delete out.fitted.burstDecayS;
+      out.kept.burstDecayS = 'no excess clustering (branching 0)';
+    }
+  }
+  return out;
+}
+
+/** The profile simulated on the data's windows (dates and hours). */
+function simulate(profile: MarketProfile, spec: ContractSpec, data: CalibrationMeter, o: RefineOptions): CalibrationMeter {
+  const meter = new CalibrationMeter();
+  const s = { ...spec, profile };
+  for (let i = 0; i < o.copies; i++) for (const w of data.windows) measureSynthetic(s, w.date, o.seed + i, w.startNs, w.endNs, meter);
+  return meter;
+}
