@@ -6,12 +6,13 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseClock, parseDate } from '../calendar.ts';
-import { contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
+import { type ContractSpec, contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
+import { withSelectedProfile } from '../profile-file.ts';
 import { dbnFacts, type SessionFacts, syntheticFacts } from './facts.ts';
 import { type FactsColumn, factsJson, factsTable } from './table.ts';
 
 export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs synthetic|PATH] [--symbol ES] [--date YYYY-MM-DD]
-                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--json]
+                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--profile FILE] [--json]
   --data PATH     a DBN file or directory (MBO or MBP-10); default: the synthetic market
   --vs SOURCE     a second source side by side: synthetic, or a DBN path
   --symbol S      synthetic: the contract root (default ES); data: a root or contract among its symbols
@@ -19,6 +20,7 @@ export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs syntheti
   --seed N        synthetic: the seed (default 42)
   --seeds A-B     synthetic: also run seeds A..B and show their range in brackets
   --from, --to    the window, New York time (synthetic default 09:30-16:00; data: the whole trade date)
+  --profile FILE  synthetic: a market profile file (npm run calibrate; docs/calibration.md) for its root
   --json          full precision JSON instead of the table`;
 
 const SYNTHETIC_DATE = '2024-03-15';
@@ -44,6 +46,7 @@ function flagValues(argv: string[]) {
       seeds: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      profile: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -100,7 +103,17 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
         throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: ${(e as Error).message}`);
       }
     }
-    const synth = (s: number): SessionFacts => syntheticFacts({ root, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')! });
+    let spec: ContractSpec | undefined;
+    if (a.profile !== undefined) {
+      if (sources.every((s) => s.path !== null)) throw new FlagError('--profile: only for the synthetic market (no source is synthetic)');
+      try {
+        spec = withSelectedProfile({}, a.profile)[root];
+      } catch (e) {
+        throw new FlagError(`--profile ${JSON.stringify(a.profile)}: ${(e as Error).message}`);
+      }
+      if (spec === undefined) throw new FlagError(`--profile ${JSON.stringify(a.profile)}: not a profile of ${root} (the synthetic market's root; --symbol names another)`);
+    }
+    const synth = (s: number): SessionFacts => syntheticFacts({ root, spec, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')! });
     columns = [];
     for (const s of sources) {
       if (s.path === null) columns.push({ session: synth(seed), ...(seeds.length > 0 ? { seedRuns: seeds.map(synth) } : {}) });

@@ -8,7 +8,7 @@ import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../../core
 import { RecordRing } from '../../core/ring.ts';
 import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
 import { MarketGenerator } from '../generator.ts';
-import { contractForRoot } from '../instruments.ts';
+import { type ContractSpec, contractForRoot } from '../instruments.ts';
 import { planReplay } from '../replay/dataset.ts';
 import { DbnMarketSource } from '../replay/dbn-source.ts';
 import { MarketStats } from './market-stats.ts';
@@ -121,6 +121,8 @@ function flowFacts(flow: OrderFlowStats): Record<string, number> {
 
 export interface SyntheticOptions {
   root: string;
+  /** The root's spec (e.g. with a selected market profile); default: contractForRoot(root). */
+  spec?: ContractSpec;
   date: string;
   seed: number;
   startNs: number;
@@ -132,7 +134,7 @@ export interface SyntheticOptions {
  * orders as MboFromL2 turns them into the MBO records `--export-dbn` writes.
  */
 export function syntheticFacts(o: SyntheticOptions): SessionFacts {
-  const spec = contractForRoot(o.root);
+  const spec = o.spec ?? contractForRoot(o.root);
   const gen = new MarketGenerator(spec, o.date, o.seed, { sessionStartNs: o.startNs, sessionEndNs: o.endNs });
   const ring = RecordRing.allocate(EV_STRIDE, 8192, false);
   const book = new BookMeter(o.startNs);
