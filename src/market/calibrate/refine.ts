@@ -72,9 +72,10 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   return out;
 }
 
-/** The profile simulated on the data's windows (dates and hours). */
+/** The profile simulated on the data's windows (dates and hours), measured as the data was (the depth it shows). */
 function simulate(profile: MarketProfile, spec: ContractSpec, data: CalibrationMeter, o: RefineOptions): CalibrationMeter {
   const meter = new CalibrationMeter();
+  meter.deepVisible = data.deepVisible;
   const s = { ...spec, profile };
   for (let i = 0; i < o.copies; i++) for (const w of data.windows) measureSynthetic(s, w.date, o.seed + i, w.startNs, w.endNs, meter);
   return meter;
