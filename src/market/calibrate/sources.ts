@@ -1,9 +1,8 @@
 // Feeds a calibration meter from a source: recorded DBN data (MBO or MBP-10, replayed as a
 // backtest replays it, one trade date after another) or a synthetic session (tests).
 
-import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../../core/events.ts';
-import { RecordRing } from '../../core/ring.ts';
 import type { MarketSource } from '../../backtest/session.ts';
+import { eachEvent } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import type { ContractSpec } from '../instruments.ts';
 import { planReplay } from '../replay/dataset.ts';
@@ -21,17 +20,7 @@ export interface DataWindow {
 }
 
 function drain(source: MarketSource, meter: CalibrationMeter): void {
-  const ring = RecordRing.allocate(EV_STRIDE, 8192, false);
-  while (!source.done) {
-    ring.release();
-    const n = source.generate(ring, 4096);
-    const d = ring.data;
-    for (let i = 0; i < n; i++) {
-      const off = ring.peek();
-      meter.onEvent(d[off + EV_TS], d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY]);
-      ring.advance();
-    }
-  }
+  eachEvent(source, (ts, kind, side, price, qty) => meter.onEvent(ts, kind, side, price, qty));
 }
 
 /** Measures each trade date of a DBN file or directory; returns the meter and the data's contract. */

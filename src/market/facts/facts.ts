@@ -7,6 +7,7 @@
 import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../../core/events.ts';
 import { RecordRing } from '../../core/ring.ts';
 import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
+import { eachEvent } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import { type ContractSpec, contractForRoot } from '../instruments.ts';
 import { planReplay } from '../replay/dataset.ts';
@@ -180,18 +181,8 @@ export function dbnFacts(path: string, o: DbnOptions = {}): SessionFacts[] {
     const book = new BookMeter(startNs);
     const flow = new OrderFlowStats(startNs, mbo);
     source.onRecord = (ts, action, size) => flow.onRecord(ts, action, size);
-    const ring = RecordRing.allocate(EV_STRIDE, 8192, false);
     try {
-      while (!source.done) {
-        ring.release();
-        const n = source.generate(ring, 4096);
-        const d = ring.data;
-        for (let i = 0; i < n; i++) {
-          const off = ring.peek();
-          book.onEvent(d[off + EV_TS], d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY]);
-          ring.advance();
-        }
-      }
+      eachEvent(source, (ts, kind, side, price, qty) => book.onEvent(ts, kind, side, price, qty));
     } finally {
       source.close();
     }
