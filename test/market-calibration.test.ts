@@ -119,9 +119,9 @@ test('parameter recovery: the fitted profile of an exported synthetic market is 
 test('the calibrated market on another seed has the recorded data facts, within tolerances', async () => {
   await exportTruth();
   if (!readFileSync(fitted, 'utf8')) throw new Error('run the recovery test first');
-  const spec = withSelectedProfile({}, fitted).ES;
+  const profile = withSelectedProfile({}, fitted).ES.profile;
   const recorded = dbnFacts(data, { fromNs: FROM, toNs: TO })[0].facts;
-  const synthetic = syntheticFacts({ root: 'ES', spec, date: '2024-03-15', seed: 8, startNs: FROM, endNs: TO }).facts;
+  const synthetic = syntheticFacts({ root: 'ES', profile, date: '2024-03-15', seed: 8, startNs: FROM, endNs: TO }).facts;
   // [fact, relative tolerance]: docs/calibration.md, "Facts of the calibrated market".
   const tolerances: [string, number][] = [
     ['one_tick_spread_share', 0.01],

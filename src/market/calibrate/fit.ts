@@ -287,10 +287,10 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
 
   const add = sizeOneMixture(m.bestAdd);
   p.addSize = add.mean;
-  fitted.addSize = 'best-level add sizes: mean and share of size 1 (1-lot mixture)';
+  fitted.addSize = fitted.addSize1Prob = 'best-level add sizes: mean and share of size 1 (1-lot mixture)';
   const can = sizeOneMixture(m.bestCancel);
   p.cancelSize = can.mean;
-  fitted.cancelSize = 'best-level cancel sizes: mean and share of size 1 (1-lot mixture)';
+  fitted.cancelSize = fitted.cancelSize1Prob = 'best-level cancel sizes: mean and share of size 1 (1-lot mixture)';
   p.cancelHazard = (can.observedMean * sum((r) => r.bestCancels)) / sum((r) => a(r) * r.bestQueueS);
   fitted.cancelHazard = 'contracts cancelled at the best over the activity-weighted best-queue contract-seconds';
   const extra: FlowExtra = { addSize1Prob: add.p, cancelSize1Prob: can.p };
@@ -322,7 +322,7 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
     const deepAdd = sizeOneMixture(m.deepAdd);
     p.deepAddSize = deepAdd.mean;
     extra.deepAddSize1Prob = deepAdd.p;
-    fitted.deepAddSize = 'sizes of adds to a non-empty level behind the best: mean and share of size 1';
+    fitted.deepAddSize = fitted.deepAddSize1Prob = 'sizes of adds to a non-empty level behind the best: mean and share of size 1';
     const dc = m.deepCancel.sum / m.deepCancel.n;
     p.deepCancelSize = dc;
     fitted.deepCancelSize = `mean size of cancels 1..${MAX_DEPTH} ticks behind the best`;
@@ -348,7 +348,7 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
     fitted.deepShapePeak = fitted.deepShapeFar = `time-weighted mean size 4..${MAX_DEPTH} ticks behind the best over queueTarget, a straight line`;
     kept.deepShapeNear = 'the level next to the best is mostly a former best queue (price moves), not its target: not identified';
   } else {
-    for (const k of ['deepAddSize', 'deepCancelSize', 'deepCancelHazard', 'emptyLevelFillRate', 'deepShapeNear', 'deepShapePeak', 'deepShapeFar']) kept[k] = `needs MBO data: an MBP-10 book shows 10 levels, whose edge moves with the price`;
+    for (const k of ['deepAddSize', 'deepAddSize1Prob', 'deepCancelSize', 'deepCancelHazard', 'emptyLevelFillRate', 'deepShapeNear', 'deepShapePeak', 'deepShapeFar']) kept[k] = `needs MBO data: an MBP-10 book shows 10 levels, whose edge moves with the price`;
   }
 
   const moves = sum((r) => r.squaredMoves);

@@ -8,11 +8,17 @@
 
 import type { ContractSpec } from '../instruments.ts';
 import type { MarketProfile } from '../profiles.ts';
+import type { FlowExtra } from '../profile-file.ts';
 import { type Calibration, calibrate, fitBursts } from './fit.ts';
 import { CalibrationMeter, fanoFactor } from './measure.ts';
 import { measureSynthetic } from './sources.ts';
 
-/** Parameters corrected by simulation (their moment estimators are biased by the model's feedback). */
+/**
+ * Parameters corrected by simulation, scaled by data / simulation: the rates and shapes whose
+ * estimators the model's feedback biases, and the sizes, which the order-flow structure's
+ * modifies blur (a modify is a small cancel or add at the best in the level changes). Where an
+ * estimator is unbiased in the model the correction is 1 up to the simulation's sampling noise.
+ */
 export const CORRECTED_KEYS = [
   'queueTarget',
   'cancelHazard',
@@ -26,7 +32,14 @@ export const CORRECTED_KEYS = [
   'openDecayS',
   'closeBoost',
   'closeDecayS',
+  'addSize',
+  'cancelSize',
+  'deepAddSize',
+  'deepCancelSize',
 ] as const satisfies readonly (keyof MarketProfile)[];
+
+/** Shares corrected by simulation, shifted by data - simulation (kept in [0, 0.99]). */
+export const CORRECTED_SHARES = ['addSize1Prob', 'cancelSize1Prob', 'deepAddSize1Prob'] as const satisfies readonly (keyof FlowExtra)[];
 
 export interface RefineOptions {
   /** Simulation rounds (0: the moment estimates as they are). */
@@ -42,20 +55,22 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   const target = calibrate(data, base);
   const out: Calibration = { ...target, profile: { ...target.profile }, extra: { ...target.extra }, fitted: { ...target.fitted } };
   const keys = CORRECTED_KEYS.filter((k) => k in target.fitted);
+  const shares = CORRECTED_SHARES.filter((k) => target.extra[k] !== undefined);
   let sim: CalibrationMeter | null = null;
   for (let i = 0; i < o.iterations; i++) {
-    sim = simulate(out.profile, spec, data, o);
-    const seen = calibrate(sim, base).profile;
+    sim = simulate(out, spec, data, o);
+    const seen = calibrate(sim, base);
     for (const k of keys) {
       const want = target.profile[k];
-      const got = seen[k];
+      const got = seen.profile[k];
       if (want > 0 && got > 0) out.profile[k] *= want / got;
     }
+    for (const k of shares) out.extra[k] = Math.min(0.99, Math.max(0, out.extra[k]! + target.extra[k]! - (seen.extra[k] ?? 0)));
   }
-  for (const k of keys) out.fitted[k] = `${target.fitted[k]}; corrected by ${o.iterations} rounds of simulation`;
+  if (o.iterations > 0) for (const k of [...keys, ...shares]) out.fitted[k] = `${target.fitted[k]}; corrected by ${o.iterations} rounds of simulation`;
   // Bursts: the clustering in excess of what the fitted model (without bursts) makes by itself.
   if (o.iterations > 0) {
-    sim = simulate(out.profile, spec, data, o);
+    sim = simulate(out, spec, data, o);
     const b = fitBursts(fanoFactor(data.fano.short) / fanoFactor(sim.fano.short), fanoFactor(data.fano.long) / fanoFactor(sim.fano.long));
     out.extra.burstBranching = b.branching;
     out.fitted.burstBranching = 'Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts, Hawkes exponential kernel';
@@ -72,11 +87,15 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   return out;
 }
 
-/** The profile simulated on the data's windows (dates and hours), measured as the data was (the depth it shows). */
-function simulate(profile: MarketProfile, spec: ContractSpec, data: CalibrationMeter, o: RefineOptions): CalibrationMeter {
+/**
+ * The fitted profile (its flow-structure parameters beside it, as a profile file loads them;
+ * bursts off: they are fitted from the excess over this) simulated on the data's windows (dates
+ * and hours), measured as the data was (the depth it shows).
+ */
+function simulate(c: Calibration, spec: ContractSpec, data: CalibrationMeter, o: RefineOptions): CalibrationMeter {
   const meter = new CalibrationMeter();
   meter.deepVisible = data.deepVisible;
-  const s = { ...spec, profile };
+  const s = { ...spec, profile: { ...c.profile, ...c.extra, burstBranching: 0 } };
   for (let i = 0; i < o.copies; i++) for (const w of data.windows) measureSynthetic(s, w.date, o.seed + i, w.startNs, w.endNs, meter);
   return meter;
 }

@@ -6,8 +6,9 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseClock, parseDate } from '../calendar.ts';
-import { type ContractSpec, contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
+import { contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
 import { withSelectedProfile } from '../profile-file.ts';
+import type { MarketProfile } from '../profiles.ts';
 import { dbnFacts, type SessionFacts, syntheticFacts } from './facts.ts';
 import { type FactsColumn, factsJson, factsTable } from './table.ts';
 
@@ -103,17 +104,18 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
         throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: ${(e as Error).message}`);
       }
     }
-    let spec: ContractSpec | undefined;
+    // A profile file: its complete profile as the overrides of the root's own.
+    let profile: MarketProfile | undefined;
     if (a.profile !== undefined) {
       if (sources.every((s) => s.path !== null)) throw new FlagError('--profile: only for the synthetic market (no source is synthetic)');
       try {
-        spec = withSelectedProfile({}, a.profile)[root];
+        profile = withSelectedProfile({}, a.profile)[root]?.profile;
       } catch (e) {
         throw new FlagError(`--profile ${JSON.stringify(a.profile)}: ${(e as Error).message}`);
       }
-      if (spec === undefined) throw new FlagError(`--profile ${JSON.stringify(a.profile)}: not a profile of ${root} (the synthetic market's root; --symbol names another)`);
+      if (profile === undefined) throw new FlagError(`--profile ${JSON.stringify(a.profile)}: not a profile of ${root} (the synthetic market's root; --symbol names another)`);
     }
-    const synth = (s: number): SessionFacts => syntheticFacts({ root, spec, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')! });
+    const synth = (s: number): SessionFacts => syntheticFacts({ root, profile, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')! });
     columns = [];
     for (const s of sources) {
       if (s.path === null) columns.push({ session: synth(seed), ...(seeds.length > 0 ? { seedRuns: seeds.map(synth) } : {}) });

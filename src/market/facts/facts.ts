@@ -9,7 +9,8 @@ import { RecordRing } from '../../core/ring.ts';
 import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
 import { eachEvent } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
-import { type ContractSpec, contractForRoot } from '../instruments.ts';
+import { contractForRoot } from '../instruments.ts';
+import type { MarketProfile } from '../profiles.ts';
 import { planReplay } from '../replay/dataset.ts';
 import { DbnMarketSource } from '../replay/dbn-source.ts';
 import { MarketStats } from './market-stats.ts';
@@ -122,12 +123,12 @@ function flowFacts(flow: OrderFlowStats): Record<string, number> {
 
 export interface SyntheticOptions {
   root: string;
-  /** The root's spec (e.g. with a selected market profile); default: contractForRoot(root). */
-  spec?: ContractSpec;
   date: string;
   seed: number;
   startNs: number;
   endNs: number;
+  /** Overrides of the root's market profile (e.g. REALISTIC_FLOW), as the export takes them. */
+  profile?: Partial<MarketProfile>;
 }
 
 /**
@@ -135,8 +136,8 @@ export interface SyntheticOptions {
  * orders as MboFromL2 turns them into the MBO records `--export-dbn` writes.
  */
 export function syntheticFacts(o: SyntheticOptions): SessionFacts {
-  const spec = o.spec ?? contractForRoot(o.root);
-  const gen = new MarketGenerator(spec, o.date, o.seed, { sessionStartNs: o.startNs, sessionEndNs: o.endNs });
+  const spec = contractForRoot(o.root);
+  const gen = new MarketGenerator(spec, o.date, o.seed, { sessionStartNs: o.startNs, sessionEndNs: o.endNs, profile: o.profile });
   const ring = RecordRing.allocate(EV_STRIDE, 8192, false);
   const book = new BookMeter(o.startNs);
   const flow = new OrderFlowStats(o.startNs, true);
