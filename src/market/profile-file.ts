@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type ContractSpec, contractForRoot, ROOT_RE } from './instruments.ts';
-import { ES_PROFILE, type MarketProfile, profileFor } from './profiles.ts';
+import { type MarketProfile, profileFor } from './profiles.ts';
 
 export const PROFILE_FILE_KIND = 'futures-mm-engine market profile';
 export const PROFILE_FILE_VERSION = 1;
@@ -22,6 +22,24 @@ const below1 = (what: string) => z.number(`a number in [0, 1)${what}`).min(0, `a
 const SIZE = ' (contracts, mean of a geometric)';
 const PER_S = ' (per second)';
 const SECONDS = ' (seconds)';
+
+/** The order-flow structure's parameters (docs/calibration.md lists their meaning and units). */
+const extraShape = {
+  addSize1Prob: below1(' (share of best-level adds of size 1)'),
+  deepAddSize1Prob: below1(' (share of deep adds of size 1)'),
+  cancelSize1Prob: below1(' (share of best-level cancels of size 1)'),
+  tradeSize1Prob: below1(' (share of market orders of size 1)'),
+  modifyPerCancel: nonNegative(' (best-level modify events per best-level cancel event of the model)'),
+  modifyDownShare: fraction(''),
+  modifyUpShare: fraction(''),
+  modifySize: atLeastOne(SIZE),
+  burstBranching: below1(' (Hawkes branching ratio)'),
+  burstDecayS: positive(SECONDS),
+  openSpikeBoost: nonNegative(' (times the baseline activity)'),
+  openSpikeDecayS: positive(SECONDS),
+  closeSpikeBoost: nonNegative(' (times the baseline activity)'),
+  closeSpikeDecayS: positive(SECONDS),
+};
 
 /** Each MarketProfile key with its check (the unit says what it is; profiles.ts says what it means). */
 const profileShape = {
@@ -62,25 +80,7 @@ const profileShape = {
   openDecayS: positive(SECONDS),
   closeBoost: nonNegative(' (times the baseline activity)'),
   closeDecayS: positive(SECONDS),
-} satisfies Record<keyof MarketProfile, z.ZodType<number>>;
-
-/** The order-flow structure's parameters (docs/calibration.md lists their meaning and units). */
-const extraShape = {
-  addSize1Prob: below1(' (share of best-level adds of size 1)'),
-  deepAddSize1Prob: below1(' (share of deep adds of size 1)'),
-  cancelSize1Prob: below1(' (share of best-level cancels of size 1)'),
-  tradeSize1Prob: below1(' (share of market orders of size 1)'),
-  modifyHazard: nonNegative(' (modifies per second per resting contract at the best)'),
-  modifyDownShare: fraction(''),
-  modifyUpShare: fraction(''),
-  modifySize: atLeastOne(SIZE),
-  burstBranching: below1(' (Hawkes branching ratio)'),
-  burstDecayS: positive(SECONDS),
-  openSpikeBoost: nonNegative(' (times the baseline activity)'),
-  openSpikeDecayS: positive(SECONDS),
-  closeSpikeBoost: nonNegative(' (times the baseline activity)'),
-  closeSpikeDecayS: positive(SECONDS),
-};
+} satisfies Record<Exclude<keyof MarketProfile, keyof typeof extraShape>, z.ZodType<number>>;
 
 export type FlowExtra = Partial<{ [K in keyof typeof extraShape]: number }>;
 export const EXTRA_KEYS = Object.keys(extraShape) as (keyof typeof extraShape)[];
@@ -160,11 +160,21 @@ export function completeProfile(file: MarketProfileFile, spec: ContractSpec): Ma
   return Object.freeze({ ...own, ...file.profile, ...(file.extra ?? {}) });
 }
 
-/** JSON text of a profile file (full precision; keys in MarketProfile's order). */
+/**
+ * JSON text of a profile file (full precision; keys in the order of the checks above). The
+ * flow-structure parameters go to `extra`: those given, else those the profile object carries
+ * (a base profile file's, which a profile loaded by completeProfile holds beside its keys).
+ */
 export function profileFileJson(root: string, profile: MarketProfile, extra: FlowExtra, calibration: Record<string, unknown>): string {
+  const values = profile as unknown as Record<string, number | undefined>;
   const ordered: Record<string, number> = {};
-  for (const k of Object.keys(ES_PROFILE) as (keyof MarketProfile)[]) ordered[k] = profile[k];
-  const file: MarketProfileFile = { kind: PROFILE_FILE_KIND, version: PROFILE_FILE_VERSION, root, profile: ordered, extra, calibration };
+  for (const k of Object.keys(profileShape)) ordered[k] = values[k]!;
+  const flow: FlowExtra = {};
+  for (const k of EXTRA_KEYS) {
+    const v = extra[k] ?? values[k];
+    if (v !== undefined) flow[k] = v;
+  }
+  const file: MarketProfileFile = { kind: PROFILE_FILE_KIND, version: PROFILE_FILE_VERSION, root, profile: ordered, extra: flow, calibration };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 

@@ -35,14 +35,37 @@ export interface ActivityShape {
   closeDecayS: number;
 }
 
-/** The generator's U-shape at time of day tod (ns): mean 1 over 09:30-16:00. */
+const RTH_S = (RTH_CLOSE_NS - RTH_OPEN_NS) / NS;
+const meanBoost = (boost: number, decayS: number): number => boost * (decayS / RTH_S) * (1 - Math.exp(-RTH_S / decayS));
+const sinceOpenS = (tod: number): number => Math.abs(tod - RTH_OPEN_NS) / NS;
+const toCloseS = (tod: number): number => Math.abs(RTH_CLOSE_NS - tod) / NS;
+
+/** The generator's U-shape at time of day tod (ns): mean 1 over 09:30-16:00. It scales the variance rate and the order flow. */
 export function activityAt(s: ActivityShape, tod: number): number {
-  const L = (RTH_CLOSE_NS - RTH_OPEN_NS) / NS;
-  const meanO = s.openBoost * (s.openDecayS / L) * (1 - Math.exp(-L / s.openDecayS));
-  const meanC = s.closeBoost * (s.closeDecayS / L) * (1 - Math.exp(-L / s.closeDecayS));
-  const sinceOpen = Math.abs(tod - RTH_OPEN_NS) / NS;
-  const toClose = Math.abs(RTH_CLOSE_NS - tod) / NS;
-  return (1 + s.openBoost * Math.exp(-sinceOpen / s.openDecayS) + s.closeBoost * Math.exp(-toClose / s.closeDecayS)) / (1 + meanO + meanC);
+  const u = 1 + s.openBoost * Math.exp(-sinceOpenS(tod) / s.openDecayS) + s.closeBoost * Math.exp(-toCloseS(tod) / s.closeDecayS);
+  return u / (1 + meanBoost(s.openBoost, s.openDecayS) + meanBoost(s.closeBoost, s.closeDecayS));
+}
+
+/**
+ * The order-flow structure's spikes at the open and the close (order flow only, mean 1 over the
+ * session), when the profile has them (the flow structure's openSpikeBoost, openSpikeDecayS,
+ * closeSpikeBoost, closeSpikeDecayS; kept from the base profile, not fitted); 1 without them.
+ */
+export function spikeAt(p: object, tod: number): number {
+  const v = p as Record<string, number | undefined>;
+  const oB = v.openSpikeBoost ?? 0;
+  const cB = v.closeSpikeBoost ?? 0;
+  if (oB === 0 && cB === 0) return 1;
+  const oD = v.openSpikeDecayS ?? 60;
+  const cD = v.closeSpikeDecayS ?? 60;
+  return (1 + oB * Math.exp(-sinceOpenS(tod) / oD) + cB * Math.exp(-toCloseS(tod) / cD)) / (1 + meanBoost(oB, oD) + meanBoost(cB, cD));
+}
+
+/** The mean of f over the minute around tod (the generator updates the activity every second). */
+function overMinute(tod: number, f: (t: number) => number): number {
+  let sum = 0;
+  for (let i = 0; i < 60; i++) sum += f(tod + (i - 29.5) * NS);
+  return sum / 60;
 }
 
 /** Minutes pooled by time of day (several sessions of one window add up). */
@@ -61,75 +84,98 @@ function byTimeOfDay(rows: readonly MinuteRow[]): { tod: number; n: number; s: n
 
 /** Is the open (close) part of the U-shape seen: minutes within 5 min of it and spanning 20 min away from it. */
 function covers(points: readonly { tod: number }[], at: number): boolean {
-  const d = points.map((p) => Math.abs(p.tod - at) / 60e9);
-  return d.length > 0 && Math.min(...d) <= 5 && Math.max(...d) - Math.min(...d) >= 20;
+  return span(points, at) >= 20 * 60 && Math.min(...points.map((p) => Math.abs(p.tod - at) / 60e9)) <= 5;
 }
+
+/** Seconds the minutes span away from `at`: a decay time much longer than this is not seen (the level takes it). */
+function span(points: readonly { tod: number }[], at: number): number {
+  const d = points.map((p) => Math.abs(p.tod - at) / NS);
+  return d.length === 0 ? 0 : Math.max(...d) - Math.min(...d);
+}
+
+/** The span (s) of minutes away from the open (close) from which its decay time is fitted. */
+export const DECAY_SPAN_S = 90 * 60;
+
+/** Boosts above this are a level the window cannot tell from a decay (a fit that ran off). */
+export const MAX_BOOST = 50;
 
 /**
  * Fits the open and close boosts and decay times to the flow events per minute: events/s =
- * level x (1 + openBoost e^(-|t - 09:30|/openDecay) + closeBoost e^(-|16:00 - t|/closeDecay)),
+ * level x spike(t) x (1 + openBoost e^(-|t - 09:30|/openDecay) + closeBoost e^(-|16:00 - t|/closeDecay)),
  * weighted least squares (Poisson weights) linear in (level, level x boost) for each pair of decay
- * times on a grid; a part of the day the window does not cover keeps the base's values.
+ * times on a grid; a part of the day the window does not cover keeps the base's values, and the
+ * flow structure's spikes (if any) are the base's.
  */
-export function fitActivity(rows: readonly MinuteRow[], base: ActivityShape): { shape: ActivityShape; open: boolean; close: boolean } {
+export function fitActivity(rows: readonly MinuteRow[], base: ActivityShape): { shape: ActivityShape; open: boolean; close: boolean; openDecay: boolean; closeDecay: boolean } {
   const pts = byTimeOfDay(rows);
   const open = covers(pts, RTH_OPEN_NS);
   const close = covers(pts, RTH_CLOSE_NS);
-  if (!open && !close) return { shape: { ...base }, open, close };
+  // Over a shorter span a long decay and a higher level look alike (and the level is the rates'):
+  // the decay time is fitted only from DECAY_SPAN_S on, up to that span; else it is the base's.
+  const openMax = span(pts, RTH_OPEN_NS);
+  const closeMax = span(pts, RTH_CLOSE_NS);
+  const openDecay = open && openMax >= DECAY_SPAN_S;
+  const closeDecay = close && closeMax >= DECAY_SPAN_S;
+  if (!open && !close) return { shape: { ...base }, open, close, openDecay, closeDecay };
   const grid: number[] = [];
   for (let x = Math.log(30); x <= Math.log(7200) + 1e-9; x += Math.log(7200 / 30) / 80) grid.push(Math.exp(x));
+  const openGrid = openDecay ? grid.filter((D) => D <= openMax) : [base.openDecayS];
+  const closeGrid = closeDecay ? grid.filter((D) => D <= closeMax) : [base.closeDecayS];
+  // Per minute: the spike alone, and spike x each decay's exponential, averaged over the minute.
+  const column = (at: (t: number) => number, D: number): number[] => pts.map((p) => overMinute(p.tod, (t) => spikeAt(base, t) * Math.exp(-at(t) / D)));
+  const spikeOnly = pts.map((p) => overMinute(p.tod, (t) => spikeAt(base, t)));
+  const openCols = open ? openGrid.map((D) => column(sinceOpenS, D)) : [];
+  const closeCols = close ? closeGrid.map((D) => column(toCloseS, D)) : [];
+  // A part of the shape that is kept is a known multiple of the level: folded into the first column.
+  const keptOpen = open ? null : column(sinceOpenS, base.openDecayS);
+  const keptClose = close ? null : column(toCloseS, base.closeDecayS);
+  const first = pts.map((_, m) => spikeOnly[m] + (keptOpen ? base.openBoost * keptOpen[m] : 0) + (keptClose ? base.closeBoost * keptClose[m] : 0));
   let best = { sse: Infinity, shape: { ...base } };
-  for (const oD of open ? grid : [base.openDecayS]) {
-    for (const cD of close ? grid : [base.closeDecayS]) {
-      // Columns: 1, e_open (if fitted), e_close (if fitted); y = rate; weight = seconds^2 / count.
-      const cols = (p: { tod: number }): number[] => {
-        const c = [1];
-        if (open) c.push(Math.exp(-Math.abs(p.tod - RTH_OPEN_NS) / NS / oD));
-        if (close) c.push(Math.exp(-Math.abs(RTH_CLOSE_NS - p.tod) / NS / cD));
+  for (let gi = 0; gi < (open ? openGrid.length : 1); gi++) {
+    for (let gj = 0; gj < (close ? closeGrid.length : 1); gj++) {
+      const cols = (m: number): number[] => {
+        const c = [first[m]];
+        if (open) c.push(openCols[gi][m]);
+        if (close) c.push(closeCols[gj][m]);
         return c;
       };
-      const fixed = (p: { tod: number }): number =>
-        (open ? 0 : base.openBoost * Math.exp(-Math.abs(p.tod - RTH_OPEN_NS) / NS / base.openDecayS)) + (close ? 0 : base.closeBoost * Math.exp(-Math.abs(RTH_CLOSE_NS - p.tod) / NS / base.closeDecayS));
       const k = 1 + (open ? 1 : 0) + (close ? 1 : 0);
       const A = Array.from({ length: k }, () => new Array<number>(k).fill(0));
       const b = new Array<number>(k).fill(0);
-      for (const p of pts) {
-        // A kept part of the shape is a known multiple of the level: folded into the first column.
-        const c = cols(p);
-        c[0] += fixed(p);
+      pts.forEach((p, m) => {
+        const c = cols(m);
         const y = p.n / p.s;
         const w = (p.s * p.s) / Math.max(1, p.n);
         for (let i = 0; i < k; i++) {
           b[i] += w * c[i] * y;
           for (let j = 0; j < k; j++) A[i][j] += w * c[i] * c[j];
         }
-      }
+      });
       const x = solve(A, b);
-      if (x === null || !(x[0] > 0) || x.some((v) => v < 0)) continue;
+      if (x === null || !(x[0] > 0) || x.some((v) => v < 0) || x.some((v, i) => i > 0 && v / x[0] > MAX_BOOST)) continue;
       let sse = 0;
-      for (const p of pts) {
-        const c = cols(p);
-        c[0] += fixed(p);
+      pts.forEach((p, m) => {
+        const c = cols(m);
         let f = 0;
         for (let i = 0; i < k; i++) f += x[i] * c[i];
         sse += ((p.n / p.s - f) ** 2 * (p.s * p.s)) / Math.max(1, p.n);
-      }
+      });
       if (sse < best.sse) {
         let i = 1;
         const shape = { ...base };
         if (open) {
           shape.openBoost = x[i++] / x[0];
-          shape.openDecayS = oD;
+          shape.openDecayS = openGrid[gi];
         }
         if (close) {
           shape.closeBoost = x[i++] / x[0];
-          shape.closeDecayS = cD;
+          shape.closeDecayS = closeGrid[gj];
         }
         best = { sse, shape };
       }
     }
   }
-  return { shape: best.shape, open, close };
+  return { shape: best.shape, open, close, openDecay, closeDecay };
 }
 
 /** Gaussian elimination with partial pivoting; null when singular. */
@@ -257,6 +303,12 @@ export function fitBursts(fShort: number, fLong: number): { branching: number; d
 
 // ---- the calibration ----
 
+/** modifyPerCancel from modify events per activity-weighted resting contract-second at the best. */
+export function modifyPerCancel(perContract: number, p: Readonly<MarketProfile>, cancelSize1Prob: number): number {
+  const meanCancel = cancelSize1Prob + (1 - cancelSize1Prob) * p.cancelSize;
+  return (perContract * meanCancel) / p.cancelHazard;
+}
+
 /** Fits the profile to what `m` measured; `base` supplies what cannot be identified. */
 export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): Calibration {
   const p: MarketProfile = { ...base };
@@ -268,18 +320,27 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
   if (!(seconds > 60)) throw new Error(`calibration needs at least a minute of market data after the opening book, got ${seconds.toFixed(1)} s`);
 
   const act = fitActivity(rows, p);
-  if (act.open) {
-    p.openBoost = act.shape.openBoost;
-    p.openDecayS = act.shape.openDecayS;
-    fitted.openBoost = fitted.openDecayS = 'flow events per minute near 09:30: weighted least squares of the U-shape';
-  } else kept.openBoost = kept.openDecayS = 'the window has no minutes from 09:30 to 09:50';
-  if (act.close) {
-    p.closeBoost = act.shape.closeBoost;
-    p.closeDecayS = act.shape.closeDecayS;
-    fitted.closeBoost = fitted.closeDecayS = 'flow events per minute near 16:00: weighted least squares of the U-shape';
-  } else kept.closeBoost = kept.closeDecayS = 'the window has no minutes from 15:40 to 16:00';
-  // Exposure: a quantity's integral weighted by the activity factor of its minute.
-  const a = (r: MinuteRow): number => activityAt(p, r.todNs);
+  const shapeWhy = 'flow events per minute: weighted least squares of the U-shape';
+  const decayWhy = `the window spans less than ${DECAY_SPAN_S / 60} minutes from it (a longer decay would look like a higher level)`;
+  for (const [part, seen, decayFitted, edge] of [['open', act.open, act.openDecay, '09:30'], ['close', act.close, act.closeDecay, '16:00']] as const) {
+    const boost = `${part}Boost` as const;
+    const decay = `${part}DecayS` as const;
+    if (!seen) {
+      kept[boost] = kept[decay] = `the window has no minutes within 5 minutes of ${edge} and 20 minutes away from it`;
+      continue;
+    }
+    p[boost] = act.shape[boost];
+    fitted[boost] = shapeWhy;
+    if (decayFitted) {
+      p[decay] = act.shape[decay];
+      fitted[decay] = shapeWhy;
+    } else kept[decay] = decayWhy;
+  }
+  // Exposure: a quantity's integral weighted by the order flow's activity factor in its minute
+  // (the U-shape and the flow structure's spikes); the variance rate follows the U-shape alone.
+  const flowFactor = new Map<MinuteRow, number>();
+  for (const r of rows) flowFactor.set(r, overMinute(r.todNs, (t) => activityAt(p, t) * spikeAt(p, t)));
+  const a = (r: MinuteRow): number => flowFactor.get(r)!;
   const exposure = sum((r) => a(r) * r.seconds);
 
   p.queueTarget = sum((r) => r.bestQueueS) / seconds / 2;
@@ -352,16 +413,18 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
   }
 
   const moves = sum((r) => r.squaredMoves);
-  const varExposure = sum((r) => a(r) * r.seconds);
+  const varExposure = sum((r) => overMinute(r.todNs, (t) => activityAt(p, t)) * r.seconds);
   if (m.midSamples >= 10 && moves > 0) {
     p.annualVol = (Math.sqrt(moves / varExposure) * Math.sqrt(YEAR_S)) / (m.midSum / m.midSamples);
     fitted.annualVol = 'realised variance of the mid sampled every 10 s over the U-shape-weighted seconds, annualised';
   } else kept.annualVol = 'fewer than 10 mid samples';
 
   if (m.mbo) {
-    extra.modifyHazard = sum((r) => r.modifies) / sum((r) => a(r) * r.bestQueueS);
-    fitted.modifyHazard = 'M records over the activity-weighted best-queue contract-seconds (MBO)';
-  } else kept.modifyHazard = 'needs MBO data (modifies are order-level)';
+    // Modify events at a best level = a x cancelHazard / (mean cancel size) x modifyPerCancel x queue.
+    const perContract = sum((r) => r.modifies) / sum((r) => a(r) * r.bestQueueS);
+    extra.modifyPerCancel = modifyPerCancel(perContract, p, can.p);
+    fitted.modifyPerCancel = 'M records over the activity-weighted best-queue contract-seconds, over cancelHazard / mean cancel size (MBO)';
+  } else kept.modifyPerCancel = 'needs MBO data (modifies are order-level)';
   const b = fitBursts(fanoFactor(m.fano.short), fanoFactor(m.fano.long));
   extra.burstBranching = b.branching;
   fitted.burstBranching = 'Fano factors of flow-event counts in 20 ms and 1 s windows (within each minute), Hawkes exponential kernel';

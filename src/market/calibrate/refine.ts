@@ -9,14 +9,15 @@
 import type { ContractSpec } from '../instruments.ts';
 import type { MarketProfile } from '../profiles.ts';
 import type { FlowExtra } from '../profile-file.ts';
-import { type Calibration, calibrate, fitBursts } from './fit.ts';
+import { type Calibration, calibrate, fitBursts, MAX_BOOST, modifyPerCancel } from './fit.ts';
 import { CalibrationMeter, fanoFactor } from './measure.ts';
 import { measureSynthetic } from './sources.ts';
 
 /**
  * Parameters corrected by simulation, scaled by data / simulation: the rates and shapes whose
  * estimators the model's feedback biases, and the sizes, which the order-flow structure's
- * modifies blur (a modify is a small cancel or add at the best in the level changes). Where an
+ * modifies blur (a modify is a small cancel or add at the best in the level changes) and its
+ * 1-lot market orders (a point mass at 1 the two-geometric fit does not have). Where an
  * estimator is unbiased in the model the correction is 1 up to the simulation's sampling noise.
  */
 export const CORRECTED_KEYS = [
@@ -36,6 +37,8 @@ export const CORRECTED_KEYS = [
   'cancelSize',
   'deepAddSize',
   'deepCancelSize',
+  'tradeSizeSmall',
+  'tradeSizeLarge',
 ] as const satisfies readonly (keyof MarketProfile)[];
 
 /** Shares corrected by simulation, shifted by data - simulation (kept in [0, 0.99]). */
@@ -56,46 +59,76 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   const out: Calibration = { ...target, profile: { ...target.profile }, extra: { ...target.extra }, fitted: { ...target.fitted } };
   const keys = CORRECTED_KEYS.filter((k) => k in target.fitted);
   const shares = CORRECTED_SHARES.filter((k) => target.extra[k] !== undefined);
-  let sim: CalibrationMeter | null = null;
+  // Bursts start off: the first round measures the clustering the fitted model makes by itself.
+  out.extra.burstBranching = 0;
+  delete out.extra.burstDecayS;
+  const fShort = fanoFactor(data.fano.short);
+  const fLong = fanoFactor(data.fano.long);
   for (let i = 0; i < o.iterations; i++) {
-    sim = simulate(out, spec, data, o);
+    const sim = simulate(out, spec, data, o);
     const seen = calibrate(sim, base);
+    bursts(out, i, fShort / fanoFactor(sim.fano.short), fLong / fanoFactor(sim.fano.long));
     for (const k of keys) {
       const want = target.profile[k];
       const got = seen.profile[k];
       if (want > 0 && got > 0) out.profile[k] *= want / got;
     }
+    out.profile.openBoost = Math.min(out.profile.openBoost, MAX_BOOST);
+    out.profile.closeBoost = Math.min(out.profile.closeBoost, MAX_BOOST);
     for (const k of shares) out.extra[k] = Math.min(0.99, Math.max(0, out.extra[k]! + target.extra[k]! - (seen.extra[k] ?? 0)));
   }
+  // Modifies per cancel: the same modify count over the corrected cancel rate.
+  if (target.extra.modifyPerCancel !== undefined) {
+    const perContract = (target.extra.modifyPerCancel * target.profile.cancelHazard) / (target.extra.cancelSize1Prob! + (1 - target.extra.cancelSize1Prob!) * target.profile.cancelSize);
+    out.extra.modifyPerCancel = modifyPerCancel(perContract, out.profile, out.extra.cancelSize1Prob!);
+  }
   if (o.iterations > 0) for (const k of [...keys, ...shares]) out.fitted[k] = `${target.fitted[k]}; corrected by ${o.iterations} rounds of simulation`;
-  // Bursts: the clustering in excess of what the fitted model (without bursts) makes by itself.
   if (o.iterations > 0) {
-    sim = simulate(out, spec, data, o);
-    const b = fitBursts(fanoFactor(data.fano.short) / fanoFactor(sim.fano.short), fanoFactor(data.fano.long) / fanoFactor(sim.fano.long));
-    out.extra.burstBranching = b.branching;
-    out.fitted.burstBranching = 'Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts, Hawkes exponential kernel';
-    if (b.branching > 0) {
-      out.extra.burstDecayS = b.decayS;
-      out.fitted.burstDecayS = out.fitted.burstBranching;
+    out.fitted.burstBranching = `Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts, Hawkes exponential kernel; then ${o.iterations - 1} rounds matching the 1 s Fano factor with bursts`;
+    if ((out.extra.burstBranching ?? 0) > 0) {
+      out.fitted.burstDecayS = 'the decay time of the first round\'s fit of both Fano factors';
       delete out.kept.burstDecayS;
     } else {
       delete out.extra.burstDecayS;
       delete out.fitted.burstDecayS;
       out.kept.burstDecayS = 'no excess clustering (branching 0)';
     }
+  } else {
+    delete out.extra.burstBranching;
+    delete out.fitted.burstBranching;
+    out.kept.burstBranching = out.kept.burstDecayS = 'fitted only with simulation rounds (--iterations > 0)';
   }
   return out;
 }
 
 /**
- * The fitted profile (its flow-structure parameters beside it, as a profile file loads them;
- * bursts off: they are fitted from the excess over this) simulated on the data's windows (dates
- * and hours), measured as the data was (the depth it shows).
+ * Bursts from the Fano factors of the data over those of a simulation (round `round`): in the
+ * first round the simulation has no bursts, and the excess fits n and the decay (fitBursts: for
+ * clustering on top of a modulated flow the long-window factors multiply, F = F_base/(1-n)^2);
+ * later rounds simulate the bursts fitted so far and move n until the 1 s factors match:
+ * 1 - n' = (1 - n) x sqrt(F_sim / F_data).
+ */
+function bursts(out: Calibration, round: number, ratioShort: number, ratioLong: number): void {
+  if (!(ratioShort > 0 && ratioLong > 0)) return;
+  if (round === 0) {
+    const b = fitBursts(ratioShort, ratioLong);
+    out.extra.burstBranching = b.branching;
+    if (b.branching > 0) out.extra.burstDecayS = b.decayS;
+    return;
+  }
+  const n = out.extra.burstBranching ?? 0;
+  if (n === 0) return;
+  out.extra.burstBranching = Math.min(0.95, Math.max(0, 1 - (1 - n) / Math.sqrt(ratioLong)));
+}
+
+/**
+ * The fitted profile (its flow-structure parameters beside it, as a profile file loads them)
+ * simulated on the data's windows (dates and hours), measured as the data was (the depth it shows).
  */
 function simulate(c: Calibration, spec: ContractSpec, data: CalibrationMeter, o: RefineOptions): CalibrationMeter {
   const meter = new CalibrationMeter();
   meter.deepVisible = data.deepVisible;
-  const s = { ...spec, profile: { ...c.profile, ...c.extra, burstBranching: 0 } };
+  const s = { ...spec, profile: { ...c.profile, ...c.extra } };
   for (let i = 0; i < o.copies; i++) for (const w of data.windows) measureSynthetic(s, w.date, o.seed + i, w.startNs, w.endNs, meter);
   return meter;
 }
