@@ -164,6 +164,7 @@ test('a bad profile file is a config error naming market.profile, the key, the v
     ['neg.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: { addSize: -2 } }), /profile\.addSize = -2: expected a number >= 1/],
     ['unknown.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: { addSizes: 3 } }), /profile\.addSizes: unknown key \(expected one of annualVol, /],
     ['kind.json', JSON.stringify({ kind: 'something', version: 1, root: 'ES', profile: {} }), /kind = "something": expected "futures-mm-engine market profile"/],
+    ['shares.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: {}, extra: { modifyDownShare: 0.7, modifyUpShare: 0.5 } }), /extra\.modifyUpShare = 0\.5: expected at most 1 - extra\.modifyDownShare \(0\.7\)/],
     ['root.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ZZ', profile: {} }), /unknown contract root 'ZZ'/],
   ];
   try {

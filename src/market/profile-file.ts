@@ -117,7 +117,13 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 /** Validates parsed JSON as a profile file; errors name the file, the key, the value and what was expected. */
 export function parseMarketProfile(json: unknown, source: string): MarketProfileFile {
   const r = fileSchema.safeParse(json);
-  if (r.success) return r.data;
+  if (r.success) {
+    const x = r.data.extra;
+    if (x?.modifyDownShare !== undefined && x.modifyUpShare !== undefined && x.modifyDownShare + x.modifyUpShare > 1) {
+      throw new ProfileFileError(`${source}: extra.modifyUpShare = ${x.modifyUpShare}: expected at most 1 - extra.modifyDownShare (${x.modifyDownShare}): the rest are price changes`);
+    }
+    return r.data;
+  }
   const lines = r.error.issues.map((iss) => {
     if (iss.code === 'unrecognized_keys') return iss.keys.map((k) => `${source}: ${keyOf([...iss.path, k])}: unknown key (expected one of ${knownKeys(iss.path).join(', ')})`).join('\n');
     const v = valueAt(json, iss.path);
