@@ -64,10 +64,11 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   delete out.extra.burstDecayS;
   const fShort = fanoFactor(data.fano.short);
   const fLong = fanoFactor(data.fano.long);
+  const burstState = { useShort: true };
   for (let i = 0; i < o.iterations; i++) {
     const sim = simulate(out, spec, data, o);
     const seen = calibrate(sim, base);
-    bursts(out, i, fShort / fanoFactor(sim.fano.short), fLong / fanoFactor(sim.fano.long));
+    bursts(out, i, fShort / fanoFactor(sim.fano.short), fLong / fanoFactor(sim.fano.long), burstState);
     for (const k of keys) {
       const want = target.profile[k];
       const got = seen.profile[k];
@@ -84,41 +85,42 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   }
   if (o.iterations > 0) for (const k of [...keys, ...shares]) out.fitted[k] = `${target.fitted[k]}; corrected by ${o.iterations} rounds of simulation`;
   if (o.iterations > 0) {
-    out.fitted.burstBranching = `Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts, Hawkes exponential kernel; then ${o.iterations - 1} rounds matching the 1 s Fano factor with bursts`;
-    if ((out.extra.burstBranching ?? 0) > 0) {
+    out.fitted.burstBranching = `Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts (Hawkes exponential kernel), then the factor of the window with the larger excess matched over ${o.iterations} rounds`;
+    if ((out.extra.burstBranching ?? 0) > 0 && out.extra.burstDecayS !== undefined) {
       out.fitted.burstDecayS = 'the decay time of the first round\'s fit of both Fano factors';
       delete out.kept.burstDecayS;
     } else {
       delete out.extra.burstDecayS;
       delete out.fitted.burstDecayS;
-      out.kept.burstDecayS = 'no excess clustering (branching 0)';
+      out.kept.burstDecayS = (out.extra.burstBranching ?? 0) > 0 ? 'the first round found no decay time (the excess is the same in both windows)' : 'no excess clustering (branching 0)';
     }
   } else {
     delete out.extra.burstBranching;
+    delete out.extra.burstDecayS;
     delete out.fitted.burstBranching;
+    delete out.fitted.burstDecayS;
     out.kept.burstBranching = out.kept.burstDecayS = 'fitted only with simulation rounds (--iterations > 0)';
   }
   return out;
 }
 
 /**
- * Bursts from the Fano factors of the data over those of a simulation (round `round`): in the
- * first round the simulation has no bursts, and the excess fits n and the decay (fitBursts: for
- * clustering on top of a modulated flow the long-window factors multiply, F = F_base/(1-n)^2);
- * later rounds simulate the bursts fitted so far and move n until the 1 s factors match:
- * 1 - n' = (1 - n) x sqrt(F_sim / F_data).
+ * Bursts from the Fano factors of the data over those of a simulation (round `round`). In the
+ * first round the simulation has no bursts: the excess over both windows fits the decay
+ * (fitBursts), and the window with the larger excess (the one that holds whole bursts) is used
+ * from then on. Each round moves n so that its factor matches, as a Hawkes process multiplies a
+ * flow's factor by 1/(1-n)^2: 1 - n' = (1 - n) / sqrt(F_data / F_sim).
  */
-function bursts(out: Calibration, round: number, ratioShort: number, ratioLong: number): void {
+function bursts(out: Calibration, round: number, ratioShort: number, ratioLong: number, state: { useShort: boolean }): void {
   if (!(ratioShort > 0 && ratioLong > 0)) return;
   if (round === 0) {
+    state.useShort = ratioShort >= ratioLong;
     const b = fitBursts(ratioShort, ratioLong);
-    out.extra.burstBranching = b.branching;
     if (b.branching > 0) out.extra.burstDecayS = b.decayS;
-    return;
   }
+  const ratio = state.useShort ? ratioShort : ratioLong;
   const n = out.extra.burstBranching ?? 0;
-  if (n === 0) return;
-  out.extra.burstBranching = Math.min(0.95, Math.max(0, 1 - (1 - n) / Math.sqrt(ratioLong)));
+  out.extra.burstBranching = Math.min(0.95, Math.max(0, 1 - (1 - n) / Math.sqrt(ratio)));
 }
 
 /**
