@@ -65,6 +65,7 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   const fShort = fanoFactor(data.fano.short);
   const fLong = fanoFactor(data.fano.long);
   const burstState = { useShort: true };
+  let modifiesSimulated = false;
   for (let i = 0; i < o.iterations; i++) {
     const sim = simulate(out, spec, data, o);
     const seen = calibrate(sim, base);
@@ -76,10 +77,18 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
     }
     out.profile.openBoost = Math.min(out.profile.openBoost, MAX_BOOST);
     out.profile.closeBoost = Math.min(out.profile.closeBoost, MAX_BOOST);
+    // Modifies: corrected like the rates when the simulation makes them (M records from its
+    // modifies), else (a generator without them) from the corrected cancel rate below.
+    const mpc = target.extra.modifyPerCancel;
+    const seenMpc = seen.extra.modifyPerCancel ?? 0;
+    if (mpc !== undefined && seenMpc > 0) {
+      out.extra.modifyPerCancel = (out.extra.modifyPerCancel ?? mpc) * (mpc / seenMpc);
+      modifiesSimulated = true;
+    }
     for (const k of shares) out.extra[k] = Math.min(0.99, Math.max(0, out.extra[k]! + target.extra[k]! - (seen.extra[k] ?? 0)));
   }
-  // Modifies per cancel: the same modify count over the corrected cancel rate.
-  if (target.extra.modifyPerCancel !== undefined) {
+  // Modifies per cancel without simulated modifies: the same modify count over the corrected cancel rate.
+  if (target.extra.modifyPerCancel !== undefined && !modifiesSimulated) {
     const perContract = (target.extra.modifyPerCancel * target.profile.cancelHazard) / (target.extra.cancelSize1Prob! + (1 - target.extra.cancelSize1Prob!) * target.profile.cancelSize);
     out.extra.modifyPerCancel = modifyPerCancel(perContract, out.profile, out.extra.cancelSize1Prob!);
   }

@@ -2,6 +2,7 @@
 // backtest replays it, one trade date after another) or a synthetic session (tests).
 
 import type { MarketSource } from '../../backtest/session.ts';
+import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
 import { eachEvent } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import type { ContractSpec } from '../instruments.ts';
@@ -47,11 +48,21 @@ export function measureDbn(path: string, w: DataWindow = {}): { meter: Calibrati
   return { meter, contract: plan.contract, dates, schema: plan.schema };
 }
 
-/** Measures a synthetic session of `spec` (its profile as profileFor gives it) straight from the generator. */
+/**
+ * Measures a synthetic session of `spec` (its profile as profileFor gives it) straight from the
+ * generator, with its orders as MboFromL2 turns them into the MBO records the export writes (the
+ * records recorded MBO data brings: new-order sizes, modifies).
+ */
 export function measureSynthetic(spec: ContractSpec, date: string, seed: number, startNs: number, endNs: number, meter = new CalibrationMeter()): CalibrationMeter {
   const gen = new MarketGenerator(spec, date, seed, { sessionStartNs: startNs, sessionEndNs: endNs });
-  meter.startSession(date, startNs, endNs, false, true);
-  drain(gen, meter);
+  meter.startSession(date, startNs, endNs, true, true);
+  let ts = 0;
+  const mbo = new MboFromL2((action, _side, _id, _price, size) => meter.onRecord(ts, action, size));
+  eachEvent(gen, (t, kind, side, price, qty) => {
+    ts = t;
+    meter.onEvent(t, kind, side, price, qty);
+    mbo.apply(kind, side, price, qty);
+  });
   meter.endSession();
   return meter;
 }
