@@ -1,8 +1,11 @@
 // The backtest CLI as users run it: node dist/engine.js --backtest --config FILE.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CONTRACTS } from '../src/market/instruments.ts';
+import { profileFileJson } from '../src/market/profile-file.ts';
+import { profileFor } from '../src/market/profiles.ts';
 import { ROOT, runCli, tempDir, writeConfig } from './helpers/cli.ts';
 
 const SHORT = writeConfig(`
@@ -129,6 +132,32 @@ test('a run its kill switch stopped says so first: when, in which session, by wh
   assert.is(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n');
   assert.match(lines[1], /^STOPPED by the kill switch: tripped at 2024-01-02 \d\d:\d\d:\d\d\.\d{3} ET \(session 2024-01-02, MAX_DAILY_LOSS, equity \$[\d,.]+\); 1 later session not traded$/);
+});
+
+test('[market] profile: a backtest and a DBN export run the selected profile; a bad file exits 1 naming market.profile', () => {
+  const dir = tempDir();
+  const file = join(dir, 'es-busy.json');
+  // Twice the market orders and smaller adds than ES's own profile: a different market.
+  const es = profileFor(CONTRACTS.ES);
+  writeFileSync(file, profileFileJson('ES', { ...es, marketRate: es.marketRate * 2, addSize: 4 }, {}, {}));
+  const window = `[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n`;
+  const own = runCli(['--backtest', '--config', writeConfig(window), '--json']);
+  const cfg = writeConfig(`[market]\nprofile = ${JSON.stringify(file)}\n${window}`);
+  const busy = runCli(['--backtest', '--config', cfg, '--json']);
+  assert.is(own.code, 0, own.stderr);
+  assert.is(busy.code, 0, busy.stderr);
+  const a = JSON.parse(own.stdout);
+  const b = JSON.parse(busy.stdout);
+  assert.ok(b.events_processed > a.events_processed * 1.2, `events ${b.events_processed} vs ${a.events_processed}`);
+  // The export writes the same market the backtest ran (its events are the backtest's).
+  const out = join(dir, 'busy.mbo.dbn.zst');
+  const x = runCli(['--export-dbn', out, '--config', cfg]);
+  assert.is(x.code, 0, x.stderr);
+  assert.match(x.stdout + x.stderr, new RegExp(`${b.events_processed}|${b.events_processed.toLocaleString('en-US')}`));
+  const bad = writeConfig(`[market]\nprofile = ${JSON.stringify(join(dir, 'missing.json'))}\n`);
+  const r = runCli(['--backtest', '--config', bad]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /market\.profile = ".*missing\.json": expected a market profile file .*no such file/);
 });
 
 test.run();

@@ -19,6 +19,7 @@ const REFERENCE: EngineConfig = {
   risk: { max_position: 50, max_drawdown_pct: 0.06, max_daily_loss: 100_000, enable_kill_switch: true, flatten_on_kill: false },
   fees: { maker_fee: 0.25, taker_fee: 0.85, exchange_fee: 1.18 },
   contracts: {},
+  market: {},
   simulation: { seed: 42, start_date: '2024-01-02', end_date: '2024-01-02', session_start: '09:30', session_end: '16:00', speed: 1, activity: 1, source: 'synthetic', replay_path: '', regular_hours_only: false, engine_idle: 'spin' },
   execution: { queue_model: 'power', queue_power: 2 },
   strategy: {

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import toml from 'toml';
 import { packageRoot } from '../core/paths.ts';
 import type { z } from 'zod';
-import { useConfiguredContracts } from '../market/instruments.ts';
+import { useConfiguredSpecs } from '../market/instruments.ts';
+import { configContracts } from './contracts.ts';
 import { EngineConfigSchema, SECTION_SHAPES, type EngineConfig } from './schema.ts';
 
 export interface ConfigIssue {
@@ -176,8 +177,8 @@ export function parseConfig(text: string, source: string): EngineConfig {
     const issues = issuesFromZod(plain, result.error.issues);
     throw new ConfigError(issues.map((i) => formatIssue(source, i)).join('\n'), issues, source);
   }
-  // The config's contract roots become known to every lookup in this thread (instruments.ts).
-  useConfiguredContracts(result.data.contracts);
+  // The config's contract roots (and its market profile) become known to every lookup in this thread (instruments.ts).
+  useConfiguredSpecs(configContracts(result.data));
   loadedFrom = null;
   return result.data;
 }

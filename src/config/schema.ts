@@ -12,6 +12,7 @@ import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, firstSessionDate, inCalendarYe
 import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
 import { contractsOf, EXPIRY_RULES, knownRoots, parseSymbol, PRODUCT_GROUPS, ROOT_RE, SymbolError, ticksPerPoint } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
+import { withSelectedProfile } from '../market/profile-file.ts';
 import * as B from '../api/bounds.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
@@ -200,6 +201,13 @@ const simulationShape = {
   engine_idle: oneOf(ENGINE_IDLE_POLICIES).default('spin'),
 };
 
+// [market]: the synthetic market. `profile`: a market profile file (JSON, docs/calibration.md)
+// whose profile replaces its root's own in every synthetic session; relative to the working
+// directory, as the config's other paths.
+const marketSectionShape = {
+  profile: nonEmptyString('path of a market profile file (JSON, as npm run calibrate writes)').optional(),
+};
+
 const executionShape = {
   queue_model: oneOf(QUEUE_MODELS).default('power'),
   queue_power: positive(B.ACTIVITY.max, ' (exponent n of the queue model f(x) = x^n)').default(2),
@@ -319,7 +327,7 @@ const rootShape = {
 
 /** Known keys of each table ('' = top level), for "unknown key" messages. */
 export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'contracts', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'sweep', 'http'],
+  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'contracts', 'market', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'sweep', 'http'],
   trading: Object.keys(tradingShape),
   latency: Object.keys(latencyShape),
   risk: Object.keys(riskShape),
@@ -327,6 +335,7 @@ export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Objec
   'fees.<ROOT>': Object.keys(rootFeesShape),
   'contracts.<ROOT>': Object.keys(contractShape),
   'contracts.<ROOT>.market': Object.keys(marketShape),
+  market: Object.keys(marketSectionShape),
   simulation: Object.keys(simulationShape),
   execution: Object.keys(executionShape),
   strategy: Object.keys(strategyShape),
@@ -373,6 +382,7 @@ export const EngineConfigSchema = z
       risk: table('risk', riskShape).prefault({}),
       fees: feesSection.prefault({}),
       contracts: contractsSection.prefault({}),
+      market: table('market', marketSectionShape).prefault({}),
       simulation: simulationSection.prefault({}),
       execution: table('execution', executionShape).prefault({}),
       strategy: strategySection.prefault({}),
@@ -419,6 +429,14 @@ export const EngineConfigSchema = z
       table = contractsOf(typeof c.contracts === 'object' ? c.contracts : {});
     } catch {
       // A contract table with an invalid key: its own check reports it.
+    }
+    const profile = typeof c.market === 'object' ? c.market.profile : undefined;
+    if (profile !== undefined) {
+      try {
+        withSelectedProfile(table, profile);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', path: ['market', 'profile'], input: profile, message: `a market profile file (JSON, as npm run calibrate writes; docs/calibration.md): ${(e as Error).message}` });
+      }
     }
     if (typeof c.fees === 'object') {
       for (const key of Object.keys(c.fees)) {

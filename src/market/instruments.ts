@@ -4,6 +4,7 @@
 // docs/instruments.md). The built-in roots below are written in that shape; the config adds or
 // replaces roots (useConfiguredContracts, called by the config loader), and recorded data may
 // bring its own from DBN definition records (src/market/replay/definitions.ts).
+import type { MarketProfile } from './profiles.ts';
 
 /** Product groups: their holidays, daily close and early closes are modelled (docs/instruments.md). */
 export const PRODUCT_GROUPS = ['equity_index', 'energy', 'metals', 'interest_rate', 'currency'] as const;
@@ -62,6 +63,12 @@ export interface ContractSpec {
   typicalHigh: number;
   /** Where the spec came from: 'built-in', 'contracts.ZN' (the config) or a definition record. */
   source: string;
+  /**
+   * A market profile selected by the config ([market] profile, e.g. a calibrated one): the
+   * synthetic market's whole profile instead of the one derived from `market` (profiles.ts).
+   * Plain numbers, so it travels with the spec to pool workers, generator threads and queue jobs.
+   */
+  profile?: Readonly<MarketProfile>;
 }
 
 export interface Instrument extends ContractSpec {
@@ -153,9 +160,14 @@ export function rememberDataContract(spec: ContractSpec): void {
   fromData.set(spec.root, spec);
 }
 
-/** Installs the config's [contracts] tables (the loader calls this; each call replaces the last). */
+/** Installs the config's [contracts] tables (each call replaces the last). */
 export function useConfiguredContracts(tables: Readonly<Record<string, ContractTable>> | undefined): void {
   configured = contractsOf(tables);
+}
+
+/** Installs the config's contract specs as config/contracts.ts derives them (the loader calls this). */
+export function useConfiguredSpecs(specs: Readonly<Record<string, ContractSpec>>): void {
+  configured = specs;
 }
 
 /** The specs of a [contracts] section (validated by the config schema). */

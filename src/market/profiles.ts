@@ -248,6 +248,8 @@ export function ticksPerSqrtSecond(annualVol: number, priceTicks: number): numbe
  * informed-flow sensitivities (per tick of g) down by its volatility in ticks relative to ES.
  */
 export function profileFor(spec: ContractSpec, overrides?: Partial<MarketProfile>): MarketProfile {
+  // A selected profile file is the root's whole profile (loaded complete: profile-file.ts).
+  if (spec.profile !== undefined) return { ...spec.profile, ...overrides };
   const base: MarketProfile = { ...ES_PROFILE };
   const root = spec.market;
   if (root === null) throw new Error(marketMissing(spec.root, spec.source));

@@ -14,7 +14,8 @@ import { BID, LIQ_MAKER } from '../core/events.ts';
 import { workerPath } from '../core/paths.ts';
 import { RecordRing } from '../core/ring.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
-import { contractForRoot, contractsOf, parseSymbol, ticksToPrice, type ContractSpec } from '../market/instruments.ts';
+import { contractForRoot, parseSymbol, ticksToPrice, type ContractSpec } from '../market/instruments.ts';
+import { configContracts } from '../config/contracts.ts';
 import type { ModelFile } from '../ml/model.ts';
 import { profitFactor, winRate } from '../portfolio/metrics.ts';
 import type { Alert } from '../risk/alerts.ts';
@@ -128,7 +129,7 @@ export class SimulationRuntime implements RuntimeView {
     this.cfg = o.config;
     this.log = o.logger;
     this.spinUs = o.spinUs ?? idleSpinUs(o.config.simulation.engine_idle);
-    const contracts = contractsOf(o.config.contracts);
+    const contracts = configContracts(o.config);
     const syms = o.config.trading.symbols.map((s) => {
       const ins = parseSymbol(s, 2024, contracts);
       return { symbol: s, root: ins.root };

@@ -2,7 +2,8 @@
 
 import type { EngineConfig } from '../config/schema.ts';
 import { parseClock } from '../market/calendar.ts';
-import { contractForRoot, type ContractSpec, contractsOf } from '../market/instruments.ts';
+import { configContracts } from '../config/contracts.ts';
+import { contractForRoot, type ContractSpec } from '../market/instruments.ts';
 import type { SharedLayout } from './layout.ts';
 import { SimClock } from './clock.ts';
 import { wallMs } from './wall-clock.ts';
@@ -27,9 +28,9 @@ export function simClock(init: WorkerInit): SimClock {
   return new SimClock(sim.start_date, parseClock(sim.session_start)!, parseClock(sim.session_end)!, sim.speed, init.originMs);
 }
 
-/** A root's spec as the config defines it ([contracts.<ROOT>], else built-in): a worker thread has its own module state. */
+/** A root's spec as the config defines it ([contracts.<ROOT>], else built-in; its [market] profile): a worker thread has its own module state. */
 export function specOf(root: string, config: EngineConfig): ContractSpec {
-  return contractForRoot(root, contractsOf(config.contracts));
+  return contractForRoot(root, configContracts(config));
 }
 
 /** Busy-waits `us` microseconds. */

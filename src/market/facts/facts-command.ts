@@ -7,12 +7,13 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseClock, parseDate } from '../calendar.ts';
 import { contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
-import { REALISTIC_FLOW } from '../profiles.ts';
+import { withSelectedProfile } from '../profile-file.ts';
+import { type MarketProfile, REALISTIC_FLOW } from '../profiles.ts';
 import { dbnFacts, type SessionFacts, syntheticFacts } from './facts.ts';
 import { type FactsColumn, factsJson, factsTable } from './table.ts';
 
 export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs synthetic|PATH] [--symbol ES] [--date YYYY-MM-DD]
-                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--flow realistic] [--json]
+                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--flow realistic | --profile FILE] [--json]
   --data PATH     a DBN file or directory (MBO or MBP-10); default: the synthetic market
   --vs SOURCE     a second source side by side: synthetic, or a DBN path
   --symbol S      synthetic: the contract root (default ES); data: a root or contract among its symbols
@@ -21,6 +22,7 @@ export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs syntheti
   --seeds A-B     synthetic: also run seeds A..B and show their range in brackets
   --from, --to    the window, New York time (synthetic default 09:30-16:00; data: the whole trade date)
   --flow F        synthetic: the order-flow structure, neutral (default) or realistic (REALISTIC_FLOW)
+  --profile FILE  synthetic: a market profile file (npm run calibrate; docs/calibration.md) for its root
   --json          full precision JSON instead of the table`;
 
 const SYNTHETIC_DATE = '2024-03-15';
@@ -47,6 +49,7 @@ function flagValues(argv: string[]) {
       from: { type: 'string' },
       to: { type: 'string' },
       flow: { type: 'string' },
+      profile: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -91,7 +94,7 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
     const toNs = clockFlag('--to', a.to);
     if (fromNs !== null && toNs !== null && toNs <= fromNs) throw new FlagError(`--to ${a.to} is not after --from ${a.from}: expected a window of at least one minute`);
     if (a.flow !== undefined && a.flow !== 'neutral' && a.flow !== 'realistic') throw new FlagError(`--flow ${JSON.stringify(a.flow)}: expected neutral or realistic`);
-    const profile = a.flow === 'realistic' ? REALISTIC_FLOW : undefined;
+    const flowProfile = a.flow === 'realistic' ? REALISTIC_FLOW : undefined;
     const sources: Source[] = [{ flag: '--data', path: a.data ?? null }];
     if (a.vs !== undefined) sources.push({ flag: '--vs', path: a.vs === 'synthetic' ? null : a.vs });
     for (const s of sources) if (s.path !== null && !existsSync(s.path)) throw new FlagError(`${s.flag} ${JSON.stringify(s.path)}: no such file or directory (expected a DBN file or a directory of them${s.flag === '--vs' ? ', or synthetic' : ''})`);
@@ -105,9 +108,21 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
         throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: ${(e as Error).message}`);
       }
     }
+    // A profile file: its complete profile as the overrides of the root's own.
+    if (a.profile !== undefined && a.flow !== undefined) throw new FlagError('--profile and --flow: give one (a profile file carries its own flow fields)');
+    let profile: Partial<MarketProfile> | undefined = flowProfile;
+    if (a.profile !== undefined) {
+      if (sources.every((s) => s.path !== null)) throw new FlagError('--profile: only for the synthetic market (no source is synthetic)');
+      try {
+        profile = withSelectedProfile({}, a.profile)[root]?.profile;
+      } catch (e) {
+        throw new FlagError(`--profile ${JSON.stringify(a.profile)}: ${(e as Error).message}`);
+      }
+      if (profile === undefined) throw new FlagError(`--profile ${JSON.stringify(a.profile)}: not a profile of ${root} (the synthetic market's root; --symbol names another)`);
+    }
     const synth = (s: number): SessionFacts => {
-      const f = syntheticFacts({ root, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')!, profile });
-      if (profile) f.source += ' realistic flow';
+      const f = syntheticFacts({ root, profile, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')! });
+      if (flowProfile) f.source += ' realistic flow';
       return f;
     };
     columns = [];

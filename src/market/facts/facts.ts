@@ -4,9 +4,8 @@
 // come from the L2 events (MarketStats), order-flow facts from the records (OrderFlowStats). A
 // fact the source cannot give is NaN: shown as n/a, null in JSON, never estimated.
 
-import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../../core/events.ts';
-import { RecordRing } from '../../core/ring.ts';
 import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
+import { eachEvent } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import { contractForRoot } from '../instruments.ts';
 import type { MarketProfile } from '../profiles.ts';
@@ -137,25 +136,15 @@ export interface SyntheticOptions {
 export function syntheticFacts(o: SyntheticOptions): SessionFacts {
   const spec = contractForRoot(o.root);
   const gen = new MarketGenerator(spec, o.date, o.seed, { sessionStartNs: o.startNs, sessionEndNs: o.endNs, profile: o.profile });
-  const ring = RecordRing.allocate(EV_STRIDE, 8192, false);
-  const tags = new Uint8Array(4096);
   const book = new BookMeter(o.startNs);
   const flow = new OrderFlowStats(o.startNs, true);
   let ts = 0;
   const mbo = new MboFromL2((action, _side, _id, _price, size) => flow.onRecord(ts, action, size));
-  while (!gen.done) {
-    ring.release();
-    const n = gen.generate(ring, 4096, tags);
-    const d = ring.data;
-    for (let i = 0; i < n; i++) {
-      const off = ring.peek();
-      ts = d[off + EV_TS];
-      const kind = d[off + EV_KIND], side = d[off + EV_SIDE], price = d[off + EV_PRICE], qty = d[off + EV_QTY];
-      book.onEvent(ts, kind, side, price, qty);
-      mbo.apply(kind, side, price, qty, tags[i]);
-      ring.advance();
-    }
-  }
+  eachEvent(gen, (t, kind, side, price, qty, tag) => {
+    ts = t;
+    book.onEvent(t, kind, side, price, qty);
+    mbo.apply(kind, side, price, qty, tag);
+  });
   return { source: `synthetic ${o.root} seed ${o.seed}`, kind: 'synthetic', symbol: o.root, date: o.date, startNs: o.startNs, endNs: o.endNs, facts: { ...book.facts(), ...flowFacts(flow) } };
 }
 
@@ -182,18 +171,8 @@ export function dbnFacts(path: string, o: DbnOptions = {}): SessionFacts[] {
     const book = new BookMeter(startNs);
     const flow = new OrderFlowStats(startNs, mbo);
     source.onRecord = (ts, action, size) => flow.onRecord(ts, action, size);
-    const ring = RecordRing.allocate(EV_STRIDE, 8192, false);
     try {
-      while (!source.done) {
-        ring.release();
-        const n = source.generate(ring, 4096);
-        const d = ring.data;
-        for (let i = 0; i < n; i++) {
-          const off = ring.peek();
-          book.onEvent(d[off + EV_TS], d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY]);
-          ring.advance();
-        }
-      }
+      eachEvent(source, (ts, kind, side, price, qty) => book.onEvent(ts, kind, side, price, qty));
     } finally {
       source.close();
     }

@@ -1,0 +1,32 @@
+// Reads a market source (the generator, a DBN replay) to its end, event by event: the loop of
+// every consumer that measures a stream outside a backtest (the facts command, calibration).
+
+import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../core/events.ts';
+import { RecordRing } from '../core/ring.ts';
+import type { MarketSource } from '../backtest/session.ts';
+import { MarketGenerator } from './generator.ts';
+
+/** One event; `tag` is the generator's modify tag (modify-tags.ts), 0 for other sources. */
+export type EventSink = (ts: number, kind: number, side: number, price: number, qty: number, tag: number) => void;
+
+const BATCH = 4096;
+
+/**
+ * Calls `sink` with every event of `source` until it is done. A MarketGenerator also says which
+ * events are modifies (its tags), for consumers that rebuild its orders (MboFromL2).
+ */
+export function eachEvent(source: MarketSource | MarketGenerator, sink: EventSink): void {
+  const ring = RecordRing.allocate(EV_STRIDE, 2 * BATCH, false);
+  const tags = new Uint8Array(BATCH);
+  const tagged = source instanceof MarketGenerator;
+  while (!source.done) {
+    ring.release();
+    const n = source instanceof MarketGenerator ? source.generate(ring, BATCH, tags) : source.generate(ring, BATCH);
+    const d = ring.data;
+    for (let i = 0; i < n; i++) {
+      const off = ring.peek();
+      sink(d[off + EV_TS], d[off + EV_KIND], d[off + EV_SIDE], d[off + EV_PRICE], d[off + EV_QTY], tagged ? tags[i] : 0);
+      ring.advance();
+    }
+  }
+}
