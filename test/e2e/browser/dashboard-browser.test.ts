@@ -21,12 +21,12 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
-import type { StatePayload } from '../src/dashboard/shared/api.ts';
-import { TIME_AXIS } from '../src/dashboard/web/time-axis.ts';
-import { USD_AXIS } from '../src/dashboard/web/format.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { freePort } from './helpers/net.ts';
-import { sleep, until, untilOk, WAIT_MS } from './helpers/wait.ts';
+import type { StatePayload } from '../../../src/dashboard/shared/api.ts';
+import { TIME_AXIS } from '../../../src/dashboard/web/time-axis.ts';
+import { USD_AXIS } from '../../../src/dashboard/web/format.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { freePort } from '../../helpers/net.ts';
+import { sleep, until, untilOk, WAIT_MS } from '../../helpers/wait.ts';
 
 let T0 = Date.now();
 const ARTIFACTS = resolve('test-artifacts');

@@ -6,10 +6,10 @@ import * as assert from 'uvu/assert';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ensureBuilt } from './helpers/build.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
-import type { BacktestResult } from '../src/api/backtest-run.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
+import type { BacktestResult } from '../../../src/api/backtest-run.ts';
 
 const dir = tempDir('research-report-');
 const reportPath = join(dir, 'report.html');

@@ -14,12 +14,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import type { StrategyList } from '../src/api/strategies.ts';
-import { ensureBuilt } from './helpers/build.ts';
-import { ENGINE, ROOT, tempDir } from './helpers/cli.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { freePort } from './helpers/net.ts';
-import { until, untilOk, WAIT_MS } from './helpers/wait.ts';
+import type { StrategyList } from '../../../src/api/strategies.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { ENGINE, ROOT, tempDir } from '../../helpers/cli.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { freePort } from '../../helpers/net.ts';
+import { until, untilOk, WAIT_MS } from '../../helpers/wait.ts';
 
 const dir = tempDir('strategy-browser-');
 const config = join(dir, 'engine.toml');

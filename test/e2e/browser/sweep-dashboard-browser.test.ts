@@ -8,11 +8,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { ensureBuilt } from './helpers/build.ts';
-import { ENGINE, ROOT, tempDir } from './helpers/cli.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { freePort } from './helpers/net.ts';
-import { until, untilOk, WAIT_MS } from './helpers/wait.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { ENGINE, ROOT, tempDir } from '../../helpers/cli.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { freePort } from '../../helpers/net.ts';
+import { until, untilOk, WAIT_MS } from '../../helpers/wait.ts';
 
 const dir = tempDir('sweep-browser-');
 const config = join(dir, 'engine.toml');

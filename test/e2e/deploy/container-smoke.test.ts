@@ -13,7 +13,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ROOT } from './helpers/cli.ts';
+import { ROOT } from '../../helpers/cli.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'container-smoke-test-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));

@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { DCLinter } from 'dclint';
 import { parse as parseYaml } from 'yaml';
 import { Hono } from 'hono';
-import { parseConfig } from '../src/config/load.ts';
-import { hostCheck } from '../src/http/host-check.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { hostCheck } from '../../../src/http/host-check.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 type Obj = Record<string, any>;
 const compose: Obj = parseYaml(readFileSync(join(root, 'compose.yaml'), 'utf8'));

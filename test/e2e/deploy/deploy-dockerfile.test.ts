@@ -20,10 +20,10 @@ import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import dockerfilelint from 'dockerfilelint';
 import { parse as parseYaml } from 'yaml';
-import { freePort } from './helpers/net.ts';
-import { untilOk } from './helpers/wait.ts';
+import { freePort } from '../../helpers/net.ts';
+import { untilOk } from '../../helpers/wait.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const dockerfileText = readFileSync(join(root, 'Dockerfile'), 'utf8');
 

@@ -9,11 +9,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { ENGINE, writeConfig } from './helpers/cli.ts';
-import { startEngine, type EngineProcess } from './helpers/engine-process.ts';
-import { until } from './helpers/wait.ts';
+import { ENGINE, writeConfig } from '../../helpers/cli.ts';
+import { startEngine, type EngineProcess } from '../../helpers/engine-process.ts';
+import { until } from '../../helpers/wait.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dashboard = JSON.parse(readFileSync(join(root, 'deploy/grafana/dashboards/engine.json'), 'utf8'));
 const datasources = parseYaml(readFileSync(join(root, 'deploy/grafana/provisioning/datasources/prometheus.yaml'), 'utf8'));
 const providers = parseYaml(readFileSync(join(root, 'deploy/grafana/provisioning/dashboards/engine.yaml'), 'utf8'));

@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { ENGINE, writeConfig } from './helpers/cli.ts';
-import { startEngine } from './helpers/engine-process.ts';
-import { freePort } from './helpers/net.ts';
-import { until } from './helpers/wait.ts';
+import { ENGINE, writeConfig } from '../../helpers/cli.ts';
+import { startEngine } from '../../helpers/engine-process.ts';
+import { freePort } from '../../helpers/net.ts';
+import { until } from '../../helpers/wait.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const promConfigPath = join(root, 'deploy/prometheus/prometheus.yml');
 
 /** A binary from PATH (or /usr/bin), else null. */

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ROOT } from './helpers/cli.ts';
+import { ROOT } from '../../helpers/cli.ts';
 
 const compose: any = parseYaml(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'));
 

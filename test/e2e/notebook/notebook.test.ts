@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { ROOT, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 
 const PY = '/usr/bin/python3';
 const NBCONVERT = '/usr/bin/jupyter-nbconvert';

@@ -3,22 +3,22 @@
 // quarantined, ids are unique and time-ordered; the equity-curve downsampling keeps the shape.
 // (Bounds, retention, paging, failed writes, idempotency: reliability-storage.test.ts.)
 
-import { ensureBuilt } from './helpers/build.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { beforeAll } from './helpers/hooks.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService, downsampleCurve, type BacktestRecord, type Runner } from '../src/backtest/service.ts';
-import { serializeRecord } from '../src/backtest/journal/record.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import type { BacktestResult } from '../src/backtest/merge.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { createLogger } from '../src/log.ts';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { until } from './helpers/wait.ts';
-import { startHttpServer } from '../src/http/server.ts';
+import { BacktestService, downsampleCurve, type BacktestRecord, type Runner } from '../../../src/backtest/service.ts';
+import { serializeRecord } from '../../../src/backtest/journal/record.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import type { BacktestResult } from '../../../src/backtest/merge.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { createLogger } from '../../../src/log.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { until } from '../../helpers/wait.ts';
+import { startHttpServer } from '../../../src/http/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bt-journal-'));
 const logger = createLogger({ env: {}, configLevel: 'error' });

@@ -5,11 +5,11 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { beforeAll } from './helpers/hooks.ts';
-import { capturingLogger } from './helpers/log.ts';
-import { freePort } from './helpers/net.ts';
-import { readSse } from './helpers/sse-client.ts';
-import { until, WAIT_MS, within } from './helpers/wait.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { capturingLogger } from '../../helpers/log.ts';
+import { freePort } from '../../helpers/net.ts';
+import { readSse } from '../../helpers/sse-client.ts';
+import { until, WAIT_MS, within } from '../../helpers/wait.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -17,12 +17,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import { createDashboardApp } from '../src/dashboard/server/app.ts';
-import { StreamRecorder } from '../src/dashboard/server/recorder.ts';
-import type { FillView, StatePayload, SymbolState } from '../src/dashboard/shared/api.ts';
-import { FillStore } from '../src/dashboard/shared/fill-store.ts';
-import { BinnedSeries } from '../src/dashboard/shared/series-buffer.ts';
-import { CAPS, Store, type HistorySnapshot } from '../src/dashboard/shared/store.ts';
+import { createDashboardApp } from '../../../src/dashboard/server/app.ts';
+import { StreamRecorder } from '../../../src/dashboard/server/recorder.ts';
+import type { FillView, StatePayload, SymbolState } from '../../../src/dashboard/shared/api.ts';
+import { FillStore } from '../../../src/dashboard/shared/fill-store.ts';
+import { BinnedSeries } from '../../../src/dashboard/shared/series-buffer.ts';
+import { CAPS, Store, type HistorySnapshot } from '../../../src/dashboard/shared/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dashboard-server-'));
 writeFileSync(join(dir, 'index.html'), '<!doctype html><title>dash</title><script type="module" src="app.js"></script>');

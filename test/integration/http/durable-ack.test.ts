@@ -10,14 +10,14 @@ import fs, { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from '
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BacktestResult } from '../src/api/backtest-run.ts';
-import { BacktestService, type Runner } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { startHttpServer, type HttpServer } from '../src/http/server.ts';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { capturingLogger } from './helpers/log.ts';
-import { assertDocumented } from './helpers/openapi-check.ts';
-import { sleep, until } from './helpers/wait.ts';
+import type { BacktestResult } from '../../../src/api/backtest-run.ts';
+import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { startHttpServer, type HttpServer } from '../../../src/http/server.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { capturingLogger } from '../../helpers/log.ts';
+import { assertDocumented } from '../../helpers/openapi-check.ts';
+import { sleep, until } from '../../helpers/wait.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-ack-'));
 const { logger } = capturingLogger('fatal');

@@ -2,21 +2,21 @@
 // metrics (promtool), OpenAPI accuracy, errors (404/405/413/415/400/500), CORS.
 // No backtest runs here (see http-backtest.test.ts); the service only validates.
 
-import { capturingLogger } from './helpers/log.ts';
-import { assertDocumented, schemaErrors } from './helpers/openapi-check.ts';
+import { capturingLogger } from '../../helpers/log.ts';
+import { assertDocumented, schemaErrors } from '../../helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { beforeAll } from './helpers/hooks.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { documentWithStrategies } from '../src/http/routes/openapi.ts';
-import { startHttpServer, type HttpServer } from '../src/http/server.ts';
-import { VERSION } from '../src/version.ts';
+import { BacktestService } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { documentWithStrategies } from '../../../src/http/routes/openapi.ts';
+import { startHttpServer, type HttpServer } from '../../../src/http/server.ts';
+import { VERSION } from '../../../src/version.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'http-api-'));
 const config = parseConfig(
@@ -324,7 +324,7 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
 });
 
 test('src/api (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
-  const dir = join(import.meta.dirname, '..', 'src', 'api');
+  const dir = join(import.meta.dirname, '../../..', 'src', 'api');
   for (const f of readdirSync(dir)) {
     const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=]*?'([^']+)'/gm)].map((m) => m[1]);
     for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/api/${f} imports '${spec}'`);

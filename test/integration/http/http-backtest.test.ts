@@ -3,21 +3,21 @@
 // Retry-After), a failed run (500 JSON, logged), a long run while /health and the stream stay
 // responsive, shutdown cancelling a running backtest.
 
-import { ensureBuilt } from './helpers/build.ts';
-import { capturingLogger } from './helpers/log.ts';
-import { assertDocumented, eventComponent } from './helpers/openapi-check.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { capturingLogger } from '../../helpers/log.ts';
+import { assertDocumented, eventComponent } from '../../helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { openSse } from './helpers/sse-client.ts';
-import { sleep, until, WAIT_MS } from './helpers/wait.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { openSse } from '../../helpers/sse-client.ts';
+import { sleep, until, WAIT_MS } from '../../helpers/wait.ts';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService, type Runner } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { startHttpServer } from '../src/http/server.ts';
+import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { startHttpServer } from '../../../src/http/server.ts';
 
 /** Rebuilds dist/ when the pool's worker bundle is missing or older than a source file. */
 const dir = mkdtempSync(join(tmpdir(), 'http-backtest-'));

@@ -10,9 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openApiDocument } from '../src/http/openapi.ts';
-import { documentWithStrategies } from '../src/http/routes/openapi.ts';
-import { loadStrategies } from '../src/strategy/load.ts';
+import { openApiDocument } from '../../../src/http/openapi.ts';
+import { documentWithStrategies } from '../../../src/http/routes/openapi.ts';
+import { loadStrategies } from '../../../src/strategy/load.ts';
 
 const REDOCLY_CONFIG = `extends:
   - recommended
@@ -48,7 +48,7 @@ function lint(doc: unknown): { status: number | null; report: LintReport } {
 }
 
 test('redocly lint (recommended rules) passes on the generated document with no problem, with the loaded strategies\' parameters', async () => {
-  await loadStrategies([join(import.meta.dirname, '..', 'examples', 'strategies')]);
+  await loadStrategies([join(import.meta.dirname, '../../..', 'examples', 'strategies')]);
   const doc = documentWithStrategies();
   assert.ok('StrategyParams_imbalance_quoter' in doc.components.schemas && 'StrategyParams_market_maker' in doc.components.schemas);
   const { status, report } = lint(doc);

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { startHttpServer, type HttpServer } from '../src/http/server.ts';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { capturingLogger } from './helpers/log.ts';
+import { BacktestService } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { startHttpServer, type HttpServer } from '../../../src/http/server.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { capturingLogger } from '../../helpers/log.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const dirs: string[] = [];

@@ -3,7 +3,7 @@
 // client is coalesced then dropped without slowing anyone, shutdown ends every stream promptly.
 // Plus unit tests of the hub's coalescing and drop rules with fake sinks.
 
-import { assertDocumented, eventComponent } from './helpers/openapi-check.ts';
+import { assertDocumented, eventComponent } from '../../helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,14 +11,14 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { BacktestService } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { createLogger } from '../src/log.ts';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { startHttpServer } from '../src/http/server.ts';
-import { SseHub, type SseSink } from '../src/http/sse.ts';
-import { openSse } from './helpers/sse-client.ts';
-import { sleep, until, WAIT_MS } from './helpers/wait.ts';
+import { BacktestService } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { createLogger } from '../../../src/log.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { startHttpServer } from '../../../src/http/server.ts';
+import { SseHub, type SseSink } from '../../../src/http/sse.ts';
+import { openSse } from '../../helpers/sse-client.ts';
+import { sleep, until, WAIT_MS } from '../../helpers/wait.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'http-stream-'));
 // Errors are expected in one test (a failing runtime); keep them out of the test output.

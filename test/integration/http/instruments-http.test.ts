@@ -1,19 +1,19 @@
 // A [contracts.<ROOT>] root through the HTTP API: POST /api/backtest runs it on the pool (whose
 // workers know only what the session spec carries), its fills come back on the 1/64 grid, and an
 // unknown root or a root without a market profile is a 400 naming the field.
-import { ensureBuilt } from './helpers/build.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { startHttpServer } from '../src/http/server.ts';
-import { createLogger } from '../src/log.ts';
-import { useConfiguredContracts } from '../src/market/instruments.ts';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { beforeAll } from './helpers/hooks.ts';
+import { BacktestService } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { startHttpServer } from '../../../src/http/server.ts';
+import { createLogger } from '../../../src/log.ts';
+import { useConfiguredContracts } from '../../../src/market/instruments.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'instruments-http-'));
 const logger = createLogger({ env: {}, configLevel: 'error' });

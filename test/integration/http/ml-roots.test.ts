@@ -4,21 +4,21 @@
 // trains one: exit 2 on the CLI, a 400 on the field useML over HTTP. `npm run train` refuses a
 // root it cannot train before it starts.
 
-import { ensureBuilt } from './helpers/build.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { BacktestService } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { startHttpServer } from '../src/http/server.ts';
-import { createLogger } from '../src/log.ts';
-import { useConfiguredContracts } from '../src/market/instruments.ts';
-import { modelPath } from '../src/ml/model-store.ts';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { ROOT, runCli, tempDir, writeConfig } from './helpers/cli.ts';
-import { beforeAll } from './helpers/hooks.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { BacktestService } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { startHttpServer } from '../../../src/http/server.ts';
+import { createLogger } from '../../../src/log.ts';
+import { useConfiguredContracts } from '../../../src/market/instruments.ts';
+import { modelPath } from '../../../src/ml/model-store.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { ROOT, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
 
 // A root the built-in table lacks, with a synthetic market and fees: everything but a model.
 const ZZ = `

@@ -4,26 +4,26 @@
 // reported as a failure; admission counts sessions; Idempotency-Key; a client that disconnects
 // from a synchronous POST cancels its run and frees the pool.
 
-import { ensureBuilt } from './helpers/build.ts';
-import { capturingLogger } from './helpers/log.ts';
-import { assertDocumented } from './helpers/openapi-check.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { capturingLogger } from '../../helpers/log.ts';
+import { assertDocumented } from '../../helpers/openapi-check.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FakeRuntime } from './helpers/fake-runtime.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { until } from './helpers/wait.ts';
+import { FakeRuntime } from '../../helpers/fake-runtime.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { until } from '../../helpers/wait.ts';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BacktestResult } from '../src/api/backtest-run.ts';
-import { Admission } from '../src/backtest/admission.ts';
-import { serializeRecord, type BacktestRecord } from '../src/backtest/journal/record.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { BacktestService, type Runner } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import type { EngineConfig } from '../src/config/schema.ts';
-import { startHttpServer } from '../src/http/server.ts';
+import type { BacktestResult } from '../../../src/api/backtest-run.ts';
+import { Admission } from '../../../src/backtest/admission.ts';
+import { serializeRecord, type BacktestRecord } from '../../../src/backtest/journal/record.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import type { EngineConfig } from '../../../src/config/schema.ts';
+import { startHttpServer } from '../../../src/http/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'reliability-storage-'));
 const { logger, lines: logLines } = capturingLogger('warn');

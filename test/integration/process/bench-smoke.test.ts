@@ -6,10 +6,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { registeredStrategies } from '../src/strategy/registry.ts';
-import { beforeAll } from './helpers/hooks.ts';
+import { registeredStrategies } from '../../../src/strategy/registry.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
+const ROOT = new URL('../../..', import.meta.url).pathname;
 
 interface Quick {
   mode: string;

@@ -4,10 +4,10 @@
 // the third Friday).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { validateBacktestRequest, sessionSpecs, type ResolvedRequest } from '../src/backtest/request.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { SimClock } from '../src/runtime/clock.ts';
-import { runCli, writeConfig } from './helpers/cli.ts';
+import { validateBacktestRequest, sessionSpecs, type ResolvedRequest } from '../../../src/backtest/request.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { SimClock } from '../../../src/runtime/clock.ts';
+import { runCli, writeConfig } from '../../helpers/cli.ts';
 
 const config = parseConfig('[backtest]\nmax_days = 30\n', 'calendar.toml');
 const H = 3600e9;

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { ROOT, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 
 const SHORT = writeConfig(`
 [simulation]

@@ -2,8 +2,8 @@
 // pointing at --help instead of the whole usage; a lower-case root is taken as meant.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseArgs } from '../src/cli/args.ts';
-import { runCli, writeConfig } from './helpers/cli.ts';
+import { parseArgs } from '../../../src/cli/args.ts';
+import { runCli, writeConfig } from '../../helpers/cli.ts';
 
 const SHORT = writeConfig(`
 [simulation]

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENGINE, runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { ENGINE, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 
 // One pool thread: a session starts only after the one before it, so the run is far from over
 // when the first session's rows meet the closed pipe, however fast the machine.

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, runCli } from './helpers/cli.ts';
+import { ROOT, runCli } from '../../helpers/cli.ts';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 

@@ -3,9 +3,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { HeldLog } from '../src/cli/held-log.ts';
-import { createProgress } from '../src/cli/progress.ts';
-import { ENGINE, runCli, writeConfig } from './helpers/cli.ts';
+import { HeldLog } from '../../../src/cli/held-log.ts';
+import { createProgress } from '../../../src/cli/progress.ts';
+import { ENGINE, runCli, writeConfig } from '../../helpers/cli.ts';
 
 const SHORT = writeConfig(`
 [simulation]

@@ -4,8 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DbnReader } from '../src/data/dbn/index.ts';
-import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { DbnReader } from '../../../src/data/dbn/index.ts';
+import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 
 const CONFIG = writeConfig(`
 [simulation]

@@ -10,9 +10,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { DataDirLocked, LOCK_FILE, lockDataDir } from '../src/core/data-dir-lock.ts';
-import { ENGINE, tempDir } from './helpers/cli.ts';
-import { WAIT_MS, within } from './helpers/wait.ts';
+import { DataDirLocked, LOCK_FILE, lockDataDir } from '../../../src/core/data-dir-lock.ts';
+import { ENGINE, tempDir } from '../../helpers/cli.ts';
+import { WAIT_MS, within } from '../../helpers/wait.ts';
 
 interface Engine {
   child: ChildProcess;

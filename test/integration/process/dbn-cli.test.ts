@@ -5,9 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 
-const DIR = new URL('./fixtures/dbn/', import.meta.url).pathname;
+const DIR = new URL('../../fixtures/dbn/', import.meta.url).pathname;
 const EXPECTED: Record<string, { metadata: unknown; records: unknown[] }> = JSON.parse(readFileSync(`${DIR}expected.json`, 'utf8'));
 
 function lines(stdout: string): Record<string, unknown>[] {

@@ -2,10 +2,10 @@
 // nanosecond digits, checked against the raw integers the plain --inspect prints for the same file.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fixedToDecimal, isoNs } from '../src/data/dbn/pretty.ts';
-import { runCli } from './helpers/cli.ts';
+import { fixedToDecimal, isoNs } from '../../../src/data/dbn/pretty.ts';
+import { runCli } from '../../helpers/cli.ts';
 
-const DIR = new URL('./fixtures/dbn/', import.meta.url).pathname;
+const DIR = new URL('../../fixtures/dbn/', import.meta.url).pathname;
 const lines = (s: string) => s.trim().split('\n').map((l) => JSON.parse(l));
 
 test('the MBO fixture: price 3722.75, ts_event with its nanoseconds, metadata times in ISO', () => {

@@ -7,17 +7,17 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt } from './helpers/build.ts';
-import { runCli, writeConfig } from './helpers/cli.ts';
-import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_CANCEL, MD_TRADE } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { FLAGS, type DbnMetadata } from '../src/data/dbn/index.ts';
-import { DbnWriter, newMboFields, newMbpFields } from '../src/data/dbn/writer.ts';
-import { planReplay } from '../src/market/replay/dataset.ts';
-import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { parseConfig } from '../src/config/load.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { runCli, writeConfig } from '../../helpers/cli.ts';
+import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_CANCEL, MD_TRADE } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { FLAGS, type DbnMetadata } from '../../../src/data/dbn/index.ts';
+import { DbnWriter, newMboFields, newMbpFields } from '../../../src/data/dbn/writer.ts';
+import { planReplay } from '../../../src/market/replay/dataset.ts';
+import { DbnMarketSource } from '../../../src/market/replay/dbn-source.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { parseConfig } from '../../../src/config/load.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-real-'));
 const T0 = 1_709_647_200_000_000_000n; // 2024-03-05 14:00 UTC = 09:00 New York, the file's start

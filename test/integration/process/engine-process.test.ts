@@ -2,8 +2,8 @@
 // the backtest journal.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeConfig } from './helpers/cli.ts';
-import { startEngine } from './helpers/engine-process.ts';
+import { writeConfig } from '../../helpers/cli.ts';
+import { startEngine } from '../../helpers/engine-process.ts';
 
 const CONFIG = writeConfig(`
 [simulation]

@@ -4,13 +4,13 @@
 // fills (taker, with their fees and the price they got) are in the results and the fills.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ensureBuilt } from './helpers/build.ts';
-import { runCli, writeConfig } from './helpers/cli.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { BID, LIQ_TAKER } from '../src/core/events.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { runCli, writeConfig } from '../../helpers/cli.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { BID, LIQ_TAKER } from '../../../src/core/events.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
 
 // A tight limit: the kill switch trips in the first minutes with a position open.
 const TOML = '[simulation]\nsession_start = "09:30"\nsession_end = "10:30"\n[risk]\nmax_drawdown_pct = 0.0005\n';

@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { validateBacktestRequest, type FieldError } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { defaultConfig, type EngineConfig } from '../src/config/schema.ts';
-import { packageRoot } from '../src/core/paths.ts';
-import { modelPath } from '../src/ml/model-store.ts';
+import { validateBacktestRequest, type FieldError } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { defaultConfig, type EngineConfig } from '../../../src/config/schema.ts';
+import { packageRoot } from '../../../src/core/paths.ts';
+import { modelPath } from '../../../src/ml/model-store.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-backtest-'));
 

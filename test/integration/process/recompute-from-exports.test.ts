@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 
 const CONFIG = writeConfig(`
 [simulation]

@@ -5,11 +5,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt } from './helpers/build.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
-import { createProgress } from '../src/cli/progress.ts';
-import { FILLS_CSV_HEADER } from '../src/backtest/fills-csv.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
+import { createProgress } from '../../../src/cli/progress.ts';
+import { FILLS_CSV_HEADER } from '../../../src/backtest/fills-csv.ts';
 
 const dir = tempDir('research-cli-');
 let config: string;

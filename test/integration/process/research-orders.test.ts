@@ -5,8 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, tempDir, writeConfig } from './helpers/cli.ts';
-import { beforeAll } from './helpers/hooks.ts';
+import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
 
 const CONFIG = writeConfig(`
 [simulation]

@@ -5,11 +5,11 @@
 // exported result with this file's own code.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ensureBuilt } from './helpers/build.ts';
-import { runCli, writeConfig } from './helpers/cli.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { parseConfig } from '../src/config/load.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { runCli, writeConfig } from '../../helpers/cli.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { parseConfig } from '../../../src/config/load.ts';
 
 const TOML = '[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n';
 const DAYS = { startDate: '2024-01-02', endDate: '2024-01-08' }; // five sessions

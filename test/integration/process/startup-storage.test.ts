@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENGINE, tempDir } from './helpers/cli.ts';
-import { within } from './helpers/wait.ts';
+import { ENGINE, tempDir } from '../../helpers/cli.ts';
+import { within } from '../../helpers/wait.ts';
 
 function start(dataDir: string): Promise<{ code: number | null; stderr: string }> {
   const dir = tempDir();

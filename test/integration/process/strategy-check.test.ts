@@ -6,8 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CheckReport } from '../src/strategy/check.ts';
-import { ROOT, runCli, tempDir } from './helpers/cli.ts';
+import type { CheckReport } from '../../../src/strategy/check.ts';
+import { ROOT, runCli, tempDir } from '../../helpers/cli.ts';
 
 const EVENTS = '100000';
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'strategies');

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ensureBuilt } from './helpers/build.ts';
-import { ROOT, runCli, tempDir, writeConfig } from './helpers/cli.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { ROOT, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 
 const CONFIG = writeConfig('[backtest]\npool_size = 2\n');
 const SCRIPT = join(ROOT, 'scripts', 'compare-strategies.ts');

@@ -3,10 +3,10 @@
 // config's default session through the CLI, as a user would run them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fitIntensity, glftQuote, IntensityWindow, MAX_DEPTH } from '../src/strategy/builtin/glft-math.ts';
-import { strategyByName } from '../src/strategy/registry.ts';
-import { ensureBuilt } from './helpers/build.ts';
-import { runCli } from './helpers/cli.ts';
+import { fitIntensity, glftQuote, IntensityWindow, MAX_DEPTH } from '../../../src/strategy/builtin/glft-math.ts';
+import { strategyByName } from '../../../src/strategy/registry.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 const close = (a: number, b: number, tol = 1e-12) => assert.ok(Math.abs(a - b) <= tol * Math.max(1, Math.abs(b)), `${a} != ${b}`);
 

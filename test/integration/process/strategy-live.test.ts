@@ -4,11 +4,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { ensureBuilt } from './helpers/build.ts';
-import { ROOT, writeConfig } from './helpers/cli.ts';
-import { startEngine } from './helpers/engine-process.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { until } from './helpers/wait.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { ROOT, writeConfig } from '../../helpers/cli.ts';
+import { startEngine } from '../../helpers/engine-process.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { until } from '../../helpers/wait.ts';
 
 beforeAll(test, () => ensureBuilt());
 

@@ -5,10 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { ensureBuilt } from './helpers/build.ts';
-import { runCli, writeConfig } from './helpers/cli.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { runCli, writeConfig } from '../../helpers/cli.ts';
 
-const DATA = join(import.meta.dirname, 'fixtures', 'dbn', 'test_data.mbo.v3.dbn.zst');
+const DATA = join(import.meta.dirname, '../../fixtures', 'dbn', 'test_data.mbo.v3.dbn.zst');
 const CONFIG = writeConfig('[strategy]\nskew_factor = 0.5\n[backtest]\npool_size = 1\n');
 
 test.before(() => ensureBuilt());

@@ -8,16 +8,16 @@ import * as assert from 'uvu/assert';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt } from './helpers/build.ts';
-import { ENGINE, runCli, tempDir, writeConfig } from './helpers/cli.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { freePort } from './helpers/net.ts';
-import { until, WAIT_MS } from './helpers/wait.ts';
-import { BacktestService } from '../src/backtest/service.ts';
-import { createBacktestPool } from '../src/backtest/run.ts';
-import { loadConfig } from '../src/config/load.ts';
-import { createQueueExecutor } from '../src/queue/executor.ts';
-import { capturingLogger } from './helpers/log.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { ENGINE, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { freePort } from '../../helpers/net.ts';
+import { until, WAIT_MS } from '../../helpers/wait.ts';
+import { BacktestService } from '../../../src/backtest/service.ts';
+import { createBacktestPool } from '../../../src/backtest/run.ts';
+import { loadConfig } from '../../../src/config/load.ts';
+import { createQueueExecutor } from '../../../src/queue/executor.ts';
+import { capturingLogger } from '../../helpers/log.ts';
 
 const CONFIG = writeConfig(`
 [simulation]

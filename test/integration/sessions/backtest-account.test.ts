@@ -3,12 +3,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Piscina } from 'piscina';
-import type { EngineConfig } from '../src/config/schema.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { createBacktestPool, runBacktest, type BacktestRun } from '../src/backtest/run.ts';
-import { DrawdownPath } from '../src/risk/risk-manager.ts';
-import { Rng } from '../src/core/rng.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import type { EngineConfig } from '../../../src/config/schema.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { createBacktestPool, runBacktest, type BacktestRun } from '../../../src/backtest/run.ts';
+import { DrawdownPath } from '../../../src/risk/risk-manager.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 let pool: Piscina;
 test.before(() => {

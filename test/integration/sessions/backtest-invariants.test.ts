@@ -2,12 +2,12 @@
 // and exchange: exact latencies, causality, risk limits and the kill switch, across many seeds.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { EngineConfig } from '../src/config/schema.ts';
-import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runSession, type SessionSpec } from '../src/backtest/session.ts';
-import type { Engine } from '../src/trading/engine.ts';
-import { BID, CANCEL_SELF_MATCH, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LEAVES, ER_PRICE, ER_QTY, ER_REASON, ER_SIDE, ER_TS, ER_TYPE, EV_RECV, EV_TS, OM_NEW, OM_QTY, OM_SENT, OM_TS, OM_TYPE } from '../src/core/events.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import type { EngineConfig } from '../../../src/config/schema.ts';
+import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
+import type { Engine } from '../../../src/trading/engine.ts';
+import { BID, CANCEL_SELF_MATCH, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LEAVES, ER_PRICE, ER_QTY, ER_REASON, ER_SIDE, ER_TS, ER_TYPE, EV_RECV, EV_TS, OM_NEW, OM_QTY, OM_SENT, OM_TS, OM_TYPE } from '../../../src/core/events.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 function config(mut: (c: EngineConfig) => void): EngineConfig {
   const c = shippedConfigNoModel();

@@ -5,16 +5,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { availableParallelism } from 'node:os';
-import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest, type SessionExecutor } from '../src/backtest/run.ts';
-import { runSession, type SessionSpec } from '../src/backtest/session.ts';
-import { ThreadedSource, SOURCE_RING_CAPACITY } from '../src/backtest/source-thread.ts';
-import { EV_STRIDE } from '../src/core/events.ts';
-import { MarketGenerator } from '../src/market/generator.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { ensureBuilt } from './helpers/build.ts';
-import { drain } from './helpers/drain-source.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest, type SessionExecutor } from '../../../src/backtest/run.ts';
+import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
+import { ThreadedSource, SOURCE_RING_CAPACITY } from '../../../src/backtest/source-thread.ts';
+import { EV_STRIDE } from '../../../src/core/events.ts';
+import { MarketGenerator } from '../../../src/market/generator.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { ensureBuilt } from '../../helpers/build.ts';
+import { drain } from '../../helpers/drain-source.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 ensureBuilt();
 

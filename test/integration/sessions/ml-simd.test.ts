@@ -6,13 +6,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../src/book/features.ts';
-import { predictorForSpec, type SessionSpec } from '../src/backtest/session.ts';
-import { packageRoot } from '../src/core/paths.ts';
-import { Rng } from '../src/core/rng.ts';
-import { createPredictor, SimdMlpPredictor, simdKernel } from '../src/ml/mlp-simd.ts';
-import { loadModelFile, MlpPredictor, type LayerSpec, type ModelFile } from '../src/ml/model.ts';
-import { assertPredictsWithoutAllocation } from './helpers/predictor-allocation.ts';
+import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../../../src/book/features.ts';
+import { predictorForSpec, type SessionSpec } from '../../../src/backtest/session.ts';
+import { packageRoot } from '../../../src/core/paths.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { createPredictor, SimdMlpPredictor, simdKernel } from '../../../src/ml/mlp-simd.ts';
+import { loadModelFile, MlpPredictor, type LayerSpec, type ModelFile } from '../../../src/ml/model.ts';
+import { assertPredictsWithoutAllocation } from '../../helpers/predictor-allocation.ts';
 
 const shipped = (): ModelFile => {
   const r = loadModelFile(join(packageRoot(), 'models', 'ES.json'));

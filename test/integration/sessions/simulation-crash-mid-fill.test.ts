@@ -5,11 +5,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pino from 'pino';
-import { SimulationRuntime } from '../src/runtime/simulation.ts';
-import type { FillView } from '../src/runtime/view.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { until, WAIT_MS } from './helpers/wait.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { SimulationRuntime } from '../../../src/runtime/simulation.ts';
+import type { FillView } from '../../../src/runtime/view.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { until, WAIT_MS } from '../../helpers/wait.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
 config.simulation.speed = 4; // more fills per second of test

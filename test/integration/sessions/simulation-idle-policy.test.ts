@@ -6,10 +6,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import pino from 'pino';
-import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';
-import { SimulationRuntime } from '../src/runtime/simulation.ts';
-import { sleep, until } from './helpers/wait.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import type { EngineIdlePolicy } from '../../../src/runtime/idle-policy.ts';
+import { SimulationRuntime } from '../../../src/runtime/simulation.ts';
+import { sleep, until } from '../../helpers/wait.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const linux = existsSync('/proc/self/task');
 

@@ -2,12 +2,12 @@
 // memory (built workers in dist/: `npm test` builds first).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { beforeAll } from './helpers/hooks.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
 import pino from 'pino';
-import { SimulationRuntime } from '../src/runtime/simulation.ts';
-import type { SymbolState } from '../src/runtime/view.ts';
-import { sleep, until } from './helpers/wait.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { SimulationRuntime } from '../../../src/runtime/simulation.ts';
+import type { SymbolState } from '../../../src/runtime/view.ts';
+import { sleep, until } from '../../helpers/wait.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
 config.simulation.speed = 4; // four simulated seconds per second: more events, same behaviour

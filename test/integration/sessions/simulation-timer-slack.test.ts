@@ -5,10 +5,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readdirSync } from 'node:fs';
 import pino from 'pino';
-import { SimulationRuntime } from '../src/runtime/simulation.ts';
-import { setThreadTimerSlack, threadTimerSlackNs, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
-import { until } from './helpers/wait.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { SimulationRuntime } from '../../../src/runtime/simulation.ts';
+import { setThreadTimerSlack, threadTimerSlackNs, WORKER_TIMER_SLACK_NS } from '../../../src/runtime/timer-slack.ts';
+import { until } from '../../helpers/wait.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const linux = existsSync('/proc/thread-self');
 

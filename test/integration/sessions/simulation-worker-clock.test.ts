@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { measureAllocation, type Allocation } from './helpers/allocation.ts';
-import { SimClock } from '../src/runtime/clock.ts';
-import { wallMs } from '../src/runtime/wall-clock.ts';
+import { measureAllocation, type Allocation } from '../../helpers/allocation.ts';
+import { SimClock } from '../../../src/runtime/clock.ts';
+import { wallMs } from '../../../src/runtime/wall-clock.ts';
 
 test('wallMs() is the monotonic clock in ms, resolved far below a microsecond', () => {
   let steps = 0;
@@ -41,7 +41,7 @@ test('wallMs() is the same clock in a worker thread: a reading there falls betwe
   // Bundled as the simulation's workers are (tsx's loader does not reach a worker thread here).
   const dir = mkdtempSync(join(tmpdir(), 'wall-clock-'));
   const file = join(dir, 'worker.mjs');
-  buildSync({ entryPoints: [fileURLToPath(new URL('./fixtures/wall-clock-worker.ts', import.meta.url))], outfile: file, bundle: true, platform: 'node', format: 'esm', logLevel: 'error' });
+  buildSync({ entryPoints: [fileURLToPath(new URL('../../fixtures/wall-clock-worker.ts', import.meta.url))], outfile: file, bundle: true, platform: 'node', format: 'esm', logLevel: 'error' });
   const worker = new Worker(file, { workerData: sab });
   try {
     for (let k = 1; k <= 50; k++) {
@@ -90,7 +90,7 @@ test('nowNs() allocates nothing over 1M calls', async () => {
 });
 
 test('wallMs() allocates nothing over 1M calls in a fresh thread; performance.now() does', () => {
-  const fixture = fileURLToPath(new URL('./fixtures/wall-clock-gc.ts', import.meta.url));
+  const fixture = fileURLToPath(new URL('../../fixtures/wall-clock-gc.ts', import.meta.url));
   const r = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', fixture], { encoding: 'utf8' })) as { wall: Allocation; perf: Allocation };
   assert.is(r.wall.gcs, 0, `wallMs(): ${JSON.stringify(r.wall)}`);
   // The meter is not blind: a native call returning a new heap number each time allocates.

@@ -4,12 +4,12 @@
 // (max_drawdown_pct_1min), and never below the drawdown at which the kill switch tripped.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { runSession } from '../src/backtest/session.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { RISK_STATE_FIELDS, RiskManager } from '../src/risk/risk-manager.ts';
-import type { Engine } from '../src/trading/engine.ts';
+import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { runSession } from '../../../src/backtest/session.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { RISK_STATE_FIELDS, RiskManager } from '../../../src/risk/risk-manager.ts';
+import type { Engine } from '../../../src/trading/engine.ts';
 
 // A tight limit: the kill switch trips within the hour, and the position it leaves moves on.
 const config = parseConfig('[simulation]\nsession_start = "09:30"\nsession_end = "10:30"\n[risk]\nmax_drawdown_pct = 0.0005\n', 'dd.toml');

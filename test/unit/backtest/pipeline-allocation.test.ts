@@ -11,7 +11,7 @@
 // without the model (each kind alone missed doubles boxed only in code optimised for both).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runProbe } from './helpers/allocation.ts';
+import { runProbe } from '../../helpers/allocation.ts';
 
 interface Probe {
   gcs: number;

@@ -15,7 +15,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { featureVectors, recordedStream, sessionDigest } from './helpers/pipeline-digest.ts';
+import { featureVectors, recordedStream, sessionDigest } from '../../helpers/pipeline-digest.ts';
 
 const rec = recordedStream();
 

@@ -2,7 +2,7 @@
 // to notice a uniformly drawn instant, solved from the gaps, against a direct count.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { delayQuantile, spinFloorOf } from '../bench/spin-floor.ts';
+import { delayQuantile, spinFloorOf } from '../../../bench/spin-floor.ts';
 
 const close = (a: number, b: number, tol: number, what: string) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
 

@@ -5,9 +5,9 @@
 // int32 fields.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASK, BID, DenseBook } from '../src/book/dense-book.ts';
-import { MD_ADD, MD_CANCEL, MD_TRADE } from '../src/core/events.ts';
-import { measureAllocation } from './helpers/allocation.ts';
+import { ASK, BID, DenseBook } from '../../../src/book/dense-book.ts';
+import { MD_ADD, MD_CANCEL, MD_TRADE } from '../../../src/core/events.ts';
+import { measureAllocation } from '../../helpers/allocation.ts';
 
 test('bids and asks are the two halves of one array, indexed by price & mask', () => {
   const b = new DenseBook(64);

@@ -4,9 +4,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE } from '../src/core/events.ts';
-import { Rng } from '../src/core/rng.ts';
-import { DenseBook, NO_PRICE } from '../src/book/dense-book.ts';
+import { ASK, BID, MD_ADD, MD_CANCEL, MD_TRADE } from '../../../src/core/events.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { DenseBook, NO_PRICE } from '../../../src/book/dense-book.ts';
 
 const LEVELS = 15;
 

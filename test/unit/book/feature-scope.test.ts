@@ -2,22 +2,22 @@
 // volatility and mid as scope 'all', to the bit, after every event of a recorded session; the
 // features it does not compute refuse to be read instead of returning stale numbers; an engine
 // with a model cannot be built with it.
-import { marketMakerSetup, quoteParamsOf } from '../src/strategy/builtin/market-maker.ts';
+import { marketMakerSetup, quoteParamsOf } from '../../../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DenseBook } from '../src/book/dense-book.ts';
-import { FeatureExtractor } from '../src/book/features.ts';
-import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, OM_STRIDE } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { Rng } from '../src/core/rng.ts';
-import { loadConfig } from '../src/config/load.ts';
-import { requestModel, sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
-import { predictorForSpec, runSession, type SessionSpec } from '../src/backtest/session.ts';
-import { LatencyModel } from '../src/exchange/latency.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { Engine } from '../src/trading/engine.ts';
-import { recordedStream } from './helpers/pipeline-digest.ts';
+import { DenseBook } from '../../../src/book/dense-book.ts';
+import { FeatureExtractor } from '../../../src/book/features.ts';
+import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, OM_STRIDE } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { loadConfig } from '../../../src/config/load.ts';
+import { requestModel, sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { ReplaySource } from '../../../src/backtest/replay-source.ts';
+import { predictorForSpec, runSession, type SessionSpec } from '../../../src/backtest/session.ts';
+import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { Engine } from '../../../src/trading/engine.ts';
+import { recordedStream } from '../../helpers/pipeline-digest.ts';
 
 test("scope 'volatility' gives scope 'all''s volatility and mid after every event", () => {
   const rec = recordedStream();

@@ -3,10 +3,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { measureAllocation } from './helpers/allocation.ts';
-import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_CANCEL, MD_TRADE, NS_PER_S } from '../src/core/events.ts';
-import { Rng } from '../src/core/rng.ts';
-import { DenseBook, NO_PRICE } from '../src/book/dense-book.ts';
+import { measureAllocation } from '../../helpers/allocation.ts';
+import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_CANCEL, MD_TRADE, NS_PER_S } from '../../../src/core/events.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { DenseBook, NO_PRICE } from '../../../src/book/dense-book.ts';
 import {
   F_IMB_L1,
   F_IMB_L5,
@@ -22,7 +22,7 @@ import {
   FEATURE_NAMES,
   FeatureExtractor,
   type FeatureOptions,
-} from '../src/book/features.ts';
+} from '../../../src/book/features.ts';
 
 const S = NS_PER_S;
 const close = (got: number, want: number, eps = 1e-9, msg = ''): void => {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseArgs, USAGE, type CliOptions } from '../src/cli/args.ts';
+import { parseArgs, USAGE, type CliOptions } from '../../../src/cli/args.ts';
 
 const BASE: CliOptions = { backtest: false, json: false, help: false };
 
@@ -107,7 +107,7 @@ test('malformed seeds', () => {
 test('bad symbols', () => {
   fails(['--backtest', '--symbol', 'ESQ2024'], /--symbol "ESQ2024"/, /malformed contract symbol/);
   // A well-formed root is checked once the config is read (it may add [contracts.XX]):
-  // test/instruments-any-root.test.ts has the CLI's error for an unknown one.
+  // test/integration/process/instruments-any-root.test.ts has the CLI's error for an unknown one.
   assert.is(ok(['--backtest', '--symbol', 'ZZH24']).symbol, 'ZZH24');
   assert.is(ok(['--backtest', '--symbol', 'es']).symbol, 'ES', 'upper-cased');
   fails(['--backtest', '--symbol', 'e$'], /--symbol "E\$"/, /malformed contract symbol/);

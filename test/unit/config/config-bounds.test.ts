@@ -3,10 +3,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { defaultConfig } from '../src/config/schema.ts';
-import { configError } from './helpers/config-error.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { defaultConfig } from '../../../src/config/schema.ts';
+import { configError } from '../../helpers/config-error.ts';
 
 /** [table, key, largest accepted, smallest refused above it, expected text] for each bounded number. */
 const UPPER: [string, string, string, string, RegExp][] = [

@@ -3,11 +3,11 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, defaultConfigPath, loadConfig, parseConfig } from '../src/config/load.ts';
-import { defaultConfig, type EngineConfig } from '../src/config/schema.ts';
-import { createLogger } from '../src/log.ts';
-import { VERSION } from '../src/version.ts';
-import { configError } from './helpers/config-error.ts';
+import { ConfigError, defaultConfigPath, loadConfig, parseConfig } from '../../../src/config/load.ts';
+import { defaultConfig, type EngineConfig } from '../../../src/config/schema.ts';
+import { createLogger } from '../../../src/log.ts';
+import { VERSION } from '../../../src/version.ts';
+import { configError } from '../../helpers/config-error.ts';
 
 const REFERENCE: EngineConfig = {
   name: 'futures-mm-engine',

@@ -3,10 +3,10 @@
 // source's event queue with each event's queue priority on the l3 tape.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
-import { EventQueue } from '../src/market/replay/event-queue.ts';
+import { EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { L3Tape } from '../../../src/exchange/l3-fifo-queue.ts';
+import { EventQueue } from '../../../src/market/replay/event-queue.ts';
 
 /** The records of a ring from sequence `from` to its head, as arrays. */
 function records(r: RecordRing, from: number): number[][] {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Rng } from '../src/core/rng.ts';
+import { Rng } from '../../../src/core/rng.ts';
 
 // The generator's sequence is part of every result (market flow, latency jitter): pinned.
 test('sfc32 sequence for a seed is pinned (the values of the field-based generator before the Int32Array state)', () => {

@@ -3,7 +3,7 @@
 // not the 2-decimal fallback of a root the built-in table lacks.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { priceFormat } from '../src/dashboard/web/format.ts';
+import { priceFormat } from '../../../src/dashboard/web/format.ts';
 
 test('a configured root: ZN at 1/64 shows 110.03125 exactly; 6E at 0.00005 keeps five decimals', () => {
   const zn = priceFormat('ZN', 0.015625, 1000);

@@ -2,7 +2,7 @@
 // table by any column, and the heatmap matrix (best value over the other parameters).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { colourScale, heatmap, parseValues, rankOrder, sortPoints, type SweepPoint, untradedNote } from '../src/dashboard/web/sweep-model.ts';
+import { colourScale, heatmap, parseValues, rankOrder, sortPoints, type SweepPoint, untradedNote } from '../../../src/dashboard/web/sweep-model.ts';
 
 const mk = (a: number, b: number, c: number, pnl: number, dd: number, mk1s: number | null, fills = 10, tripped = false): SweepPoint => ({
   params: { spreadMultiplier: a, skewFactor: b, inventoryLimit: c },

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DbnReader, dbnJson } from '../src/data/dbn/index.ts';
+import { DbnReader, dbnJson } from '../../../src/data/dbn/index.ts';
 
-const DIR = new URL('./fixtures/dbn/', import.meta.url).pathname;
+const DIR = new URL('../../fixtures/dbn/', import.meta.url).pathname;
 const EXPECTED: Record<string, { metadata: unknown; records: unknown[] }> = JSON.parse(readFileSync(`${DIR}expected.json`, 'utf8'));
 const plain = (x: unknown): unknown => JSON.parse(dbnJson(x));
 

@@ -6,10 +6,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DbnError, type DbnErrorKind, DbnReader } from '../src/data/dbn/index.ts';
-import { tempDir } from './helpers/cli.ts';
+import { DbnError, type DbnErrorKind, DbnReader } from '../../../src/data/dbn/index.ts';
+import { tempDir } from '../../helpers/cli.ts';
 
-const DIR = new URL('./fixtures/dbn/', import.meta.url).pathname;
+const DIR = new URL('../../fixtures/dbn/', import.meta.url).pathname;
 const MBO = readFileSync(`${DIR}test_data.mbo.v3.dbn`);
 const MBO_ZST = readFileSync(`${DIR}test_data.mbo.v3.dbn.zst`);
 const REC0 = 0x168;

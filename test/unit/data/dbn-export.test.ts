@@ -4,13 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DenseBook } from '../src/book/dense-book.ts';
-import { ASK, BID, EV_STRIDE, MD_ADD } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { DbnReader, DbnWriter, FLAGS, isMbo, isMbp, type MboMsg, type MbpMsg, newYorkDateOf, sessionNsToUnixNs, UNDEF_PRICE, unixNsToSessionNs } from '../src/data/dbn/index.ts';
-import { type ExportSession, exportMetadata, nanosPerTick, syntheticInstrumentId, writeSessions } from '../src/data/dbn/synthetic-export.ts';
-import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../src/market/generator.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
+import { DenseBook } from '../../../src/book/dense-book.ts';
+import { ASK, BID, EV_STRIDE, MD_ADD } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { DbnReader, DbnWriter, FLAGS, isMbo, isMbp, type MboMsg, type MbpMsg, newYorkDateOf, sessionNsToUnixNs, UNDEF_PRICE, unixNsToSessionNs } from '../../../src/data/dbn/index.ts';
+import { type ExportSession, exportMetadata, nanosPerTick, syntheticInstrumentId, writeSessions } from '../../../src/data/dbn/synthetic-export.ts';
+import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../../../src/market/generator.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
 
 const ES = contractForRoot('ES');
 const H = 3600e9;
@@ -184,7 +184,7 @@ test('MBP-10: every record is F_LAST and carries the book\'s top 10 after its ev
 });
 
 test('encode -> decode is exact for exported and official records, and byte-exact for the v3 fixture', async () => {
-  const fixture = readFileSync(new URL('./fixtures/dbn/test_data.mbo.v3.dbn', import.meta.url));
+  const fixture = readFileSync(new URL('../../fixtures/dbn/test_data.mbo.v3.dbn', import.meta.url));
   for (const [bytes, compress] of [[mbo.bytes, true], [mbp.bytes, true], [fixture, false]] as const) {
     const reader = DbnReader.fromBytes(bytes);
     const records = [...reader.records()].slice(0, 20_000);

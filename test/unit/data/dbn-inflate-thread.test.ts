@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openInflated, SLOT_BYTES, SLOTS } from '../src/data/dbn/inflate-thread.ts';
-import { DbnError, DbnReader, RTYPE } from '../src/data/dbn/index.ts';
-import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
+import { openInflated, SLOT_BYTES, SLOTS } from '../../../src/data/dbn/inflate-thread.ts';
+import { DbnError, DbnReader, RTYPE } from '../../../src/data/dbn/index.ts';
+import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
 
 const H = 3600e9;
-const FIXTURE = new URL('./fixtures/dbn/test_data.mbo.v3.dbn.zst', import.meta.url).pathname;
+const FIXTURE = new URL('../../fixtures/dbn/test_data.mbo.v3.dbn.zst', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'dbn-inflate-'));
 const big = join(dir, 'es.mbo.dbn.zst');
 await exportSynthetic(big, [{ date: '2024-03-05', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 10.5 * H, activity: 1 }], {

@@ -8,9 +8,9 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { runProbe } from './helpers/allocation.ts';
+import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { runProbe } from '../../helpers/allocation.ts';
 
 const H = 3600e9;
 const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-alloc-'));

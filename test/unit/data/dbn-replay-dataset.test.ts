@@ -1,16 +1,16 @@
 // Sessions come from the data: one per CME trade date the records hold (a Globex evening belongs
 // to the next date), windowed by the data, filtered by --start/--end and optionally clipped to
-// regular hours; test/dbn-replay-trade-dates.test.ts has files cut at 00:00 UTC as Databento's.
+// regular hours; test/integration/sessions/dbn-replay-trade-dates.test.ts has files cut at 00:00 UTC as Databento's.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
-import { sessionMidnightUnixNs } from '../src/data/dbn/index.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { planReplay } from '../src/market/replay/dataset.ts';
-import { tradeDateOf } from '../src/market/replay/replay-spec.ts';
+import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { sessionMidnightUnixNs } from '../../../src/data/dbn/index.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { planReplay } from '../../../src/market/replay/dataset.ts';
+import { tradeDateOf } from '../../../src/market/replay/replay-spec.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-dataset-'));
 const H = 3600e9;

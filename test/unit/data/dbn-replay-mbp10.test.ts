@@ -6,18 +6,18 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, MD_TRADE } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { DenseBook } from '../src/book/dense-book.ts';
-import { DbnReader, FLAGS, RTYPE } from '../src/data/dbn/index.ts';
-import { EventQueue } from '../src/market/replay/event-queue.ts';
-import { MBP_LEVELS, Mbp10Book } from '../src/market/replay/mbp10-book.ts';
+import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, MD_TRADE } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { DenseBook } from '../../../src/book/dense-book.ts';
+import { DbnReader, FLAGS, RTYPE } from '../../../src/data/dbn/index.ts';
+import { EventQueue } from '../../../src/market/replay/event-queue.ts';
+import { MBP_LEVELS, Mbp10Book } from '../../../src/market/replay/mbp10-book.ts';
 
 const F_LAST = FLAGS.F_LAST;
 
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'dbn');
+const FIXTURES = join(import.meta.dirname, '../../fixtures', 'dbn');
 const ES_TICK_UNITS = 250_000_000; // 0.25 in units of 1e-9
 
 /** The adapter feeding a DenseBook (the engine's book class) one record at a time. */

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { Zstd } from '@hpcc-js/wasm-zstd';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DbnReader, type DbnRecord, isMbo, isMbp } from '../src/data/dbn/index.ts';
+import { DbnReader, type DbnRecord, isMbo, isMbp } from '../../../src/data/dbn/index.ts';
 
-const DIR = new URL('./fixtures/dbn/', import.meta.url).pathname;
+const DIR = new URL('../../fixtures/dbn/', import.meta.url).pathname;
 
 function decodeAll(file: string, chunkSize?: number): { records: DbnRecord[]; version: number } {
   const reader = DbnReader.open(DIR + file, { chunkSize });

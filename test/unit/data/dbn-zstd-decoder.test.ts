@@ -8,9 +8,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Zstd } from '@hpcc-js/wasm-zstd';
 import { decompress as fzstdDecompress } from 'fzstd';
-import { ZstdDecodeError, ZstdStreamDecoder } from '../src/data/dbn/zstd.ts';
+import { ZstdDecodeError, ZstdStreamDecoder } from '../../../src/data/dbn/zstd.ts';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'dbn');
+const FIXTURES = join(import.meta.dirname, '../../fixtures', 'dbn');
 const zstFixtures = readdirSync(FIXTURES).filter((f) => f.endsWith('.zst'));
 
 /** Decodes `input` pushed in pieces of `step` bytes. */

@@ -5,8 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { ROOT } from './helpers/cli.ts';
-import { begin, end, TABLES, withTable } from '../scripts/docs-tables.ts';
+import { ROOT } from '../../helpers/cli.ts';
+import { begin, end, TABLES, withTable } from '../../../scripts/docs-tables.ts';
 
 const pages = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 

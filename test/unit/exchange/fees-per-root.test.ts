@@ -4,16 +4,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { defaultConfigPath, loadConfig, parseConfig } from '../src/config/load.ts';
-import { feeParams } from '../src/config/derive.ts';
-import type { EngineConfig } from '../src/config/schema.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { LIQ_MAKER } from '../src/core/events.ts';
-import { CONTRACTS } from '../src/market/instruments.ts';
-import { configError } from './helpers/config-error.ts';
-import { MES_SCHEDULE, MES_SECTION } from './helpers/mes-fees.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { defaultConfigPath, loadConfig, parseConfig } from '../../../src/config/load.ts';
+import { feeParams } from '../../../src/config/derive.ts';
+import type { EngineConfig } from '../../../src/config/schema.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { LIQ_MAKER } from '../../../src/core/events.ts';
+import { CONTRACTS } from '../../../src/market/instruments.ts';
+import { configError } from '../../helpers/config-error.ts';
+import { MES_SCHEDULE, MES_SECTION } from '../../helpers/mes-fees.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 
 /** The shipped config, traded over 10 minutes (enough fills of both kinds, a short run). */
@@ -47,7 +47,7 @@ test('a root with a section uses it; a root without one uses the flat [fees] tab
 
 test('a malformed root [fees.Es] is a config error naming the key and the known roots', () => {
   // A well-formed root outside the tables ([fees.ZN]) is accepted: recorded data's definition
-  // records may bring it (test/instruments-any-root.test.ts).
+  // records may bring it (test/integration/process/instruments-any-root.test.ts).
   const e = configError('[fees.Es]\nmaker_fee = 0\ntaker_fee = 0\nexchange_fee = 0\n');
   const issue = e.issues.find((i) => i.key === 'fees.Es');
   assert.ok(issue, e.message);

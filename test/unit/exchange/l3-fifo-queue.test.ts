@@ -1,13 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASK, BID, EV_STRIDE, MD_ADD, MD_CANCEL, MD_TRADE, OM_NEW, OM_STRIDE, OM_ID, OM_PRICE, OM_QTY, OM_SIDE, OM_TS, OM_TYPE, ER_STRIDE, ER_TYPE, ER_FILL, ER_QTY } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { L3FifoQueueModel, L3Tape } from '../src/exchange/l3-fifo-queue.ts';
-import { queueModelFromName } from '../src/exchange/queue-model.ts';
-import { buildExchange } from '../src/exchange/venue.ts';
-import { EventQueue } from '../src/market/replay/event-queue.ts';
-import { FLAGS } from '../src/data/dbn/index.ts';
-import { MboBook } from '../src/market/replay/mbo-book.ts';
+import { ASK, BID, EV_STRIDE, MD_ADD, MD_CANCEL, MD_TRADE, OM_NEW, OM_STRIDE, OM_ID, OM_PRICE, OM_QTY, OM_SIDE, OM_TS, OM_TYPE, ER_STRIDE, ER_TYPE, ER_FILL, ER_QTY } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { L3FifoQueueModel, L3Tape } from '../../../src/exchange/l3-fifo-queue.ts';
+import { queueModelFromName } from '../../../src/exchange/queue-model.ts';
+import { buildExchange } from '../../../src/exchange/venue.ts';
+import { EventQueue } from '../../../src/market/replay/event-queue.ts';
+import { FLAGS } from '../../../src/data/dbn/index.ts';
+import { MboBook } from '../../../src/market/replay/mbo-book.ts';
 
 const F_LAST = FLAGS.F_LAST;
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Rng } from '../src/core/rng.ts';
-import { LatencyModel } from '../src/exchange/latency.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { LatencyModel } from '../../../src/exchange/latency.ts';
 
 const AT = new Float64Array(1); // send time: the seeded model does not depend on it
 

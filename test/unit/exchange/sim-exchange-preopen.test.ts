@@ -8,13 +8,13 @@ import {
   ASK, BID, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LIQ, ER_PRICE, ER_QTY, ER_STRIDE, ER_TYPE, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE,
   EV_STRIDE, EV_TS, FLAG_IOC, LIQ_MAKER, MD_ADD, MD_CANCEL, MD_TRADE, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE,
   OM_TS, OM_TYPE,
-} from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { Rng } from '../src/core/rng.ts';
-import { FeeSchedule } from '../src/exchange/fees.ts';
-import { LatencyModel } from '../src/exchange/latency.ts';
-import { PowerQueueModel } from '../src/exchange/queue-model.ts';
-import { SimExchange } from '../src/exchange/sim-exchange.ts';
+} from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { FeeSchedule } from '../../../src/exchange/fees.ts';
+import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { PowerQueueModel } from '../../../src/exchange/queue-model.ts';
+import { SimExchange } from '../../../src/exchange/sim-exchange.ts';
 
 interface Report { type: number; id: number; price: number; qty: number; exch: number; liq: number }
 

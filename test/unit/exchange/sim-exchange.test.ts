@@ -1,20 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { measureAllocation } from './helpers/allocation.ts';
+import { measureAllocation } from '../../helpers/allocation.ts';
 import {
   ASK, BID, ER_ACK, ER_CANCEL_REJECT, ER_CANCELED, ER_EXCH_TS, ER_FEE, ER_FILL, ER_ID, ER_LEAVES, ER_LIQ,
   ER_PRICE, ER_QTY, ER_REASON, ER_REJECT, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_KIND, EV_PRICE,
   EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, FLAG_IOC, FLAG_POST_ONLY, LIQ_MAKER, LIQ_TAKER, MD_ADD, MD_CANCEL,
   MD_TRADE, OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TS,
   OM_TYPE, REJECT_BAD_ORDER, REJECT_NONE, REJECT_POST_ONLY_CROSS, REJECT_UNKNOWN_ORDER, CANCEL_SELF_MATCH,
-} from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { Rng } from '../src/core/rng.ts';
-import { FeeSchedule } from '../src/exchange/fees.ts';
-import { LatencyModel, type Latency } from '../src/exchange/latency.ts';
-import { PowerQueueModel, RiskAverseQueueModel, type QueueModel } from '../src/exchange/queue-model.ts';
-import { SimExchange } from '../src/exchange/sim-exchange.ts';
-import { NO_PRICE } from '../src/book/dense-book.ts';
+} from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { FeeSchedule } from '../../../src/exchange/fees.ts';
+import { LatencyModel, type Latency } from '../../../src/exchange/latency.ts';
+import { PowerQueueModel, RiskAverseQueueModel, type QueueModel } from '../../../src/exchange/queue-model.ts';
+import { SimExchange } from '../../../src/exchange/sim-exchange.ts';
+import { NO_PRICE } from '../../../src/book/dense-book.ts';
 
 // reference config: maker 0.25, taker 0.85, exchange 1.18 USD per contract
 const REF_FEES = { makerFee: 0.25, takerFee: 0.85, exchangeFee: 1.18 };

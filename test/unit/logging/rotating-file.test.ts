@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { DEFAULT_LOG_MAX_FILES, DEFAULT_LOG_MAX_SIZE_MB, logFileSettings, openLogFile, RotatingFileStream } from '../src/logging/rotating-file.ts';
+import { DEFAULT_LOG_MAX_FILES, DEFAULT_LOG_MAX_SIZE_MB, logFileSettings, openLogFile, RotatingFileStream } from '../../../src/logging/rotating-file.ts';
 
 const dirs: string[] = [];
 function tmp(): string {

@@ -2,13 +2,13 @@
 // schedules (2020-2025), and the CME last trading days of contracts that have expired.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runBacktest } from '../src/backtest/run.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { fillsCsv } from '../src/backtest/fills-csv.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { cmeHolidays, earlyCloses } from '../src/market/cme-holidays.ts';
-import { frontMonth, lastTradingDay } from '../src/market/contract-calendar.ts';
-import { parseSymbol } from '../src/market/instruments.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { fillsCsv } from '../../../src/backtest/fills-csv.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { cmeHolidays, earlyCloses } from '../../../src/market/cme-holidays.ts';
+import { frontMonth, lastTradingDay } from '../../../src/market/contract-calendar.ts';
+import { parseSymbol } from '../../../src/market/instruments.ts';
 
 const holidayDates = (y: number) => cmeHolidays(y).map((h) => h.date);
 

@@ -4,14 +4,14 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { measureAllocation } from './helpers/allocation.ts';
-import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_TRADE } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { DenseBook } from '../src/book/dense-book.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { parseClock } from '../src/market/calendar.ts';
-import { MAX_DEPTH, MarketGenerator } from '../src/market/generator.ts';
-import { MarketStats, type MarketStatsSummary } from '../src/market/facts/market-stats.ts';
+import { measureAllocation } from '../../helpers/allocation.ts';
+import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, MD_TRADE } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { DenseBook } from '../../../src/book/dense-book.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { parseClock } from '../../../src/market/calendar.ts';
+import { MAX_DEPTH, MarketGenerator } from '../../../src/market/generator.ts';
+import { MarketStats, type MarketStatsSummary } from '../../../src/market/facts/market-stats.ts';
 
 const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;

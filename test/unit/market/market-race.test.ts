@@ -3,14 +3,14 @@
 // finds it empty (issue: 89 % of the ML strategy's fills came from winning that race).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DenseBook } from '../src/book/dense-book.ts';
-import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { MarketGenerator } from '../src/market/generator.ts';
-import { CONTRACTS } from '../src/market/instruments.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { DenseBook } from '../../../src/book/dense-book.ts';
+import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { MarketGenerator } from '../../../src/market/generator.ts';
+import { CONTRACTS } from '../../../src/market/instruments.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const OPEN = 9.5 * 3600e9;
 

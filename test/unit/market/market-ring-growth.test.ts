@@ -5,12 +5,12 @@
 // the exchange orders ahead of earlier market events it had not read yet.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runSession, type SessionSpec } from '../src/backtest/session.ts';
-import { EV_RECV, EV_STRIDE, EV_TS } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
+import { EV_RECV, EV_STRIDE, EV_TS } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { L3Tape } from '../../../src/exchange/l3-fifo-queue.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 function longLatencySession(): SessionSpec {
   const c = shippedConfigNoModel();

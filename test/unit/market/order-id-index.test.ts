@@ -3,8 +3,8 @@
 // both 32-bit halves) and ids chosen to collide, and no garbage once grown.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OrderIdIndex } from '../src/market/replay/order-id-index.ts';
-import { measureAllocation } from './helpers/allocation.ts';
+import { OrderIdIndex } from '../../../src/market/replay/order-id-index.ts';
+import { measureAllocation } from '../../helpers/allocation.ts';
 
 const halves = (id: bigint): [number, number] => [Number(BigInt.asIntN(32, id >> 32n)), Number(BigInt.asIntN(32, id))];
 

@@ -4,10 +4,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { runBacktest } from '../src/backtest/run.ts';
-import { defaultConfig } from '../src/config/schema.ts';
-import { compareSignals, signalsTable } from '../src/ml/compare-signals.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runBacktest } from '../../../src/backtest/run.ts';
+import { defaultConfig } from '../../../src/config/schema.ts';
+import { compareSignals, signalsTable } from '../../../src/ml/compare-signals.ts';
 
 const config = defaultConfig();
 config.simulation.session_start = '09:30';

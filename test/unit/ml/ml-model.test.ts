@@ -4,14 +4,14 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertPredictsWithoutAllocation } from './helpers/predictor-allocation.ts';
+import { assertPredictsWithoutAllocation } from '../../helpers/predictor-allocation.ts';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../src/book/features.ts';
-import { packageRoot } from '../src/core/paths.ts';
-import { Rng } from '../src/core/rng.ts';
-import { loadModelFile, MlpPredictor, multiplyAdds, parseModel, serializeModel, validateModel, type ModelFile } from '../src/ml/model.ts';
+import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../../../src/book/features.ts';
+import { packageRoot } from '../../../src/core/paths.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { loadModelFile, MlpPredictor, multiplyAdds, parseModel, serializeModel, validateModel, type ModelFile } from '../../../src/ml/model.ts';
 
 const shipped = (): ModelFile => {
   const r = loadModelFile(join(packageRoot(), 'models', 'ES.json'));

@@ -4,10 +4,10 @@
 // once). The live engine's use of it is tested in simulation-crash-mid-fill.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASK, BID, ER_FEE, ER_FILL, ER_ID, ER_PRICE, ER_QTY, ER_SIDE, ER_STRIDE, ER_TYPE } from '../src/core/events.ts';
-import { RecordRing, type RingMemory } from '../src/core/ring.ts';
-import { Portfolio } from '../src/portfolio/portfolio.ts';
-import { FillJournal, type Recovery } from '../src/runtime/fill-journal.ts';
+import { ASK, BID, ER_FEE, ER_FILL, ER_ID, ER_PRICE, ER_QTY, ER_SIDE, ER_STRIDE, ER_TYPE } from '../../../src/core/events.ts';
+import { RecordRing, type RingMemory } from '../../../src/core/ring.ts';
+import { Portfolio } from '../../../src/portfolio/portfolio.ts';
+import { FillJournal, type Recovery } from '../../../src/runtime/fill-journal.ts';
 
 const MAX_LOTS = 64;
 const RISK_FIELDS = 4;

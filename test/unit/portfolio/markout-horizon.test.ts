@@ -2,9 +2,9 @@
 // t + h (the mid after the first market event at or after it), not the mid prevailing at t + h.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BID } from '../src/core/events.ts';
-import { FillLog } from '../src/portfolio/fill-log.ts';
-import { MarkoutTracker } from '../src/portfolio/markouts.ts';
+import { BID } from '../../../src/core/events.ts';
+import { FillLog } from '../../../src/portfolio/fill-log.ts';
+import { MarkoutTracker } from '../../../src/portfolio/markouts.ts';
 
 test('a quiet market: the 100 ms and 1 s markouts take the first mid at or after t + h', () => {
   const log = new FillLog();

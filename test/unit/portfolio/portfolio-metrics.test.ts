@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASK, BID } from '../src/core/events.ts';
-import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../src/portfolio/metrics.ts';
-import { Portfolio } from '../src/portfolio/portfolio.ts';
+import { ASK, BID } from '../../../src/core/events.ts';
+import { maxDrawdownPct, profitFactor, sharpeRatio, winRate } from '../../../src/portfolio/metrics.ts';
+import { Portfolio } from '../../../src/portfolio/portfolio.ts';
 
 // ES: tick 0.25, $50/point => $12.50 per tick. Prices below are in ticks (20000 = 5000.00).
 const TICK_VALUE = 12.5;

@@ -3,15 +3,15 @@
 // the CSV's values, and the per-fill markouts add up to the result's markouts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runBacktest, type BacktestRun } from '../src/backtest/run.ts';
-import { beforeAll } from './helpers/hooks.ts';
-import { validateBacktestRequest } from '../src/backtest/request.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { MARKOUT_LABELS } from '../src/portfolio/markouts.ts';
-import { equityTable, FILL_COLUMNS, fillTable, toCsv, type Column } from '../src/research/fill-table.ts';
-import { toParquet } from '../src/research/parquet.ts';
-import { equityFile, fillsFile } from '../src/research/artifacts.ts';
-import { VERSION } from '../src/version.ts';
+import { runBacktest, type BacktestRun } from '../../../src/backtest/run.ts';
+import { beforeAll } from '../../helpers/hooks.ts';
+import { validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { MARKOUT_LABELS } from '../../../src/portfolio/markouts.ts';
+import { equityTable, FILL_COLUMNS, fillTable, toCsv, type Column } from '../../../src/research/fill-table.ts';
+import { toParquet } from '../../../src/research/parquet.ts';
+import { equityFile, fillsFile } from '../../../src/research/artifacts.ts';
+import { VERSION } from '../../../src/version.ts';
 
 const config = parseConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:50"\n', 'short.toml');
 const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03', seed: 7 }, config);

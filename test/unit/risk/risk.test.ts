@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASK, BID } from '../src/core/events.ts';
-import { RISK_KILLED, RISK_OK, RISK_ORDER_TOO_LARGE, RISK_POSITION_LIMIT, RiskManager } from '../src/risk/risk-manager.ts';
+import { ASK, BID } from '../../../src/core/events.ts';
+import { RISK_KILLED, RISK_OK, RISK_ORDER_TOO_LARGE, RISK_POSITION_LIMIT, RiskManager } from '../../../src/risk/risk-manager.ts';
 
 const limits = () => ({ maxOrderSize: 10, positionLimit: 50, maxDrawdownFrac: 0.06, maxDailyLoss: 100_000, killSwitchEnabled: true });
 

@@ -3,7 +3,7 @@
 // the bound, and none is lost (src/runtime/burst-wake.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BurstWakes, WAKE_BURST_MS, wakeMaxDeferMs, wakeNow } from '../src/runtime/burst-wake.ts';
+import { BurstWakes, WAKE_BURST_MS, wakeMaxDeferMs, wakeNow } from '../../../src/runtime/burst-wake.ts';
 
 test('the bound is the burst window, or half the order latency in wall time when shorter', () => {
   assert.is(WAKE_BURST_MS, 0.01);

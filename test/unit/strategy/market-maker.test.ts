@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { NO_PRICE } from '../src/book/dense-book.ts';
-import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker } from '../src/strategy/market-maker.ts';
-import { Rng } from '../src/core/rng.ts';
+import { NO_PRICE } from '../../../src/book/dense-book.ts';
+import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker } from '../../../src/strategy/market-maker.ts';
+import { Rng } from '../../../src/core/rng.ts';
 
 /** decide() with its float inputs set the way the engine sets them. */
 function quote(mm: MarketMaker, bb: number, ba: number, sigma: number, pos: number, signal: number, reduceOnly: boolean): void {

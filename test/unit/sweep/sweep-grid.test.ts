@@ -1,8 +1,8 @@
 // Sweep grids: `key=v1,v2` and `key=start:stop:step` axes, the one key table, grid order.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { gridPoints, parseAxis, parseGrid, pointCount, type SweepAxis } from '../src/sweep/grid.ts';
-import { SWEEP_KEYS, sweepKey } from '../src/sweep/keys.ts';
+import { gridPoints, parseAxis, parseGrid, pointCount, type SweepAxis } from '../../../src/sweep/grid.ts';
+import { SWEEP_KEYS, sweepKey } from '../../../src/sweep/keys.ts';
 
 function axis(arg: string): SweepAxis {
   const r = parseAxis(arg);

@@ -2,20 +2,20 @@
 // when the order was working (the one quoting its side): the exchange refused or cancelled it,
 // and the side must be quoted again at once. The cancel confirmation of an order already
 // replaced changes nothing the strategy decides from, so it sends nothing.
-import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
+import { marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
+import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
 import {
   ASK, BID, ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_REJECT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_STRIDE, MD_ADD, MD_CANCEL,
   OM_CANCEL, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SIDE, OM_STRIDE, OM_TYPE,
-} from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { seededLatency } from '../src/exchange/venue.ts';
-import { parseClock } from '../src/market/calendar.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { Engine } from '../src/trading/engine.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+} from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { seededLatency } from '../../../src/exchange/venue.ts';
+import { parseClock } from '../../../src/market/calendar.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { Engine } from '../../../src/trading/engine.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
 const OPEN = parseClock('09:30')!;

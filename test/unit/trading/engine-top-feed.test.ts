@@ -5,20 +5,20 @@
 // applying every event to its own book and running all of onMarketTop on it (feed 'events', as
 // with the model), and the same with taps watching each event (then each quiet event is handed
 // over on its own, so that a tap sees the engine as it is after that event).
-import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
+import { marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { EngineConfig } from '../src/config/schema.ts';
-import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runSession, type SessionSpec } from '../src/backtest/session.ts';
-import { Engine } from '../src/trading/engine.ts';
-import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
-import { OM_STRIDE } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { seededLatency } from '../src/exchange/venue.ts';
-import { parseClock } from '../src/market/calendar.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import type { EngineConfig } from '../../../src/config/schema.ts';
+import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
+import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
+import { Engine } from '../../../src/trading/engine.ts';
+import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
+import { OM_STRIDE } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { seededLatency } from '../../../src/exchange/venue.ts';
+import { parseClock } from '../../../src/market/calendar.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 function spec(mut: (c: EngineConfig) => void, body: Record<string, unknown> = {}): SessionSpec {
   const c = shippedConfigNoModel();

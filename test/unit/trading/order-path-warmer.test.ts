@@ -2,20 +2,20 @@
 // It must exercise the order path (cancels and new orders on every run), never touch the real
 // engine (same orders, ids and latencies with or without warm-up runs in between), stay bounded
 // (a new shadow before the synthetic session ends) and allocate nothing per run.
-import { marketMakerSetup } from '../src/strategy/builtin/market-maker.ts';
+import { marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Allocation, runProbe } from './helpers/allocation.ts';
-import { ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_STRIDE, ER_TS, ER_TYPE, EV_RECV, EV_STRIDE, OM_ID, OM_NEW, OM_QTY, OM_STRIDE, OM_TYPE } from '../src/core/events.ts';
-import { RecordRing } from '../src/core/ring.ts';
-import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
-import { seededLatency } from '../src/exchange/venue.ts';
-import { parseClock } from '../src/market/calendar.ts';
-import { MarketGenerator } from '../src/market/generator.ts';
-import { contractForRoot } from '../src/market/instruments.ts';
-import { Engine } from '../src/trading/engine.ts';
-import { OrderPathWarmer, type WarmerOptions } from '../src/trading/order-path-warmer.ts';
-import { shippedConfigNoModel } from './helpers/shipped-config.ts';
+import { type Allocation, runProbe } from '../../helpers/allocation.ts';
+import { ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_STRIDE, ER_TS, ER_TYPE, EV_RECV, EV_STRIDE, OM_ID, OM_NEW, OM_QTY, OM_STRIDE, OM_TYPE } from '../../../src/core/events.ts';
+import { RecordRing } from '../../../src/core/ring.ts';
+import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
+import { seededLatency } from '../../../src/exchange/venue.ts';
+import { parseClock } from '../../../src/market/calendar.ts';
+import { MarketGenerator } from '../../../src/market/generator.ts';
+import { contractForRoot } from '../../../src/market/instruments.ts';
+import { Engine } from '../../../src/trading/engine.ts';
+import { OrderPathWarmer, type WarmerOptions } from '../../../src/trading/order-path-warmer.ts';
+import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
 const ES = contractForRoot('ES');

@@ -7,10 +7,10 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BacktestResult } from '../src/backtest/merge.ts';
-import { BacktestService, type Runner } from '../src/backtest/service.ts';
-import { parseConfig } from '../src/config/load.ts';
-import { createLogger } from '../src/log.ts';
+import type { BacktestResult } from '../../../src/backtest/merge.ts';
+import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { parseConfig } from '../../../src/config/load.ts';
+import { createLogger } from '../../../src/log.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bt-finish-'));
 const logger = createLogger({ env: {}, configLevel: 'error' });
