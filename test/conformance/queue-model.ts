@@ -9,9 +9,17 @@
 // replays.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import {
+  ASK, BID, ER_FILL, ER_ID, ER_LEAVES, ER_QTY, ER_STRIDE, ER_TYPE, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD,
+  MD_CANCEL, MD_TRADE, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TS, OM_TYPE,
+} from '../../src/core/events.ts';
+import { RecordRing } from '../../src/core/ring.ts';
 import { Rng } from '../../src/core/rng.ts';
+import { FeeSchedule } from '../../src/exchange/fees.ts';
 import { L3Tape } from '../../src/exchange/l3-fifo-queue.ts';
+import { LatencyModel } from '../../src/exchange/latency.ts';
 import type { QueueModel } from '../../src/exchange/queue-model.ts';
+import { SimExchange } from '../../src/exchange/sim-exchange.ts';
 
 /** Makes a fresh model; `tape` is the order priorities of the scenario (L2 models ignore it). */
 export type QueueModelFactory = (tape: L3Tape) => QueueModel;
@@ -147,6 +155,97 @@ function scenario(make: QueueModelFactory, seed: number, mix: { add: number; can
   return s;
 }
 
+/**
+ * The same kind of scenario through the simulated exchange, with orders of ours resting at the
+ * level (the exchange caps what the model says reached an order at its leaves, and shares one
+ * trade among our orders in arrival order). Returns what the reports said.
+ */
+function throughExchange(make: QueueModelFactory, seed: number): { fills: number; trades: number; checked: number } {
+  const P = 20_000;
+  const rng = new Rng(seed);
+  const tape = new L3Tape(TAPE);
+  const reports = RecordRing.allocate(ER_STRIDE, 4096, false);
+  const ex = new SimExchange({
+    fees: new FeeSchedule({ makerFee: 0.25, takerFee: 0.85, exchangeFee: 1.18 }),
+    latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 1000, jitterNs: 0 }, new Rng(1)),
+    queue: make(tape),
+    reports,
+  });
+  const ev = new Float64Array(EV_STRIDE);
+  const om = new Float64Array(OM_STRIDE);
+  const queue: Resting[] = [];
+  let seq = 0, ts = 1_000_000, fills = 0, trades = 0, checked = 0;
+  const ordered = new Map<number, number>(); // id -> qty
+  const filled = new Map<number, number>(); // id -> contracts filled so far
+  const md = (kind: number, side: number, price: number, qty: number, prio: number): number => {
+    tape.set(seq, prio);
+    tape.cur = seq++;
+    ev[EV_TS] = ts += 1000;
+    ev[EV_KIND] = kind;
+    ev[EV_SIDE] = side;
+    ev[EV_PRICE] = price;
+    ev[EV_QTY] = qty;
+    ex.onMarketEvent(ev, 0);
+    let n = 0;
+    const d = reports.data;
+    while (reports.available() > 0) {
+      const o = reports.peek();
+      if (d[o + ER_TYPE] === ER_FILL) {
+        const id = d[o + ER_ID], q = d[o + ER_QTY];
+        n += q;
+        filled.set(id, (filled.get(id) ?? 0) + q);
+        assert.ok(Number.isInteger(q) && q > 0, `a fill of ${q} contracts`);
+        assert.ok(filled.get(id)! <= ordered.get(id)!, `order ${id} of ${ordered.get(id)} filled ${filled.get(id)}`);
+        assert.is(d[o + ER_LEAVES], ordered.get(id)! - filled.get(id)!, `order ${id}: leaves after the fill`);
+        checked++;
+      }
+      reports.advance();
+    }
+    reports.release();
+    return n;
+  };
+  const add = (qty: number) => {
+    queue.push({ prio: seq, qty });
+    md(MD_ADD, BID, P, qty, seq);
+  };
+  md(MD_ADD, ASK, P + 5, 100, seq); // a far ask: the book is two-sided and nothing of ours crosses
+  for (let k = 0, n = 3 + rng.int(8); k < n; k++) add(1 + rng.int(20));
+  for (let id = 1; id <= 3; id++) {
+    const qty = 1 + rng.int(6);
+    ordered.set(id, qty);
+    om[OM_TS] = ts += 1000;
+    om[OM_SENT] = ts - 500;
+    om[OM_TYPE] = OM_NEW;
+    om[OM_ID] = id;
+    om[OM_SIDE] = BID;
+    om[OM_PRICE] = P;
+    om[OM_QTY] = qty;
+    ex.onOrderMessage(om, 0);
+    for (let k = 0, n = rng.int(4); k < n; k++) add(1 + rng.int(20));
+  }
+  for (let k = 0; k < 300; k++) {
+    const u = rng.next();
+    if (u < 0.4 || queue.length === 0) add(1 + rng.int(20));
+    else if (u < 0.7) {
+      const i = rng.int(queue.length), o = queue[i];
+      const qty = 1 + rng.int(o.qty);
+      o.qty -= qty;
+      if (o.qty === 0) queue.splice(i, 1);
+      assert.is(md(MD_CANCEL, BID, P, qty, o.prio), 0, 'a cancel filled an order of ours');
+    } else {
+      const o = queue[0];
+      const qty = 1 + rng.int(o.qty);
+      o.qty -= qty;
+      if (o.qty === 0) queue.shift();
+      const n = md(MD_TRADE, BID, P, qty, o.prio);
+      assert.ok(n <= qty, `a trade of ${qty} filled ${n} contracts of ours`);
+      fills += n;
+      trades++;
+    }
+  }
+  return { fills, trades, checked };
+}
+
 const MIXES = {
   'adds, cancels and trades': { add: 0.4, cancel: 0.3 },
   'mostly cancels': { add: 0.2, cancel: 0.7 },
@@ -180,6 +279,12 @@ export function describeQueueModel(name: string, make: QueueModelFactory): void 
       assert.ok(fills > 0, `no fill in 20 scenarios of ${label}`);
     });
   }
+
+  test(`queue model ${name}, through the exchange: a trade fills at most its size, an order at most its quantity, only trades fill`, () => {
+    let checked = 0;
+    for (let seed = 1; seed <= 20; seed++) checked += throughExchange(make, seed).checked;
+    assert.ok(checked > 0, 'no fill of ours in 20 sessions: the fill path was not exercised');
+  });
 
   test(`queue model ${name}: a trade smaller than a known queue ahead fills nothing`, () => {
     const fronts = new Float64Array(SLOTS);
