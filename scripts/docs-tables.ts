@@ -6,7 +6,7 @@
 //     zod schema gives it (src/api/backtest-run.ts), the same text /openapi.json carries.
 //   node --import tsx scripts/docs-tables.ts          # print the tables
 //   node --import tsx scripts/docs-tables.ts --write  # replace them in their pages
-// test/docs-links.test.ts checks that each page holds exactly its table.
+// test/unit/docs/docs-links.test.ts checks that each page holds exactly its table.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { backtestResultSchema } from '../src/api/backtest-run.ts';

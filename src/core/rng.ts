@@ -60,7 +60,7 @@ export class Rng {
   /**
    * out[i] = int(n) + add for every i, the same draws as that many int(n) calls, with the state
    * in registers across the loop (the latency model's jitter blocks). The step is nextU32()'s,
-   * written out here because a call per draw kept the state in memory; test/rng.test.ts checks
+   * written out here because a call per draw kept the state in memory; test/unit/core/rng.test.ts checks
    * that both give the same numbers.
    */
   fillInt(out: Int32Array, n: number, add: number): void {

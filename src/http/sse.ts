@@ -195,7 +195,7 @@ export class SseHub {
   /**
    * Builds one state frame and offers it to every client (coalescing for busy ones). The frame
    * is encoded once per tick; each client gets the same buffer, so a tick allocates nothing per
-   * client (test/sse-fanout-allocation.test.ts).
+   * client (test/integration/http/sse-fanout.test.ts).
    */
   tick(): void {
     if (this.clients.size === 0) return;

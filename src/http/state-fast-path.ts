@@ -11,7 +11,7 @@
 // route label. Any request whose answer could differ from that 200 goes to Hono unchanged: a
 // query string, an Origin (CORS headers), a request body (`Connection: close`), a Host or a token
 // the middleware would refuse (it answers the 400 or 401), a state that fails to build (500), any
-// other method or path. So every refusal and error still comes from one place. test/http-state-fast-path.test.ts checks both paths answer
+// other method or path. So every refusal and error still comes from one place. test/integration/http/http-state-fast-path.test.ts checks both paths answer
 // the same bytes and that the refusals are unchanged.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';

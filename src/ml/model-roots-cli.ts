@@ -1,6 +1,6 @@
 // `npm run model-roots`: the held-out table of every built-in root's shipped model
 // (models/<ROOT>.json), as Markdown on stdout; with --write, into docs/model-roots.md between
-// its markers (test/ml-roots-doc.test.ts fails when the page and the models disagree).
+// its markers (test/unit/ml/ml-roots-doc.test.ts fails when the page and the models disagree).
 //   npm run model-roots [-- --write]
 
 import { readFileSync, writeFileSync } from 'node:fs';

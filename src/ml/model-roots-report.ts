@@ -1,5 +1,5 @@
 // The held-out evaluation of every shipped model as Markdown (docs/model-roots.md is this output
-// between its markers; test/ml-roots-doc.test.ts keeps the two equal). The figures are the ones
+// between its markers; test/unit/ml/ml-roots-doc.test.ts keeps the two equal). The figures are the ones
 // `npm run train` recorded in each file's metrics (6 decimals) on that root's held-out sessions:
 // the same table the training run prints, one per root, and a summary across roots.
 

@@ -20,7 +20,7 @@
 //   training        seeds, sessions, sample counts, hyper-parameters (free-form). Two entries are
 //                   read back: signalBaselines (the untrained baselines' parameters, for
 //                   compare-signals) and dataCheck (a hash of a slice of the training data, which
-//                   test/ml-training.test.ts rebuilds to catch a model trained on other data)
+//                   test/unit/ml/ml-training.test.ts rebuilds to catch a model trained on other data)
 //   metrics         held-out evaluation against baselines (free-form, recorded only)
 //
 // Inference is plain loops over Float64Arrays preallocated at construction: predict()

@@ -202,6 +202,10 @@ export async function createQueueExecutor(url: string, config: EngineConfig, o: 
     health: () => ({ ...h }),
     async close() {
       clearInterval(timer);
+      // A run still waiting on a job (its sweep failed or stopped at another session, no worker
+      // took it) would otherwise wait forever, and stay counted as running in this process.
+      const closed = new Error(`the session queue at ${shown} was closed while this session waited on it`);
+      for (const w of [...watched]) w.alarm(closed);
       await withTimeout(probe.del(marker), 1000, 'Redis').catch(() => undefined);
       probe.disconnect();
       await events.close();

@@ -48,7 +48,7 @@ export class SimClock {
   /**
    * Continuous engine time at wall time `wallMs`. The worker threads call it on every pass of
    * their idle loops, and the general path (binary search, calendar) allocated: 4 scavenges per
-   * 1M calls (test/simulation-worker-clock.test.ts). So the session found last is kept in a
+   * 1M calls (test/integration/sessions/simulation-worker-clock.test.ts). So the session found last is kept in a
    * typed array and the usual call is a few reads that inline. Same arithmetic either way.
    */
   nowNs(wallMs: number): number {

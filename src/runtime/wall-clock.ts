@@ -9,7 +9,7 @@
 // calibrated per thread. And performance.now() is a native call that returns a freshly
 // allocated heap number, where process.hrtime() fills a buffer and, inlined into an optimised
 // caller, its [s, ns] array is removed by escape analysis: a loop of calls in a fresh thread
-// runs with no GC (test/simulation-worker-clock.test.ts), against ~150 scavenges a second
+// runs with no GC (test/integration/sessions/simulation-worker-clock.test.ts), against ~150 scavenges a second
 // through performance.now().
 
 /** Monotonic wall-clock time in ms (same in every thread; allocation-free when inlined into an optimised caller). */

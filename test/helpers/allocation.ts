@@ -25,6 +25,14 @@ export interface Allocation {
   heapGrowth: number;
 }
 
+/**
+ * True under `npm run coverage` (c8 sets NODE_V8_COVERAGE): V8's precise coverage keeps a counter
+ * per block, which changes what the optimiser does, so a loop that allocates nothing in a normal
+ * run may allocate there. An in-process no-allocation check is skipped then; `npm run test:unit`
+ * runs it.
+ */
+export const UNDER_COVERAGE = process.env.NODE_V8_COVERAGE !== undefined;
+
 const newSpaceUsed = (): number => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
 
 /**

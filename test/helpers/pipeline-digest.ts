@@ -1,4 +1,4 @@
-// Digests of what the backtest pipeline computes, for test/pipeline-exact.test.ts: the results of
+// Digests of what the backtest pipeline computes, for test/unit/backtest/pipeline-exact.test.ts: the results of
 // a session over the first events of the shipped config's ES session of 2024-01-02 (seed 42),
 // with and without the model, and the feature vector at checkpoints of the same stream. SHA-256
 // over JSON (which prints every double exactly); Float64Arrays as plain arrays.
