@@ -36,7 +36,13 @@ export interface AllocationBench {
   loadavg: number[];
 }
 
-const GC_KIND: Record<number, string> = { 1: 'minor (scavenge)', 2: 'major (mark-compact)', 4: 'incremental marking', 8: 'weak callbacks', 16: 'minor mark-sweep' };
+const GC_KIND: Record<number, string> = {
+  1: 'minor (scavenge)',
+  2: 'major (mark-compact)',
+  4: 'incremental marking',
+  8: 'weak callbacks',
+  16: 'minor mark-sweep',
+};
 
 /** A MarketSource that marks when the driver's loop starts and when the market runs out. */
 class MarkingSource implements MarketSource {

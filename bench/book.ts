@@ -38,7 +38,8 @@ const R_STRIDE = 5;
 
 /** The stream as int32 records; throws naming the field and update if a value is not an int32. */
 function int32Records(stream: BookStream): Int32Array {
-  const e = stream.events, n = stream.count;
+  const e = stream.events,
+    n = stream.count;
   const r = new Int32Array(n * R_STRIDE);
   const put = (i: number, field: number, name: string, v: number): void => {
     if ((v | 0) !== v) throw new Error(`book stream: update ${i}: ${name} ${v} is not an int32`);
@@ -98,20 +99,37 @@ function checksum(t: Top): string {
 // ---------------------------------------------------------------- the three replays
 
 function denseReplay(book: DenseBook, r: Int32Array, from: number, to: number): void {
-  const stride = R_STRIDE, kind = R_KIND, side = R_SIDE, price = R_PRICE, qty = R_QTY;
+  const stride = R_STRIDE,
+    kind = R_KIND,
+    side = R_SIDE,
+    price = R_PRICE,
+    qty = R_QTY;
   for (let o = from * stride, end = to * stride; o < end; o += stride) book.apply(r[o + kind], r[o + side], r[o + price], r[o + qty]);
 }
 
 /** Our book on the engine's float64 records, as Engine.onMarketData feeds it (not a contender: a reference). */
 function denseReplayEngineRecords(book: DenseBook, e: Float64Array, from: number, to: number): void {
-  const stride = EV_STRIDE, kind = EV_KIND, side = EV_SIDE, price = EV_PRICE, qty = EV_QTY;
+  const stride = EV_STRIDE,
+    kind = EV_KIND,
+    side = EV_SIDE,
+    price = EV_PRICE,
+    qty = EV_QTY;
   for (let o = from * stride, end = to * stride; o < end; o += stride) book.apply(e[o + kind], e[o + side], e[o + price], e[o + qty]);
 }
 
 /** The floor: the same loop reading every field and doing nothing else (one accumulator per field). */
 function readFloor(r: Int32Array, from: number, to: number): number {
-  const stride = R_STRIDE, kind = R_KIND, side = R_SIDE, price = R_PRICE, qty = R_QTY, size = R_SIZE;
-  let a = 0, b = 0, c = 0, d = 0, z = 0;
+  const stride = R_STRIDE,
+    kind = R_KIND,
+    side = R_SIDE,
+    price = R_PRICE,
+    qty = R_QTY,
+    size = R_SIZE;
+  let a = 0,
+    b = 0,
+    c = 0,
+    d = 0,
+    z = 0;
   for (let o = from * stride, end = to * stride; o < end; o += stride) {
     a = (a + r[o + kind]) | 0;
     b = (b + r[o + side]) | 0;
@@ -123,18 +141,27 @@ function readFloor(r: Int32Array, from: number, to: number): number {
 }
 
 function denseTop(book: DenseBook): Top {
-  const bp = new Float64Array(TOP), bs = new Float64Array(TOP), ap = new Float64Array(TOP), as = new Float64Array(TOP);
+  const bp = new Float64Array(TOP),
+    bs = new Float64Array(TOP),
+    ap = new Float64Array(TOP),
+    as = new Float64Array(TOP);
   const nb = book.levels(SIDE_BID, TOP, bp, bs);
   const na = book.levels(1 - SIDE_BID, TOP, ap, as);
-  const bids: number[] = [], asks: number[] = [];
+  const bids: number[] = [],
+    asks: number[] = [];
   for (let i = 0; i < nb; i++) bids.push(bp[i], bs[i]);
   for (let i = 0; i < na; i++) asks.push(ap[i], as[i]);
   return { bestBid: book.bestBid === NO_PRICE ? -1 : book.bestBid, bestAsk: book.bestAsk === NO_PRICE ? -1 : book.bestAsk, bids, asks };
 }
 
 function ccxtReplay(book: CcxtBook, r: Int32Array, from: number, to: number): void {
-  const stride = R_STRIDE, side = R_SIDE, price = R_PRICE, size = R_SIZE, bid = SIDE_BID;
-  const bids = book.bids, asks = book.asks;
+  const stride = R_STRIDE,
+    side = R_SIDE,
+    price = R_PRICE,
+    size = R_SIZE,
+    bid = SIDE_BID;
+  const bids = book.bids,
+    asks = book.asks;
   for (let o = from * stride, end = to * stride; o < end; o += stride) {
     if (r[o + side] === bid) bids.storeArray([r[o + price], r[o + size]]);
     else asks.storeArray([r[o + price], r[o + size]]);
@@ -142,7 +169,8 @@ function ccxtReplay(book: CcxtBook, r: Int32Array, from: number, to: number): vo
 }
 
 function ccxtTop(book: CcxtBook): Top {
-  const bids: number[] = [], asks: number[] = [];
+  const bids: number[] = [],
+    asks: number[] = [];
   for (let i = 0; i < TOP && i < book.bids.length; i++) bids.push(book.bids[i][0], book.bids[i][1]);
   for (let i = 0; i < TOP && i < book.asks.length; i++) asks.push(book.asks[i][0], book.asks[i][1]);
   return { bestBid: book.bids.length ? book.bids[0][0] : -1, bestAsk: book.asks.length ? book.asks[0][0] : -1, bids, asks };
@@ -167,8 +195,15 @@ function tardisFeed(): TardisFeed {
 }
 
 function tardisReplay(f: TardisFeed, r: Int32Array, from: number, to: number): void {
-  const stride = R_STRIDE, side = R_SIDE, price = R_PRICE, size = R_SIZE, bid = SIDE_BID;
-  const book = f.book, level = f.level, onBid = f.onBid, onAsk = f.onAsk;
+  const stride = R_STRIDE,
+    side = R_SIDE,
+    price = R_PRICE,
+    size = R_SIZE,
+    bid = SIDE_BID;
+  const book = f.book,
+    level = f.level,
+    onBid = f.onBid,
+    onAsk = f.onAsk;
   for (let o = from * stride, end = to * stride; o < end; o += stride) {
     level.price = r[o + price];
     level.amount = r[o + size];
@@ -177,7 +212,8 @@ function tardisReplay(f: TardisFeed, r: Int32Array, from: number, to: number): v
 }
 
 function tardisTop(book: TardisOrderBook): Top {
-  const bids: number[] = [], asks: number[] = [];
+  const bids: number[] = [],
+    asks: number[] = [];
   let k = 0;
   for (const l of book.bids()) {
     if (k++ >= TOP) break;

@@ -25,7 +25,16 @@ const K_QTY = EV_QTY;
 
 export interface ComponentsBench {
   features: { nsPerCall: number; bookPlusFeaturesNs: number; bookOnlyNs: number; events: number; rounds: number; checksum: number };
-  inference: { nsPerCall: number; kernel: string; scalar: InferenceBench['scalar']; multiplyAdds: number; calls: number; modelVersion: string; checksum: number; method: string };
+  inference: {
+    nsPerCall: number;
+    kernel: string;
+    scalar: InferenceBench['scalar'];
+    multiplyAdds: number;
+    calls: number;
+    modelVersion: string;
+    checksum: number;
+    method: string;
+  };
   strategy: { nsPerCall: number; calls: number; rounds: number; checksum: number };
   loadavg: number[];
 }
@@ -96,7 +105,11 @@ async function loadInference(): Promise<typeof import('./inference.ts')> {
   return (await import(url)) as typeof import('./inference.ts');
 }
 
-export async function benchComponents(rec: Recording, quote: QuoteParams, o: { rounds: number; events: number; strategyCalls: number; inferenceCalls: number }): Promise<ComponentsBench> {
+export async function benchComponents(
+  rec: Recording,
+  quote: QuoteParams,
+  o: { rounds: number; events: number; strategyCalls: number; inferenceCalls: number },
+): Promise<ComponentsBench> {
   const n = Math.min(o.events, rec.count);
   const e = rec.events;
   const sink = new Float64Array(1);
@@ -139,7 +152,16 @@ export async function benchComponents(rec: Recording, quote: QuoteParams, o: { r
   const bo = median(alone);
   return {
     features: { nsPerCall: bf - bo, bookPlusFeaturesNs: bf, bookOnlyNs: bo, events: n, rounds: o.rounds, checksum: featureChecksum },
-    inference: { nsPerCall: inf.nsPerCall, kernel: inf.kernel, scalar: inf.scalar, multiplyAdds: inf.multiplyAdds, calls: inf.calls, modelVersion: inf.modelVersion, checksum: inf.checksum, method: 'bench/inference.ts: best of rounds, engine path and scalar peer interleaved' },
+    inference: {
+      nsPerCall: inf.nsPerCall,
+      kernel: inf.kernel,
+      scalar: inf.scalar,
+      multiplyAdds: inf.multiplyAdds,
+      calls: inf.calls,
+      modelVersion: inf.modelVersion,
+      checksum: inf.checksum,
+      method: 'bench/inference.ts: best of rounds, engine path and scalar peer interleaved',
+    },
     strategy: { nsPerCall: median(dec), calls: o.strategyCalls, rounds: o.rounds, checksum: strategyChecksum },
     loadavg: loadavg(),
   };

@@ -68,8 +68,16 @@ function timeIt(runs: number, fn: () => void): { cpu: number; wall: number } {
 export async function benchDbnDecode(opts: { quick: boolean }): Promise<DbnDecodeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'dbn-bench-'));
   const runs = 3;
-    // One regular ES session (09:30-16:00), or its first 200,000 events for --quick.
-  const session: ExportSession = { date: '2024-01-02', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 42, sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, activity: 1 };
+  // One regular ES session (09:30-16:00), or its first 200,000 events for --quick.
+  const session: ExportSession = {
+    date: '2024-01-02',
+    rawSymbol: 'ESH24',
+    spec: contractForRoot('ES'),
+    seed: 42,
+    sessionStartNs: 9.5 * H,
+    sessionEndNs: 16 * H,
+    activity: 1,
+  };
   const figures: DecodeFigures[] = [];
   try {
     for (const schema of ['mbo', 'mbp-10'] as const) {
@@ -140,7 +148,17 @@ if (process.argv[1] === self) {
     const { build } = await import('esbuild');
     const root = join(self, '..', '..');
     const out = join(root, 'dist', 'bench', 'dbn-decode.js');
-    await build({ absWorkingDir: root, entryPoints: [self], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+    await build({
+      absWorkingDir: root,
+      entryPoints: [self],
+      outfile: out,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
     const r = spawnSync(process.execPath, [out, ...process.argv.slice(2)], { stdio: 'inherit' });
     process.exitCode = r.status ?? 1;
   } else {

@@ -35,7 +35,10 @@ interface AutocannonResult {
   non2xx: number;
   duration: number;
 }
-type Autocannon = (opts: { url: string; connections: number; duration: number; pipelining?: number }, cb: (err: Error | null, res: AutocannonResult) => void) => unknown;
+type Autocannon = (
+  opts: { url: string; connections: number; duration: number; pipelining?: number },
+  cb: (err: Error | null, res: AutocannonResult) => void,
+) => unknown;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 export interface LoadResult {
@@ -147,7 +150,14 @@ function pinForHttp(servers: number[]): { server: number; client: number } | nul
  * `pairs` pairs of rounds of `durationS`, each server alone: its serving thread's CPU time (/proc,
  * utime + stime of the thread whose id is the process id) over the requests it answered.
  */
-async function roundPairs(a: { pid: number; url: string }, b: { pid: number; url: string }, connections: number, durationS: number, pairs: number, all: AutocannonResult[][] = [[], []]): Promise<RoundPairs> {
+async function roundPairs(
+  a: { pid: number; url: string },
+  b: { pid: number; url: string },
+  connections: number,
+  durationS: number,
+  pairs: number,
+  all: AutocannonResult[][] = [[], []],
+): Promise<RoundPairs> {
   const out: RoundPairs = { usPerRequest: [], reqPerSec: [], costRatios: [], throughputRatios: [] };
   const round = async (s: { pid: number; url: string }, into: AutocannonResult[]) => {
     const c0 = procCpuSeconds(s.pid, s.pid);
@@ -181,7 +191,8 @@ function summarize(rs: AutocannonResult[]): LoadResult {
 async function metricSum(engine: EngineProcess, series: string): Promise<number> {
   const text = await (await fetch(`${engine.url}/metrics`)).text();
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(series) && (line[series.length] === ' ' || line[series.length] === '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(series) && (line[series.length] === ' ' || line[series.length] === '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
 }
 
@@ -233,7 +244,10 @@ export async function sseFanOut(engine: EngineProcess, clients: number, windowS:
   const cs = await startSseClients(`${engine.url}/api/stream`, clients);
   try {
     await sleep(1000); // every client past its first frames
-    const lost = async () => ({ coalesced: await metricSum(engine, 'engine_sse_coalesced_frames_total'), dropped: await metricSum(engine, 'engine_sse_dropped_clients_total') });
+    const lost = async () => ({
+      coalesced: await metricSum(engine, 'engine_sse_coalesced_frames_total'),
+      dropped: await metricSum(engine, 'engine_sse_dropped_clients_total'),
+    });
     const lost0 = await lost();
     const c0 = await cs.count();
     const clientCpu0 = procCpuSeconds(cs.proc.pid!);
@@ -295,7 +309,10 @@ async function profileEngineUnderLoad(connections: number, durationS: number): P
   }
 }
 
-export async function benchHttp(engine: EngineProcess, o: { durationS: number; pairs: number; controlPairs: number; connections: number; sseClients: number; sseWindowS: number; profile: boolean }): Promise<HttpBench> {
+export async function benchHttp(
+  engine: EngineProcess,
+  o: { durationS: number; pairs: number; controlPairs: number; connections: number; sseClients: number; sseWindowS: number; profile: boolean },
+): Promise<HttpBench> {
   // Let the simulation produce a book before capturing the response the bare server will replay.
   let res = await fetch(`${engine.url}/api/state`);
   for (let i = 0; i < 40; i++) {
@@ -329,7 +346,20 @@ export async function benchHttp(engine: EngineProcess, o: { durationS: number; p
     const b = summarize(rounds[1]);
     const sse = await sseFanOut(engine, o.sseClients, o.sseWindowS);
     const engineProfile = o.profile ? await profileEngineUnderLoad(o.connections, o.durationS) : null;
-    return { bodyBytes: Buffer.byteLength(body), connections: o.connections, durationS: o.durationS, engine: e, bare: b, pairs, control, ratio: median(pairs.costRatios), pinned, sse, engineProfile, loadavg: loadavg() };
+    return {
+      bodyBytes: Buffer.byteLength(body),
+      connections: o.connections,
+      durationS: o.durationS,
+      engine: e,
+      bare: b,
+      pairs,
+      control,
+      ratio: median(pairs.costRatios),
+      pinned,
+      sse,
+      engineProfile,
+      loadavg: loadavg(),
+    };
   } finally {
     for (const x of [bare, bare2]) {
       x.proc.kill('SIGTERM');

@@ -21,7 +21,10 @@ const MiB = 2 ** 20;
 export class RssSampler {
   readonly series: { s: number; rssMiB: number }[] = [];
   private timer: NodeJS.Timeout | null = null;
-  constructor(private readonly engine: EngineProcess, everyS: number) {
+  constructor(
+    private readonly engine: EngineProcess,
+    everyS: number,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), everyS * 1000);
   }

@@ -70,6 +70,9 @@ const out: Record<string, unknown> = {
 };
 if (flag('--profile')) {
   const { profile } = await profileWhile(run, { intervalUs: 100, top: 16 });
-  out.profile = profile.top.map((f) => `${f.selfPct.toFixed(1)}% self ${f.totalPct.toFixed(1)}% total ${f.fn} ${f.where} | ${f.lines.map((l) => `${l.where} ${l.pct.toFixed(1)}%`).join(', ')}`);
+  out.profile = profile.top.map(
+    (f) =>
+      `${f.selfPct.toFixed(1)}% self ${f.totalPct.toFixed(1)}% total ${f.fn} ${f.where} | ${f.lines.map((l) => `${l.where} ${l.pct.toFixed(1)}%`).join(', ')}`,
+  );
 }
 console.log(JSON.stringify(out, null, flag('--profile') ? 1 : 0));

@@ -80,7 +80,15 @@ function timedRound(spec: SessionSpec, events: Float64Array, count: number): { r
 }
 
 function summary(rates: number[], last: SessionResult): PipelineRun {
-  return { eventsPerSec: median(rates), rounds: rates, events: last.eventsProcessed, ordersSent: last.ordersSent, fills: last.fills, predictions: last.predictions, killSwitchTripped: last.killSwitch.tripped };
+  return {
+    eventsPerSec: median(rates),
+    rounds: rates,
+    events: last.eventsProcessed,
+    ordersSent: last.ordersSent,
+    fills: last.fills,
+    predictions: last.predictions,
+    killSwitchTripped: last.killSwitch.tripped,
+  };
 }
 
 if (parentPort) {
@@ -116,7 +124,10 @@ if (parentPort) {
     const pipe = summary(rates, last);
     runSession(job.specML, { source: new ReplaySource(events, count) });
     const ml = Array.from({ length: job.roundsML }, () => timedRound(job.specML, events, count));
-    const pipeML = summary(ml.map((r) => r.rate), ml[ml.length - 1].result);
+    const pipeML = summary(
+      ml.map((r) => r.rate),
+      ml[ml.length - 1].result,
+    );
     port.postMessage({ type: 'done', pipe, pipeML } satisfies PipelineReply);
     port.close();
   });

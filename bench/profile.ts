@@ -88,13 +88,15 @@ function lineMap(url: string): LineMap | null {
     const file = url.startsWith('file:') ? fileURLToPath(url) : url;
     const raw = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; mappings: string };
     const perLine: (string | null)[] = [];
-    let src = 0, oline = 0;
+    let src = 0,
+      oline = 0;
     for (const lineText of raw.mappings.split(';')) {
       let first: string | null = null;
       for (const seg of lineText.split(',')) {
         if (!seg) continue;
         const v: number[] = [];
-        let shift = 0, value = 0;
+        let shift = 0,
+          value = 0;
         for (const ch of seg) {
           const d = B64.indexOf(ch);
           value += (d & 31) << shift;
@@ -177,7 +179,11 @@ function summarize(p: CpuProfile, intervalUs: number, top: number): ProfileSumma
   return {
     samplingIntervalUs: intervalUs,
     sampledMs: total / 1000,
-    topInclusive: incl.map((a) => ({ fn: a.node.callFrame.functionName || '(anonymous)', where: where(a.node.callFrame.url, a.node.callFrame.lineNumber), totalPct: (100 * a.total) / total })),
+    topInclusive: incl.map((a) => ({
+      fn: a.node.callFrame.functionName || '(anonymous)',
+      where: where(a.node.callFrame.url, a.node.callFrame.lineNumber),
+      totalPct: (100 * a.total) / total,
+    })),
     top: fns.map((a) => ({
       fn: a.node.callFrame.functionName || '(anonymous)',
       where: where(a.node.callFrame.url, a.node.callFrame.lineNumber),
@@ -215,13 +221,20 @@ export interface AllocationSite {
  * and returns the functions that allocated the most, with their callers. Sizes are estimates
  * scaled from the samples, as V8 reports them.
  */
-export async function allocationSitesWhile<T>(work: () => T, o: { intervalBytes?: number; top?: number } = {}): Promise<{ result: T; sites: AllocationSite[]; sampledBytes: number }> {
+export async function allocationSitesWhile<T>(
+  work: () => T,
+  o: { intervalBytes?: number; top?: number } = {},
+): Promise<{ result: T; sites: AllocationSite[]; sampledBytes: number }> {
   const s = new Session();
   s.connect();
   try {
     await s.post('HeapProfiler.enable');
     // Garbage included: what the loop allocates is dead by the time the profile is taken.
-    await s.post('HeapProfiler.startSampling', { samplingInterval: o.intervalBytes ?? 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    await s.post('HeapProfiler.startSampling', {
+      samplingInterval: o.intervalBytes ?? 256,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as never);
     const result = await new Promise<T>((resolve, reject) =>
       setImmediate(() => {
         try {

@@ -162,10 +162,24 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
   try {
     const file = join(dir, `es-${DATE}.mbo.dbn.zst`);
-    await exportSynthetic(file, [{ date: spec.date, rawSymbol: v.request.contracts[0], spec: contractForRoot(spec.root), seed: spec.seed, sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: spec.activity }], {
-      schema: 'mbo',
-      marketDataLatencyNs: spec.execution.latency.marketDataLatencyNs,
-    });
+    await exportSynthetic(
+      file,
+      [
+        {
+          date: spec.date,
+          rawSymbol: v.request.contracts[0],
+          spec: contractForRoot(spec.root),
+          seed: spec.seed,
+          sessionStartNs: spec.sessionStartNs,
+          sessionEndNs: spec.sessionEndNs,
+          activity: spec.activity,
+        },
+      ],
+      {
+        schema: 'mbo',
+        marketDataLatencyNs: spec.execution.latency.marketDataLatencyNs,
+      },
+    );
     const plan = planReplay(file, { perOrder: false });
     const s = plan.sessions[0];
     const replaySpec: SessionSpec = { ...spec, sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, replay: s.replay };
@@ -214,7 +228,12 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
       events,
       records,
       fileBytes,
-      decode: { compressedMBps: fileBytes / 1e6 / decS, decodedMBps: (records * MBO_RECORD_BYTES) / 1e6 / decS, recordsPerSec: records / decS, rounds: dec.map((d) => d.seconds) },
+      decode: {
+        compressedMBps: fileBytes / 1e6 / decS,
+        decodedMBps: (records * MBO_RECORD_BYTES) / 1e6 / decS,
+        recordsPerSec: records / decS,
+        rounds: dec.map((d) => d.seconds),
+      },
       source: { eventsPerCpuSec: src[0].events / median(src.map((r) => r.cpu)), rounds: src.map((r) => r.cpu) },
       synthetic: synF,
       syntheticThreaded: synThrF,
@@ -234,7 +253,8 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
 }
 
 const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
-const cpu = (f: PipelineFigures) => `${f.sessionThreadCpu.toFixed(2)}, other threads ${f.otherThreadsCpu.toFixed(2)} (busiest ${f.busiestOtherThreadCpu.toFixed(2)})`;
+const cpu = (f: PipelineFigures) =>
+  `${f.sessionThreadCpu.toFixed(2)}, other threads ${f.otherThreadsCpu.toFixed(2)} (busiest ${f.busiestOtherThreadCpu.toFixed(2)})`;
 
 export function replayRows(b: ReplayBench): string[] {
   return [

@@ -55,7 +55,9 @@ const pc = (r: number) => `${(100 * r).toFixed(0)}%`;
 const ms = (x: number) => (x === 0 ? '<1 ms' : `${x} ms`);
 /** The host's floor for a spinning thread (older results files have none). */
 const spinFloorText = (f: SpinFloor | undefined) =>
-  f ? `host floor, a bare spinning thread: an instant noticed p50 ${f.delayUs.p50.toFixed(1)} µs, p99 ${f.delayUs.p99.toFixed(1)} µs late (${f.lostPct.toFixed(1)}% of its time away)` : 'no host floor measured';
+  f
+    ? `host floor, a bare spinning thread: an instant noticed p50 ${f.delayUs.p50.toFixed(1)} µs, p99 ${f.delayUs.p99.toFixed(1)} µs late (${f.lostPct.toFixed(1)}% of its time away)`
+    : 'no host floor measured';
 
 export function tableRows(s: Sections): Row[] {
   const rows: Row[] = [];
@@ -82,11 +84,29 @@ export function tableRows(s: Sections): Row[] {
   }
   if (s.components) {
     const c = s.components;
-    rows.push({ benchmark: 'Feature extraction (ns/event)', ours: `${c.features.nsPerCall.toFixed(1)} ns`, comparedWith: `book+features ${c.features.bookPlusFeaturesNs.toFixed(1)} ns, book alone ${c.features.bookOnlyNs.toFixed(1)} ns`, target: '-', met: '-' });
+    rows.push({
+      benchmark: 'Feature extraction (ns/event)',
+      ours: `${c.features.nsPerCall.toFixed(1)} ns`,
+      comparedWith: `book+features ${c.features.bookPlusFeaturesNs.toFixed(1)} ns, book alone ${c.features.bookOnlyNs.toFixed(1)} ns`,
+      target: '-',
+      met: '-',
+    });
     const i = c.inference;
     const macs = i.multiplyAdds / i.nsPerCall;
-    rows.push({ benchmark: 'Model inference (ns/call)', ours: `${i.nsPerCall.toFixed(0)} ns (${i.kernel}), ${macs.toFixed(2)} multiply-adds/ns`, comparedWith: `scalar JS ${i.scalar.nsPerCall.toFixed(0)} ns (${(i.scalar.nsPerCall / i.nsPerCall).toFixed(1)}x); ${i.multiplyAdds} multiply-adds; checksums ${i.scalar.checksum === i.checksum ? 'equal' : 'DIFFER'}`, target: '>= 4 multiply-adds/ns', met: yes(macs >= 4 && i.scalar.checksum === i.checksum) });
-    rows.push({ benchmark: 'Strategy decision (ns/call)', ours: `${c.strategy.nsPerCall.toFixed(1)} ns`, comparedWith: 'MarketMaker.decide', target: '-', met: '-' });
+    rows.push({
+      benchmark: 'Model inference (ns/call)',
+      ours: `${i.nsPerCall.toFixed(0)} ns (${i.kernel}), ${macs.toFixed(2)} multiply-adds/ns`,
+      comparedWith: `scalar JS ${i.scalar.nsPerCall.toFixed(0)} ns (${(i.scalar.nsPerCall / i.nsPerCall).toFixed(1)}x); ${i.multiplyAdds} multiply-adds; checksums ${i.scalar.checksum === i.checksum ? 'equal' : 'DIFFER'}`,
+      target: '>= 4 multiply-adds/ns',
+      met: yes(macs >= 4 && i.scalar.checksum === i.checksum),
+    });
+    rows.push({
+      benchmark: 'Strategy decision (ns/call)',
+      ours: `${c.strategy.nsPerCall.toFixed(1)} ns`,
+      comparedWith: 'MarketMaker.decide',
+      target: '-',
+      met: '-',
+    });
   }
   if (s['tick-to-trade']) {
     const t = s['tick-to-trade'];
@@ -125,9 +145,27 @@ export function tableRows(s: Sections): Row[] {
     const sameCpu = peer.cpus.filter(([a, b]) => a === b).length;
     const ns = 1e9 / t.pipeline.eventsPerSec;
     const book = s.book ? `; book row ${s.book.implementations[1].nsPerUpdate.toFixed(1)} ns` : '';
-    rows.push({ benchmark: 'Backtest pipeline per event / ccxt book per update', ours: `${ns.toFixed(1)} ns, ${peer.ratio.toFixed(2)}x`, comparedWith: `ccxt ${peer.nsPerUpdate.toFixed(1)} ns per update, timed after each pipeline round on its thread (ratios ${peer.ratios.map((r) => r.toFixed(2)).join(', ')}; same vCPU in ${sameCpu} of ${peer.cpus.length}${peer.pinned === null ? ', thread not pinned' : `, thread pinned to vCPU ${peer.pinned}`})${book}`, target: '<= 2x', met: yes(peer.ratio <= 2) });
-    rows.push({ benchmark: 'Backtest, 1 thread, with model (ev/s)', ours: f1(t.pipelineWithModel.eventsPerSec), comparedWith: `${fmtNum(t.pipelineWithModel.predictions, 0)} predictions / ${fmtNum(t.pipelineWithModel.events, 0)} events`, target: '-', met: '-' });
-    rows.push({ benchmark: 'Market generation alone (ev/s)', ours: f1(t.generation.eventsPerSec), comparedWith: 'MarketGenerator into a drained ring', target: '-', met: '-' });
+    rows.push({
+      benchmark: 'Backtest pipeline per event / ccxt book per update',
+      ours: `${ns.toFixed(1)} ns, ${peer.ratio.toFixed(2)}x`,
+      comparedWith: `ccxt ${peer.nsPerUpdate.toFixed(1)} ns per update, timed after each pipeline round on its thread (ratios ${peer.ratios.map((r) => r.toFixed(2)).join(', ')}; same vCPU in ${sameCpu} of ${peer.cpus.length}${peer.pinned === null ? ', thread not pinned' : `, thread pinned to vCPU ${peer.pinned}`})${book}`,
+      target: '<= 2x',
+      met: yes(peer.ratio <= 2),
+    });
+    rows.push({
+      benchmark: 'Backtest, 1 thread, with model (ev/s)',
+      ours: f1(t.pipelineWithModel.eventsPerSec),
+      comparedWith: `${fmtNum(t.pipelineWithModel.predictions, 0)} predictions / ${fmtNum(t.pipelineWithModel.events, 0)} events`,
+      target: '-',
+      met: '-',
+    });
+    rows.push({
+      benchmark: 'Market generation alone (ev/s)',
+      ours: f1(t.generation.eventsPerSec),
+      comparedWith: 'MarketGenerator into a drained ring',
+      target: '-',
+      met: '-',
+    });
     const d = t.oneDay;
     rows.push({
       benchmark: 'Backtest, one day, generation included (ev/s)',
@@ -150,7 +188,8 @@ export function tableRows(s: Sections): Row[] {
     // issue 42: a row per strategy, each beside the built-in of the same run
     const builtin = s.strategies.rows[0];
     for (const r of s.strategies.rows) {
-      const beside = r === builtin ? 'the built-in' : `built-in ${builtin.name} ${builtin.nsPerEvent.toFixed(1)} ns (${(r.nsPerEvent / builtin.nsPerEvent).toFixed(2)}x)`;
+      const beside =
+        r === builtin ? 'the built-in' : `built-in ${builtin.name} ${builtin.nsPerEvent.toFixed(1)} ns (${(r.nsPerEvent / builtin.nsPerEvent).toFixed(2)}x)`;
       rows.push({
         benchmark: `Strategy ${r.name}, 1 thread (CPU ns/event, quiet share)`,
         ours: `${r.nsPerEvent.toFixed(1)} ns, ${(100 * r.quietShare).toFixed(1)}% quiet`,
@@ -161,7 +200,10 @@ export function tableRows(s: Sections): Row[] {
     }
   }
   if (s.allocation) {
-    for (const [name, a] of [['no model', s.allocation.withoutModel], ['with model', s.allocation.withModel]] as const) {
+    for (const [name, a] of [
+      ['no model', s.allocation.withoutModel],
+      ['with model', s.allocation.withModel],
+    ] as const) {
       rows.push({
         benchmark: `Allocation, ${fmtNum(a.events, 0)} events, ${name}`,
         ours: `${a.gcCount} GCs, ~${(a.sampledBytes / a.events).toFixed(0)} B/event allocated`,
@@ -194,7 +236,13 @@ export function tableRows(s: Sections): Row[] {
   }
   if (s.memory) {
     const m = s.memory;
-    rows.push({ benchmark: `Engine RSS after ${m.ageS.toFixed(0)} s (simulation)`, ours: `${m.rssMiB.toFixed(0)} MiB`, comparedWith: `peak ${m.peakRssMiB.toFixed(0)} MiB${m.servedHttpBenchmark ? ', served the HTTP benchmark' : ''}`, target: '-', met: '-' });
+    rows.push({
+      benchmark: `Engine RSS after ${m.ageS.toFixed(0)} s (simulation)`,
+      ours: `${m.rssMiB.toFixed(0)} MiB`,
+      comparedWith: `peak ${m.peakRssMiB.toFixed(0)} MiB${m.servedHttpBenchmark ? ', served the HTTP benchmark' : ''}`,
+      target: '-',
+      met: '-',
+    });
   }
   return rows;
 }
@@ -205,12 +253,20 @@ export function renderTable(rows: Row[]): string {
   const head: Row = { benchmark: 'Benchmark', ours: 'Ours', comparedWith: 'Compared with', target: 'Target', met: 'Met' };
   const all = [head, ...rows];
   const w = cols.map((c) => Math.max(...all.map((r) => r[c].length)));
-  const line = (r: Row) => cols.map((c, i) => r[c].padEnd(w[i])).join(' | ').trimEnd();
+  const line = (r: Row) =>
+    cols
+      .map((c, i) => r[c].padEnd(w[i]))
+      .join(' | ')
+      .trimEnd();
   return [line(head), w.map((n) => '-'.repeat(n)).join('-+-'), ...rows.map(line)].join('\n');
 }
 
 /** Markdown table (docs/performance.md). */
 export function markdownTable(rows: Row[]): string {
   const esc = (x: string) => x.replace(/\|/g, '\\|');
-  return ['| Benchmark | Ours | Compared with | Target | Met |', '|---|---|---|---|---|', ...rows.map((r) => `| ${esc(r.benchmark)} | ${esc(r.ours)} | ${esc(r.comparedWith)} | ${esc(r.target)} | ${esc(r.met)} |`)].join('\n');
+  return [
+    '| Benchmark | Ours | Compared with | Target | Met |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${esc(r.benchmark)} | ${esc(r.ours)} | ${esc(r.comparedWith)} | ${esc(r.target)} | ${esc(r.met)} |`),
+  ].join('\n');
 }

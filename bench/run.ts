@@ -35,7 +35,19 @@ import { benchThroughput } from './throughput.ts';
 import { benchTickToTrade } from './tick-to-trade.ts';
 import { loadavg, machine, note } from './util.ts';
 
-export const SECTIONS = ['book', 'components', 'tick-to-trade', 'allocation', 'throughput', 'strategies', 'replay', 'cross-thread', 'http', 'memory', 'journal'] as const;
+export const SECTIONS = [
+  'book',
+  'components',
+  'tick-to-trade',
+  'allocation',
+  'throughput',
+  'strategies',
+  'replay',
+  'cross-thread',
+  'http',
+  'memory',
+  'journal',
+] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 interface Options {
@@ -59,7 +71,10 @@ function parse(argv: string[]): Options | string {
     else if (a === '--only' || a.startsWith('--only=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
       if (!v) return '--only needs a section name';
-      const names = v.split(',').map((x) => x.trim()).filter(Boolean);
+      const names = v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
       for (const n of names) if (!(SECTIONS as readonly string[]).includes(n)) return `unknown section '${n}' (known: ${SECTIONS.join(', ')})`;
       o.only = names as SectionName[];
     } else if (a === '--out' || a.startsWith('--out=')) {
@@ -166,7 +181,12 @@ export async function runSuite(o: Options): Promise<Results> {
       (sections as Record<string, unknown>)[name] = await fn();
       info[name] = { seconds: (performance.now() - s0) / 1000, loadavgBefore: before, loadavgAfter: loadavg() };
     } catch (e) {
-      info[name] = { seconds: (performance.now() - s0) / 1000, loadavgBefore: before, loadavgAfter: loadavg(), error: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+      info[name] = {
+        seconds: (performance.now() - s0) / 1000,
+        loadavgBefore: before,
+        loadavgAfter: loadavg(),
+        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      };
       note(`${name} FAILED: ${info[name].error}`);
     }
     note(`${name} done in ${info[name].seconds.toFixed(1)} s`);
@@ -174,7 +194,14 @@ export async function runSuite(o: Options): Promise<Results> {
 
   try {
     await section('book', () => benchBook(bookStream!, { rounds: p.bookRounds }));
-    await section('components', () => benchComponents(bookStream!, quoteParamsOf(spec.strategy.params), { rounds: p.componentRounds, events: p.componentEvents, strategyCalls: p.strategyCalls, inferenceCalls: p.inferenceCalls }));
+    await section('components', () =>
+      benchComponents(bookStream!, quoteParamsOf(spec.strategy.params), {
+        rounds: p.componentRounds,
+        events: p.componentEvents,
+        strategyCalls: p.strategyCalls,
+        inferenceCalls: p.inferenceCalls,
+      }),
+    );
     await section('tick-to-trade', () => benchTickToTrade(specML, session!, { events: p.t2tEvents }));
     await section('allocation', () => benchAllocation(spec, specML, session!, { events: p.allocEvents }));
     await section('throughput', () =>
@@ -198,7 +225,17 @@ export async function runSuite(o: Options): Promise<Results> {
       engine = await startEngineProcess();
       sampler = new RssSampler(engine, 5);
     }
-    await section('http', () => benchHttp(engine!, { durationS: p.httpDuration, pairs: p.httpPairs, controlPairs: p.httpControlPairs, connections: 10, sseClients: p.sseClients, sseWindowS: p.sseWindow, profile: true }));
+    await section('http', () =>
+      benchHttp(engine!, {
+        durationS: p.httpDuration,
+        pairs: p.httpPairs,
+        controlPairs: p.httpControlPairs,
+        connections: 10,
+        sseClients: p.sseClients,
+        sseWindowS: p.sseWindow,
+        profile: true,
+      }),
+    );
     await section('memory', () => benchMemory(engine!, sampler!, { ageS: p.memoryAgeS, servedHttp: want('http') }));
     await section('journal', () => benchJournal(o.quick ? { runs: 500, floodS: 2, concurrency: 2 } : { runs: 10_000, floodS: 15, concurrency: 4 }));
   } finally {

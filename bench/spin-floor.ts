@@ -49,7 +49,11 @@ parentPort.postMessage(spin(workerData.seconds, workerData.minUs));`;
  * which is linear between two gap lengths, so each quantile is solved exactly.
  */
 export function delayQuantile(gapsUs: ArrayLike<number>, spanUs: number, p: number): number {
-  return quantileOfLongestFirst(Array.from(gapsUs).sort((a, b) => b - a), spanUs, p);
+  return quantileOfLongestFirst(
+    Array.from(gapsUs).sort((a, b) => b - a),
+    spanUs,
+    p,
+  );
 }
 
 /** delayQuantile over gaps already sorted longest first. */

@@ -52,7 +52,17 @@ export function benchRequest(
   config: EngineConfig,
   o: { useML: boolean; endDate?: string; strategy?: string },
 ): { req: ResolvedRequest; specs: SessionSpec[]; model: ModelFile | null } {
-  const v = validateBacktestRequest({ symbol: BENCH_ROOT, startDate: BENCH_DATE, endDate: o.endDate ?? BENCH_DATE, useML: o.useML, seed: BENCH_SEED, ...(o.strategy ? { strategy: o.strategy } : {}) }, config);
+  const v = validateBacktestRequest(
+    {
+      symbol: BENCH_ROOT,
+      startDate: BENCH_DATE,
+      endDate: o.endDate ?? BENCH_DATE,
+      useML: o.useML,
+      seed: BENCH_SEED,
+      ...(o.strategy ? { strategy: o.strategy } : {}),
+    },
+    config,
+  );
   if (!v.ok) throw new Error(`bench request: ${v.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
   const model = requestModel(v.request, config);
   return { req: v.request, specs: sessionSpecs(v.request, config, false, model), model };

@@ -31,7 +31,10 @@ const freePort = () =>
 
 function configFile(name: string, end: string, poolSize: number): string {
   const path = join(dir, `${name}.toml`);
-  writeFileSync(path, `data_dir = ${JSON.stringify(join(dir, 'data'))}\n[simulation]\nsession_start = "09:30"\nsession_end = "${end}"\n[backtest]\npool_size = ${poolSize}\n`);
+  writeFileSync(
+    path,
+    `data_dir = ${JSON.stringify(join(dir, 'data'))}\n[simulation]\nsession_start = "09:30"\nsession_end = "${end}"\n[backtest]\npool_size = ${poolSize}\n`,
+  );
   return path;
 }
 
@@ -79,7 +82,9 @@ async function main() {
     const local = await timed(() => executeSweep(sweep, { pool, concurrency: sweep.points.length }));
     await pool.destroy();
     for (let i = 0; i < 2; i++) {
-      const w = spawn(process.execPath, [join(packageRoot(), 'dist', 'engine.js'), '--worker', '--queue', url, '--config', hourWorker], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const w = spawn(process.execPath, [join(packageRoot(), 'dist', 'engine.js'), '--worker', '--queue', url, '--config', hourWorker], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       children.push(w);
       await waitFor(w, 'queue worker ready');
     }

@@ -111,11 +111,24 @@ async function oneDayBacktest(cfg: EngineConfig, rounds: number): Promise<OneDay
   if (results.size !== 1) throw new Error('throughput: the one-day backtest differs with the generator in its own thread');
   const threadedEventsPerSec = events / median(threadedS);
   const sameThreadEventsPerSec = events / median(sameThreadS);
-  return { date: req.dates[0], events, cores: availableParallelism(), threadedS, sameThreadS, threadedEventsPerSec, sameThreadEventsPerSec, speedup: threadedEventsPerSec / sameThreadEventsPerSec };
+  return {
+    date: req.dates[0],
+    events,
+    cores: availableParallelism(),
+    threadedS,
+    sameThreadS,
+    threadedEventsPerSec,
+    sameThreadEventsPerSec,
+    speedup: threadedEventsPerSec / sameThreadEventsPerSec,
+  };
 }
 
 function generationRate(spec: SessionSpec, maxEvents: number): number {
-  const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: spec.activity });
+  const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, {
+    sessionStartNs: spec.sessionStartNs,
+    sessionEndNs: spec.sessionEndNs,
+    activity: spec.activity,
+  });
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
   let n = 0;
   const t0 = performance.now();
@@ -130,7 +143,12 @@ function generationRate(spec: SessionSpec, maxEvents: number): number {
 
 /** Reads every field of every record; one accumulator per field, so no chain of dependent adds. */
 function bareLoop(e: Float64Array, n: number): number {
-  let a = 0, b = 0, c = 0, d = 0, f = 0, g = 0;
+  let a = 0,
+    b = 0,
+    c = 0,
+    d = 0,
+    f = 0,
+    g = 0;
   for (let i = 0, o = 0; i < n; i++, o += 6) {
     a += e[o];
     b += e[o + 1];
@@ -147,7 +165,12 @@ function replayRingLoop(rec: Recording, n: number): number {
   const src = new ReplaySource(rec.events, n);
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
   const d = ring.data;
-  let a = 0, b = 0, c = 0, e = 0, f = 0, g = 0;
+  let a = 0,
+    b = 0,
+    c = 0,
+    e = 0,
+    f = 0,
+    g = 0;
   while (!src.done) {
     const k = src.generate(ring, Math.min(4096, ring.free()));
     for (let j = 0; j < k; j++) {
@@ -215,7 +238,8 @@ async function pipelineInWorker(
     new Promise((resolve, reject) => {
       if (failed) return reject(failed);
       waiting = {
-        resolve: (m) => (m.type === type ? resolve(m as Extract<PipelineReply, { type: T }>) : reject(new Error(`pipeline worker: expected '${type}', got '${m.type}'`))),
+        resolve: (m) =>
+          m.type === type ? resolve(m as Extract<PipelineReply, { type: T }>) : reject(new Error(`pipeline worker: expected '${type}', got '${m.type}'`)),
         reject,
       };
     });
@@ -273,8 +297,12 @@ export async function benchThroughput(
   // ccxt's book is timed after each round without the model (issue 15's ratio, PeerBetweenRounds).
   const { pipe, pipeML, peer } = await pipelineInWorker(spec, specML, rec, o.rounds, o.roundsML, o.peerStream);
   // A session whose strategy stopped part-way is not the full pipeline for the rest of its events.
-  for (const [what, p] of [['without', pipe], ['with', pipeML]] as const) {
-    if (p.killSwitchTripped) throw new Error(`throughput: the session ${what} the model tripped its kill switch; the pipeline rows need a session traded throughout (benchConfig)`);
+  for (const [what, p] of [
+    ['without', pipe],
+    ['with', pipeML],
+  ] as const) {
+    if (p.killSwitchTripped)
+      throw new Error(`throughput: the session ${what} the model tripped its kill switch; the pipeline rows need a session traded throughout (benchConfig)`);
   }
 
   let profile: ProfileSummary | null = null;
@@ -308,19 +336,35 @@ export async function benchThroughput(
       const run = await runBacktest(req, cfg, { pool, generatorThread: false });
       const wallS = (performance.now() - t0) / 1000;
       const events = run.result.events_processed;
-      points.push({ workers: w, sessions: run.sessions.length, events, wallS, eventsPerSec: events / wallS, perWorker: events / wallS / w, efficiency: 0, balanceBound: balanceBound(run.sessions.map((x) => x.result?.eventsProcessed ?? 0), w), threadsStarted });
+      points.push({
+        workers: w,
+        sessions: run.sessions.length,
+        events,
+        wallS,
+        eventsPerSec: events / wallS,
+        perWorker: events / wallS / w,
+        efficiency: 0,
+        balanceBound: balanceBound(
+          run.sessions.map((x) => x.result?.eventsProcessed ?? 0),
+          w,
+        ),
+        threadsStarted,
+      });
     } finally {
       await pool.destroy();
     }
   }
   for (const p of points) p.efficiency = p.eventsPerSec / (p.workers * points[0].eventsPerSec);
 
-  note('throughput: one-day backtest, the generator in its own thread and on the session\'s');
+  note("throughput: one-day backtest, the generator in its own thread and on the session's");
   const oneDay = await oneDayBacktest(cfg, 3);
 
   const sol = median(bare);
   return {
-    recording: { events: n, session: `${spec.root} ${spec.date} seed ${spec.seed}, ${config.simulation.session_start}-${config.simulation.session_end} New York` },
+    recording: {
+      events: n,
+      session: `${spec.root} ${spec.date} seed ${spec.seed}, ${config.simulation.session_start}-${config.simulation.session_end} New York`,
+    },
     generation: { eventsPerSec: median(gen), rounds: gen },
     speedOfLight: { bareLoopEventsPerSec: sol, replayRingEventsPerSec: median(ringRates), checksum },
     pipeline: pipe,

@@ -49,7 +49,12 @@ type Samples = { ns: Float64Array; kind: Uint8Array; all: Float64Array; n: numbe
  * One backtest session over `rec` (the real driver, runSession), with Engine.onMarketData timed
  * on 1 event in SAMPLE_EVERY when `out` is given; returns the engine's counters.
  */
-function session(spec: SessionSpec, rec: Recording, count: number, out: Samples | null): { ordersSent: number; cancelsSent: number; predictions: number; events: number } {
+function session(
+  spec: SessionSpec,
+  rec: Recording,
+  count: number,
+  out: Samples | null,
+): { ordersSent: number; cancelsSent: number; predictions: number; events: number } {
   if (!spec.model) throw new Error('tick-to-trade: the spec carries no model');
   let k = 0;
   let timing = false;

@@ -167,9 +167,11 @@ function parseOptions(argv: string[]): Options {
     throw new UsageError(`--data: not with --${v.roots !== undefined ? 'roots' : 'dates'} (the root and the days are the data's)`);
   }
   // As the engine's --backtest: recorded days are replayed whole (export the window you want).
-  if (v.data !== undefined && (v.from !== undefined || v.to !== undefined)) throw new UsageError(`--${v.from !== undefined ? 'from' : 'to'} applies to the synthetic market: not with --data`);
+  if (v.data !== undefined && (v.from !== undefined || v.to !== undefined))
+    throw new UsageError(`--${v.from !== undefined ? 'from' : 'to'} applies to the synthetic market: not with --data`);
   const wanted = v.strategies === undefined ? STRATEGIES : list('strategies', v.strategies);
-  for (const s of wanted) if (!STRATEGIES.includes(s)) throw new UsageError(`--strategies: unknown strategy ${JSON.stringify(s)}: expected some of ${STRATEGIES.join(', ')}`);
+  for (const s of wanted)
+    if (!STRATEGIES.includes(s)) throw new UsageError(`--strategies: unknown strategy ${JSON.stringify(s)}: expected some of ${STRATEGIES.join(', ')}`);
   let threads: number | null = null;
   if (v.threads !== undefined) {
     threads = Number(v.threads);
@@ -227,7 +229,10 @@ const keyOf = (p: PlannedPoint) => JSON.stringify(p.request);
 /** Session figures by request (OUT/sessions.jsonl): what a run measured, so a rerun runs only what is new. */
 class SessionStore {
   readonly known = new Map<string, Figures>();
-  constructor(private readonly path: string, fresh: boolean) {
+  constructor(
+    private readonly path: string,
+    fresh: boolean,
+  ) {
     if (fresh || !existsSync(path)) {
       writeFileSync(path, '');
       return;
@@ -259,7 +264,8 @@ async function run(what: string, points: PlannedPoint[], pool: Piscina, threads:
       const [r] = await runSweep([p], { pool });
       store.add(keyOf(p), r.result);
       done++;
-      if (done % 10 === 0 || done === todo.length) process.stderr.write(`${what}: ${done} of ${todo.length} sessions, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+      if (done % 10 === 0 || done === todo.length)
+        process.stderr.write(`${what}: ${done} of ${todo.length} sessions, ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
     }
   };
   process.stderr.write(`${what}: ${todo.length} sessions to run (${points.length - todo.length} already measured)\n`);
@@ -323,7 +329,8 @@ async function main(argv: string[]): Promise<number> {
     }
     // Every input checked before anything runs.
     for (const root of roots) validated({ symbol: root, strategy: 'no_trading', useML: false, startDate: opts.tuneDates[0] }, config, null);
-    for (const d of [...opts.tuneDates, ...(opts.data ? [] : heldDates)]) validated({ symbol: roots[0], strategy: 'no_trading', useML: false, startDate: d }, config, null);
+    for (const d of [...opts.tuneDates, ...(opts.data ? [] : heldDates)])
+      validated({ symbol: roots[0], strategy: 'no_trading', useML: false, startDate: d }, config, null);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`error: ${e.message}\n`);
@@ -332,7 +339,9 @@ async function main(argv: string[]): Promise<number> {
   const overlap = opts.data ? [] : opts.tuneDates.filter((d) => heldDates.includes(d));
   const seedOverlap = opts.tuneSeeds.filter((s) => opts.seeds.includes(s));
   if (overlap.length || seedOverlap.length) {
-    process.stderr.write(`error: the held-out sessions must be other seeds and other days than the tuning's: ${[...overlap, ...seedOverlap].join(', ')} in both\n`);
+    process.stderr.write(
+      `error: the held-out sessions must be other seeds and other days than the tuning's: ${[...overlap, ...seedOverlap].join(', ')} in both\n`,
+    );
     return 2;
   }
   const hasModel = new Map(roots.map((r) => [r, modelForRequest(r, config).ok]));
@@ -362,7 +371,12 @@ async function main(argv: string[]): Promise<number> {
       if (!axes.ok) throw new Error(axes.error);
       for (const seed of opts.tuneSeeds) {
         for (const date of opts.tuneDates) {
-          const plan = planSweep({ symbol: root, startDate: date, endDate: date, seed, strategy: variant.strategy, useML: variant.useML }, axes.value, tuneConfig, 'key');
+          const plan = planSweep(
+            { symbol: root, startDate: date, endDate: date, seed, strategy: variant.strategy, useML: variant.useML },
+            axes.value,
+            tuneConfig,
+            'key',
+          );
           if (!plan.ok) throw new Error(`${variant.name} on ${root}: ${plan.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
           for (const p of plan.points) {
             tunePoints.push(p);
@@ -453,7 +467,14 @@ async function main(argv: string[]): Promise<number> {
       engine_version: VERSION,
       market: opts.data ? `recorded: ${opts.data}` : 'synthetic',
       window: opts.from || opts.to ? { from: opts.from ?? config.simulation.session_start, to: opts.to ?? config.simulation.session_end } : null,
-      tuning: earlier ? { from_file: opts.params } : { seeds: opts.tuneSeeds, dates: opts.tuneDates, window: { from: tuneConfig.simulation.session_start, to: tuneConfig.simulation.session_end }, grids: Object.fromEntries(opts.variants.filter((v) => v.grid).map((v) => [v.name, v.grid])) },
+      tuning: earlier
+        ? { from_file: opts.params }
+        : {
+            seeds: opts.tuneSeeds,
+            dates: opts.tuneDates,
+            window: { from: tuneConfig.simulation.session_start, to: tuneConfig.simulation.session_end },
+            grids: Object.fromEntries(opts.variants.filter((v) => v.grid).map((v) => [v.name, v.grid])),
+          },
       held_out: { seeds: heldSeeds, dates: heldDates },
       roots_with_model: roots.filter((r) => hasModel.get(r)),
       roots_without_model: roots.filter((r) => !hasModel.get(r)),
@@ -467,7 +488,9 @@ async function main(argv: string[]): Promise<number> {
       const text = readFileSync(opts.doc, 'utf8');
       const m = /(<!-- comparison:start -->\n)[\s\S]*?(<!-- comparison:end -->)/.exec(text);
       if (!m) {
-        process.stderr.write(`error: --doc ${opts.doc}: no <!-- comparison:start --> ... <!-- comparison:end --> lines to put the tables between (the results are in ${opts.out})\n`);
+        process.stderr.write(
+          `error: --doc ${opts.doc}: no <!-- comparison:start --> ... <!-- comparison:end --> lines to put the tables between (the results are in ${opts.out})\n`,
+        );
         return 2;
       }
       writeFileSync(opts.doc, text.replace(m[0], `${m[1]}\n${tables}\n${m[2]}`));

@@ -23,9 +23,15 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(
 
 function routeTable(): string {
   const rows = ['| method | path | what it does | answers |', '|---|---|---|---|'];
-  for (const [path, ops] of Object.entries(openApiDocument.paths as Record<string, Record<string, { summary?: string; responses?: Record<string, unknown> }>>)) {
+  for (const [path, ops] of Object.entries(
+    openApiDocument.paths as Record<string, Record<string, { summary?: string; responses?: Record<string, unknown> }>>,
+  )) {
     for (const [method, op] of Object.entries(ops)) {
-      rows.push(`| ${method.toUpperCase()} | \`${path}\` | ${cell(op.summary ?? '')} | ${Object.keys(op.responses ?? {}).sort().join(', ')} |`);
+      rows.push(
+        `| ${method.toUpperCase()} | \`${path}\` | ${cell(op.summary ?? '')} | ${Object.keys(op.responses ?? {})
+          .sort()
+          .join(', ')} |`,
+      );
     }
   }
   return rows.join('\n');

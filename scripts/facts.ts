@@ -3,7 +3,11 @@
 import { runFactsCommand } from '../src/market/facts/facts-command.ts';
 
 try {
-  process.exitCode = runFactsCommand(process.argv.slice(2), (s) => process.stdout.write(s), (s) => process.stderr.write(s));
+  process.exitCode = runFactsCommand(
+    process.argv.slice(2),
+    (s) => process.stdout.write(s),
+    (s) => process.stderr.write(s),
+  );
 } catch (e) {
   process.stderr.write(`error: ${(e as Error).message}\n`);
   process.exitCode = 1;

@@ -17,12 +17,19 @@ for (const raceProb of [0, undefined]) {
     if (!v.ok) throw new Error(JSON.stringify(v.errors));
     const spec: SessionSpec = sessionSpecs(v.request, config, false, requestModel(v.request, config))[0];
     const profile = raceProb === undefined ? {} : { raceProb };
-    const source = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: spec.activity, profile });
+    const source = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, {
+      sessionStartNs: spec.sessionStartNs,
+      sessionEndNs: spec.sessionEndNs,
+      activity: spec.activity,
+      profile,
+    });
     const r = runSession(spec, { source });
     const m = r.markouts;
     const mk = m.qty.map((q, h) => (q > 0 ? (m.sumTicks[h] / q).toFixed(2) : 'n/a')).join(' / ');
     const pnl = r.pnlValues[r.pnlValues.length - 1];
     const share = r.fills ? ` (${((100 * r.zeroAheadFills) / r.fills).toFixed(1)} %)` : '';
-    console.log(`| ${raceProb === 0 ? 'no race' : 'raced'} | ${useML} | ${r.fills.toLocaleString('en-US')} | ${r.ordersSent.toLocaleString('en-US')} | ${((100 * r.fills) / r.ordersSent).toFixed(2)} | ${r.zeroAheadFills.toLocaleString('en-US')}${share} | ${mk} | ${pnl < 0 ? '−' : '+'}$${Math.abs(pnl).toLocaleString('en-US', { maximumFractionDigits: 0 })}${r.killSwitch.tripped ? ' (kill switch)' : ''} |`);
+    console.log(
+      `| ${raceProb === 0 ? 'no race' : 'raced'} | ${useML} | ${r.fills.toLocaleString('en-US')} | ${r.ordersSent.toLocaleString('en-US')} | ${((100 * r.fills) / r.ordersSent).toFixed(2)} | ${r.zeroAheadFills.toLocaleString('en-US')}${share} | ${mk} | ${pnl < 0 ? '−' : '+'}$${Math.abs(pnl).toLocaleString('en-US', { maximumFractionDigits: 0 })}${r.killSwitch.tripped ? ' (kill switch)' : ''} |`,
+    );
   }
 }

@@ -22,15 +22,35 @@ const spec = sessionSpecs(v.request, config, false)[0];
 const dir = mkdtempSync(join(tmpdir(), 'replay-figures-'));
 const file = (schema: string) => join(dir, `es-${DATE}.${schema}.dbn.zst`);
 for (const schema of ['mbo', 'mbp-10'] as const) {
-  await exportSynthetic(file(schema), [{ date: spec.date, rawSymbol: v.request.contracts[0], spec: contractForRoot(spec.root), seed: spec.seed, sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: spec.activity }], {
-    schema,
-    marketDataLatencyNs: spec.execution.latency.marketDataLatencyNs,
-  });
+  await exportSynthetic(
+    file(schema),
+    [
+      {
+        date: spec.date,
+        rawSymbol: v.request.contracts[0],
+        spec: contractForRoot(spec.root),
+        seed: spec.seed,
+        sessionStartNs: spec.sessionStartNs,
+        sessionEndNs: spec.sessionEndNs,
+        activity: spec.activity,
+      },
+    ],
+    {
+      schema,
+      marketDataLatencyNs: spec.execution.latency.marketDataLatencyNs,
+    },
+  );
 }
 
 function replay(schema: 'mbo' | 'mbp-10', queue: string): SessionResult {
   const s = planReplay(file(schema), { perOrder: queue === 'l3_fifo' }).sessions[0];
-  return runSession({ ...spec, execution: { ...spec.execution, queueModel: queue }, sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, replay: s.replay });
+  return runSession({
+    ...spec,
+    execution: { ...spec.execution, queueModel: queue },
+    sessionStartNs: s.sessionStartNs,
+    sessionEndNs: s.sessionEndNs,
+    replay: s.replay,
+  });
 }
 
 function row(market: string, queue: string, r: SessionResult): string {

@@ -55,7 +55,9 @@ function readAllowedHosts(raw: string | undefined): string[] {
   const names = raw.split(',').map((s) => s.trim());
   for (const name of names) {
     if (name !== '*' && !(name.length <= 253 && HOST_NAME.test(name))) {
-      usageError(`DASHBOARD_ALLOWED_HOSTS=${JSON.stringify(raw)}: ${JSON.stringify(name)} is not a host name; expected comma-separated names without a port, e.g. "dash.example.com,[::1]", or "*" for any Host`);
+      usageError(
+        `DASHBOARD_ALLOWED_HOSTS=${JSON.stringify(raw)}: ${JSON.stringify(name)} is not a host name; expected comma-separated names without a port, e.g. "dash.example.com,[::1]", or "*" for any Host`,
+      );
     }
   }
   return names;
@@ -94,7 +96,10 @@ async function main(): Promise<void> {
   }
   recorder.start();
   const actual = (server.address() as AddressInfo).port;
-  log.info({ version: VERSION, host, port: actual, engine_url: engineUrl, files: staticDir }, `dashboard listening on http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual} (engine ${engineUrl})`);
+  log.info(
+    { version: VERSION, host, port: actual, engine_url: engineUrl, files: staticDir },
+    `dashboard listening on http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual} (engine ${engineUrl})`,
+  );
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

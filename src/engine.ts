@@ -44,10 +44,21 @@ async function main(): Promise<number> {
   const oneShot = opts.backtest || opts.worker || opts.exportDbn !== undefined || opts.strategyCheck !== undefined;
   // stderr's lines wait while a progress bar is drawn there (src/cli/held-log.ts).
   const log = createLogger({ configLevel: config.log_level, env: process.env, destination: oneShot ? stderrLog : 1 });
-  const mode = opts.worker ? 'worker' : opts.backtest ? 'backtest' : opts.exportDbn !== undefined ? 'export-dbn' : opts.strategyCheck !== undefined ? 'strategy-check' : 'simulation';
+  const mode = opts.worker
+    ? 'worker'
+    : opts.backtest
+      ? 'backtest'
+      : opts.exportDbn !== undefined
+        ? 'export-dbn'
+        : opts.strategyCheck !== undefined
+          ? 'strategy-check'
+          : 'simulation';
   log.info({ version: VERSION, config: path, mode }, `${config.name} ${VERSION} starting`);
   if (config.trading.live_enabled) {
-    log.error({ key: 'trading.live_enabled' }, 'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.');
+    log.error(
+      { key: 'trading.live_enabled' },
+      'live_enabled = true, but this build has no live venue connection: it trades only the simulated exchange. Set live_enabled = false.',
+    );
     return 1;
   }
   // Strategies from files: loaded (compiled) once, before anything runs or the config's choice is checked.
@@ -63,7 +74,10 @@ async function main(): Promise<number> {
   if (opts.backtest) return backtestCommand(opts, config, log);
   if (opts.exportDbn !== undefined) return exportDbnCommand(opts, config, log);
   // The live simulation's threads load the same strategy files (the CLI's with the config's).
-  return simulateCommand(opts.strategyFiles?.length ? { ...config, strategy: { ...config.strategy, files: [...config.strategy.files, ...opts.strategyFiles] } } : config, log);
+  return simulateCommand(
+    opts.strategyFiles?.length ? { ...config, strategy: { ...config.strategy, files: [...config.strategy.files, ...opts.strategyFiles] } } : config,
+    log,
+  );
 }
 
 main().then(

@@ -62,7 +62,11 @@ async function main(): Promise<number> {
   const engine = run('engine', 'engine.js', process.argv.slice(2), env);
   const dashboard = run('dashboard', 'dashboard.js', [], { ...env, ENGINE_URL: url });
   const children = [engine, dashboard];
-  say(`started engine (pid ${engine.proc.pid}) and dashboard (pid ${dashboard.proc.pid}, engine at ${url})`, { engine_pid: engine.proc.pid, dashboard_pid: dashboard.proc.pid, engine_url: url });
+  say(`started engine (pid ${engine.proc.pid}) and dashboard (pid ${dashboard.proc.pid}, engine at ${url})`, {
+    engine_pid: engine.proc.pid,
+    dashboard_pid: dashboard.proc.pid,
+    engine_url: url,
+  });
 
   let stopping = false;
   let killTimer: NodeJS.Timeout | null = null;

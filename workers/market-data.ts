@@ -60,7 +60,10 @@ class Feed {
   private readonly prices = new Float64Array(SNAPSHOT_LEVELS);
   private readonly sizes = new Float64Array(SNAPSHOT_LEVELS);
 
-  constructor(mem: SymbolMemory, private readonly clock: SimClock) {
+  constructor(
+    mem: SymbolMemory,
+    private readonly clock: SimClock,
+  ) {
     this.mem = mem;
     this.md = new RecordRing(mem.md);
     this.om = new RecordRing(mem.om);
@@ -78,11 +81,13 @@ class Feed {
     const { startNs, endNs } = this.clock.sessionBounds(k);
     this.offset = this.clock.dayOffsetNs(k);
     this.gen?.close?.();
-    this.gen = this.plan ? this.recorded(k, startNs - this.offset, endNs - this.offset) : new MarketGenerator(specOf(this.mem.root, init.config), this.clock.date(k), cfg.simulation.seed, {
-      sessionStartNs: startNs - this.offset,
-      sessionEndNs: endNs - this.offset,
-      activity: cfg.simulation.activity,
-    });
+    this.gen = this.plan
+      ? this.recorded(k, startNs - this.offset, endNs - this.offset)
+      : new MarketGenerator(specOf(this.mem.root, init.config), this.clock.date(k), cfg.simulation.seed, {
+          sessionStartNs: startNs - this.offset,
+          sessionEndNs: endNs - this.offset,
+          activity: cfg.simulation.activity,
+        });
     this.local.advance(this.local.available());
     this.local.release();
     this.ahead = 0;

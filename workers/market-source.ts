@@ -30,7 +30,11 @@ import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
 function open(job: SourceJob, tape: L3Tape | null): MarketSource {
   const s = job.source;
   if (s.kind === 'replay') return new DbnMarketSource(s.replay, job.startNs, job.endNs, tape, (file) => openInflated(file));
-  return new MarketGenerator(s.contract ?? contractForRoot(s.root), s.date, s.seed, { sessionStartNs: job.startNs, sessionEndNs: job.endNs, activity: s.activity });
+  return new MarketGenerator(s.contract ?? contractForRoot(s.root), s.date, s.seed, {
+    sessionStartNs: job.startNs,
+    sessionEndNs: job.endNs,
+    activity: s.activity,
+  });
 }
 
 /** Runs one session's source into its shared ring; the worker then waits for the next job. */

@@ -74,7 +74,9 @@ const WARM = init.spinUs > 0;
 await loadStrategies(cfg.strategy.files);
 const STRATEGY = configuredStrategy(cfg);
 if (init.strategyHash !== undefined && STRATEGY.hash !== init.strategyHash) {
-  throw new Error(`strategy '${STRATEGY.def.name}' changed on disk since the engine started (hash ${STRATEGY.hash.slice(0, 12)}, was ${init.strategyHash.slice(0, 12)}): restart the engine to use the new version`);
+  throw new Error(
+    `strategy '${STRATEGY.def.name}' changed on disk since the engine started (hash ${STRATEGY.hash.slice(0, 12)}, was ${init.strategyHash.slice(0, 12)}): restart the engine to use the new version`,
+  );
 }
 
 class Trader {
@@ -136,7 +138,16 @@ class Trader {
     this.base = this.counters.slice(0, CT.SELF_MATCH + 1);
     this.journal = new FillJournal(mem.journal, this.portfolio, [this.riskState, this.counters]);
     this.recovery = this.journal.recover(this.er, this.fills);
-    this.warmer = WARM ? new OrderPathWarmer({ spec, initialCapital: cfg.trading.initial_capital, limits: riskLimits(cfg), quote: quoteParams(cfg), latency: latencyParams(cfg), flattenMinutes: cfg.strategy.flatten_minutes }) : null;
+    this.warmer = WARM
+      ? new OrderPathWarmer({
+          spec,
+          initialCapital: cfg.trading.initial_capital,
+          limits: riskLimits(cfg),
+          quote: quoteParams(cfg),
+          latency: latencyParams(cfg),
+          flattenMinutes: cfg.strategy.flatten_minutes,
+        })
+      : null;
   }
 
   /** Warms the order path (see OrderPathWarmer); only called when WARM. */
@@ -154,7 +165,12 @@ class Trader {
       spec: specOf(this.mem.root, init.config),
       initialCapital: cfg.trading.initial_capital,
       limits: riskLimits(cfg),
-      strategy: { def: STRATEGY.def, params: STRATEGY.params, seed: hashSeed(`live-strategy|${this.mem.symbol}|${init.generation}|${k}`, cfg.simulation.seed), state: new Float64Array(this.mem.strategyState, 0, STRATEGY.def.stateSlots ?? 0) },
+      strategy: {
+        def: STRATEGY.def,
+        params: STRATEGY.params,
+        seed: hashSeed(`live-strategy|${this.mem.symbol}|${init.generation}|${k}`, cfg.simulation.seed),
+        state: new Float64Array(this.mem.strategyState, 0, STRATEGY.def.stateSlots ?? 0),
+      },
       // A strategy that throws stops quoting (its orders cancelled, a STRATEGY_ERROR alert); the engine and the API stay up.
       strategyErrors: 'stop',
       latency: seededLatency(latencyParams(cfg), seed),
@@ -175,8 +191,20 @@ class Trader {
     else if (old?.failed) e.failed = this.strategyFailed = old.failed;
     if (this.firstEngine && init.generation > 0) {
       const now = clock.nowNs(wallMs());
-      const booking = this.recovery === 'clean' ? '' : this.recovery === 'rolled back' ? '; a fill being booked when an engine thread died was rolled back and is booked again' : '; a fill booked when an engine thread died was published';
-      e.alert(now, 'critical', 'ENGINE_RESTART', `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange${booking}`, init.restarts, 3);
+      const booking =
+        this.recovery === 'clean'
+          ? ''
+          : this.recovery === 'rolled back'
+            ? '; a fill being booked when an engine thread died was rolled back and is booked again'
+            : '; a fill booked when an engine thread died was published';
+      e.alert(
+        now,
+        'critical',
+        'ENGINE_RESTART',
+        `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange${booking}`,
+        init.restarts,
+        3,
+      );
       this.journal.reported();
       // At the restart's simulated time; trips once (the state is shared): later restarts do not repeat it.
       if (init.restarts >= 3) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);

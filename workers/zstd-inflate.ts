@@ -97,7 +97,9 @@ function run(job: InflateJob): void {
 
 function fail(job: InflateJob, ctl: Int32Array, e: unknown): void {
   const f: InflateFailure =
-    e instanceof DbnError ? { kind: e.kind, offset: e.offset ?? null, detail: e.detail } : { kind: null, offset: null, detail: e instanceof Error ? e.message : String(e) };
+    e instanceof DbnError
+      ? { kind: e.kind, offset: e.offset ?? null, detail: e.detail }
+      : { kind: null, offset: null, detail: e instanceof Error ? e.message : String(e) };
   // Fits the error's shared bytes (ERROR_BYTES) whatever the text (a char is at most 6 bytes in JSON).
   f.detail = f.detail.slice(0, 600);
   const bytes = new TextEncoder().encode(JSON.stringify(f));

@@ -50,7 +50,8 @@ export function summarize(sessions: readonly SessionFigures[]): RowSummary {
   const markouts: Record<string, MarkoutSummary> = {};
   for (const h of HORIZONS) {
     const qty = sum(sessions.map((s) => s.markouts[h]?.fills_qty ?? 0));
-    const weighted = (f: 'avg_ticks' | 'avg_usd_per_contract') => (qty === 0 ? null : sum(sessions.map((s) => (s.markouts[h]?.[f] ?? 0) * (s.markouts[h]?.fills_qty ?? 0))) / qty);
+    const weighted = (f: 'avg_ticks' | 'avg_usd_per_contract') =>
+      qty === 0 ? null : sum(sessions.map((s) => (s.markouts[h]?.[f] ?? 0) * (s.markouts[h]?.fills_qty ?? 0))) / qty;
     markouts[h] = { fills_qty: qty, avg_ticks: weighted('avg_ticks'), avg_usd_per_contract: weighted('avg_usd_per_contract') };
   }
   const fills = sum(sessions.map((s) => s.total_fills));
@@ -93,7 +94,14 @@ export interface Row {
 
 const usd = (x: number) => `${x < 0 ? '−' : ''}$${Math.abs(x).toLocaleString('en-US', { maximumFractionDigits: 0 })}`;
 const num = (x: number | null, d: number) => (x === null ? '—' : x.toFixed(d).replace(/^-/, '−'));
-const chosenText = (r: Row) => (r.chosen_by === 'tuning' ? Object.entries(r.chosen).map(([k, v]) => `${k}=${v}`).join(', ') : r.chosen_by === 'shipped config' ? 'shipped parameters' : '—');
+const chosenText = (r: Row) =>
+  r.chosen_by === 'tuning'
+    ? Object.entries(r.chosen)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')
+    : r.chosen_by === 'shipped config'
+      ? 'shipped parameters'
+      : '—';
 
 /** The people's table: one line per row, rounded. */
 export function markdownTable(rows: readonly Row[]): string {
@@ -119,14 +127,32 @@ export function overallTable(rows: readonly Row[]): string {
     const rs = rows.filter((r) => r.variant === v);
     const trips = sum(rs.map((r) => r.summary.kill_switch_trips));
     const n = sum(rs.map((r) => r.summary.sessions));
-    out.push(`| ${v} | ${rs.map((r) => r.root).join(', ')} | ${usd(sum(rs.map((r) => r.summary.pnl_mean)))} | ${rs.filter((r) => r.summary.pnl_mean > 0).length} of ${rs.length} | ${trips} of ${n} |`);
+    out.push(
+      `| ${v} | ${rs.map((r) => r.root).join(', ')} | ${usd(sum(rs.map((r) => r.summary.pnl_mean)))} | ${rs.filter((r) => r.summary.pnl_mean > 0).length} of ${rs.length} | ${trips} of ${n} |`,
+    );
   }
   return `${out.join('\n')}\n`;
 }
 
 const CSV_HEAD = [
-  'root', 'variant', 'strategy', 'use_ml', 'model_version', 'chosen_by', 'chosen', 'sessions', 'pnl_mean', 'pnl_sd', 'pnl_min', 'pnl_max', 'sharpe_daily', 'max_drawdown_pct',
-  'fills', 'fills_per_session', 'fees', 'fees_per_session',
+  'root',
+  'variant',
+  'strategy',
+  'use_ml',
+  'model_version',
+  'chosen_by',
+  'chosen',
+  'sessions',
+  'pnl_mean',
+  'pnl_sd',
+  'pnl_min',
+  'pnl_max',
+  'sharpe_daily',
+  'max_drawdown_pct',
+  'fills',
+  'fills_per_session',
+  'fees',
+  'fees_per_session',
   ...HORIZONS.flatMap((h) => [`markout_${h}_ticks`, `markout_${h}_usd_per_contract`, `markout_${h}_fills_qty`]),
   'kill_switch_trips',
 ];
@@ -142,8 +168,24 @@ export function csv(rows: readonly Row[]): string {
   for (const r of rows) {
     const s = r.summary;
     const vals = [
-      r.root, r.variant, r.strategy, r.use_ml, r.model_version, r.chosen_by, r.chosen, s.sessions, s.pnl_mean, s.pnl_sd, s.pnl_min, s.pnl_max, s.sharpe_daily, s.max_drawdown_pct,
-      s.fills, s.fills_per_session, s.fees, s.fees_per_session,
+      r.root,
+      r.variant,
+      r.strategy,
+      r.use_ml,
+      r.model_version,
+      r.chosen_by,
+      r.chosen,
+      s.sessions,
+      s.pnl_mean,
+      s.pnl_sd,
+      s.pnl_min,
+      s.pnl_max,
+      s.sharpe_daily,
+      s.max_drawdown_pct,
+      s.fills,
+      s.fills_per_session,
+      s.fees,
+      s.fees_per_session,
       ...HORIZONS.flatMap((h) => [s.markouts[h].avg_ticks, s.markouts[h].avg_usd_per_contract, s.markouts[h].fills_qty]),
       s.kill_switch_trips,
     ];

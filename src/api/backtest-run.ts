@@ -44,7 +44,9 @@ export const backtestResultSchema = z
     model_version: z.string().nullable().describe('version of the model the run used (null without useML)'),
     data_source: z.string().describe('where the market came from: "synthetic", or "dbn <name> (<schema>, <symbol>)" for recorded data'),
     strategy: strategyIdentitySchema,
-    data_quality: dataQualitySchema.nullable().describe("recorded data: the sessions' data-quality counters summed (docs/replay.md); null for the synthetic market"),
+    data_quality: dataQualitySchema
+      .nullable()
+      .describe("recorded data: the sessions' data-quality counters summed (docs/replay.md); null for the synthetic market"),
     params: resolvedRequestSchema
       .pick({ initialCapital: true, spreadMultiplier: true, skewFactor: true, inventoryLimit: true, positionLimit: true, maxDrawdown: true })
       .describe('Strategy and risk parameters used.'),
@@ -53,12 +55,18 @@ export const backtestResultSchema = z
     ...tradeMetricFields,
     sharpe_ratio: z
       .number()
-      .describe(`the run's Sharpe ratio, on the basis sharpe_basis names: sharpe_daily from ${DAILY_SHARPE_MIN_DAYS} sessions on, else sharpe_intraday_1min (docs/metrics.md)`),
-    sharpe_basis: z.enum(['daily', 'intraday_1min']).describe('which Sharpe sharpe_ratio is: daily returns x sqrt(252), or per-minute returns x sqrt(252 x 390)'),
+      .describe(
+        `the run's Sharpe ratio, on the basis sharpe_basis names: sharpe_daily from ${DAILY_SHARPE_MIN_DAYS} sessions on, else sharpe_intraday_1min (docs/metrics.md)`,
+      ),
+    sharpe_basis: z
+      .enum(['daily', 'intraday_1min'])
+      .describe('which Sharpe sharpe_ratio is: daily returns x sqrt(252), or per-minute returns x sqrt(252 x 390)'),
     sharpe_daily: z
       .number()
       .nullable()
-      .describe(`mean / sample std (n-1) of the daily returns of the account's equity (session closes; a session not traded after a kill-switch stop is a zero return) x sqrt(252); null with fewer than ${DAILY_SHARPE_MIN_DAYS} sessions`),
+      .describe(
+        `mean / sample std (n-1) of the daily returns of the account's equity (session closes; a session not traded after a kill-switch stop is a zero return) x sqrt(252); null with fewer than ${DAILY_SHARPE_MIN_DAYS} sessions`,
+      ),
     sharpe_intraday_1min: intradaySharpe,
     max_drawdown_pct_1min: z.number().describe('max drawdown over the per-minute equity samples only (equity_curve), percent: never above max_drawdown_pct'),
     winning_trades: z.int().describe('closed trades with P&L > 0'),
@@ -66,7 +74,9 @@ export const backtestResultSchema = z
     total_fills: z.int().describe('fills'),
     zero_ahead_fills: z
       .int()
-      .describe('maker fills of orders that joined an empty price level (nothing displayed ahead when they arrived): a check on how often a fill came from winning a race for a new level'),
+      .describe(
+        'maker fills of orders that joined an empty price level (nothing displayed ahead when they arrived): a check on how often a fill came from winning a race for a new level',
+      ),
     volume: z.int().describe('contracts filled'),
     fees: usd('fees paid, every fill of the run (negative: a net rebate)'),
     fee_schedule: feeScheduleSchema,
@@ -99,10 +109,18 @@ export const backtestResultSchema = z
             events: z.int().describe('events'),
             final_position: z.int().describe('contracts'),
             final_mid: z.number().nullable().describe('the mark at the session end: the mid of the last two-sided book the session saw (null: none)'),
-            open_mid: z.number().nullable().describe("the market's first two-sided mid of the session, whether we traded or not (null: none, or a session not run)"),
-            close_mid: z.number().nullable().describe("the market's last two-sided mid of the session, also after a kill-switch stop (null: none, or a session not run)"),
+            open_mid: z
+              .number()
+              .nullable()
+              .describe("the market's first two-sided mid of the session, whether we traded or not (null: none, or a session not run)"),
+            close_mid: z
+              .number()
+              .nullable()
+              .describe("the market's last two-sided mid of the session, also after a kill-switch stop (null: none, or a session not run)"),
             kill_switch: z.boolean().describe('kill switch tripped'),
-            data_quality: dataQualitySchema.nullable().describe("recorded data: the session's data-quality counters; null for the synthetic market or a session not traded"),
+            data_quality: dataQualitySchema
+              .nullable()
+              .describe("recorded data: the session's data-quality counters; null for the synthetic market or a session not traded"),
           })
           .describe('One session.'),
       )
@@ -163,9 +181,12 @@ export const backtestListItemSchema = z
     total_pnl: z.number().nullable().describe('total P&L, USD (null unless completed)'),
     sharpe_ratio: z.number().nullable().describe('Sharpe ratio (null unless completed)'),
     max_drawdown_pct: z.number().nullable().describe('maximum drawdown, percent (null unless completed)'),
-    kill_switch_tripped: z.boolean().nullable().describe('the kill switch stopped the run (kill_switch.tripped of the result; null unless completed): such a run completed but is not a plain success'),
+    kill_switch_tripped: z
+      .boolean()
+      .nullable()
+      .describe('the kill switch stopped the run (kill_switch.tripped of the result; null unless completed): such a run completed but is not a plain success'),
     error: runMetaSchema.shape.error,
-    bytes: z.int().describe('size of the run\'s journal file, bytes (0 when it could not be written)'),
+    bytes: z.int().describe("size of the run's journal file, bytes (0 when it could not be written)"),
   })
   .describe('A run as the list serves it: the fields of the in-memory index; GET /api/backtests/{id} has the rest.');
 export type BacktestListItem = z.infer<typeof backtestListItemSchema>;

@@ -5,7 +5,9 @@ import { z } from 'zod';
 
 export const datasetSchema = z
   .object({
-    name: z.string().meta({ description: 'the name a backtest request gives as `dataset` (a file, or a directory of daily files)', examples: ['es-mbo-2024-01'] }),
+    name: z
+      .string()
+      .meta({ description: 'the name a backtest request gives as `dataset` (a file, or a directory of daily files)', examples: ['es-mbo-2024-01'] }),
     kind: z.enum(['file', 'directory']).describe('a single DBN file or a directory of them'),
     files: z.int().describe('DBN files (1 for a file)'),
     dataset: z.string().describe('Databento dataset code from the metadata, e.g. GLBX.MDP3 (several joined by ", ")'),

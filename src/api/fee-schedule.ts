@@ -9,7 +9,9 @@ const usdPerContract = (what: string) => z.number().describe(`${what}, USD per c
 export const feeScheduleSchema = z
   .object({
     root: z.string().describe('contract root the schedule applies to'),
-    source: z.string().meta({ description: 'config table it came from: fees.<ROOT>, or fees (the flat table) for a root without a section', examples: ['fees.MES', 'fees'] }),
+    source: z
+      .string()
+      .meta({ description: 'config table it came from: fees.<ROOT>, or fees (the flat table) for a root without a section', examples: ['fees.MES', 'fees'] }),
     maker_fee: usdPerContract('maker fee'),
     taker_fee: usdPerContract('taker fee'),
     exchange_fee: usdPerContract('exchange fee, every fill'),

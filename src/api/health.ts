@@ -26,7 +26,9 @@ const storageHealthSchema = z.object({
 
 export const healthSchema = z
   .object({
-    status: z.enum(['ok', 'degraded']).describe('ok when every worker is healthy, both journals writable and the queue (if any) reachable, else degraded (HTTP 503)'),
+    status: z
+      .enum(['ok', 'degraded'])
+      .describe('ok when every worker is healthy, both journals writable and the queue (if any) reachable, else degraded (HTTP 503)'),
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
     workers: z.array(workerHealthSchema).describe('worker threads'),

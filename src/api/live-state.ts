@@ -33,7 +33,9 @@ export const fillSchema = z
     pnl: z.number().describe('closed-trade P&L this fill realised, net of pro-rata fees (USD)'),
     position: z.int().describe('position after the fill (contracts)'),
     order_id: z.int().describe('our order id'),
-    order_to_fill_us: z.number().describe('simulated time from sending the order to its fill reaching the engine, including the time it rested in the queue (us)'),
+    order_to_fill_us: z
+      .number()
+      .describe('simulated time from sending the order to its fill reaching the engine, including the time it rested in the queue (us)'),
   })
   .describe('One fill of our orders.');
 export type FillView = z.infer<typeof fillSchema>;
@@ -109,7 +111,11 @@ export const symbolStateSchema = z
         fills: z.int().describe('fills'),
         volume: z.int().describe('contracts filled'),
         ...tradeMetricFields,
-        sharpe_ratio: intradaySharpe.nullable().describe("the intraday Sharpe ratio: the current session's per-minute equity returns, mean / sample std (n-1) x sqrt(252 x 390); null with fewer than two returns"),
+        sharpe_ratio: intradaySharpe
+          .nullable()
+          .describe(
+            "the intraday Sharpe ratio: the current session's per-minute equity returns, mean / sample std (n-1) x sqrt(252 x 390); null with fewer than two returns",
+          ),
       })
       .describe('Trade statistics of the current session (docs/metrics.md).'),
     recent_trades: z.array(fillSchema).describe('recent fills, newest first'),
@@ -141,7 +147,9 @@ export const symbolStateSchema = z
           .object({
             position_limit: z.int().describe('contracts'),
             max_order_size: z.int().describe('contracts per order'),
-            max_drawdown_pct: z.number().describe('kill-switch drawdown limit, percent of peak equity (6 = 6%; the config and a backtest request give it as a fraction, 0.06)'),
+            max_drawdown_pct: z
+              .number()
+              .describe('kill-switch drawdown limit, percent of peak equity (6 = 6%; the config and a backtest request give it as a fraction, 0.06)'),
             max_daily_loss: z.number().describe('USD'),
             kill_switch_enabled: z.boolean().describe('kill switch enabled'),
           })
@@ -150,7 +158,11 @@ export const symbolStateSchema = z
           .object({ position: z.number().describe('fraction'), drawdown: z.number().describe('fraction'), daily_loss: z.number().describe('fraction') })
           .describe('Fractions of the limits in use.'),
         kill_switch: z
-          .object({ active: z.boolean().describe('quoting stopped'), reason: z.string().nullable().describe('why it tripped'), time: z.iso.datetime().nullable().describe('when it tripped (ISO 8601)') })
+          .object({
+            active: z.boolean().describe('quoting stopped'),
+            reason: z.string().nullable().describe('why it tripped'),
+            time: z.iso.datetime().nullable().describe('when it tripped (ISO 8601)'),
+          })
           .describe('Kill switch state.'),
         alerts: z.array(stateAlertSchema).describe('recent alerts, newest last'),
       })
@@ -175,9 +187,15 @@ export const statePayloadSchema = z
   .object({
     version: z.string().describe('engine version'),
     uptime_s: z.number().describe('seconds since the runtime started'),
-    data_source: z.string().describe('the live market: "synthetic", or "dbn <name>" for recorded data replayed at [simulation] speed ([simulation] source = "replay")'),
+    data_source: z
+      .string()
+      .describe('the live market: "synthetic", or "dbn <name>" for recorded data replayed at [simulation] speed ([simulation] source = "replay")'),
     strategy: z
-      .object({ name: z.string().describe('registered name'), version: z.string().describe('declared version'), hash: z.string().describe('content hash (GET /api/strategies)') })
+      .object({
+        name: z.string().describe('registered name'),
+        version: z.string().describe('declared version'),
+        hash: z.string().describe('content hash (GET /api/strategies)'),
+      })
       .nullable()
       .describe('the strategy the live engine runs ([strategy] name)'),
     symbols: z.array(z.string()).describe('symbols in `states`'),

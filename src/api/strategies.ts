@@ -14,7 +14,7 @@ export const strategyInfoSchema = z
     book: z.enum(['touch', 'depth']).describe('what of the book it reads'),
     features: z.enum(['volatility', 'all']).describe('which features it reads'),
     levels: z.int().describe('quote levels per side (0: imperative orders only)'),
-    params: z.record(z.string(), z.unknown()).describe("JSON Schema of its parameters (names, types, defaults, bounds, units)"),
+    params: z.record(z.string(), z.unknown()).describe('JSON Schema of its parameters (names, types, defaults, bounds, units)'),
   })
   .describe('One loaded strategy.');
 export type StrategyInfo = z.infer<typeof strategyInfoSchema>;

@@ -8,7 +8,9 @@ import { fillSchema, stateAlertSchema, statePayloadSchema } from './live-state.t
 export const alertEventSchema = z.object({ symbol: z.string().describe('symbol'), alert: stateAlertSchema }).describe('A risk alert of one symbol.');
 export type AlertEvent = z.infer<typeof alertEventSchema>;
 
-export const shutdownEventSchema = z.object({ reason: z.string().describe('reason') }).describe('The server is shutting down; the stream ends after this event.');
+export const shutdownEventSchema = z
+  .object({ reason: z.string().describe('reason') })
+  .describe('The server is shutting down; the stream ends after this event.');
 
 const event = <N extends string, T extends z.ZodType>(name: N, data: T) => z.object({ event: z.literal(name), data });
 

@@ -14,9 +14,20 @@ const gridValue = z.union([z.number(), z.boolean(), z.string().max(64)]);
 export const sweepRequestSchema = backtestRequestSchema
   .extend({
     grid: z
-      .record(z.string().max(64), z.array(gridValue, 'an array of values').min(1, 'at least one value').max(MAX_GRID_VALUES, `at most ${MAX_GRID_VALUES} values`))
-      .meta({ description: 'parameter -> values; the grid is their cartesian product, the last key varying fastest', examples: [{ spreadMultiplier: [1, 1.5, 2], skewFactor: [0, 0.5] }] }),
-    holdoutDays: z.number('an integer >= 1').int('an integer >= 1').min(1, 'an integer >= 1').optional().describe('rank on the earlier sessions, run the best 3 on the last N trading days'),
+      .record(
+        z.string().max(64),
+        z.array(gridValue, 'an array of values').min(1, 'at least one value').max(MAX_GRID_VALUES, `at most ${MAX_GRID_VALUES} values`),
+      )
+      .meta({
+        description: 'parameter -> values; the grid is their cartesian product, the last key varying fastest',
+        examples: [{ spreadMultiplier: [1, 1.5, 2], skewFactor: [0, 0.5] }],
+      }),
+    holdoutDays: z
+      .number('an integer >= 1')
+      .int('an integer >= 1')
+      .min(1, 'an integer >= 1')
+      .optional()
+      .describe('rank on the earlier sessions, run the best 3 on the last N trading days'),
   })
   .describe('A sweep: the backtest fields shared by every point, plus the grid.');
 export type SweepRequest = z.infer<typeof sweepRequestSchema>;
@@ -67,7 +78,9 @@ export const sweepRunSchema = z
   .describe('A sweep and, once completed, its points.');
 export type SweepRun = z.infer<typeof sweepRunSchema>;
 
-export const sweepProgressSchema = z.object({ id: z.string(), progress: z.number(), status: z.enum(SWEEP_STATUSES) }).describe('Progress of a running sweep (and its end).');
+export const sweepProgressSchema = z
+  .object({ id: z.string(), progress: z.number(), status: z.enum(SWEEP_STATUSES) })
+  .describe('Progress of a running sweep (and its end).');
 
 export const sweepListItemSchema = z
   .object({

@@ -9,7 +9,9 @@ export const tradeMetricFields = {
   profit_factor: z.number().nullable().describe('gross win / |gross loss|; null without a losing trade'),
   max_drawdown_pct: z
     .number()
-    .describe('maximum of (running peak - equity) / running peak over every equity change the risk checks see (each fill and each new two-sided mid): the figure the kill switch acts on, percent (5.2 = 5.2%); docs/metrics.md'),
+    .describe(
+      'maximum of (running peak - equity) / running peak over every equity change the risk checks see (each fill and each new two-sided mid): the figure the kill switch acts on, percent (5.2 = 5.2%); docs/metrics.md',
+    ),
 };
 
 /**

@@ -73,7 +73,13 @@ export function holdsFor(r: SessionResult, carry: AccountCarry, maxDrawdownFrac:
  * the true carry (the reference the parallel path must equal). `onSession`: each session once
  * its kept result is final, in date order (a CLI streams its fills from there).
  */
-export async function runAccount(specs: SessionSpec[], run: SessionRunner, parallel: boolean, onSession?: (s: AccountSession) => void, marketOfUntraded = true): Promise<AccountSession[]> {
+export async function runAccount(
+  specs: SessionSpec[],
+  run: SessionRunner,
+  parallel: boolean,
+  onSession?: (s: AccountSession) => void,
+  marketOfUntraded = true,
+): Promise<AccountSession[]> {
   const out: AccountSession[] = [];
   if (specs.length === 0) return out;
   const stop = new AbortController();

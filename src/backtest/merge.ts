@@ -34,14 +34,35 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
   const mkSum = MARKOUT_LABELS.map(() => 0);
   const mkQty = MARKOUT_LABELS.map(() => 0);
   const alerts: BacktestResult['alerts'] = [];
-  const kill: BacktestResult['kill_switch'] = { tripped: false, at: null, session_date: null, rule: null, equity: null, tripped_sessions: [], sessions_not_traded: [] };
+  const kill: BacktestResult['kill_switch'] = {
+    tripped: false,
+    at: null,
+    session_date: null,
+    rule: null,
+    equity: null,
+    tripped_sessions: [],
+    sessions_not_traded: [],
+  };
   let maxDrawdown = 0;
   // The account's equity at the start and at each session's close (a session not traded: its carry, unchanged).
   const closes: number[] = [req.initialCapital];
   let finalEquity = req.initialCapital;
   let finalPosition = 0;
   let zeroAhead = 0;
-  let events = 0, fills = 0, volume = 0, fees = 0, realized = 0, unrealized = 0, orders = 0, cancels = 0, rejects = 0, riskRejects = 0, blockedRequotes = 0, selfMatch = 0, predictions = 0, maxAbs = 0;
+  let events = 0,
+    fills = 0,
+    volume = 0,
+    fees = 0,
+    realized = 0,
+    unrealized = 0,
+    orders = 0,
+    cancels = 0,
+    rejects = 0,
+    riskRejects = 0,
+    blockedRequotes = 0,
+    selfMatch = 0,
+    predictions = 0,
+    maxAbs = 0;
   const perSession: BacktestResult['session_results'] = [];
   let quality: ReplayQuality | null = null;
   const contractOn = sessionContracts(req);
@@ -52,7 +73,20 @@ export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], 
       kill.sessions_not_traded.push(date);
       const open_mid = market ? midPrice(market.openMidTicks, spec.tickSize) : null;
       const close_mid = market ? midPrice(market.closeMidTicks, spec.tickSize) : null;
-      perSession.push({ date, contract, traded: false, pnl: 0, fills: 0, events: 0, final_position: 0, final_mid: null, open_mid, close_mid, kill_switch: true, data_quality: null });
+      perSession.push({
+        date,
+        contract,
+        traded: false,
+        pnl: 0,
+        fills: 0,
+        events: 0,
+        final_position: 0,
+        final_mid: null,
+        open_mid,
+        close_mid,
+        kill_switch: true,
+        data_quality: null,
+      });
       continue;
     }
     const dd = sessionMaxDrawdown(s, carry);

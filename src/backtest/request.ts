@@ -123,25 +123,46 @@ function validateReplayRequest(r: BacktestRequest, config: EngineConfig, dataPat
     return { ok: false, errors: [{ field, message: `${L3_NEEDS_MBO}; ${dataPath ?? r.dataset} is ${plan.schema}` }] };
   }
   if (plan.sessions.length === 0) {
-    return { ok: false, errors: [{ field: r.startDate ? 'startDate' : 'dataset', message: `no session of ${dataPath ?? r.dataset} falls within ${r.startDate ?? '...'}..${r.endDate ?? '...'}` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          field: r.startDate ? 'startDate' : 'dataset',
+          message: `no session of ${dataPath ?? r.dataset} falls within ${r.startDate ?? '...'}..${r.endDate ?? '...'}`,
+        },
+      ],
+    };
   }
   if (plan.sessions.length > config.backtest.max_days) {
-    return { ok: false, errors: [{ field: 'endDate', message: `${plan.sessions.length} sessions in the data: at most [backtest] max_days = ${config.backtest.max_days} per request (narrow startDate/endDate)` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          field: 'endDate',
+          message: `${plan.sessions.length} sessions in the data: at most [backtest] max_days = ${config.backtest.max_days} per request (narrow startDate/endDate)`,
+        },
+      ],
+    };
   }
   const noFees = feesMissing(config, plan.root, plan.contract.source);
   if (noFees) return { ok: false, errors: [{ field, message: noFees }] };
   const name = dataPath ?? r.dataset!;
   const symbols = [...new Set(plan.sessions.map((s) => s.replay.symbol))];
-  return resolveRequest(r, config, {
-    root: plan.root,
-    symbol: (r.symbol ?? plan.root).trim().toUpperCase(),
-    startDate: r.startDate ?? plan.sessions[0].date,
-    endDate: r.endDate ?? plan.sessions[plan.sessions.length - 1].date,
-    dates: plan.sessions.map((s) => s.date),
-    contracts: symbols.length === 1 ? plan.sessions.map(() => symbols[0]) : plan.sessions.map((s) => s.replay.symbol),
-    dataset: name,
-    data_source: `dbn ${basename(name)} (${plan.schema}, ${symbols.join(', ')})`,
-  }, plan);
+  return resolveRequest(
+    r,
+    config,
+    {
+      root: plan.root,
+      symbol: (r.symbol ?? plan.root).trim().toUpperCase(),
+      startDate: r.startDate ?? plan.sessions[0].date,
+      endDate: r.endDate ?? plan.sessions[plan.sessions.length - 1].date,
+      dates: plan.sessions.map((s) => s.date),
+      contracts: symbols.length === 1 ? plan.sessions.map(() => symbols[0]) : plan.sessions.map((s) => s.replay.symbol),
+      dataset: name,
+      data_source: `dbn ${basename(name)} (${plan.schema}, ${symbols.join(', ')})`,
+    },
+    plan,
+  );
 }
 
 type Core = Pick<ResolvedRequest, 'root' | 'symbol' | 'startDate' | 'endDate' | 'dates' | 'contracts' | 'dataset' | 'data_source'>;
@@ -155,7 +176,16 @@ function resolveRequest(r: BacktestRequest, config: EngineConfig, core: Core, pl
   if (useML) {
     const m = modelForRequest(core.root, config);
     // With the model on by the config (no useML in the request), say how to run without it.
-    if (!m.ok) return { ok: false, errors: [{ field: 'useML', message: r.useML === undefined ? `${m.error}; the config's [strategy] use_ml = true asks for it: useML false (--no-ml) runs without it` : m.error }] };
+    if (!m.ok)
+      return {
+        ok: false,
+        errors: [
+          {
+            field: 'useML',
+            message: r.useML === undefined ? `${m.error}; the config's [strategy] use_ml = true asks for it: useML false (--no-ml) runs without it` : m.error,
+          },
+        ],
+      };
     model = m;
   }
   const request: ResolvedRequest = {
@@ -185,16 +215,37 @@ const BUILTIN_FIELDS = ['spreadMultiplier', 'skewFactor', 'inventoryLimit'] as c
  * request's spreadMultiplier, skewFactor, inventoryLimit and useML on top; [strategy.<name>] for
  * another), then the request's `params`. Every value is checked against the declaration.
  */
-function resolveStrategy(r: BacktestRequest, config: EngineConfig, useML: boolean): { ok: true; builtin: boolean; strategy: ResolvedRequest['strategy'] } | { ok: false; errors: FieldError[] } {
+function resolveStrategy(
+  r: BacktestRequest,
+  config: EngineConfig,
+  useML: boolean,
+): { ok: true; builtin: boolean; strategy: ResolvedRequest['strategy'] } | { ok: false; errors: FieldError[] } {
   const name = r.strategy ?? config.strategy.name;
   const reg = strategyByName(name);
   if (!reg) {
     const field = r.strategy !== undefined ? 'strategy' : '(config) strategy.name';
-    return { ok: false, errors: [{ field, message: `unknown strategy '${name}' (registered: ${registeredStrategies().map((x) => x.def.name).join(', ')}; load others with --strategy-file or [strategy] files)` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          field,
+          message: `unknown strategy '${name}' (registered: ${registeredStrategies()
+            .map((x) => x.def.name)
+            .join(', ')}; load others with --strategy-file or [strategy] files)`,
+        },
+      ],
+    };
   }
   const builtin = isMarketMaker(reg);
   const given = BUILTIN_FIELDS.filter((f) => r[f] !== undefined);
-  if (!builtin && given.length) return { ok: false, errors: given.map((field) => ({ field, message: `a parameter of the built-in ${MARKET_MAKER}, not of strategy '${name}': set its parameters in params` })) };
+  if (!builtin && given.length)
+    return {
+      ok: false,
+      errors: given.map((field) => ({
+        field,
+        message: `a parameter of the built-in ${MARKET_MAKER}, not of strategy '${name}': set its parameters in params`,
+      })),
+    };
   const fromConfig = configParams(config, reg);
   if (!fromConfig.ok) return { ok: false, errors: fromConfig.errors.map((e) => ({ ...e, field: `(config) ${e.field}` })) };
   const base: Record<string, number | boolean> = { ...fromConfig.values };
@@ -220,22 +271,32 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig, dat
   const parsed = backtestRequestSchema.safeParse(body, { reportInput: true });
   if (!parsed.success) {
     const errors = parsed.error.issues.map((i) => {
-      const field = i.path.length ? i.path.join('.') : i.code === 'unrecognized_keys' ? (i as { keys?: string[] }).keys?.join(', ') ?? '(body)' : '(body)';
+      const field = i.path.length ? i.path.join('.') : i.code === 'unrecognized_keys' ? ((i as { keys?: string[] }).keys?.join(', ') ?? '(body)') : '(body)';
       // The value as sent, so a bound's message says what it refused (at most 80 characters of it).
       const shown = i.path.length && i.input !== undefined ? formatValue(i.input) : '';
       const got = shown === '' ? '' : `, got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}`;
-      const message = i.code === 'unrecognized_keys' ? `unknown field (known: ${Object.keys(backtestRequestSchema.shape).join(', ')})` : `expected ${i.message}${got}`;
+      const message =
+        i.code === 'unrecognized_keys' ? `unknown field (known: ${Object.keys(backtestRequestSchema.shape).join(', ')})` : `expected ${i.message}${got}`;
       return { field, message };
     });
     // One answer names every bad field: the contract check too, though it runs after the schema.
     const raw = (body as { symbol?: unknown } | null)?.symbol;
-    if (typeof raw === 'string' && !errors.some((e) => e.field === 'symbol') && !parseRequestSymbol(raw.trim().toUpperCase(), 2024)) errors.unshift(unknownContract(raw));
+    if (typeof raw === 'string' && !errors.some((e) => e.field === 'symbol') && !parseRequestSymbol(raw.trim().toUpperCase(), 2024))
+      errors.unshift(unknownContract(raw));
     // And the calendar's (weekend dates, a range too long), when symbol and dates themselves passed
     // the schema: otherwise they would show only once the other fields are fixed.
     const b = (body ?? {}) as { symbol?: unknown; startDate?: unknown; endDate?: unknown; dataset?: unknown };
     const str = (x: unknown) => x === undefined || typeof x === 'string';
     const flagged = (f: string) => errors.some((e) => e.field === f);
-    if (typeof b === 'object' && b.dataset === undefined && dataPath === null && str(b.symbol) && str(b.startDate) && str(b.endDate) && !['symbol', 'startDate', 'endDate'].some(flagged)) {
+    if (
+      typeof b === 'object' &&
+      b.dataset === undefined &&
+      dataPath === null &&
+      str(b.symbol) &&
+      str(b.startDate) &&
+      str(b.endDate) &&
+      !['symbol', 'startDate', 'endDate'].some(flagged)
+    ) {
       errors.push(...syntheticSessions(b as { symbol?: string; startDate?: string; endDate?: string }, config).errors);
     }
     return { ok: false, errors };
@@ -243,7 +304,12 @@ export function validateBacktestRequest(body: unknown, config: EngineConfig, dat
   const r = parsed.data;
   if (dataPath !== null || r.dataset !== undefined) return validateReplayRequest(r, config, dataPath);
   if (config.execution.queue_model === L3_QUEUE_MODEL) {
-    return { ok: false, errors: [{ field: 'dataset', message: `${L3_NEEDS_MBO}, and the synthetic market has none: replay an MBO file (--data / dataset) or use power or risk_averse` }] };
+    return {
+      ok: false,
+      errors: [
+        { field: 'dataset', message: `${L3_NEEDS_MBO}, and the synthetic market has none: replay an MBO file (--data / dataset) or use power or risk_averse` },
+      ],
+    };
   }
   const s = syntheticSessions(r, config);
   if (!s.ok) return { ok: false, errors: s.errors };
@@ -260,7 +326,7 @@ function syntheticSessions(
   const symbol = (r.symbol ?? parseSymbol(config.trading.symbols[0]).root).trim().toUpperCase();
   const sim = config.simulation;
   const startDate = r.startDate ?? sim.start_date;
-  const endDate = r.endDate ?? (r.startDate ?? sim.end_date);
+  const endDate = r.endDate ?? r.startDate ?? sim.end_date;
   const sym = parseRequestSymbol(symbol, Number(startDate.slice(0, 4)) || 2024);
   if (!sym) errors.push(unknownContract(symbol));
   if (!parseDate(startDate)) errors.push({ field: 'startDate', message: `'${startDate}' is not ${DATE}` });

@@ -141,7 +141,12 @@ export async function runBacktest(req: ResolvedRequest, config: EngineConfig, op
   };
   const index = new Map(specs.map((s, i) => [s.date, i]));
   const executor = opts.executor ?? (opts.pool ? poolExecutor(opts.pool) : inlineExecutor(opts.predictor));
-  const atOnce = executor.threads === undefined || opts.generatorThread === false ? Infinity : executor.parallel && !opts.sequential ? Math.min(specs.length, executor.threads) : 1;
+  const atOnce =
+    executor.threads === undefined || opts.generatorThread === false
+      ? Infinity
+      : executor.parallel && !opts.sequential
+        ? Math.min(specs.length, executor.threads)
+        : 1;
   const runner: SessionRunner = async (spec, stop) => {
     const i = index.get(spec.date)!;
     const signal = stop && opts.signal ? AbortSignal.any([stop, opts.signal]) : (stop ?? opts.signal);

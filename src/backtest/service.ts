@@ -33,9 +33,7 @@ export type { StorageHealth } from './journal/journal.ts';
 /** The API shape: run metadata plus every result field at the top level. */
 export type BacktestRunView = BacktestRun;
 
-export type BacktestEvent =
-  | { type: 'progress'; id: string; symbol: string; progress: number }
-  | { type: 'complete'; run: BacktestRunView };
+export type BacktestEvent = { type: 'progress'; id: string; symbol: string; progress: number } | { type: 'complete'; run: BacktestRunView };
 
 export type SubmitOutcome =
   | { kind: 'invalid'; errors: FieldError[] }
@@ -109,7 +107,8 @@ export function downsampleCurve<T extends { t: number; equity: number }>(curve: 
     const lo = 1 + Math.floor((b * inner) / buckets);
     const hi = 1 + Math.floor(((b + 1) * inner) / buckets); // exclusive
     if (hi <= lo) continue;
-    let iMin = lo, iMax = lo;
+    let iMin = lo,
+      iMax = lo;
     for (let i = lo + 1; i < hi; i++) {
       if (curve[i].equity < curve[iMin].equity) iMin = i;
       if (curve[i].equity > curve[iMax].equity) iMax = i;
@@ -140,7 +139,10 @@ export function toListItem(e: BacktestIndexEntry) {
 /** The error of a run the journal could not store. */
 function storageFailure(e: unknown): { code: string; message: string } {
   const tooLarge = e instanceof RecordTooLargeError;
-  return boundedError(tooLarge ? 'record_too_large' : 'storage_error', `the backtest journal could not store the run: ${e instanceof Error ? e.message : String(e)}`);
+  return boundedError(
+    tooLarge ? 'record_too_large' : 'storage_error',
+    `the backtest journal could not store the run: ${e instanceof Error ? e.message : String(e)}`,
+  );
 }
 
 export class BacktestService {
@@ -482,4 +484,3 @@ export class BacktestService {
     return `bt_${stamp}_${this.seq.toString(36).padStart(4, '0')}_${randomBytes(3).toString('hex')}`;
   }
 }
-

@@ -5,7 +5,16 @@
 import type { FieldError } from '../api/error.ts';
 import type { ResolvedRequest } from '../api/backtest-request.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, hasSession, holidaysBetween, inCalendarYears, parseClock, sessionCloseNs, tradingDays } from '../market/calendar.ts';
+import {
+  CALENDAR_FIRST_YEAR,
+  CALENDAR_LAST_YEAR,
+  hasSession,
+  holidaysBetween,
+  inCalendarYears,
+  parseClock,
+  sessionCloseNs,
+  tradingDays,
+} from '../market/calendar.ts';
 import { contractSymbol, contractWindowEnd, expiryMessage, frontMonth, lastSessionDate } from '../market/contract-calendar.ts';
 import { type ContractSpec, contractForRoot, findContract, parseSymbol, type Instrument } from '../market/instruments.ts';
 
@@ -49,8 +58,12 @@ export function resolveSessions(
 ): { dates: string[]; contracts: string[]; errors: FieldError[] } {
   const none = { dates: [], contracts: [] };
   const maxDays = config.backtest.max_days;
-  for (const [field, d] of [['startDate', startDate], ['endDate', endDate]] as const) {
-    if (!inCalendarYears(d)) return { ...none, errors: [{ field, message: `${d} is outside the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` }] };
+  for (const [field, d] of [
+    ['startDate', startDate],
+    ['endDate', endDate],
+  ] as const) {
+    if (!inCalendarYears(d))
+      return { ...none, errors: [{ field, message: `${d} is outside the CME calendar's years ${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}` }] };
   }
   if (endDate < startDate) return { ...none, errors: [{ field: 'endDate', message: `endDate ${endDate} is before startDate ${startDate}` }] };
   const hours = sessionHours(sym.contract ?? contractForRoot(sym.root), config);
@@ -63,7 +76,10 @@ export function resolveSessions(
   // holds more than max_days trading days.
   const calendarDays = (Date.parse(endDate) - Date.parse(startDate)) / 86_400_000 + 1;
   if (calendarDays > maxDays * 2 + 14) {
-    return { ...none, errors: [{ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${maxDays} trading days` }] };
+    return {
+      ...none,
+      errors: [{ field: 'endDate', message: `range ${startDate}..${endDate} is longer than the configured maximum of ${maxDays} trading days` }],
+    };
   }
   const dates = tradingDays(startDate, endDate, startNs);
   if (dates.length === 0) {
@@ -101,7 +117,12 @@ function nearestSessions(startDate: string, endDate: string, sessionStartNs: num
     }
     return null;
   };
-  const found = [[near(startDate, -1), 'before'], [near(endDate, 1), 'after']].filter(([d]) => d !== null).map(([d, w]) => `${d} (${w})`);
+  const found = [
+    [near(startDate, -1), 'before'],
+    [near(endDate, 1), 'after'],
+  ]
+    .filter(([d]) => d !== null)
+    .map(([d, w]) => `${d} (${w})`);
   return found.length ? `; the nearest session${found.length === 1 ? '' : 's'}: ${found.join(' and ')}` : '';
 }
 

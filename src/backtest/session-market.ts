@@ -16,7 +16,12 @@ const BATCH = 4096;
 /** Runs the market of `spec` through an exchange alone; a result with no trading and the session's open and close mids. */
 export function runMarketOnly(spec: SessionSpec, gen: MarketSource, ring: RecordRing): SessionResult {
   const tape = gen.tape ?? null;
-  const exchange = buildExchange(spec.execution, RecordRing.allocate(ER_STRIDE, 1 << 4, false), hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed), tape);
+  const exchange = buildExchange(
+    spec.execution,
+    RecordRing.allocate(ER_STRIDE, 1 << 4, false),
+    hashSeed(`exchange|${spec.root}|${spec.date}`, spec.seed),
+    tape,
+  );
   const book = exchange.book;
   const D = ring.data;
   let open = Number.NaN;

@@ -199,7 +199,10 @@ export interface SessionHooks {
 export function sessionStrategyDef(spec: SessionSpec): StrategyDefinition {
   const r = strategyByName(spec.strategy.name);
   if (!r) throw new Error(`session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' is not loaded in this process`);
-  if (r.hash !== spec.strategy.hash) throw new Error(`session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' here (hash ${r.hash.slice(0, 12)}) is not the run's (hash ${spec.strategy.hash.slice(0, 12)})`);
+  if (r.hash !== spec.strategy.hash)
+    throw new Error(
+      `session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' here (hash ${r.hash.slice(0, 12)}) is not the run's (hash ${spec.strategy.hash.slice(0, 12)})`,
+    );
   return r.def;
 }
 
@@ -226,7 +229,10 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
     return drive(spec, hooks, contract, gen, md, om, er);
   } catch (e) {
     if (e instanceof StrategyError) {
-      throw new Error(`session ${spec.root} ${spec.date}: strategy ${e.strategy} threw in ${e.callback}() at exchange time ${exchTime(spec.date, e.exchTs)}: ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`, { cause: e.cause });
+      throw new Error(
+        `session ${spec.root} ${spec.date}: strategy ${e.strategy} threw in ${e.callback}() at exchange time ${exchTime(spec.date, e.exchTs)}: ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`,
+        { cause: e.cause },
+      );
     }
     throw e;
   } finally {
@@ -243,7 +249,15 @@ function exchTime(date: string, ns: number): string {
   return `${iso}.${String(sub).padStart(9, '0')}Z (${ns} ns after New York midnight)`;
 }
 
-function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, gen: MarketSource, ring: RecordRing, om: RecordRing, er: RecordRing): SessionResult {
+function drive(
+  spec: SessionSpec,
+  hooks: SessionHooks,
+  contract: ContractSpec,
+  gen: MarketSource,
+  ring: RecordRing,
+  om: RecordRing,
+  er: RecordRing,
+): SessionResult {
   // --orders: the order log copies what crosses the order and report links (order-log.ts).
   const orderLog = spec.record?.orders ? new OrderLog() : null;
   const taps = orderLog ? withOrderLog(hooks.taps, orderLog) : (hooks.taps ?? null);
@@ -403,7 +417,7 @@ function drive(spec: SessionSpec, hooks: SessionHooks, contract: ContractSpec, g
               engine.quietBounds(qb);
               qBid = engine.bestBid;
               qAsk = engine.bestAsk;
-                      // A quiet event sends nothing: only the others can have appended an order.
+              // A quiet event sends nothing: only the others can have appended an order.
               if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
             }
             if (engine.eventsProcessed >= nextProgress) {
@@ -450,7 +464,12 @@ function openMarket(spec: SessionSpec, contract: ContractSpec): MarketSource {
   const start = spec.sessionStartNs;
   const end = spec.sessionEndNs;
   if (spec.replay) return openReplaySource(spec.replay, start, end);
-  if (spec.generatorThread) return new ThreadedSource({ kind: 'synthetic', root: spec.root, contract: spec.contract, date: spec.date, seed: spec.seed, activity: spec.activity }, start, end);
+  if (spec.generatorThread)
+    return new ThreadedSource(
+      { kind: 'synthetic', root: spec.root, contract: spec.contract, date: spec.date, seed: spec.seed, activity: spec.activity },
+      start,
+      end,
+    );
   return new MarketGenerator(contract, spec.date, spec.seed, { sessionStartNs: start, sessionEndNs: end, activity: spec.activity });
 }
 

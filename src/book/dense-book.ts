@@ -95,7 +95,7 @@ export class DenseBook {
     const price = tickPrice | 0;
     // In the window iff -half < price - anchor < half: one unsigned compare. An unset anchor
     // (NO_PRICE) lands outside too and is handled on the slow path.
-    if (((price - this.anchor + this.halfM1) >>> 0) > this.capM2 && !this.admit(price)) return 0;
+    if ((price - this.anchor + this.halfM1) >>> 0 > this.capM2 && !this.admit(price)) return 0;
     const i = (side << this.sideShift) | (price & this.mask);
     const before = this.slots[i];
     const after = before + delta;

@@ -156,7 +156,6 @@ export const FEATURE_DEFAULTS: Readonly<Required<FeatureOptions>> = Object.freez
   volFloor: 0.05,
 });
 
-
 /**
  * a[i] = expm1(-a[i]) for a[i] >= 0, in place. Between two events x = dt / tau is usually tiny
  * (microseconds against seconds), where a 5-term series is exact to double precision (error <
@@ -220,7 +219,8 @@ export class FeatureExtractor {
     if (!this.all) this.notComputed('microprice');
     const s = this.s;
     if (!this.ready) return 0;
-    const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
+    const bs = s[S_TS_BID_SZ],
+      as = s[S_TS_ASK_SZ];
     return (s[S_TS_BID] * as + s[S_TS_ASK] * bs) / (bs + as);
   }
   /** Spread, ticks. */
@@ -232,7 +232,8 @@ export class FeatureExtractor {
     if (!this.all) this.notComputed('imbalanceL1');
     const s = this.s;
     if (!this.ready) return 0;
-    const bs = s[S_TS_BID_SZ], as = s[S_TS_ASK_SZ];
+    const bs = s[S_TS_BID_SZ],
+      as = s[S_TS_ASK_SZ];
     return (bs - as) / (bs + as);
   }
   get imbalanceL5(): number {
@@ -507,11 +508,13 @@ export class FeatureExtractor {
       // The 5-tick weighted depths change only when the best moved or the event touched them.
       // (Written out, not helpers returning a double: hot-path rule 7.)
       if (bb !== pb || (side === BID && price >= bb - L5_REACH)) {
-        const l = book.bids, m = book.mask;
+        const l = book.bids,
+          m = book.mask;
         s[S_W_BID] = bb === NO_PRICE ? 0 : W0 * l[bb & m] + W1 * l[(bb - 1) & m] + W2 * l[(bb - 2) & m] + W3 * l[(bb - 3) & m] + W4 * l[(bb - 4) & m];
       }
       if (ba !== pa || (side === ASK && price <= ba + L5_REACH)) {
-        const l = book.asks, m = book.mask;
+        const l = book.asks,
+          m = book.mask;
         s[S_W_ASK] = ba === NO_PRICE ? 0 : W0 * l[ba & m] + W1 * l[(ba + 1) & m] + W2 * l[(ba + 2) & m] + W3 * l[(ba + 3) & m] + W4 * l[(ba + 4) & m];
       }
 

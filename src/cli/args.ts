@@ -114,14 +114,24 @@ function checkSymbol(v: string): string | undefined {
 
 /** Every flag, in usage order: the parser, the usage text and the --help docs test all read this. */
 export const FLAGS: Record<string, Flag> = {
-  config: { value: 'PATH', backtestOnly: false, help: 'config file (TOML); beats ENGINE_CONFIG; default: the shipped config/config.toml', set: (o, v) => void (o.config = v) },
+  config: {
+    value: 'PATH',
+    backtestOnly: false,
+    help: 'config file (TOML); beats ENGINE_CONFIG; default: the shipped config/config.toml',
+    set: (o, v) => void (o.config = v),
+  },
   backtest: { backtestOnly: false, help: 'run a backtest instead of starting the server', set: (o) => void (o.backtest = true) },
-  worker: { backtestOnly: false, help: 'run backtest sessions from --queue (a queue worker) instead of starting the server', set: (o) => void (o.worker = true) },
+  worker: {
+    backtestOnly: false,
+    help: 'run backtest sessions from --queue (a queue worker) instead of starting the server',
+    set: (o) => void (o.worker = true),
+  },
   queue: {
     value: 'URL',
     backtestOnly: false,
     help: 'redis://HOST:PORT: with --backtest or --sweep run the sessions on queue workers; with --worker the queue to serve',
-    set: (o, v) => (/^redis:\/\/[^/\s]+/.test(v) ? void (o.queue = v) : `--queue ${JSON.stringify(v)}: expected a Redis URL redis://HOST[:PORT], e.g. redis://127.0.0.1:6379`),
+    set: (o, v) =>
+      /^redis:\/\/[^/\s]+/.test(v) ? void (o.queue = v) : `--queue ${JSON.stringify(v)}: expected a Redis URL redis://HOST[:PORT], e.g. redis://127.0.0.1:6379`,
   },
   symbol: {
     value: 'SYMBOL',
@@ -137,10 +147,34 @@ export const FLAGS: Record<string, Flag> = {
     help: 'replay recorded market data: a Databento DBN file (.dbn, .dbn.zst; MBO or MBP-10) or a directory of daily files; default: the synthetic market',
     set: (o, v) => (v === '' ? '--data "": expected a DBN file or directory' : void (o.data = v)),
   },
-  start: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'first session date; default: simulation.start_date', set: (o, v) => checkDate('--start', v) ?? void (o.start = v) },
-  end: { value: 'YYYY-MM-DD', backtestOnly: true, alsoWith: 'export-dbn', help: 'last session date (>= --start); default: simulation.end_date', set: (o, v) => checkDate('--end', v) ?? void (o.end = v) },
-  from: { value: 'HH:MM', backtestOnly: true, alsoWith: 'export-dbn', help: 'start each session at HH:MM New York time, within [simulation] session_start..session_end', set: (o, v) => checkClock('--from', v) ?? void (o.from = v) },
-  to: { value: 'HH:MM', backtestOnly: true, alsoWith: 'export-dbn', help: 'end each session at HH:MM New York time (after --from), within the session', set: (o, v) => checkClock('--to', v) ?? void (o.to = v) },
+  start: {
+    value: 'YYYY-MM-DD',
+    backtestOnly: true,
+    alsoWith: 'export-dbn',
+    help: 'first session date; default: simulation.start_date',
+    set: (o, v) => checkDate('--start', v) ?? void (o.start = v),
+  },
+  end: {
+    value: 'YYYY-MM-DD',
+    backtestOnly: true,
+    alsoWith: 'export-dbn',
+    help: 'last session date (>= --start); default: simulation.end_date',
+    set: (o, v) => checkDate('--end', v) ?? void (o.end = v),
+  },
+  from: {
+    value: 'HH:MM',
+    backtestOnly: true,
+    alsoWith: 'export-dbn',
+    help: 'start each session at HH:MM New York time, within [simulation] session_start..session_end',
+    set: (o, v) => checkClock('--from', v) ?? void (o.from = v),
+  },
+  to: {
+    value: 'HH:MM',
+    backtestOnly: true,
+    alsoWith: 'export-dbn',
+    help: 'end each session at HH:MM New York time (after --from), within the session',
+    set: (o, v) => checkClock('--to', v) ?? void (o.to = v),
+  },
   seed: {
     value: 'N',
     backtestOnly: true,
@@ -154,7 +188,7 @@ export const FLAGS: Record<string, Flag> = {
   },
   'use-ml': {
     backtestOnly: true,
-    help: 'shift quotes by the prediction of the root\'s model (models/<ROOT>.json); default: strategy.use_ml',
+    help: "shift quotes by the prediction of the root's model (models/<ROOT>.json); default: strategy.use_ml",
     set: (o) => (o.useMl === false ? '--use-ml and --no-ml: give one of them' : void (o.useMl = true)),
   },
   'no-ml': {
@@ -190,7 +224,12 @@ export const FLAGS: Record<string, Flag> = {
   report: { value: 'FILE', backtestOnly: true, help: 'write a self-contained HTML report to FILE (- for stdout)', set: (o, v) => void (o.report = v) },
   progress: { backtestOnly: true, help: 'progress as JSON lines on stderr (a terminal gets a bar anyway)', set: (o) => void (o.progress = true) },
   inspect: { value: 'FILE', backtestOnly: false, only: 'inspect', help: 'DBN file (.dbn or .dbn.zst) to print', set: (o, v) => void (o.inspect = v) },
-  pretty: { backtestOnly: false, only: 'inspect', help: 'prices as decimal numbers, timestamps as ISO 8601 UTC with nanoseconds (default: the raw integers)', set: (o) => void (o.pretty = true) },
+  pretty: {
+    backtestOnly: false,
+    only: 'inspect',
+    help: 'prices as decimal numbers, timestamps as ISO 8601 UTC with nanoseconds (default: the raw integers)',
+    set: (o) => void (o.pretty = true),
+  },
   limit: {
     value: 'N',
     backtestOnly: false,
@@ -202,7 +241,13 @@ export const FLAGS: Record<string, Flag> = {
       return undefined;
     },
   },
-  'export-dbn': { value: 'OUT', backtestOnly: false, only: 'export-dbn', help: 'file to write (.dbn.zst); --symbol, --start, --end, --from, --to, --seed as for --backtest', set: (o, v) => void (o.exportDbn = v) },
+  'export-dbn': {
+    value: 'OUT',
+    backtestOnly: false,
+    only: 'export-dbn',
+    help: 'file to write (.dbn.zst); --symbol, --start, --end, --from, --to, --seed as for --backtest',
+    set: (o, v) => void (o.exportDbn = v),
+  },
   schema: {
     value: 'SCHEMA',
     backtestOnly: false,
@@ -225,14 +270,17 @@ export const FLAGS: Record<string, Flag> = {
     value: 'NAME',
     backtestOnly: true,
     help: 'the strategy to run by name (default: [strategy] name, the built-in market_maker)',
-    set: (o, v) => (/^[a-z][a-z0-9_]{0,63}$/.test(v) ? void (o.strategy = v) : `--strategy ${JSON.stringify(v)}: expected a strategy name (lower case letters, digits and underscores), not a path: load files with --strategy-file`),
+    set: (o, v) =>
+      /^[a-z][a-z0-9_]{0,63}$/.test(v)
+        ? void (o.strategy = v)
+        : `--strategy ${JSON.stringify(v)}: expected a strategy name (lower case letters, digits and underscores), not a path: load files with --strategy-file`,
   },
   param: {
     value: 'KEY=VALUE',
     backtestOnly: true,
     alsoWith: 'strategy-check',
     repeatable: true,
-    help: "set a parameter of the strategy (repeatable), e.g. --param spread_multiplier=1.5",
+    help: 'set a parameter of the strategy (repeatable), e.g. --param spread_multiplier=1.5',
     set: (o, v) => {
       const m = /^([a-z][a-z0-9_]{0,63})=(.+)$/.exec(v);
       if (!m) return `--param ${JSON.stringify(v)}: expected KEY=VALUE, e.g. --param spread_multiplier=1.5`;
@@ -268,7 +316,8 @@ export const FLAGS: Record<string, Flag> = {
     backtestOnly: true,
     help: 'with --sweep: rank on the earlier sessions, run the best 3 on the last N',
     set: (o, v) => {
-      if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) return `--holdout-days ${JSON.stringify(v)}: expected a positive integer (trading days), e.g. 5`;
+      if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v)))
+        return `--holdout-days ${JSON.stringify(v)}: expected a positive integer (trading days), e.g. 5`;
       o.holdoutDays = Number(v);
       return undefined;
     },
@@ -380,7 +429,8 @@ export function parseArgs(argv: string[]): ParseResult {
   }
   for (const k of ['fills', 'orders', 'quotes'] as const) if (options.sweep && options[k]) return err(`--${k} applies to one backtest, not to a --sweep`);
   // Recorded data brings its own session bounds (docs/research.md).
-  if (options.data && (options.from || options.to)) return err(`${options.from ? '--from' : '--to'} applies to the synthetic market: with --data, pick the sessions with --start/--end`);
+  if (options.data && (options.from || options.to))
+    return err(`${options.from ? '--from' : '--to'} applies to the synthetic market: with --data, pick the sessions with --start/--end`);
   if (options.worker) {
     if (!options.queue) return err('--worker needs --queue redis://HOST:PORT');
     if (options.backtest) return err('--worker runs sessions for others: it takes no --backtest or --sweep');

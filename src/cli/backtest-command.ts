@@ -26,14 +26,23 @@ const int = (x: number) => x.toLocaleString('en-US');
 export function killSwitchHint(r: BacktestResult, risk: EngineConfig['risk']): string | null {
   const k = r.kill_switch;
   if (!k.tripped) return null;
-  const limit = k.rule === 'MAX_DAILY_LOSS' ? `raise [risk] max_daily_loss (now ${risk.max_daily_loss})` : `raise [risk] max_drawdown_pct (now ${risk.max_drawdown_pct})`;
+  const limit =
+    k.rule === 'MAX_DAILY_LOSS' ? `raise [risk] max_daily_loss (now ${risk.max_daily_loss})` : `raise [risk] max_drawdown_pct (now ${risk.max_drawdown_pct})`;
   const later = k.sessions_not_traded.length ? `, or run the later sessions on their own (--start ${k.sessions_not_traded[0]})` : '';
   return `To trade on: ${limit}, or set [risk] enable_kill_switch = false to see the strategy unguarded${later}.`;
 }
 
 /** One row per session of a multi-day run (a human table: P&L rounded to cents). */
 export function sessionTable(r: BacktestResult): string[] {
-  const rows = r.session_results.map((s) => [s.date, s.contract, int(s.events), int(s.fills), usd(s.pnl), String(s.final_position), !s.traded ? 'not traded' : s.kill_switch ? 'kill switch' : 'traded']);
+  const rows = r.session_results.map((s) => [
+    s.date,
+    s.contract,
+    int(s.events),
+    int(s.fills),
+    usd(s.pnl),
+    String(s.final_position),
+    !s.traded ? 'not traded' : s.kill_switch ? 'kill switch' : 'traded',
+  ]);
   const head = ['date', 'contract', 'events', 'fills', 'P&L', 'position', 'status'];
   const width = head.map((h, j) => Math.max(h.length, ...rows.map((row) => row[j].length)));
   // Text columns left, numbers right.
@@ -121,7 +130,10 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
     process.stdout.write(csvHeader(FILL_COLUMNS));
   }
   try {
-    log.info({ symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model }, 'backtest started');
+    log.info(
+      { symbol: req.symbol, start: req.startDate, end: req.endDate, sessions: req.dates.length, seed: req.seed, use_ml: req.useML, model: req.model },
+      'backtest started',
+    );
     let run;
     try {
       run = await runBacktest(req, config, {
@@ -142,7 +154,9 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
     } catch (e) {
       if (!stdoutClosed.signal.aborted) throw e;
       progress.stop();
-      process.stderr.write(`stdout was closed by its reader: run stopped after ${streamed} of ${req.dates.length} session${req.dates.length === 1 ? '' : 's'}\n`);
+      process.stderr.write(
+        `stdout was closed by its reader: run stopped after ${streamed} of ${req.dates.length} session${req.dates.length === 1 ? '' : 's'}\n`,
+      );
       return 0;
     }
     progress.stop();
@@ -155,7 +169,9 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
     if (opts.report) writeOutput(opts.report, reportFile(req, run, config));
     summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r, config.risk));
     const eps = r.events_processed / (wallMs / 1000);
-    process.stderr.write(`wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`);
+    process.stderr.write(
+      `wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`,
+    );
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
     warnDataQuality((o, m) => log.warn(o, m), r.session_results);
     return 0;

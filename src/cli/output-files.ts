@@ -58,6 +58,5 @@ export function writeOutput(path: string, data: string | Uint8Array): void {
     if (!epipeHandled) process.stdout.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? process.exit(0) : undefined));
     epipeHandled = true;
     process.stdout.write(data);
-  }
-  else writeFileSync(path, data);
+  } else writeFileSync(path, data);
 }

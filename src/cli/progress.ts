@@ -39,7 +39,12 @@ export interface LogGate {
 }
 
 /** `json`: --progress; else a bar only if `stream` is a terminal, with `logs` held while it is drawn. */
-export function createProgress(json: boolean, stream: NodeJS.WriteStream = process.stderr, now = () => performance.now(), logs: LogGate = stderrLog): ProgressView {
+export function createProgress(
+  json: boolean,
+  stream: NodeJS.WriteStream = process.stderr,
+  now = () => performance.now(),
+  logs: LogGate = stderrLog,
+): ProgressView {
   const t0 = now();
   const elapsed = () => (now() - t0) / 1000;
   if (json) {

@@ -6,7 +6,17 @@ import type { EngineConfig } from '../config/schema.ts';
 import type { BacktestRequest } from '../backtest/request.ts';
 import type { CliOptions } from './args.ts';
 
-export const FLAG_OF_FIELD: Record<string, string> = { data: '--data', dataset: '--data', symbol: '--symbol', startDate: '--start', endDate: '--end', seed: '--seed', useML: '--use-ml', strategy: '--strategy', params: '--param' };
+export const FLAG_OF_FIELD: Record<string, string> = {
+  data: '--data',
+  dataset: '--data',
+  symbol: '--symbol',
+  startDate: '--start',
+  endDate: '--end',
+  seed: '--seed',
+  useML: '--use-ml',
+  strategy: '--strategy',
+  params: '--param',
+};
 
 export function requestFromFlags(opts: CliOptions, config: EngineConfig): BacktestRequest {
   // Recorded data brings its own contract: the configured symbol is the default of the synthetic run only.

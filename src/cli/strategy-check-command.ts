@@ -19,7 +19,11 @@ export const DEFAULT_CHECK_EVENTS = 1_000_000;
 async function strategyName(arg: string): Promise<{ name: string } | { error: string }> {
   if (NAME.test(arg)) {
     if (strategyByName(arg)) return { name: arg };
-    return { error: `--strategy-check ${arg}: no strategy of that name is loaded (loaded: ${registeredStrategies().map((r) => r.def.name).join(', ')}); give its file, or load it with --strategy-file` };
+    return {
+      error: `--strategy-check ${arg}: no strategy of that name is loaded (loaded: ${registeredStrategies()
+        .map((r) => r.def.name)
+        .join(', ')}); give its file, or load it with --strategy-file`,
+    };
   }
   try {
     const r = await compileStrategyFile(arg);
@@ -61,7 +65,10 @@ const int = (x: number) => x.toLocaleString('en-US');
 
 export function formatReport(r: CheckReport): string {
   const st = r.strategy;
-  const params = Object.entries(st.params).map(([k, v]) => `${k}=${v}`).join(', ') || '(none)';
+  const params =
+    Object.entries(st.params)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ') || '(none)';
   const lines = [
     `Strategy check: ${st.name} ${st.version} (sha256 ${st.hash.slice(0, 16)}, ${st.file ?? 'built-in'})`,
     `  parameters        ${params}`,

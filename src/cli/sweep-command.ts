@@ -27,10 +27,13 @@ export async function sweepCommand(opts: CliOptions, fullConfig: EngineConfig, l
     process.stderr.write(`error: --sweep ${grid.error}\n`);
     return 2;
   }
-  const prepared = prepareSweep({ base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays, dataPath: opts.data ?? null }, config);
+  const prepared = prepareSweep(
+    { base: requestFromFlags(opts, config), axes: grid.value, naming: 'key', holdoutDays: opts.holdoutDays, dataPath: opts.data ?? null },
+    config,
+  );
   if (!prepared.ok) {
     for (const e of prepared.errors) {
-      const flag = e.field === 'holdoutDays' ? '--holdout-days' : flagOfField(e.field) ?? `--sweep ${e.field}`;
+      const flag = e.field === 'holdoutDays' ? '--holdout-days' : (flagOfField(e.field) ?? `--sweep ${e.field}`);
       process.stderr.write(`error: ${flag}: ${e.message}\n`);
     }
     return 2;
@@ -63,7 +66,9 @@ export async function sweepCommand(opts: CliOptions, fullConfig: EngineConfig, l
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     if (opts.out) writeFileSync(opts.out, opts.out.toLowerCase().endsWith('.csv') ? sweepCsv(doc) : sweepJson(doc));
     process.stdout.write(opts.json ? sweepJson(doc) : sweepTable(doc));
-    process.stderr.write(`wall time ${wall.toFixed(2)} s, ${(sessions / wall).toFixed(2)} sessions/s ${executor ? `on the queue ${opts.queue}` : `over ${threads} worker(s)`}\n`);
+    process.stderr.write(
+      `wall time ${wall.toFixed(2)} s, ${(sessions / wall).toFixed(2)} sessions/s ${executor ? `on the queue ${opts.queue}` : `over ${threads} worker(s)`}\n`,
+    );
     log.info({ points: doc.points.length, sessions, wall_ms: Math.round(wall * 1000) }, 'sweep finished');
     return 0;
   } finally {

@@ -20,8 +20,10 @@ export function withTimeWindow(opts: Pick<CliOptions, 'from' | 'to'>, config: En
   const to = opts.to ?? sim.session_end;
   const fromNs = parseClock(from)!;
   const toNs = parseClock(to)!;
-  if (opts.from !== undefined && (fromNs < open || fromNs >= close)) return { error: `--from ${opts.from}: outside ${session}: expected a time from ${sim.session_start} to before ${sim.session_end}` };
-  if (opts.to !== undefined && (toNs <= open || toNs > close)) return { error: `--to ${opts.to}: outside ${session}: expected a time after ${sim.session_start} up to ${sim.session_end}` };
+  if (opts.from !== undefined && (fromNs < open || fromNs >= close))
+    return { error: `--from ${opts.from}: outside ${session}: expected a time from ${sim.session_start} to before ${sim.session_end}` };
+  if (opts.to !== undefined && (toNs <= open || toNs > close))
+    return { error: `--to ${opts.to}: outside ${session}: expected a time after ${sim.session_start} up to ${sim.session_end}` };
   if (toNs <= fromNs) return { error: `--to ${to} is not after --from ${from}: expected a window of at least one minute` };
   return { config: { ...config, simulation: { ...sim, session_start: from, session_end: to } } };
 }

@@ -18,7 +18,6 @@ import * as B from '../api/bounds.ts';
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-
 // ---------------------------------------------------------------------------------------------
 // Field builders: one "expected" text per field, used for the type check and every range check.
 
@@ -81,11 +80,8 @@ const SYMBOLS_EXPECTED = 'a non-empty array of month-coded contract symbols, e.g
 
 const tradingShape = {
   live_enabled: bool().default(false),
-  symbols: z
-    .array(z.string('a month-coded contract symbol such as "ESH24"'), SYMBOLS_EXPECTED)
-    .min(1, SYMBOLS_EXPECTED)
-    .default(['ESH24']),
-    // Each symbol is checked at the top level: its root may be a [contracts] table's.
+  symbols: z.array(z.string('a month-coded contract symbol such as "ESH24"'), SYMBOLS_EXPECTED).min(1, SYMBOLS_EXPECTED).default(['ESH24']),
+  // Each symbol is checked at the top level: its root may be a [contracts] table's.
   initial_capital: positive(B.CAPITAL_USD.max, ' (USD)', B.CAPITAL_USD.min).default(1_000_000),
   max_position: contracts(' (contracts, absolute net position)').default(50),
   max_order_size: contracts(' (contracts per order)').default(10),
@@ -159,8 +155,14 @@ const contractShape = {
   currency: oneOf(['USD'] as const),
   group: oneOf(PRODUCT_GROUPS),
   expiry: oneOf(EXPIRY_RULES),
-  regular_open: z.string(CHICAGO_EXPECTED).refine((s) => parseClock(s) !== null, CHICAGO_EXPECTED).optional(),
-  regular_close: z.string(CHICAGO_EXPECTED).refine((s) => parseClock(s) !== null, CHICAGO_EXPECTED).optional(),
+  regular_open: z
+    .string(CHICAGO_EXPECTED)
+    .refine((s) => parseClock(s) !== null, CHICAGO_EXPECTED)
+    .optional(),
+  regular_close: z
+    .string(CHICAGO_EXPECTED)
+    .refine((s) => parseClock(s) !== null, CHICAGO_EXPECTED)
+    .optional(),
   market: table('contracts.<ROOT>.market', marketShape)
     .refine((m) => !(m.price_high < m.price_low), { message: 'price_high >= price_low', path: ['price_high'] })
     .optional(),
@@ -217,9 +219,15 @@ const STRATEGY_NAME_EXPECTED = 'a registered strategy name (lower case letters, 
 const strategyShape = {
   // The strategy a run uses when the request names none; the keys below are the built-in
   // market_maker's parameters, [strategy.<name>] tables those of other strategies.
-  name: z.string(STRATEGY_NAME_EXPECTED).regex(/^[a-z][a-z0-9_]{0,63}$/, STRATEGY_NAME_EXPECTED).default('market_maker'),
+  name: z
+    .string(STRATEGY_NAME_EXPECTED)
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, STRATEGY_NAME_EXPECTED)
+    .default('market_maker'),
   // Strategy files (TypeScript or JavaScript) or directories of them, loaded at start.
-  files: z.array(z.string('a path to a strategy file or directory').min(1).max(B.PATH_CHARS), 'an array of paths to strategy files or directories').max(100).default(() => []),
+  files: z
+    .array(z.string('a path to a strategy file or directory').min(1).max(B.PATH_CHARS), 'an array of paths to strategy files or directories')
+    .max(100)
+    .default(() => []),
   order_size: contracts(' (contracts per quote)').default(1),
   spread_multiplier: positive(B.SPREAD_MULTIPLIER.max).default(1.0),
   skew_factor: nonNegative(B.WEIGHT.max).default(0.5),
@@ -232,7 +240,11 @@ const strategyShape = {
 
 /** [strategy.<name>]: that strategy's parameters (checked against its declaration once it is loaded). */
 const STRATEGY_TABLE_EXPECTED = `a table [strategy.<name>] of a strategy's parameters (numbers and booleans), or a known [strategy] key (${Object.keys(strategyShape).join(', ')})`;
-const strategyParamsTable = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a parameter name'), z.union([z.number(), z.boolean()], 'a number or a boolean'), STRATEGY_TABLE_EXPECTED);
+const strategyParamsTable = z.record(
+  z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a parameter name'),
+  z.union([z.number(), z.boolean()], 'a number or a boolean'),
+  STRATEGY_TABLE_EXPECTED,
+);
 
 const strategyBase = table('strategy', strategyShape);
 /** [strategy]: the default strategy, strategy files, the built-in's keys, and a [strategy.<name>] table per other strategy. */
@@ -296,18 +308,31 @@ function isOrigin(s: string): boolean {
 const hostName = z
   .string(HOST_NAME_EXPECTED)
   .max(253, HOST_NAME_EXPECTED)
-  .refine((s) => s === '*' || /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(s) || /^\[[0-9A-Fa-f:.]+\]$/.test(s), HOST_NAME_EXPECTED);
+  .refine(
+    (s) =>
+      s === '*' || /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(s) || /^\[[0-9A-Fa-f:.]+\]$/.test(s),
+    HOST_NAME_EXPECTED,
+  );
 
 const httpShape = {
   cors_origins: z
-    .array(z.string(ORIGIN_EXPECTED).refine((s) => s === '*' || isOrigin(s), ORIGIN_EXPECTED), CORS_EXPECTED)
+    .array(
+      z.string(ORIGIN_EXPECTED).refine((s) => s === '*' || isOrigin(s), ORIGIN_EXPECTED),
+      CORS_EXPECTED,
+    )
     .max(MAX_LIST, `${CORS_EXPECTED}, at most ${MAX_LIST} entries`)
     .refine((a) => !a.includes('*') || a.length === 1, `${CORS_EXPECTED}: "*" must be the only entry`)
     .default(() => ['http://localhost:3000', 'http://127.0.0.1:3000']),
   // Loopback by default: exposing the API is a deliberate act (HOST overrides, the image sets 0.0.0.0).
-  host: z.string(BIND_EXPECTED).refine((s) => s === 'localhost' || isIP(s) !== 0, BIND_EXPECTED).default('127.0.0.1'),
+  host: z
+    .string(BIND_EXPECTED)
+    .refine((s) => s === 'localhost' || isIP(s) !== 0, BIND_EXPECTED)
+    .default('127.0.0.1'),
   // Host headers accepted besides localhost, 127.0.0.1 and [::1] (any port): defends against DNS rebinding.
-  allowed_hosts: z.array(hostName, `an array of host names, e.g. ["engine"]`).max(MAX_LIST, `at most ${MAX_LIST} host names`).default(() => []),
+  allowed_hosts: z
+    .array(hostName, `an array of host names, e.g. ["engine"]`)
+    .max(MAX_LIST, `at most ${MAX_LIST} host names`)
+    .default(() => []),
   // The bearer token, in a file (first line); ENGINE_API_TOKEN takes precedence. Unset: no authentication.
   api_token_file: nonEmptyString('path of a file holding the API token').optional(),
   require_auth_for_reads: bool().default(false),
@@ -327,7 +352,23 @@ const rootShape = {
 
 /** Known keys of each table ('' = top level), for "unknown key" messages. */
 export const SECTION_SHAPES: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  '': [...Object.keys(rootShape), 'trading', 'latency', 'risk', 'fees', 'contracts', 'market', 'simulation', 'execution', 'strategy', 'model', 'backtest', 'storage', 'sweep', 'http'],
+  '': [
+    ...Object.keys(rootShape),
+    'trading',
+    'latency',
+    'risk',
+    'fees',
+    'contracts',
+    'market',
+    'simulation',
+    'execution',
+    'strategy',
+    'model',
+    'backtest',
+    'storage',
+    'sweep',
+    'http',
+  ],
   trading: Object.keys(tradingShape),
   latency: Object.keys(latencyShape),
   risk: Object.keys(riskShape),
@@ -356,7 +397,12 @@ const latencySection = table('latency', latencyShape).transform((l) => ({
 const simulationSection = table('simulation', simulationShape).superRefine((s, ctx) => {
   // zod runs this even when a field check failed; only compare values that are valid.
   if (parseDate(s.start_date) !== null && parseDate(s.end_date) !== null && s.end_date < s.start_date) {
-    ctx.addIssue({ code: 'custom', path: ['end_date'], input: s.end_date, message: `a date on or after simulation.start_date (${JSON.stringify(s.start_date)})` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['end_date'],
+      input: s.end_date,
+      message: `a date on or after simulation.start_date (${JSON.stringify(s.start_date)})`,
+    });
   }
   for (const key of ['start_date', 'end_date'] as const) {
     if (parseDate(s[key]) !== null && !inCalendarYears(s[key])) {
@@ -369,7 +415,12 @@ const simulationSection = table('simulation', simulationShape).superRefine((s, c
   const start = parseClock(s.session_start);
   const end = parseClock(s.session_end);
   if (start !== null && end !== null && end <= start) {
-    ctx.addIssue({ code: 'custom', path: ['session_end'], input: s.session_end, message: `a time after simulation.session_start (${JSON.stringify(s.session_start)})` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['session_end'],
+      input: s.session_end,
+      message: `a time after simulation.session_start (${JSON.stringify(s.session_start)})`,
+    });
   }
 });
 
@@ -435,7 +486,12 @@ export const EngineConfigSchema = z
       try {
         withSelectedProfile(table, profile);
       } catch (e) {
-        ctx.addIssue({ code: 'custom', path: ['market', 'profile'], input: profile, message: `a market profile file (JSON, as npm run calibrate writes; docs/calibration.md): ${(e as Error).message}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['market', 'profile'],
+          input: profile,
+          message: `a market profile file (JSON, as npm run calibrate writes; docs/calibration.md): ${(e as Error).message}`,
+        });
       }
     }
     if (typeof c.fees === 'object') {
@@ -443,7 +499,12 @@ export const EngineConfigSchema = z
         // A root neither table knows may come with recorded data's definition records, so any
         // well-formed root may have a schedule; a malformed key is a typo.
         if (FEE_KEYS.includes(key) || ROOT_RE.test(key)) continue;
-        ctx.addIssue({ code: 'custom', path: ['fees', key], input: c.fees[key], message: `${ROOT_FEES_EXPECTED}: a root of 1 to 3 capital letters (known roots: ${knownRoots(table).join(', ')}, or one that recorded data's definitions bring)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fees', key],
+          input: c.fees[key],
+          message: `${ROOT_FEES_EXPECTED}: a root of 1 to 3 capital letters (known roots: ${knownRoots(table).join(', ')}, or one that recorded data's definitions bring)`,
+        });
       }
     }
     for (const root of configuredRoots) {
@@ -468,7 +529,12 @@ export const EngineConfigSchema = z
           return;
         }
         if (c.simulation?.source === 'synthetic' && ins.market === null) {
-          ctx.addIssue({ code: 'custom', path: ['trading', 'symbols', i], input: sym, message: `a contract the synthetic market can run ([simulation] source = "synthetic"): ${marketMissing(ins.root, ins.source)}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['trading', 'symbols', i],
+            input: sym,
+            message: `a contract the synthetic market can run ([simulation] source = "synthetic"): ${marketMissing(ins.root, ins.source)}`,
+          });
         }
         const canonical = `${ins.root}${ins.monthCode}${ins.year}`;
         const first = seen.get(canonical);

@@ -33,7 +33,10 @@ export class Rng {
 
   nextU32(): number {
     const st = this.st;
-    const a = st[0], b = st[1], c = st[2], d = st[3];
+    const a = st[0],
+      b = st[1],
+      c = st[2],
+      d = st[3];
     const t = (((a + b) | 0) + d) | 0;
     st[3] = d + 1;
     st[0] = b ^ (b >>> 9);
@@ -65,7 +68,10 @@ export class Rng {
    */
   fillInt(out: Int32Array, n: number, add: number): void {
     const st = this.st;
-    let a = st[0], b = st[1], c = st[2], d = st[3];
+    let a = st[0],
+      b = st[1],
+      c = st[2],
+      d = st[3];
     // (t / 2^32) * n and t * (n / 2^32) are the same product rounded once (a power of two scales
     // exactly), and for it (>= 0) `| 0` is Math.floor modulo 2^32, which the int32 store applies
     // anyway: the same values as int(n) + add, in fewer instructions.

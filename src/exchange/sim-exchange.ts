@@ -540,10 +540,15 @@ export class SimExchange {
     const qty = data[off + OM_QTY];
     const flags = data[off + OM_FLAGS];
     if (
-      !(qty > 0) || !Number.isInteger(qty) || qty > INT32_LIMIT ||
+      !(qty > 0) ||
+      !Number.isInteger(qty) ||
+      qty > INT32_LIMIT ||
       (side !== BID && side !== ASK) ||
-      !Number.isInteger(price) || price > INT32_LIMIT || price < -INT32_LIMIT ||
-      !Number.isFinite(data[off + OM_ID]) || this.findMsgSlot(data, off) >= 0
+      !Number.isInteger(price) ||
+      price > INT32_LIMIT ||
+      price < -INT32_LIMIT ||
+      !Number.isFinite(data[off + OM_ID]) ||
+      this.findMsgSlot(data, off) >= 0
     ) {
       this.reject(data, off, REJECT_BAD_ORDER);
       return;
@@ -562,7 +567,8 @@ export class SimExchange {
     this.stageMsg(ER_ACK, data, off, REJECT_NONE);
     this.rec[ER_LEAVES] = qty;
     this.flush();
-    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)]) this.preventSelfMatch(data, off, side, price, qty);
+    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)])
+      this.preventSelfMatch(data, off, side, price, qty);
     let rem = qty;
     if (crosses && !this.halted) rem = this.take(data, off, side, price, qty);
     if (rem <= 0) return;
@@ -593,8 +599,13 @@ export class SimExchange {
     const price = data[off + OM_PRICE];
     const qty = data[off + OM_QTY];
     if (
-      data[off + OM_SIDE] !== side || !(qty > 0) || !Number.isInteger(qty) || qty > INT32_LIMIT ||
-      !Number.isInteger(price) || price > INT32_LIMIT || price < -INT32_LIMIT
+      data[off + OM_SIDE] !== side ||
+      !(qty > 0) ||
+      !Number.isInteger(qty) ||
+      qty > INT32_LIMIT ||
+      !Number.isInteger(price) ||
+      price > INT32_LIMIT ||
+      price < -INT32_LIMIT
     ) {
       this.modifyReject(data, off, s, REJECT_BAD_ORDER);
       return;
@@ -629,7 +640,8 @@ export class SimExchange {
     this.stageMsg(ER_MODIFIED, data, off, REJECT_NONE);
     this.rec[ER_LEAVES] = leaves;
     this.flush();
-    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)]) this.preventSelfMatch(data, off, side, price, leaves);
+    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)])
+      this.preventSelfMatch(data, off, side, price, leaves);
     let rem = leaves;
     if (crosses && !this.halted) rem = this.take(data, off, side, price, leaves);
     if (rem > 0) this.rest(data, off, side, price, rem, qty, postOnly);

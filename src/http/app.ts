@@ -104,7 +104,8 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     onError: (e) => rateLimitedError(e, 'runtime.drainLatency()'),
   });
 
-  const sweeps = deps.sweeps ?? new SweepService({ config, logger, pool: () => backtests.ensurePool(), poolThreads: backtests.poolSize, executor: backtests.executor });
+  const sweeps =
+    deps.sweeps ?? new SweepService({ config, logger, pool: () => backtests.ensurePool(), poolThreads: backtests.poolSize, executor: backtests.executor });
   const stateCache = new StateCache(runtime, opts.stateMaxAgeMs, liveDataSource(config), liveStrategy(config));
   const hub = new SseHub({
     hz: config.http.stream_hz,
@@ -198,7 +199,10 @@ export function createHttpApp(deps: HttpDeps, opts: HttpOptions = {}): HttpApp {
     '*',
     methodNotAllowed({
       app,
-      onMethodNotAllowed: (c, methods) => apiError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`, undefined, { Allow: methods.join(', ') }),
+      onMethodNotAllowed: (c, methods) =>
+        apiError(c, 405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`, undefined, {
+          Allow: methods.join(', '),
+        }),
     }),
   );
 

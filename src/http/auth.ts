@@ -26,7 +26,9 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 function checkToken(token: string, source: string): string {
   if (token.length < MIN_TOKEN_CHARS || token.length > MAX_TOKEN_CHARS || /\s/.test(token)) {
     // Never echo the token itself: only its length.
-    throw new Error(`${source}: expected a token of ${MIN_TOKEN_CHARS}..${MAX_TOKEN_CHARS} characters without spaces (got ${token.length} characters), e.g. from \`openssl rand -hex 32\``);
+    throw new Error(
+      `${source}: expected a token of ${MIN_TOKEN_CHARS}..${MAX_TOKEN_CHARS} characters without spaces (got ${token.length} characters), e.g. from \`openssl rand -hex 32\``,
+    );
   }
   return token;
 }
@@ -82,7 +84,10 @@ export function bearerAuth(o: AuthOptions): MiddlewareHandler<AppEnv> {
     const [challenge, message] =
       header === undefined
         ? ['Bearer realm="futures-mm-engine"', `${method} ${c.req.path} requires the API token: send the header Authorization: Bearer <token>`]
-        : ['Bearer realm="futures-mm-engine", error="invalid_token"', 'the Authorization header does not carry the API token (expected Authorization: Bearer <token>)'];
+        : [
+            'Bearer realm="futures-mm-engine", error="invalid_token"',
+            'the Authorization header does not carry the API token (expected Authorization: Bearer <token>)',
+          ];
     return apiError(c, 401, 'unauthorized', message, undefined, { 'WWW-Authenticate': challenge });
   };
 }

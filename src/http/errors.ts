@@ -26,7 +26,14 @@ export function errorBody(code: ErrorCode, message: string, fields?: FieldError[
 }
 
 /** A JSON error response with the common shape. */
-export function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string, fields?: FieldError[], headers?: Record<string, string>): Response {
+export function apiError(
+  c: Context,
+  status: ContentfulStatusCode,
+  code: ErrorCode,
+  message: string,
+  fields?: FieldError[],
+  headers?: Record<string, string>,
+): Response {
   return c.json(errorBody(code, message, fields), status, headers);
 }
 

@@ -217,15 +217,46 @@ export class EngineMetrics {
 
     // HTTP layer.
     this.sseClients = new Gauge({ name: 'engine_sse_clients', help: 'Connected live stream (SSE) clients.', registers: reg });
-    this.sseDropped = new Counter({ name: 'engine_sse_dropped_clients_total', help: 'SSE clients dropped because they were too slow or stuck.', labelNames: ['reason'], registers: reg });
-    this.sseCoalesced = new Counter({ name: 'engine_sse_coalesced_frames_total', help: 'State frames replaced by a newer one before a slow SSE client could receive them.', registers: reg });
+    this.sseDropped = new Counter({
+      name: 'engine_sse_dropped_clients_total',
+      help: 'SSE clients dropped because they were too slow or stuck.',
+      labelNames: ['reason'],
+      registers: reg,
+    });
+    this.sseCoalesced = new Counter({
+      name: 'engine_sse_coalesced_frames_total',
+      help: 'State frames replaced by a newer one before a slow SSE client could receive them.',
+      registers: reg,
+    });
     this.backtests = new Counter({ name: 'engine_backtests_total', help: 'Backtest requests by outcome.', labelNames: ['outcome'], registers: reg });
-    this.backtestDuration = new Histogram({ name: 'engine_backtest_duration_seconds', help: 'Wall time of finished backtest runs, in seconds.', labelNames: ['outcome'], buckets: BACKTEST_BUCKETS, registers: reg });
+    this.backtestDuration = new Histogram({
+      name: 'engine_backtest_duration_seconds',
+      help: 'Wall time of finished backtest runs, in seconds.',
+      labelNames: ['outcome'],
+      buckets: BACKTEST_BUCKETS,
+      registers: reg,
+    });
     this.backtestsRunning = new Gauge({ name: 'engine_backtests_running', help: 'Backtest runs in progress (running or queued on the pool).', registers: reg });
-    this.backtestQueuedSessions = new Gauge({ name: 'engine_backtest_queued_sessions', help: 'Sessions of the admitted backtest runs, running or queued (admission bounds these).', registers: reg });
-    this.journalWriteFailures = new Counter({ name: 'engine_backtest_journal_write_failures_total', help: 'Backtest journal writes that failed (the run is reported failed).', registers: reg });
-    this.journalQuarantined = new Counter({ name: 'engine_backtest_journal_quarantined_total', help: 'Corrupt backtest journal records moved to the quarantine folder.', registers: reg });
-    this.journalDeleted = new Counter({ name: 'engine_backtest_journal_retention_deleted_total', help: 'Backtest runs deleted by retention ([storage] max_runs, max_bytes, max_age_days).', registers: reg });
+    this.backtestQueuedSessions = new Gauge({
+      name: 'engine_backtest_queued_sessions',
+      help: 'Sessions of the admitted backtest runs, running or queued (admission bounds these).',
+      registers: reg,
+    });
+    this.journalWriteFailures = new Counter({
+      name: 'engine_backtest_journal_write_failures_total',
+      help: 'Backtest journal writes that failed (the run is reported failed).',
+      registers: reg,
+    });
+    this.journalQuarantined = new Counter({
+      name: 'engine_backtest_journal_quarantined_total',
+      help: 'Corrupt backtest journal records moved to the quarantine folder.',
+      registers: reg,
+    });
+    this.journalDeleted = new Counter({
+      name: 'engine_backtest_journal_retention_deleted_total',
+      help: 'Backtest runs deleted by retention ([storage] max_runs, max_bytes, max_age_days).',
+      registers: reg,
+    });
     this.journalRuns = new Gauge({ name: 'engine_backtest_journal_runs', help: 'Runs in the backtest journal.', registers: reg });
     this.journalBytes = new Gauge({ name: 'engine_backtest_journal_bytes', help: 'Bytes of the backtest journal files.', registers: reg });
     for (const c of [this.journalWriteFailures, this.journalQuarantined, this.journalDeleted]) c.inc(0);
@@ -239,7 +270,13 @@ export class EngineMetrics {
       registers: reg,
       collect: () => this.flushStateAnswers(),
     });
-    this.httpDuration = new Histogram({ name: 'engine_http_request_duration_seconds', help: 'HTTP handler time until the response head, in seconds.', labelNames: ['method', 'route'], buckets: HTTP_BUCKETS, registers: reg });
+    this.httpDuration = new Histogram({
+      name: 'engine_http_request_duration_seconds',
+      help: 'HTTP handler time until the response head, in seconds.',
+      labelNames: ['method', 'route'],
+      buckets: HTTP_BUCKETS,
+      registers: reg,
+    });
     for (const o of ['completed', 'failed', 'cancelled', 'rejected_busy', 'rejected_invalid'] as const) this.backtests.inc({ outcome: o }, 0);
     this.sseCoalesced.inc(0);
 

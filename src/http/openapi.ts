@@ -6,13 +6,28 @@
 
 import { z } from 'zod';
 import { backtestRequestSchema, resolvedRequestSchema } from '../api/backtest-request.ts';
-import { backtestListItemSchema, backtestListSchema, backtestProgressSchema, backtestRunSchema, backtestRunSummarySchema, markoutSchema } from '../api/backtest-run.ts';
+import {
+  backtestListItemSchema,
+  backtestListSchema,
+  backtestProgressSchema,
+  backtestRunSchema,
+  backtestRunSummarySchema,
+  markoutSchema,
+} from '../api/backtest-run.ts';
 import { datasetListSchema, datasetSchema } from '../api/datasets.ts';
 import { strategyInfoSchema, strategyListSchema } from '../api/strategies.ts';
 import { ARTIFACTS_DESCRIPTION, BACKTEST_ARTIFACTS } from '../api/backtest-artifacts.ts';
 import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
 import { healthSchema, workerHealthSchema } from '../api/health.ts';
-import { bookLevelSchema, fillSchema, latencySummarySchema, ourOrderSchema, stateAlertSchema, statePayloadSchema, symbolStateSchema } from '../api/live-state.ts';
+import {
+  bookLevelSchema,
+  fillSchema,
+  latencySummarySchema,
+  ourOrderSchema,
+  stateAlertSchema,
+  statePayloadSchema,
+  symbolStateSchema,
+} from '../api/live-state.ts';
 import { sweepListSchema, sweepProgressSchema, sweepRequestSchema, sweepRunSchema } from '../api/sweep.ts';
 import { alertEventSchema, shutdownEventSchema, streamEventSchema } from '../api/stream-events.ts';
 import { VERSION } from '../version.ts';
@@ -76,7 +91,10 @@ const err = (description: string, headers?: Record<string, unknown>) => ({ descr
 const retryAfter = { 'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' } } };
 const allow = { Allow: { description: 'methods the path supports, e.g. GET, HEAD', schema: { type: 'string' } } };
 /** Responses every operation can give. Spread first, so an operation can override one. */
-const common = { '405': err('Method not allowed (method_not_allowed; see Allow)', allow), '500': err('Unexpected server error (internal_error); logged, details not sent') };
+const common = {
+  '405': err('Method not allowed (method_not_allowed; see Allow)', allow),
+  '500': err('Unexpected server error (internal_error); logged, details not sent'),
+};
 const runId = { name: 'id', in: 'path', required: true, description: 'run id', schema: { type: 'string' } };
 /** The Idempotency-Key header of POST /api/backtest and POST /api/sweeps (`what`: run, sweep). */
 const idempotencyKeyHeader = (what: string) => ({
@@ -91,13 +109,21 @@ const idempotencyKeyHeader = (what: string) => ({
 });
 /** `limit` and `cursor` of a list (`what`: runs, sweeps); MAX_PAGE of routes/backtests.ts. */
 const pageParameters = (what: string) => [
-  { name: 'limit', in: 'query', required: false, description: `at most this many ${what} (a larger value is a 400 naming \`limit\`)`, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `at most this many ${what} (a larger value is a 400 naming \`limit\`)`,
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+  },
   { name: 'cursor', in: 'query', required: false, description: '`next_cursor` of the previous page (opaque)', schema: { type: 'string' } },
 ];
 
 type Operation = { responses: Record<string, unknown>; security?: unknown[] };
 const HOST_400 = 'a Host header outside the allow-list (invalid_host: localhost, 127.0.0.1, [::1] and [http] allowed_hosts)';
-const wwwAuthenticate = { 'WWW-Authenticate': { description: 'Bearer challenge; error="invalid_token" when a token was sent but is wrong', schema: { type: 'string' } } };
+const wwwAuthenticate = {
+  'WWW-Authenticate': { description: 'Bearer challenge; error="invalid_token" when a token was sent but is wrong', schema: { type: 'string' } },
+};
 
 /**
  * What the middleware in app.ts adds to every operation: 400 for a Host outside the allow-list;
@@ -117,10 +143,16 @@ function withGuards<T extends Record<string, Record<string, Operation>>>(paths: 
       op.security = [{ bearerAuth: [] }, {}];
       const mutating = method === 'post' || method === 'delete';
       r['401'] = err(
-        mutating ? 'The engine has an API token and the request lacks it or carries another (unauthorized)' : 'The engine requires the API token for reads ([http] require_auth_for_reads) and the request lacks it (unauthorized)',
+        mutating
+          ? 'The engine has an API token and the request lacks it or carries another (unauthorized)'
+          : 'The engine requires the API token for reads ([http] require_auth_for_reads) and the request lacks it (unauthorized)',
         wwwAuthenticate,
       );
-      if (mutating) r['429'] = err('Too many POST/DELETE requests from this client in the window ([http] rate_limit_requests per rate_limit_window_s; rate_limited)', retryAfter);
+      if (mutating)
+        r['429'] = err(
+          'Too many POST/DELETE requests from this client in the window ([http] rate_limit_requests per rate_limit_window_s; rate_limited)',
+          retryAfter,
+        );
     }
   }
   return paths;
@@ -149,7 +181,11 @@ function buildDocument() {
           operationId: 'getHealth',
           tags: ['ops'],
           summary: 'Engine health',
-          responses: { ...common, '200': ok('Every worker is healthy', 'Health'), '503': ok('A worker is dead or stalled (status "degraded", same body)', 'Health') },
+          responses: {
+            ...common,
+            '200': ok('Every worker is healthy', 'Health'),
+            '503': ok('A worker is dead or stalled (status "degraded", same body)', 'Health'),
+          },
         },
       },
       '/metrics': {
@@ -161,7 +197,10 @@ function buildDocument() {
             'engine_* metrics (base units, `symbol` label where relevant): events, orders, fills by side and liquidity, cancels, rejects, ring drops and predictions totals; ' +
             'position, P&L, fees, equity, drawdown ratio and kill switch gauges; tick-to-trade, book-update and inference latency histograms (seconds); ' +
             'worker up/heartbeat/restarts; SSE clients; backtests by outcome and their duration; HTTP requests. Followed by the Node default metrics.',
-          responses: { ...common, '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string', description: 'Prometheus text format' } } } } },
+          responses: {
+            ...common,
+            '200': { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string', description: 'Prometheus text format' } } } },
+          },
         },
       },
       '/api/state': {
@@ -169,7 +208,9 @@ function buildDocument() {
           operationId: 'getState',
           tags: ['live'],
           summary: 'Live state of every symbol',
-          parameters: [{ name: 'symbol', in: 'query', required: false, description: 'only this symbol (e.g. ESH24, case-insensitive)', schema: { type: 'string' } }],
+          parameters: [
+            { name: 'symbol', in: 'query', required: false, description: 'only this symbol (e.g. ESH24, case-insensitive)', schema: { type: 'string' } },
+          ],
           responses: { ...common, '200': ok('State', 'StateResponse'), '404': err('Unknown symbol (unknown_symbol)') },
         },
       },
@@ -185,7 +226,10 @@ function buildDocument() {
             'The response schema is the sequence of events (OpenAPI 3.1 has no event-stream model); `x-sse-events` maps each event name to its payload.',
           responses: {
             ...common,
-            '200': { description: 'Event stream', content: { 'text/event-stream': { schema: { type: 'array', description: 'the events, in order', items: ref('StreamEvent') } } } },
+            '200': {
+              description: 'Event stream',
+              content: { 'text/event-stream': { schema: { type: 'array', description: 'the events, in order', items: ref('StreamEvent') } } },
+            },
             '503': err('Too many stream clients ([http] max_sse_clients; too_many_clients) or shutting down (shutting_down)', retryAfter),
           },
         },
@@ -197,28 +241,40 @@ function buildDocument() {
           summary: 'Run a backtest and return its result',
           description:
             'Runs on the backtest pool (one task per session) and answers when the run ends. With `Prefer: respond-async` it answers 202 at once ' +
-            '(poll /api/backtests/{id} or watch the stream). The body must be `application/json`, at most 64 KiB; `{}` runs the config\'s defaults.',
+            "(poll /api/backtests/{id} or watch the stream). The body must be `application/json`, at most 64 KiB; `{}` runs the config's defaults.",
           parameters: [
             {
               name: 'Prefer',
               in: 'header',
               required: false,
-              description: 'containing `respond-async`: answer 202 with the run at once. Without it, a client that disconnects before the answer cancels the run.',
+              description:
+                'containing `respond-async`: answer 202 with the run at once. Without it, a client that disconnects before the answer cancels the run.',
               schema: { type: 'string', examples: ['respond-async'] },
             },
             idempotencyKeyHeader('run'),
           ],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('BacktestRequest'), example: { symbol: 'ES', initialCapital: 100000, useML: false } } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('BacktestRequest'), example: { symbol: 'ES', initialCapital: 100000, useML: false } } },
+          },
           responses: {
             ...common,
             '200': ok('Completed run', 'BacktestRun'),
-            '202': { ...ok('Accepted (Prefer: respond-async), once its record is on disk', 'BacktestRun'), headers: { Location: { description: 'URL of the run, /api/backtests/{id}', schema: { type: 'string' } } } },
+            '202': {
+              ...ok('Accepted (Prefer: respond-async), once its record is on disk', 'BacktestRun'),
+              headers: { Location: { description: 'URL of the run, /api/backtests/{id}', schema: { type: 'string' } } },
+            },
             '400': err('Malformed JSON (invalid_json) or invalid fields or Idempotency-Key (invalid_request, with `fields`)'),
             '413': err('Body over 64 KiB (payload_too_large)'),
             '415': err('Content-Type is not application/json (unsupported_media_type)'),
             '422': err('The Idempotency-Key was used with a different request (idempotency_key_mismatch, `fields` names the header)'),
-            '500': err('The run failed (backtest_failed), its journal could not be written (storage_error: with respond-async, nothing was started) or an unexpected error (internal_error)'),
-            '503': err('Queue full in sessions ([backtest] max_queued_sessions; busy, Retry-After = estimated drain time), shutting down (shutting_down), or the run was cancelled (cancelled)', retryAfter),
+            '500': err(
+              'The run failed (backtest_failed), its journal could not be written (storage_error: with respond-async, nothing was started) or an unexpected error (internal_error)',
+            ),
+            '503': err(
+              'Queue full in sessions ([backtest] max_queued_sessions; busy, Retry-After = estimated drain time), shutting down (shutting_down), or the run was cancelled (cancelled)',
+              retryAfter,
+            ),
           },
         },
       },
@@ -237,14 +293,24 @@ function buildDocument() {
           tags: ['backtest'],
           summary: 'One backtest run',
           parameters: [runId],
-          responses: { ...common, '200': ok('Run', 'BacktestRun'), '404': err('Unknown id (not_found)'), '500': err('Its journal file is missing or unreadable (storage_error)') },
+          responses: {
+            ...common,
+            '200': ok('Run', 'BacktestRun'),
+            '404': err('Unknown id (not_found)'),
+            '500': err('Its journal file is missing or unreadable (storage_error)'),
+          },
         },
         delete: {
           operationId: 'cancelBacktest',
           tags: ['backtest'],
           summary: 'Cancel a running backtest',
           parameters: [runId],
-          responses: { ...common, '200': ok('Cancelled run', 'BacktestRun'), '404': err('Unknown id (not_found)'), '409': err('The run is not running (conflict)') },
+          responses: {
+            ...common,
+            '200': ok('Cancelled run', 'BacktestRun'),
+            '404': err('Unknown id (not_found)'),
+            '409': err('The run is not running (conflict)'),
+          },
         },
       },
       '/api/datasets': {
@@ -252,7 +318,8 @@ function buildDocument() {
           operationId: 'listDatasets',
           tags: ['backtest'],
           summary: 'Recorded market data (DBN) a backtest request may name as its dataset',
-          description: 'The .dbn / .dbn.zst files and directories of daily files under <data_dir>/market/. Each file is read once to count its records (cached until it changes).',
+          description:
+            'The .dbn / .dbn.zst files and directories of daily files under <data_dir>/market/. Each file is read once to count its records (cached until it changes).',
           responses: { ...common, '200': ok('Datasets', 'DatasetList') },
         },
       },
@@ -261,7 +328,8 @@ function buildDocument() {
           operationId: 'listStrategies',
           tags: ['backtest'],
           summary: 'Strategies a backtest request may name, with their parameters',
-          description: 'The built-ins and the strategies loaded at start from files ([strategy] files, --strategy-file): name, version, content hash, what wakes each, and the JSON Schema of its parameters. A request names a strategy and sets `params`; it never carries code or a path.',
+          description:
+            'The built-ins and the strategies loaded at start from files ([strategy] files, --strategy-file): name, version, content hash, what wakes each, and the JSON Schema of its parameters. A request names a strategy and sets `params`; it never carries code or a path.',
           responses: { ...common, '200': ok('Strategies', 'StrategyList') },
         },
       },
@@ -274,12 +342,28 @@ function buildDocument() {
             'Every point is validated first (errors name `grid.<parameter>` and the value). The sweep is admitted by its cost, grid points x sessions, ' +
             'against [sweep] max_queued_sessions, runs on the backtest pool, reports `sweep_progress` on the stream and is journaled in <data_dir>/sweeps.',
           parameters: [idempotencyKeyHeader('sweep')],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('SweepRequest'), example: { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05', grid: { spreadMultiplier: [1, 1.5], skewFactor: [0, 0.5] } } } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref('SweepRequest'),
+                example: { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05', grid: { spreadMultiplier: [1, 1.5], skewFactor: [0, 0.5] } },
+              },
+            },
+          },
           responses: {
             ...common,
-            '200': { ...ok('The sweep an Idempotency-Key names, already ended', 'SweepRun'), headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } } },
-            '202': { ...ok('Accepted once its record is on disk: the sweep runs on (or the running sweep an Idempotency-Key names)', 'SweepRun'), headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } } },
-            '400': err('Malformed JSON (invalid_json) or invalid fields, grid parameters or values, Idempotency-Key, or more than [sweep] max_points (invalid_request, with `fields`)'),
+            '200': {
+              ...ok('The sweep an Idempotency-Key names, already ended', 'SweepRun'),
+              headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } },
+            },
+            '202': {
+              ...ok('Accepted once its record is on disk: the sweep runs on (or the running sweep an Idempotency-Key names)', 'SweepRun'),
+              headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } },
+            },
+            '400': err(
+              'Malformed JSON (invalid_json) or invalid fields, grid parameters or values, Idempotency-Key, or more than [sweep] max_points (invalid_request, with `fields`)',
+            ),
             '413': err('Body over 64 KiB (payload_too_large)'),
             '415': err('Content-Type is not application/json (unsupported_media_type)'),
             '422': err('The Idempotency-Key was used with a different request (idempotency_key_mismatch, `fields` names the header)'),
@@ -308,14 +392,20 @@ function buildDocument() {
           tags: ['backtest'],
           summary: 'Cancel a running sweep',
           parameters: [{ ...runId, description: 'sweep id' }],
-          responses: { ...common, '200': ok('Cancelled sweep', 'SweepRun'), '404': err('Unknown id (not_found)'), '409': err('The sweep is not running (conflict)') },
+          responses: {
+            ...common,
+            '200': ok('Cancelled sweep', 'SweepRun'),
+            '404': err('Unknown id (not_found)'),
+            '409': err('The sweep is not running (conflict)'),
+          },
         },
       },
       '/api/sweeps/{id}/csv': {
         get: {
           operationId: 'getSweepCsv',
           tags: ['backtest'],
-          summary: 'A completed sweep as CSV: one row per point in grid order, as --out FILE.csv writes it (full precision; rank empty for points that never traded)',
+          summary:
+            'A completed sweep as CSV: one row per point in grid order, as --out FILE.csv writes it (full precision; rank empty for points that never traded)',
           parameters: [{ ...runId, description: 'sweep id' }],
           responses: {
             ...common,
@@ -351,7 +441,10 @@ function buildDocument() {
           operationId: 'getOpenApi',
           tags: ['ops'],
           summary: 'This document',
-          responses: { ...common, '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', description: 'OpenAPI document' } } } } },
+          responses: {
+            ...common,
+            '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object', description: 'OpenAPI document' } } } },
+          },
         },
       },
     }),

@@ -35,6 +35,11 @@ export function rateLimit(o: RateLimitOptions): MiddlewareHandler<AppEnv> | null
     skip: (c) => !MUTATING.has(c.req.method) && !COSTLY_READ.test(c.req.path) && !o.refusedRead(c.req.method, c.req.path, c.req.header('authorization')),
     keyGenerator: (c) => (o.authenticated(c.req.header('authorization')) ? 'token' : `ip:${c.env?.incoming?.socket.remoteAddress ?? 'unknown'}`),
     handler: (c) =>
-      apiError(c, 429, 'rate_limited', `more than ${o.limit} POST/DELETE requests (or artifact GETs, or requests without the API token) from this client within ${o.windowS} s ([http] rate_limit_requests); retry after the seconds in Retry-After`),
+      apiError(
+        c,
+        429,
+        'rate_limited',
+        `more than ${o.limit} POST/DELETE requests (or artifact GETs, or requests without the API token) from this client within ${o.windowS} s ([http] rate_limit_requests); retry after the seconds in Retry-After`,
+      ),
   });
 }

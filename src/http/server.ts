@@ -42,7 +42,11 @@ export function wellFormedHost(host: string): boolean {
 }
 
 function malformedHost(res: ServerResponse): void {
-  const body = JSON.stringify(errorBody('invalid_host', 'the Host header is malformed: expected a host name or address with an optional port, e.g. localhost:9090', [{ field: 'Host', message: 'expected host[:port]' }]));
+  const body = JSON.stringify(
+    errorBody('invalid_host', 'the Host header is malformed: expected a host name or address with an optional port, e.g. localhost:9090', [
+      { field: 'Host', message: 'expected host[:port]' },
+    ]),
+  );
   res.writeHead(400, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
@@ -53,7 +57,9 @@ function malformedHost(res: ServerResponse): void {
  */
 function unparsedRequest(e: unknown): Response {
   const body =
-    e instanceof RequestError ? errorBody('invalid_request', `the request line or URL cannot be parsed: ${e.message}`) : errorBody('internal_error', 'internal error (logged)');
+    e instanceof RequestError
+      ? errorBody('invalid_request', `the request line or URL cannot be parsed: ${e.message}`)
+      : errorBody('internal_error', 'internal error (logged)');
   return new Response(JSON.stringify(body), { status: e instanceof RequestError ? 400 : 500, headers: JSON_HEADERS });
 }
 
@@ -76,7 +82,12 @@ function parserRefusal(err: NodeJS.ErrnoException, socket: Socket): void {
         ? [408, 'Request Timeout', 'invalid_request', 'the request did not arrive in time']
         : [400, 'Bad Request', 'invalid_request', `the request cannot be parsed as HTTP/1.1 (${err.code ?? 'parse error'})`];
   const body = JSON.stringify(errorBody(code, message));
-  const head = [`HTTP/1.1 ${status} ${reason}`, ...Object.entries(JSON_HEADERS).map(([k, v]) => `${k}: ${v}`), `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    ...Object.entries(JSON_HEADERS).map(([k, v]) => `${k}: ${v}`),
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+  ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
 
@@ -147,7 +158,10 @@ export async function startHttpServer(deps: HttpDeps, opts: StartOptions): Promi
       await http.close();
       await deps.backtests.close('server shutting down');
       let timer: NodeJS.Timeout | undefined;
-      const late = await Promise.race([closed.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), Math.max(0, graceMs - (Date.now() - t0)))))]);
+      const late = await Promise.race([
+        closed.then(() => false),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), Math.max(0, graceMs - (Date.now() - t0))))),
+      ]);
       clearTimeout(timer);
       if (late) {
         log.warn({ connections: sockets.size }, 'destroying the remaining HTTP connections');

@@ -88,7 +88,8 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 export class SseHub {
   private readonly clients = new Set<SseClient>();
-  private readonly o: Required<Omit<SseHubOptions, 'onClientCount' | 'onDrop' | 'onCoalesce' | 'onError'>> & Pick<SseHubOptions, 'onClientCount' | 'onDrop' | 'onCoalesce' | 'onError'>;
+  private readonly o: Required<Omit<SseHubOptions, 'onClientCount' | 'onDrop' | 'onCoalesce' | 'onError'>> &
+    Pick<SseHubOptions, 'onClientCount' | 'onDrop' | 'onCoalesce' | 'onError'>;
   private tickTimer: NodeJS.Timeout | null = null;
   /** The running tick loop (start()); null when stopped. */
   private ticking: (() => void) | null = null;
@@ -338,10 +339,18 @@ export class SseHub {
       }
       let timer: NodeJS.Timeout | undefined;
       const ended = (async () => {
-        await new Promise<void>((resolve, reject) => sink.write(sseFrame('shutdown', { reason: 'server shutting down' }), (err) => (err ? reject(err) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          sink.write(sseFrame('shutdown', { reason: 'server shutting down' }), (err) => (err ? reject(err) : resolve())),
+        );
         await sink.close();
       })();
-      const late = await Promise.race([ended.then(() => false, () => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs)))]);
+      const late = await Promise.race([
+        ended.then(
+          () => false,
+          () => true,
+        ),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(true), graceMs))),
+      ]);
       clearTimeout(timer);
       if (late) sink.destroy();
     });

@@ -202,7 +202,10 @@ export function logFileSettings(env: NodeJS.ProcessEnv, name = LOG_FILE_NAME): {
   if (rawSize !== undefined && rawSize !== '') {
     const v = Number(rawSize);
     if (Number.isFinite(v) && v > 0) sizeMb = v;
-    else warnings.push(`invalid LOG_MAX_SIZE_MB value ${JSON.stringify(env.LOG_MAX_SIZE_MB)}: expected a number of MiB > 0, e.g. 10; using ${DEFAULT_LOG_MAX_SIZE_MB}`);
+    else
+      warnings.push(
+        `invalid LOG_MAX_SIZE_MB value ${JSON.stringify(env.LOG_MAX_SIZE_MB)}: expected a number of MiB > 0, e.g. 10; using ${DEFAULT_LOG_MAX_SIZE_MB}`,
+      );
   }
   let maxFiles = DEFAULT_LOG_MAX_FILES;
   const rawFiles = env.LOG_MAX_FILES?.trim();
@@ -225,7 +228,8 @@ export function openLogFile(
 ): { stream: RotatingFileStream | null; warnings: string[] } {
   const { settings, warnings } = logFileSettings(env, opts.name);
   if (settings === null) return { stream: null, warnings };
-  const onError = opts.onError ?? ((err: Error) => process.stderr.write(`log file ${settings.file}: ${err.message} (records are dropped until a write succeeds)\n`));
+  const onError =
+    opts.onError ?? ((err: Error) => process.stderr.write(`log file ${settings.file}: ${err.message} (records are dropped until a write succeeds)\n`));
   try {
     return { stream: new RotatingFileStream({ ...settings, onError }), warnings };
   } catch (e) {

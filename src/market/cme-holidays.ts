@@ -44,10 +44,16 @@ function nthWeekday(y: number, m: number, wd: number, n: number): number {
 
 /** Easter Sunday (Gregorian; anonymous algorithm, Meeus, Astronomical Algorithms ch. 8). */
 function easter(y: number): number {
-  const a = y % 19, b = Math.floor(y / 100), c = y % 100;
-  const d = Math.floor(b / 4), e = b % 4, f = Math.floor((b + 8) / 25), g = Math.floor((b - f + 1) / 3);
+  const a = y % 19,
+    b = Math.floor(y / 100),
+    c = y % 100;
+  const d = Math.floor(b / 4),
+    e = b % 4,
+    f = Math.floor((b + 8) / 25),
+    g = Math.floor((b - f + 1) / 3);
   const h = (19 * a + b - d - g + 15) % 30;
-  const i = Math.floor(c / 4), k = c % 4;
+  const i = Math.floor(c / 4),
+    k = c % 4;
   const l = (32 + 2 * e + 2 * i - h - k) % 7;
   const m = Math.floor((a + 11 * h + 22 * l) / 451);
   const month = Math.floor((h + l - 7 * m + 114) / 31);

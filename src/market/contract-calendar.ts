@@ -32,7 +32,13 @@ import { contractForRoot, type ExpiryRule, type Instrument, MONTH_CODES, parseSy
 
 type Contract = Pick<Instrument, 'root' | 'month' | 'year'> & { expiry?: ExpiryRule | null };
 
-const LISTED_MONTHS: Readonly<Record<ExpiryRule, string>> = { equity_quarterly: 'HMUZ', crude_monthly: MONTH_CODES, gold: 'GJMQVZ', treasury_quarterly: 'HMUZ', fx_quarterly: 'HMUZ' };
+const LISTED_MONTHS: Readonly<Record<ExpiryRule, string>> = {
+  equity_quarterly: 'HMUZ',
+  crude_monthly: MONTH_CODES,
+  gold: 'GJMQVZ',
+  treasury_quarterly: 'HMUZ',
+  fx_quarterly: 'HMUZ',
+};
 /** When trading terminates on the last trading day, ns after New York midnight. */
 const TERMINATION_NS: Readonly<Record<ExpiryRule, number>> = {
   equity_quarterly: 9.5 * 3600e9,
@@ -41,7 +47,13 @@ const TERMINATION_NS: Readonly<Record<ExpiryRule, number>> = {
   treasury_quarterly: (13 * 60 + 1) * 60e9,
   fx_quarterly: (10 * 60 + 16) * 60e9,
 };
-const TERMINATION_LABEL: Readonly<Record<ExpiryRule, string>> = { equity_quarterly: '09:30 ET', crude_monthly: '14:30 ET', gold: '13:30 ET', treasury_quarterly: '13:01 ET', fx_quarterly: '10:16 ET' };
+const TERMINATION_LABEL: Readonly<Record<ExpiryRule, string>> = {
+  equity_quarterly: '09:30 ET',
+  crude_monthly: '14:30 ET',
+  gold: '13:30 ET',
+  treasury_quarterly: '13:01 ET',
+  fx_quarterly: '10:16 ET',
+};
 
 const ymd = (y: number, m: number, d: number) => formatDate(new Date(Date.UTC(y, m - 1, d)));
 

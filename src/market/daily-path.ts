@@ -81,7 +81,21 @@ const CACHE_MAX = 32;
 
 /** The daily path of spec's root for `seed` (cached: the same object for the same inputs). */
 export function dailyPath(spec: ContractSpec, p: PathInputs, seed: number): DailyPath {
-  const key = [spec.root, seed, spec.tickSize, spec.typicalLow, spec.typicalHigh, spec.regularOpenNs, spec.regularCloseNs, p.annualVol, p.dailyVolDispersion, p.gapSd, p.gapJumpProb, p.gapJumpSd, p.pathReversionDays].join('|');
+  const key = [
+    spec.root,
+    seed,
+    spec.tickSize,
+    spec.typicalLow,
+    spec.typicalHigh,
+    spec.regularOpenNs,
+    spec.regularCloseNs,
+    p.annualVol,
+    p.dailyVolDispersion,
+    p.gapSd,
+    p.gapJumpProb,
+    p.gapJumpSd,
+    p.pathReversionDays,
+  ].join('|');
   let path = cache.get(key);
   if (!path) {
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
@@ -92,8 +106,10 @@ export function dailyPath(spec: ContractSpec, p: PathInputs, seed: number): Dail
 }
 
 function buildPath(spec: ContractSpec, p: PathInputs, seed: number): DailyPath {
-  if (!(spec.typicalLow > 0 && spec.typicalHigh >= spec.typicalLow)) throw new Error(`${spec.root}: the daily path needs a price range 0 < price_low <= price_high, got ${spec.typicalLow}..${spec.typicalHigh}`);
-  for (const k of ['gapSd', 'gapJumpSd', 'pathReversionDays'] as const) if (!(p[k] > 0)) throw new Error(`${spec.root}: market profile ${k} must be positive, got ${p[k]}`);
+  if (!(spec.typicalLow > 0 && spec.typicalHigh >= spec.typicalLow))
+    throw new Error(`${spec.root}: the daily path needs a price range 0 < price_low <= price_high, got ${spec.typicalLow}..${spec.typicalHigh}`);
+  for (const k of ['gapSd', 'gapJumpSd', 'pathReversionDays'] as const)
+    if (!(p[k] > 0)) throw new Error(`${spec.root}: market profile ${k} must be positive, got ${p[k]}`);
   if (!(p.gapJumpProb >= 0 && p.gapJumpProb <= 1)) throw new Error(`${spec.root}: market profile gapJumpProb must be in [0, 1], got ${p.gapJumpProb}`);
   const { dates, index, earlyClose } = tradingCalendar();
   const n = dates.length;
@@ -137,7 +153,8 @@ function buildPath(spec: ContractSpec, p: PathInputs, seed: number): DailyPath {
     hDay,
     dayIndex(date: string): number {
       const i = index.get(date);
-      if (i === undefined) throw new Error(`${spec.root} ${date}: no trading day of the CME calendar (${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}) on the daily price path`);
+      if (i === undefined)
+        throw new Error(`${spec.root} ${date}: no trading day of the CME calendar (${CALENDAR_FIRST_YEAR}-${CALENDAR_LAST_YEAR}) on the daily price path`);
       return i;
     },
   };

@@ -111,10 +111,12 @@ function checkFlow(p: MarketProfile): void {
   checkShare('tradeSize1Prob', p.tradeSize1Prob);
   checkShare('modifyDownShare', p.modifyDownShare);
   checkShare('modifyUpShare', p.modifyUpShare);
-  if (!(p.modifyDownShare + p.modifyUpShare <= 1)) throw new Error(`profile modifyDownShare + modifyUpShare must be at most 1, got ${p.modifyDownShare} + ${p.modifyUpShare}`);
+  if (!(p.modifyDownShare + p.modifyUpShare <= 1))
+    throw new Error(`profile modifyDownShare + modifyUpShare must be at most 1, got ${p.modifyDownShare} + ${p.modifyUpShare}`);
   if (!(p.modifyPerCancel >= 0)) throw new Error(`profile modifyPerCancel must be >= 0 (modifies per best-level cancel), got ${p.modifyPerCancel}`);
   if (!(p.modifySize >= 1)) throw new Error(`profile modifySize must be >= 1 contract, got ${p.modifySize}`);
-  if (!(p.burstBranching >= 0 && p.burstBranching < 1)) throw new Error(`profile burstBranching must be in [0, 1) (stationary bursts), got ${p.burstBranching}`);
+  if (!(p.burstBranching >= 0 && p.burstBranching < 1))
+    throw new Error(`profile burstBranching must be in [0, 1) (stationary bursts), got ${p.burstBranching}`);
   if (!(p.burstDecayS > 0)) throw new Error(`profile burstDecayS must be > 0 seconds, got ${p.burstDecayS}`);
 }
 
@@ -375,7 +377,10 @@ export class MarketGenerator {
     this.deepTarget = new Float64Array(MAX_DEPTH + 1);
     let sumTarget = 0;
     for (let k = 1; k <= MAX_DEPTH; k++) {
-      const s = k <= 4 ? p.deepShapeNear + ((p.deepShapePeak - p.deepShapeNear) * (k - 1)) / 3 : p.deepShapePeak + ((p.deepShapeFar - p.deepShapePeak) * (k - 4)) / (MAX_DEPTH - 4);
+      const s =
+        k <= 4
+          ? p.deepShapeNear + ((p.deepShapePeak - p.deepShapeNear) * (k - 1)) / 3
+          : p.deepShapePeak + ((p.deepShapeFar - p.deepShapePeak) * (k - 4)) / (MAX_DEPTH - 4);
       this.deepTarget[k] = s * p.queueTarget;
       sumTarget += this.deepTarget[k];
     }
@@ -571,7 +576,8 @@ export class MarketGenerator {
       const toClose = Math.abs(RTH_CLOSE_NS - tod) / NS;
       const u = this.uNorm * (1 + p.openBoost * Math.exp(-sinceOpen / p.openDecayS) + p.closeBoost * Math.exp(-toClose / p.closeDecayS));
       // The spikes at the open and the close: order flow only (1 exactly without them).
-      const spike = this.spikeNorm * (1 + p.openSpikeBoost * Math.exp(-sinceOpen / p.openSpikeDecayS) + p.closeSpikeBoost * Math.exp(-toClose / p.closeSpikeDecayS));
+      const spike =
+        this.spikeNorm * (1 + p.openSpikeBoost * Math.exp(-sinceOpen / p.openSpikeDecayS) + p.closeSpikeBoost * Math.exp(-toClose / p.closeSpikeDecayS));
       // Log-normal factors normalised to mean 1 across sessions.
       const s2 = p.volOfVol * p.volOfVol + p.dailyVolDispersion * p.dailyVolDispersion;
       const c = p.activityVolCoupling;
@@ -659,7 +665,8 @@ export class MarketGenerator {
     const rBidMod = this.kMod * qb;
     const rAskMod = this.kMod * qa;
     // Without modifies the last two terms add 0: the same total, bit for bit.
-    const total = rBidAdd + rAskAdd + rBidCan + rAskCan + rSell + rBuy + 2 * rDeepAdd + rBidDeepCan + rAskDeepCan + rBidFill + rAskFill + rInside + rBidMod + rAskMod;
+    const total =
+      rBidAdd + rAskAdd + rBidCan + rAskCan + rSell + rBuy + 2 * rDeepAdd + rBidDeepCan + rAskDeepCan + rBidFill + rAskFill + rInside + rBidMod + rAskMod;
 
     // Two uniforms per event: the waiting time and the event choice (a third with bursts). Within
     // the chosen branch the position of u inside that branch's intensity is itself uniform and
@@ -764,7 +771,11 @@ export class MarketGenerator {
       const empty = (bid ? this.bids[price & this.mask] : this.asks[price & this.mask]) === 0;
       // A new level opens with a refill burst (10%-50% of its target size).
       const p1 = this.deepAdd1;
-      const q = empty ? Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y))) : y < p1 ? 1 : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (y - p1) * this.deepAdd1Rest)) / this.lnDeepAdd);
+      const q = empty
+        ? Math.max(1, Math.round(this.deepTarget[k] * (0.1 + 0.4 * y)))
+        : y < p1
+          ? 1
+          : 1 + Math.floor(Math.log(Math.max(1e-12, 1 - (y - p1) * this.deepAdd1Rest)) / this.lnDeepAdd);
       return this.set(MD_ADD, bid ? BID : ASK, price, q);
     }
     u -= 2 * rDeepAdd;

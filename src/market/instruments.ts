@@ -87,7 +87,13 @@ const builtin = (product: string, tick_size: number, point_value: number, group:
   expiry,
   market,
 });
-const mkt = (price_low: number, price_high: number, annual_vol: number, queue: number, order_size: number): MarketTable => ({ price_low, price_high, annual_vol, queue, order_size });
+const mkt = (price_low: number, price_high: number, annual_vol: number, queue: number, order_size: number): MarketTable => ({
+  price_low,
+  price_high,
+  annual_vol,
+  queue,
+  order_size,
+});
 
 /** The built-in roots (docs/instruments.md), in the [contracts.<ROOT>] shape. */
 export const BUILTIN_CONTRACTS: Readonly<Record<string, ContractTable>> = Object.freeze({
@@ -155,7 +161,9 @@ const fromData = new Map<string, ContractSpec>();
 export function rememberDataContract(spec: ContractSpec): void {
   const had = fromData.get(spec.root);
   if (had && (had.tickSize !== spec.tickSize || had.tickValue !== spec.tickValue)) {
-    throw new Error(`${spec.source}: ${spec.root} tick ${spec.tickSize} ($${spec.tickValue}) differs from ${had.source} (tick ${had.tickSize}, $${had.tickValue}); add [contracts.${spec.root}] to say which is right`);
+    throw new Error(
+      `${spec.source}: ${spec.root} tick ${spec.tickSize} ($${spec.tickValue}) differs from ${had.source} (tick ${had.tickSize}, $${had.tickValue}); add [contracts.${spec.root}] to say which is right`,
+    );
   }
   fromData.set(spec.root, spec);
 }
@@ -198,7 +206,10 @@ export class SymbolError extends Error {}
 /** The contract spec of a root such as `ES`; throws SymbolError naming the known roots. */
 export function contractForRoot(root: string, table: Readonly<Record<string, ContractSpec>> = configured): ContractSpec {
   const c = findContract(root, table);
-  if (!c) throw new SymbolError(`unknown contract root '${root}' (known: ${knownRoots(table).join(', ')}; add a [contracts.${root}] table to the config for another CME future)`);
+  if (!c)
+    throw new SymbolError(
+      `unknown contract root '${root}' (known: ${knownRoots(table).join(', ')}; add a [contracts.${root}] table to the config for another CME future)`,
+    );
   return c;
 }
 

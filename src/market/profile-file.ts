@@ -84,7 +84,7 @@ const profileShape = {
   gapSd: nonNegative(' (log return, standard deviation of a calm overnight gap)'),
   gapJumpProb: fraction(' (probability of a news night)'),
   gapJumpSd: nonNegative(' (log return, standard deviation of a news-night gap)'),
-  pathReversionDays: positive(' (trading days, half-life of the pull toward the range\'s middle)'),
+  pathReversionDays: positive(" (trading days, half-life of the pull toward the range's middle)"),
 } satisfies { [K in Exclude<keyof MarketProfile, keyof typeof extraShape>]: z.ZodType<MarketProfile[K]> };
 
 export type FlowExtra = Partial<{ [K in keyof typeof extraShape]: number }>;
@@ -125,12 +125,15 @@ export function parseMarketProfile(json: unknown, source: string): MarketProfile
   if (r.success) {
     const x = r.data.extra;
     if (x?.modifyDownShare !== undefined && x.modifyUpShare !== undefined && x.modifyDownShare + x.modifyUpShare > 1) {
-      throw new ProfileFileError(`${source}: extra.modifyUpShare = ${x.modifyUpShare}: expected at most 1 - extra.modifyDownShare (${x.modifyDownShare}): the rest are price changes`);
+      throw new ProfileFileError(
+        `${source}: extra.modifyUpShare = ${x.modifyUpShare}: expected at most 1 - extra.modifyDownShare (${x.modifyDownShare}): the rest are price changes`,
+      );
     }
     return r.data;
   }
   const lines = r.error.issues.map((iss) => {
-    if (iss.code === 'unrecognized_keys') return iss.keys.map((k) => `${source}: ${keyOf([...iss.path, k])}: unknown key (expected one of ${knownKeys(iss.path).join(', ')})`).join('\n');
+    if (iss.code === 'unrecognized_keys')
+      return iss.keys.map((k) => `${source}: ${keyOf([...iss.path, k])}: unknown key (expected one of ${knownKeys(iss.path).join(', ')})`).join('\n');
     const v = valueAt(json, iss.path);
     return `${source}: ${keyOf(iss.path)} = ${v === undefined ? '(missing)' : JSON.stringify(v)}: expected ${iss.message}`;
   });
@@ -150,7 +153,9 @@ export function readMarketProfile(path: string): MarketProfileFile {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ProfileFileError(`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a profile file' : (e as Error).message} (expected a market profile JSON file, as npm run calibrate writes)`);
+    throw new ProfileFileError(
+      `${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a profile file' : (e as Error).message} (expected a market profile JSON file, as npm run calibrate writes)`,
+    );
   }
   let json: unknown;
   try {
@@ -198,7 +203,10 @@ export function withSelectedProfile(table: Readonly<Record<string, ContractSpec>
   if (profilePath === undefined) return out;
   const file = readMarketProfile(profilePath);
   const spec = contractForRoot(file.root, table);
-  if (spec.market === null) throw new ProfileFileError(`${profilePath}: root ${file.root} has no synthetic market ([contracts.${file.root}.market]): a profile needs a root the synthetic market can run`);
+  if (spec.market === null)
+    throw new ProfileFileError(
+      `${profilePath}: root ${file.root} has no synthetic market ([contracts.${file.root}.market]): a profile needs a root the synthetic market can run`,
+    );
   out[file.root] = { ...spec, profile: completeProfile(file, spec) };
   return out;
 }

@@ -37,15 +37,19 @@ export class Adam {
 
   /** One step with learning rate `lr` on the gradients, which hold a sum over `count` samples. */
   step(lr: number, count: number): void {
-    const b1 = this.beta1, b2 = this.beta2, eps = this.eps;
+    const b1 = this.beta1,
+      b2 = this.beta2,
+      eps = this.eps;
     this.steps++;
     this.beta1Power *= b1;
     this.beta2Power *= b2;
-    const c1 = 1 - this.beta1Power, c2 = 1 - this.beta2Power;
+    const c1 = 1 - this.beta1Power,
+      c2 = 1 - this.beta2Power;
     const inv = 1 / count;
     for (let k = 0; k < this.groups.length; k++) {
       const { params: p, grads: g, l2 } = this.groups[k];
-      const m = this.m[k], v = this.v[k];
+      const m = this.m[k],
+        v = this.v[k];
       for (let i = 0; i < p.length; i++) {
         const gi = g[i] * inv + l2 * p[i];
         m[i] = b1 * m[i] + (1 - b1) * gi;

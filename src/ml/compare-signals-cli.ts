@@ -11,7 +11,10 @@ import { loadConfig } from '../config/load.ts';
 import { packageRoot } from '../core/paths.ts';
 import { COMPARED_SIGNALS, compareSignals, signalsTable, type ComparedSignal } from './compare-signals.ts';
 
-const USAGE = 'usage: npm run compare-signals [-- --symbol ES --start YYYY-MM-DD --end YYYY-MM-DD --seeds 42,7,1 --signals ' + COMPARED_SIGNALS.join(',') + ' --config FILE --out FILE]';
+const USAGE =
+  'usage: npm run compare-signals [-- --symbol ES --start YYYY-MM-DD --end YYYY-MM-DD --seeds 42,7,1 --signals ' +
+  COMPARED_SIGNALS.join(',') +
+  ' --config FILE --out FILE]';
 
 async function main(): Promise<number> {
   let a;

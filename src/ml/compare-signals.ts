@@ -54,7 +54,9 @@ export async function compareSignals(o: CompareOptions): Promise<SignalRow[]> {
       const t0 = performance.now();
       // No pool: sessions run inline, one after another, each with this predictor.
       const r = (await runBacktest(v.request, o.config, { predictor })).result;
-      o.log?.(`${signal.padEnd(10)} seed ${seed}: P&L ${r.total_pnl.toFixed(2)} over ${r.sessions} session(s), ${r.total_fills} fills (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      o.log?.(
+        `${signal.padEnd(10)} seed ${seed}: P&L ${r.total_pnl.toFixed(2)} over ${r.sessions} session(s), ${r.total_fills} fills (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+      );
       runs.push(r);
     }
     rows.push({ signal, runs });
@@ -66,7 +68,8 @@ const usd = (x: number) => `${x < 0 ? '−' : '+'}$${Math.abs(Math.round(x)).toL
 
 /** Fill-quantity-weighted mean markout over runs (the pooled per-contract average), ticks. */
 function pooledMarkout(runs: BacktestResult[], label: string): string {
-  let q = 0, s = 0;
+  let q = 0,
+    s = 0;
   for (const r of runs) {
     const m = r.markouts[label];
     if (m && m.avg_ticks !== null) {
@@ -82,14 +85,26 @@ function pooledMarkout(runs: BacktestResult[], label: string): string {
 export function signalsTable(rows: SignalRow[], o: Pick<CompareOptions, 'symbol' | 'startDate' | 'endDate' | 'seeds'>, configName: string): string {
   const labels = Object.keys(rows[0]?.runs[0]?.markouts ?? {});
   const head = ['signal', ...o.seeds.map((s) => `P&L seed ${s}`), 'total P&L', 'fills', 'fees', `markouts ${labels.join(' / ')} (ticks)`];
-  const lines = [`${o.symbol} ${o.startDate}..${o.endDate}, seeds ${o.seeds.join(', ')}, config ${configName}`, '', `| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
+  const lines = [
+    `${o.symbol} ${o.startDate}..${o.endDate}, seeds ${o.seeds.join(', ')}, config ${configName}`,
+    '',
+    `| ${head.join(' | ')} |`,
+    `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+  ];
   for (const r of rows) {
     const total = r.runs.reduce((a, x) => a + x.total_pnl, 0);
     const fills = r.runs.reduce((a, x) => a + x.total_fills, 0);
     const fees = r.runs.reduce((a, x) => a + x.fees, 0);
     // A P&L the account's kill switch cut short is marked: it is not what the signal would have earned.
     const pnl = (x: BacktestResult) => `${usd(x.total_pnl)}${x.kill_switch.tripped ? ` (stopped ${x.kill_switch.session_date!.slice(5)})` : ''}`;
-    const cells = [r.signal, ...r.runs.map(pnl), usd(total), fills.toLocaleString('en-US'), `$${Math.round(fees).toLocaleString('en-US')}`, labels.map((l) => pooledMarkout(r.runs, l)).join(' / ')];
+    const cells = [
+      r.signal,
+      ...r.runs.map(pnl),
+      usd(total),
+      fills.toLocaleString('en-US'),
+      `$${Math.round(fees).toLocaleString('en-US')}`,
+      labels.map((l) => pooledMarkout(r.runs, l)).join(' / '),
+    ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n') + '\n';

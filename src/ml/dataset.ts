@@ -64,7 +64,11 @@ export function sessionSamples(ref: SessionRef, o: SampleOptions): Dataset {
   const feats = new Float64Array(grid * FEATURE_COUNT);
   const mids = new Float64Array(grid);
 
-  const gen = new MarketGenerator(contractForRoot(ref.root), ref.date, ref.seed, { sessionStartNs: ref.startNs, sessionEndNs: ref.endNs, activity: o.activity });
+  const gen = new MarketGenerator(contractForRoot(ref.root), ref.date, ref.seed, {
+    sessionStartNs: ref.startNs,
+    sessionEndNs: ref.endNs,
+    activity: o.activity,
+  });
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 13, false);
   const book = new DenseBook(4096);
   const fx = new FeatureExtractor();
@@ -133,5 +137,8 @@ export function predictDataset(p: Predictor, d: Dataset): Float64Array {
 
 /** SHA-256 of the samples (features and labels, as stored float64 bytes): the data's identity. */
 export function datasetDigest(d: Dataset): string {
-  return createHash('sha256').update(new Uint8Array(d.x.buffer, d.x.byteOffset, d.x.byteLength)).update(new Uint8Array(d.y.buffer, d.y.byteOffset, d.y.byteLength)).digest('hex');
+  return createHash('sha256')
+    .update(new Uint8Array(d.x.buffer, d.x.byteOffset, d.x.byteLength))
+    .update(new Uint8Array(d.y.buffer, d.y.byteOffset, d.y.byteLength))
+    .digest('hex');
 }

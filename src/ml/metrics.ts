@@ -25,14 +25,20 @@ const round6n = (x: number | null) => (x === null ? null : round6(x));
 /** Metrics of predictions `p` against labels `y`. */
 export function evaluate(p: Float64Array, y: Float64Array): Metrics {
   const n = y.length;
-  let my = 0, mp = 0;
+  let my = 0,
+    mp = 0;
   for (let i = 0; i < n; i++) {
     my += y[i];
     mp += p[i];
   }
   my /= n;
   mp /= n;
-  let se = 0, vy = 0, vp = 0, cov = 0, hit = 0, cnt = 0;
+  let se = 0,
+    vy = 0,
+    vp = 0,
+    cov = 0,
+    hit = 0,
+    cnt = 0;
   for (let i = 0; i < n; i++) {
     const e = p[i] - y[i];
     se += e * e;
@@ -47,7 +53,9 @@ export function evaluate(p: Float64Array, y: Float64Array): Metrics {
   // top decile by |prediction| (ties broken by index: deterministic)
   const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => Math.abs(p[b]) - Math.abs(p[a]) || a - b);
   const top = idx.slice(0, Math.floor(n / 10));
-  let th = 0, tc = 0, ts = 0;
+  let th = 0,
+    tc = 0,
+    ts = 0;
   for (const i of top) {
     const s = p[i] > 0 ? 1 : p[i] < 0 ? -1 : 0;
     ts += s * y[i];

@@ -30,7 +30,8 @@ export class MlpNetwork {
     this.w = [];
     this.b = [];
     for (let k = 0; k < L; k++) {
-      const nIn = sizes[k], nOut = sizes[k + 1];
+      const nIn = sizes[k],
+        nOut = sizes[k + 1];
       // He-uniform for ReLU layers, Glorot-uniform for the linear output
       const lim = k < L - 1 ? Math.sqrt(6 / nIn) : Math.sqrt(6 / (nIn + nOut));
       const w = new Float64Array(nIn * nOut);
@@ -50,8 +51,12 @@ export class MlpNetwork {
     const a0 = this.a[0];
     for (let i = 0; i < this.sizes[0]; i++) a0[i] = x[off + i];
     for (let k = 0; k < L; k++) {
-      const nIn = this.sizes[k], nOut = this.sizes[k + 1];
-      const w = this.w[k], b = this.b[k], src = this.a[k], dst = this.a[k + 1];
+      const nIn = this.sizes[k],
+        nOut = this.sizes[k + 1];
+      const w = this.w[k],
+        b = this.b[k],
+        src = this.a[k],
+        dst = this.a[k + 1];
       const relu = k < L - 1;
       for (let o = 0; o < nOut; o++) {
         let s = b[o];
@@ -68,8 +73,13 @@ export class MlpNetwork {
     const L = this.sizes.length - 1;
     this.delta[L][0] = dOut;
     for (let k = L - 1; k >= 0; k--) {
-      const nIn = this.sizes[k], nOut = this.sizes[k + 1];
-      const w = this.w[k], gw = this.gw[k], gb = this.gb[k], src = this.a[k], d = this.delta[k + 1];
+      const nIn = this.sizes[k],
+        nOut = this.sizes[k + 1];
+      const w = this.w[k],
+        gw = this.gw[k],
+        gb = this.gb[k],
+        src = this.a[k],
+        d = this.delta[k + 1];
       for (let o = 0; o < nOut; o++) {
         const e = d[o];
         if (e === 0) continue;

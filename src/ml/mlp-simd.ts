@@ -22,8 +22,18 @@ export const SIMD_KERNEL_PATH = join('dist', 'ml', 'mlp-simd.wasm');
 
 // Memory layout shared with mlp-simd.wat: i32 header slots (byte offsets), f64 slots (indices of
 // a Float64Array over the memory) and where the arrays start.
-const H_NIN = 0, H_NLAYERS = 4, H_MEAN = 8, H_INVSTD = 12, H_BUFA = 16, H_BUFB = 20, H_LAYERS = 24;
-const F_CLIP = 4, F_SCALE = 5, F_OFFSET = 6, F_RESULT = 7, F_X = 8;
+const H_NIN = 0,
+  H_NLAYERS = 4,
+  H_MEAN = 8,
+  H_INVSTD = 12,
+  H_BUFA = 16,
+  H_BUFB = 20,
+  H_LAYERS = 24;
+const F_CLIP = 4,
+  F_SCALE = 5,
+  F_OFFSET = 6,
+  F_RESULT = 7,
+  F_X = 8;
 const LAYER_BYTES = 20;
 const PAGE = 65536;
 
@@ -36,13 +46,15 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-const Wasm = (globalThis as unknown as {
-  WebAssembly: {
-    validate(bytes: Uint8Array): boolean;
-    Module: new (bytes: Uint8Array) => WasmModule;
-    Instance: new (module: WasmModule) => { exports: { memory: WasmMemory; run: () => void } };
-  };
-}).WebAssembly;
+const Wasm = (
+  globalThis as unknown as {
+    WebAssembly: {
+      validate(bytes: Uint8Array): boolean;
+      Module: new (bytes: Uint8Array) => WasmModule;
+      Instance: new (module: WasmModule) => { exports: { memory: WasmMemory; run: () => void } };
+    };
+  }
+).WebAssembly;
 
 export type SimdKernel = { ok: true; module: WasmModule } | { ok: false; reason: string };
 
@@ -122,7 +134,10 @@ export class SimdMlpPredictor implements Predictor {
     f64[F_SCALE] = model.output.scale;
     f64[F_OFFSET] = model.output.offset;
     f64.set(model.normalization.mean, mean / 8);
-    f64.set(model.normalization.std.map((s) => 1 / s), invStd / 8);
+    f64.set(
+      model.normalization.std.map((s) => 1 / s),
+      invStd / 8,
+    );
     model.layers.forEach((l, k) => {
       const nOut = even(l.outputs);
       const { w, b } = placed[k];

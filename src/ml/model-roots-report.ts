@@ -43,7 +43,9 @@ function row(cells: string[]): string {
 /** Markdown for the models (one per root, in the order given). */
 export function modelRootsMarkdown(models: ModelFile[]): string {
   const out: string[] = [];
-  out.push(row(['root', 'model', 'held-out samples', 'model MSE', 'model R²', 'best untrained signal', 'its MSE', 'its R²', 'model beats it', 'ridge linear R²']));
+  out.push(
+    row(['root', 'model', 'held-out samples', 'model MSE', 'model R²', 'best untrained signal', 'its MSE', 'its R²', 'model beats it', 'ridge linear R²']),
+  );
   out.push(row(['---', '---', '---:', '---:', '---:', '---', '---:', '---:', '---', '---:']));
   for (const m of models) {
     const t = m.metrics.test as SetMetrics;
@@ -68,12 +70,25 @@ export function modelRootsMarkdown(models: ModelFile[]): string {
     const b = bestSignal(t);
     const sessions = (m.training.data as { test: { sessions: { date: string; seed: number }[] } }).test.sessions;
     out.push('', `### ${m.roots.join(', ')}: \`${m.modelVersion}\``, '');
-    out.push(`Held-out sessions ${sessions.map((s) => `${s.date}/seed ${s.seed}`).join(', ')}; best epoch ${m.training.bestEpoch}; standard deviation of the label on the training sessions ${fix(m.training.labelStd as number, 3)} ticks.`, '');
+    out.push(
+      `Held-out sessions ${sessions.map((s) => `${s.date}/seed ${s.seed}`).join(', ')}; best epoch ${m.training.bestEpoch}; standard deviation of the label on the training sessions ${fix(m.training.labelStd as number, 3)} ticks.`,
+      '',
+    );
     out.push(row(['predictor', 'MSE', 'R²', 'corr', 'dir.acc', 'top10%', 'top10%mv']));
     out.push(row(['---', '---:', '---:', '---:', '---:', '---:', '---:']));
     for (const [label, key] of REPORT_ROWS) {
       const x: Metrics = key === null ? t.model : t.baselines[key];
-      out.push(row([label, fix(x.mse, 5), fix(x.r2, 5), fix(x.corr, 4), pct(x.directionalAccuracy), pct(x.topDecileDirectionalAccuracy), fix(x.topDecileMeanSignedMove ?? 0, 4)]));
+      out.push(
+        row([
+          label,
+          fix(x.mse, 5),
+          fix(x.r2, 5),
+          fix(x.corr, 4),
+          pct(x.directionalAccuracy),
+          pct(x.topDecileDirectionalAccuracy),
+          fix(x.topDecileMeanSignedMove ?? 0, 4),
+        ]),
+      );
     }
     out.push(
       '',
@@ -87,7 +102,9 @@ export function modelRootsMarkdown(models: ModelFile[]): string {
     const surer = SIGNAL_NAMES.filter((n) => top(t.baselines[n]) > top(t.model));
     if (surer.length) {
       const best = surer.reduce((x, y) => (top(t.baselines[y]) > top(t.baselines[x]) ? y : x));
-      out.push(`On the top 10 % of |prediction| the ${best} signal gets the direction right more often than the model (${pct(top(t.baselines[best]))} vs ${pct(top(t.model))}).`);
+      out.push(
+        `On the top 10 % of |prediction| the ${best} signal gets the direction right more often than the model (${pct(top(t.baselines[best]))} vs ${pct(top(t.model))}).`,
+      );
     }
   }
   return out.join('\n') + '\n';

@@ -49,7 +49,10 @@ export function loadRootModel(config: EngineConfig, root: string): ModelLoad {
     return { ok: false, error: `the model for ${root}: ${r.error}` };
   }
   if (!r.model.roots.includes(root)) {
-    return { ok: false, error: `the model for ${root}: ${path} holds ${r.model.modelVersion}, trained on ${r.model.roots.join(', ')}, not ${root} (train one with: ${trainCommand(root)})` };
+    return {
+      ok: false,
+      error: `the model for ${root}: ${path} holds ${r.model.modelVersion}, trained on ${r.model.roots.join(', ')}, not ${root} (train one with: ${trainCommand(root)})`,
+    };
   }
   return r;
 }

@@ -94,7 +94,9 @@ export function validateModel(raw: unknown): ModelCheck {
   if (!isObj(raw)) return fail('not a JSON object');
   if (raw.format !== MODEL_FORMAT) return fail(`"format" is ${JSON.stringify(raw.format)}, expected "${MODEL_FORMAT}"`);
   if (raw.formatVersion !== MODEL_FORMAT_VERSION) {
-    return fail(`unsupported formatVersion ${JSON.stringify(raw.formatVersion)}: this build reads formatVersion ${MODEL_FORMAT_VERSION} (retrain with npm run train)`);
+    return fail(
+      `unsupported formatVersion ${JSON.stringify(raw.formatVersion)}: this build reads formatVersion ${MODEL_FORMAT_VERSION} (retrain with npm run train)`,
+    );
   }
   if (typeof raw.modelVersion !== 'string' || raw.modelVersion.length === 0) return fail('"modelVersion" must be a non-empty string');
   if (raw.kind !== MODEL_KIND) return fail(`"kind" is ${JSON.stringify(raw.kind)}, expected "${MODEL_KIND}"`);
@@ -118,10 +120,13 @@ export function validateModel(raw: unknown): ModelCheck {
   if (!isObj(raw.featureOptions)) return fail('"featureOptions" must be an object');
   for (const [k, v] of Object.entries(FEATURE_DEFAULTS)) {
     if (raw.featureOptions[k] !== v) {
-      return fail(`feature option ${k} = ${JSON.stringify(raw.featureOptions[k])} in the model, but the engine's extractor uses ${v} (retrain with npm run train)`);
+      return fail(
+        `feature option ${k} = ${JSON.stringify(raw.featureOptions[k])} in the model, but the engine's extractor uses ${v} (retrain with npm run train)`,
+      );
     }
   }
-  if (!Array.isArray(raw.roots) || raw.roots.length === 0 || raw.roots.some((r) => typeof r !== 'string')) return fail('"roots" must be a non-empty array of contract roots');
+  if (!Array.isArray(raw.roots) || raw.roots.length === 0 || raw.roots.some((r) => typeof r !== 'string'))
+    return fail('"roots" must be a non-empty array of contract roots');
 
   const norm = raw.normalization;
   if (!isObj(norm)) return fail('"normalization" must be an object { mean, std, clip }');
@@ -142,10 +147,12 @@ export function validateModel(raw: unknown): ModelCheck {
     const l = raw.layers[k] as unknown;
     const at = `layers[${k}]`;
     if (!isObj(l)) return fail(`${at} must be an object`);
-    if (l.inputs !== inputs) return fail(`${at}.inputs is ${JSON.stringify(l.inputs)}, expected ${inputs} (${k === 0 ? 'the number of features' : `layers[${k - 1}].outputs`})`);
+    if (l.inputs !== inputs)
+      return fail(`${at}.inputs is ${JSON.stringify(l.inputs)}, expected ${inputs} (${k === 0 ? 'the number of features' : `layers[${k - 1}].outputs`})`);
     if (!posInt(l.outputs)) return fail(`${at}.outputs must be an integer > 0, got ${JSON.stringify(l.outputs)}`);
     if (k === raw.layers.length - 1 && l.outputs !== 1) return fail(`${at} is the output layer and must have 1 output, got ${l.outputs}`);
-    if (!ACTIVATIONS.includes(l.activation as Activation)) return fail(`${at}.activation is ${JSON.stringify(l.activation)}, expected one of ${ACTIVATIONS.join(', ')}`);
+    if (!ACTIVATIONS.includes(l.activation as Activation))
+      return fail(`${at}.activation is ${JSON.stringify(l.activation)}, expected one of ${ACTIVATIONS.join(', ')}`);
     if (!Array.isArray(l.weights)) return fail(`${at}.weights must be an array`);
     if (l.weights.length !== inputs * l.outputs) {
       return fail(`${at}.weights has ${l.weights.length} values, expected ${inputs * l.outputs} (${l.outputs} outputs x ${inputs} inputs)`);
@@ -231,7 +238,9 @@ export class MlpPredictor implements Predictor {
     this.k[K_SCALE] = model.output.scale;
     this.k[K_OFFSET] = model.output.offset;
     this.shape = new Int32Array(5 * this.nLayers);
-    let nw = 0, nb = 0, width = this.nIn;
+    let nw = 0,
+      nb = 0,
+      width = this.nIn;
     model.layers.forEach((l, k) => {
       this.shape.set([l.inputs, l.outputs, l.activation === 'relu' ? 1 : 0, nw, nb], 5 * k);
       nw += l.weights.length;
@@ -257,8 +266,10 @@ export class MlpPredictor implements Predictor {
   private run(x: Float64Array): void {
     const kk = this.k;
     const clip = kk[K_CLIP];
-    const mean = this.mean, invStd = this.invStd;
-    let src = this.bufA, dst = this.bufB;
+    const mean = this.mean,
+      invStd = this.invStd;
+    let src = this.bufA,
+      dst = this.bufB;
     for (let i = 0; i < this.nIn; i++) {
       let z = (x[i] - mean[i]) * invStd[i];
       if (z > clip) z = clip;
@@ -266,16 +277,28 @@ export class MlpPredictor implements Predictor {
       else if (z !== z) z = 0; // NaN counts as the mean: a missing value never poisons the output
       src[i] = z;
     }
-    const sh = this.shape, w = this.w, b = this.b;
+    const sh = this.shape,
+      w = this.w,
+      b = this.b;
     for (let k = 0; k < this.nLayers; k++) {
-      const nIn = sh[5 * k], nOut = sh[5 * k + 1], relu = sh[5 * k + 2], wo = sh[5 * k + 3], bo = sh[5 * k + 4];
+      const nIn = sh[5 * k],
+        nOut = sh[5 * k + 1],
+        relu = sh[5 * k + 2],
+        wo = sh[5 * k + 3],
+        bo = sh[5 * k + 4];
       // Four outputs per pass: each input is loaded once for four rows, and the four sums are
       // independent chains of adds that the CPU runs in parallel (one chain is bound by the
       // add latency). Each sum still adds its terms in input order, as a textbook loop does.
       let o = 0;
       for (; o + 3 < nOut; o += 4) {
-        const r0 = wo + o * nIn, r1 = r0 + nIn, r2 = r1 + nIn, r3 = r2 + nIn;
-        let s0 = b[bo + o], s1 = b[bo + o + 1], s2 = b[bo + o + 2], s3 = b[bo + o + 3];
+        const r0 = wo + o * nIn,
+          r1 = r0 + nIn,
+          r2 = r1 + nIn,
+          r3 = r2 + nIn;
+        let s0 = b[bo + o],
+          s1 = b[bo + o + 1],
+          s2 = b[bo + o + 2],
+          s3 = b[bo + o + 3];
         for (let i = 0; i < nIn; i++) {
           const v = src[i];
           s0 += w[r0 + i] * v;

@@ -43,7 +43,8 @@ export function fitSignalBaseline(name: SignalName, train: Dataset, norm: Normal
   if (!fitted) return { feature: FEATURE_NAMES[f], mean: 0, std: 1, clip: SIGNAL_CLIP, scale: 1 };
   const unit: SignalBaseline = { feature: FEATURE_NAMES[f], mean: norm.mean[f], std: norm.std[f], clip: SIGNAL_CLIP, scale: 1 };
   const s = predictDataset(new SignalPredictor(name, unit, 0), train); // the clamped z-scores
-  let sy = 0, ss = 0;
+  let sy = 0,
+    ss = 0;
   for (let i = 0; i < train.n; i++) {
     sy += s[i] * train.y[i];
     ss += s[i] * s[i];
@@ -63,7 +64,8 @@ export function signalBaselineOf(training: Record<string, unknown>, name: Signal
   const b = all?.[name];
   if (!b) throw new Error(`the model file has no training.signalBaselines.${name} (retrain with npm run train)`);
   for (const k of ['mean', 'std', 'clip', 'scale'] as const) {
-    if (typeof b[k] !== 'number' || !Number.isFinite(b[k])) throw new Error(`training.signalBaselines.${name}.${k} must be a finite number, got ${JSON.stringify(b[k])}`);
+    if (typeof b[k] !== 'number' || !Number.isFinite(b[k]))
+      throw new Error(`training.signalBaselines.${name}.${k} must be a finite number, got ${JSON.stringify(b[k])}`);
   }
   if (b.std! <= 0 || b.clip! <= 0) throw new Error(`training.signalBaselines.${name}: std and clip must be > 0`);
   const want = FEATURE_NAMES[SIGNALS[name].feature];

@@ -67,7 +67,8 @@ export function formatTrainReport(
   bestEpoch: number,
   t: Timings,
 ): string {
-  const desc = (name: string, refs: SessionRef[], d: Dataset) => `  ${name.padEnd(11)} ${refs.map((r) => `${r.date}/seed ${r.seed}`).join(', ')}  (${d.n.toLocaleString('en-US')} samples)`;
+  const desc = (name: string, refs: SessionRef[], d: Dataset) =>
+    `  ${name.padEnd(11)} ${refs.map((r) => `${r.date}/seed ${r.seed}`).join(', ')}  (${d.n.toLocaleString('en-US')} samples)`;
   return [
     `model ${m.modelVersion}`,
     `  MLP ${[FEATURE_COUNT, ...cfg.hidden, 1].join(' -> ')}, ReLU, ${multiplyAdds(m).toLocaleString('en-US')} multiply-adds, horizon ${m.horizonNs / NS_PER_S} s, best epoch ${bestEpoch}`,

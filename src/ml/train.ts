@@ -51,7 +51,8 @@ const sessionInfo = (r: SessionRef) => ({ date: r.date, seed: r.seed, start: clo
 /** Trains, evaluates and returns the model file plus a printable report. */
 export function trainModel(cfg: TrainConfig, log: (line: string) => void = () => {}): TrainResult {
   const t0 = performance.now();
-  const onSession = (r: SessionRef, d: Dataset) => log(`  session ${r.root} ${r.date} seed ${r.seed}: ${d.perSession[0].events.toLocaleString('en-US')} events, ${d.n.toLocaleString('en-US')} samples`);
+  const onSession = (r: SessionRef, d: Dataset) =>
+    log(`  session ${r.root} ${r.date} seed ${r.seed}: ${d.perSession[0].events.toLocaleString('en-US')} events, ${d.n.toLocaleString('en-US')} samples`);
   log('building datasets (training)');
   const train = buildDataset(cfg.train, cfg.sample, onSession);
   log('building datasets (validation)');
@@ -65,7 +66,8 @@ export function trainModel(cfg: TrainConfig, log: (line: string) => void = () =>
   const norm = fitNormalization(train, cfg.clip);
   const xTrain = normalize(train, norm);
   const xVal = normalize(val, norm);
-  let ySum = 0, yy = 0;
+  let ySum = 0,
+    yy = 0;
   for (let i = 0; i < train.n; i++) ySum += train.y[i];
   const yMean = ySum / train.n;
   for (let i = 0; i < train.n; i++) yy += (train.y[i] - yMean) ** 2;
@@ -110,7 +112,9 @@ export function trainModel(cfg: TrainConfig, log: (line: string) => void = () =>
     }
     const valMse = net.mse(xVal, yVal);
     history.push({ epoch, lr: round6(lr), trainMse: round6(se / train.n), valMse: round6(valMse) });
-    log(`  epoch ${String(epoch).padStart(2)}  lr ${lr.toExponential(2)}  train MSE ${(se / train.n).toFixed(5)}  validation MSE ${valMse.toFixed(5)}${valMse < best.mse ? '  *' : ''}`);
+    log(
+      `  epoch ${String(epoch).padStart(2)}  lr ${lr.toExponential(2)}  train MSE ${(se / train.n).toFixed(5)}  validation MSE ${valMse.toFixed(5)}${valMse < best.mse ? '  *' : ''}`,
+    );
     if (valMse < best.mse) {
       best = { mse: valMse, epoch, params: net.snapshot() };
       bad = 0;
@@ -135,7 +139,10 @@ export function trainModel(cfg: TrainConfig, log: (line: string) => void = () =>
     training: {},
     metrics: {},
   } satisfies ModelFile as ModelFile;
-  const hash = createHash('sha256').update(JSON.stringify([body.normalization, body.layers, body.output, body.horizonNs, body.features])).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([body.normalization, body.layers, body.output, body.horizonNs, body.features]))
+    .digest('hex')
+    .slice(0, 12);
   body.modelVersion = `${cfg.root.toLowerCase()}-mlp-${sizes.join('x')}-h${cfg.sample.horizonNs / NS_PER_S}s-${hash}`;
 
   // ---- evaluation, with the shipped inference code, on validation and the held-out test ----
@@ -169,7 +176,15 @@ export function trainModel(cfg: TrainConfig, log: (line: string) => void = () =>
       test: { sessions: samples(test), samples: test.n },
     },
     dataCheck: { root: check.root, ...sessionInfo(check), sample: cfg.sample, samples: checkData.n, sha256: datasetDigest(checkData) },
-    optimizer: { name: 'adam', learningRate: cfg.learningRate, lrDecayPerEpoch: cfg.lrDecay, batchSize: cfg.batchSize, l2: cfg.l2, maxEpochs: cfg.epochs, patience: cfg.patience },
+    optimizer: {
+      name: 'adam',
+      learningRate: cfg.learningRate,
+      lrDecayPerEpoch: cfg.lrDecay,
+      batchSize: cfg.batchSize,
+      l2: cfg.l2,
+      maxEpochs: cfg.epochs,
+      patience: cfg.patience,
+    },
     bestEpoch: best.epoch,
     history,
     labelStd: round6(yStd),

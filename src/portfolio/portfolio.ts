@@ -6,7 +6,25 @@
 // Prices are integer ticks; USD = ticks x tickValue.
 
 import { BID } from '../core/events.ts';
-import { FEES, FILLS, LAST_REALIZED, LAST_TRADE_PNL, LOT_COUNT, LOT_HEAD, MAX_ABS, OPEN_COST, POS, REALIZED, SCALARS, T_COUNT, T_GROSS_LOSS, T_GROSS_WIN, T_LOSSES, T_WINS, VOLUME } from './portfolio-slots.ts';
+import {
+  FEES,
+  FILLS,
+  LAST_REALIZED,
+  LAST_TRADE_PNL,
+  LOT_COUNT,
+  LOT_HEAD,
+  MAX_ABS,
+  OPEN_COST,
+  POS,
+  REALIZED,
+  SCALARS,
+  T_COUNT,
+  T_GROSS_LOSS,
+  T_GROSS_WIN,
+  T_LOSSES,
+  T_WINS,
+  VOLUME,
+} from './portfolio-slots.ts';
 
 export interface ClosedTradeStats {
   count: number;

@@ -28,7 +28,8 @@ export function parseQueueUrl(url: string): { ok: true; connection: QueueConnect
   }
   if (u.protocol !== 'redis:' || !u.hostname) return { ok: false, error: `${JSON.stringify(url)}: expected ${QUEUE_URL_EXPECTED}` };
   const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined;
-  if (db !== undefined && !(Number.isInteger(db) && db >= 0)) return { ok: false, error: `${JSON.stringify(url)}: the database after / must be an integer >= 0` };
+  if (db !== undefined && !(Number.isInteger(db) && db >= 0))
+    return { ok: false, error: `${JSON.stringify(url)}: the database after / must be an integer >= 0` };
   return {
     ok: true,
     connection: {
@@ -44,7 +45,14 @@ export function parseQueueUrl(url: string): { ok: true; connection: QueueConnect
 
 /** Resolves when Redis answers PING within `timeoutMs`; rejects naming the URL and the cause. */
 export async function checkReachable(url: string, c: QueueConnection, timeoutMs = 3000): Promise<void> {
-  const probe = new Redis({ ...c, lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const probe = new Redis({
+    ...c,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   let cause: Error | null = null;
   probe.on('error', (e: Error) => (cause ??= e));
   try {

@@ -61,7 +61,9 @@ function shownUrl(url: string): string {
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(
+    () => clearTimeout(timer),
+  );
 }
 
 /** A session waiting on the queue, as the watchdog sees it. */
@@ -91,7 +93,16 @@ export async function createQueueExecutor(url: string, config: EngineConfig, o: 
   // Every job in flight listens on these; a sweep has many in flight by design.
   queue.setMaxListeners(0);
   events.setMaxListeners(0);
-  const h: ExecutorHealth = { status: 'ok', url: shown, in_flight: 0, requeued_jobs: 0, failed_sessions: 0, data_lost: 0, unreachable_s: null, last_error: null };
+  const h: ExecutorHealth = {
+    status: 'ok',
+    url: shown,
+    in_flight: 0,
+    requeued_jobs: 0,
+    failed_sessions: 0,
+    data_lost: 0,
+    unreachable_s: null,
+    last_error: null,
+  };
   queue.on('error', (e) => (h.last_error = e.message));
   events.on('error', () => undefined);
   await events.waitUntilReady();
@@ -135,7 +146,9 @@ export async function createQueueExecutor(url: string, config: EngineConfig, o: 
       h.unreachable_s = (now - unreachableSince) / 1000;
       h.last_error = (e as Error).message;
       if (now - unreachableSince >= unreachableMs && watched.size > 0) {
-        const err = new Error(`the queue at ${shown} has not answered for ${Math.round((now - unreachableSince) / 1000)} s (${h.last_error}): the session cannot finish`);
+        const err = new Error(
+          `the queue at ${shown} has not answered for ${Math.round((now - unreachableSince) / 1000)} s (${h.last_error}): the session cannot finish`,
+        );
         tell('queue unreachable: failing the sessions waiting on it', { queue: shown, sessions: watched.size });
         for (const w of [...watched]) w.alarm(err);
       }
@@ -185,7 +198,9 @@ export async function createQueueExecutor(url: string, config: EngineConfig, o: 
           const out = await Promise.race([finished, alarm, aborted]);
           if (out !== 'vanished') return decode<SessionResult>(out);
           if (requeues >= MAX_REQUEUES) {
-            throw new Error(`session ${spec.date}: its job vanished from the queue at ${shown} ${requeues + 1} times (Redis restarted without its data?); giving up`);
+            throw new Error(
+              `session ${spec.date}: its job vanished from the queue at ${shown} ${requeues + 1} times (Redis restarted without its data?); giving up`,
+            );
           }
           h.requeued_jobs++;
           tell('a queue job vanished (Redis restarted without its data?): enqueued again', { queue: shown, job: job.id, date: spec.date });

@@ -154,8 +154,17 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
 
   const charts = [
     timeChart('chart-equity', 'Equity (USD)', [{ name: 'equity', color: '#1f77b4', points: equity }], { yFormat: usd0, axis, markers }),
-    timeChart('chart-drawdown', 'Drawdown from the running peak (%)', [{ name: 'drawdown %', color: '#d62728', points: drawdownSeries(r.equity_curve) }], { yFormat: (y) => `${y.toLocaleString('en-US', { maximumFractionDigits: 3 })} %`, axis, markers }),
-    timeChart('chart-position', 'Position after each fill (contracts)', [{ name: 'position', color: '#2ca02c', points: position, style: 'step' }], { yFormat: num(0), axis, markers, integer: true }),
+    timeChart('chart-drawdown', 'Drawdown from the running peak (%)', [{ name: 'drawdown %', color: '#d62728', points: drawdownSeries(r.equity_curve) }], {
+      yFormat: (y) => `${y.toLocaleString('en-US', { maximumFractionDigits: 3 })} %`,
+      axis,
+      markers,
+    }),
+    timeChart('chart-position', 'Position after each fill (contracts)', [{ name: 'position', color: '#2ca02c', points: position, style: 'step' }], {
+      yFormat: num(0),
+      axis,
+      markers,
+      integer: true,
+    }),
     timeChart(
       'chart-price',
       'Price: mid and our quotes (sampled each second), our buys and sells',
@@ -185,7 +194,13 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
       r.session_results.map((s) => ({ label: s.date, values: [s.traded ? s.pnl : null] })),
       usd0,
     ),
-    barChart('chart-pnl-hour', 'P&L by hour of day, New York time (USD, from the equity curve)', [{ name: 'P&L in the hour', color: '#9467bd' }], [...byHour].map(([h, v]) => ({ label: `${String(h).padStart(2, '0')}:00 ET`, values: [v] })), usd0),
+    barChart(
+      'chart-pnl-hour',
+      'P&L by hour of day, New York time (USD, from the equity curve)',
+      [{ name: 'P&L in the hour', color: '#9467bd' }],
+      [...byHour].map(([h, v]) => ({ label: `${String(h).padStart(2, '0')}:00 ET`, values: [v] })),
+      usd0,
+    ),
     barChart(
       'chart-trade-pnl',
       `Distribution of trade P&L: ${tradePnls.length.toLocaleString('en-US')} closing fills, USD net of fees (bin lower edges)`,

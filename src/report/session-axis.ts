@@ -4,7 +4,16 @@
 // labelled with its session date. Times are shown in New York time (the exchange's), labelled.
 
 /** New York wall-clock parts of an epoch-ms instant. */
-const NY = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+const NY = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'America/New_York',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
 
 function nyParts(ms: number): { date: string; hour: number; minute: number; second: number } {
   const p = Object.fromEntries(NY.formatToParts(ms).map((x) => [x.type, x.value]));

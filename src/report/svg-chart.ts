@@ -83,8 +83,15 @@ export function niceTicks(lo: number, hi: number, target = 5, integer = false): 
  * a block per session, a break in every line between sessions, the session's date under its
  * block and its first and last New York time at its edges. `integer`: whole-number y ticks.
  */
-export function timeChart(id: string, title: string, series: Series[], opts: { yFormat: (y: number) => string; axis: SessionAxis; markers?: Marker[]; integer?: boolean }): string {
-  const shown = series.filter((s) => s.points.length > 0).map((s) => ({ ...s, total: s.points.length, points: downsample(s.points, s.style === 'dots' ? MAX_DOTS : MAX_POINTS) }));
+export function timeChart(
+  id: string,
+  title: string,
+  series: Series[],
+  opts: { yFormat: (y: number) => string; axis: SessionAxis; markers?: Marker[]; integer?: boolean },
+): string {
+  const shown = series
+    .filter((s) => s.points.length > 0)
+    .map((s) => ({ ...s, total: s.points.length, points: downsample(s.points, s.style === 'dots' ? MAX_DOTS : MAX_POINTS) }));
   const all = shown.flatMap((s) => s.points);
   const [lo, hi] = extent(all.map((p) => p[1]));
   const ticks = niceTicks(lo, hi, 5, opts.integer);
@@ -92,9 +99,14 @@ export function timeChart(id: string, title: string, series: Series[], opts: { y
   const axis = opts.axis;
   const sx = (x: number) => PAD.l + axis.pos(x) * (W - PAD.l - PAD.r);
   const sy = (y: number) => H - PAD.b - ((y - y0) / (y1 - y0)) * (H - PAD.t - PAD.b);
-  const parts: string[] = axis.blocks.map((b) => `<rect class="session" data-session="${b.date}" x="${f2(PAD.l + b.x * (W - PAD.l - PAD.r))}" y="${PAD.t}" width="${f2(b.w * (W - PAD.l - PAD.r))}" height="${H - PAD.t - PAD.b}"/>`);
+  const parts: string[] = axis.blocks.map(
+    (b) =>
+      `<rect class="session" data-session="${b.date}" x="${f2(PAD.l + b.x * (W - PAD.l - PAD.r))}" y="${PAD.t}" width="${f2(b.w * (W - PAD.l - PAD.r))}" height="${H - PAD.t - PAD.b}"/>`,
+  );
   for (const y of ticks) {
-    parts.push(`<line class="grid" x1="${PAD.l}" x2="${W - PAD.r}" y1="${f2(sy(y))}" y2="${f2(sy(y))}"/><text class="ytick" x="${PAD.l - 4}" y="${f2(sy(y) + 4)}" text-anchor="end" data-tick="${y}">${esc(opts.yFormat(y))}</text>`);
+    parts.push(
+      `<line class="grid" x1="${PAD.l}" x2="${W - PAD.r}" y1="${f2(sy(y))}" y2="${f2(sy(y))}"/><text class="ytick" x="${PAD.l - 4}" y="${f2(sy(y) + 4)}" text-anchor="end" data-tick="${y}">${esc(opts.yFormat(y))}</text>`,
+    );
   }
   // One block per session: its date in the middle, New York times at its edges when there is room.
   const every = Math.max(1, Math.ceil(axis.blocks.length / 12));
@@ -102,7 +114,10 @@ export function timeChart(id: string, title: string, series: Series[], opts: { y
     const x0 = PAD.l + b.x * (W - PAD.l - PAD.r);
     const bw = b.w * (W - PAD.l - PAD.r);
     if (i % every === 0) parts.push(`<text class="session-date" x="${f2(x0 + bw / 2)}" y="${H - 4}" text-anchor="middle">${b.date}</text>`);
-    if (bw > 150) parts.push(`<text x="${f2(x0 + 2)}" y="${H - PAD.b + 12}">${nyTime(b.start).slice(0, 5)} ET</text><text x="${f2(x0 + bw - 2)}" y="${H - PAD.b + 12}" text-anchor="end">${nyTime(b.end).slice(0, 5)}</text>`);
+    if (bw > 150)
+      parts.push(
+        `<text x="${f2(x0 + 2)}" y="${H - PAD.b + 12}">${nyTime(b.start).slice(0, 5)} ET</text><text x="${f2(x0 + bw - 2)}" y="${H - PAD.b + 12}" text-anchor="end">${nyTime(b.end).slice(0, 5)}</text>`,
+      );
   });
   for (const m of opts.markers ?? []) {
     const x = f2(sx(m.x));
@@ -112,7 +127,9 @@ export function timeChart(id: string, title: string, series: Series[], opts: { y
     if (s.style === 'dots') {
       // One path of zero-length segments drawn with round caps: a dot per point, one DOM node.
       const d = s.points.map((p) => `M${f2(sx(p[0]))} ${f2(sy(p[1]))}h0`).join('');
-      parts.push(`<path class="series dots" data-series="${esc(s.name)}" data-points="${s.points.length}" data-total="${s.total}" d="${d}" stroke="${s.color}"/>`);
+      parts.push(
+        `<path class="series dots" data-series="${esc(s.name)}" data-points="${s.points.length}" data-total="${s.total}" d="${d}" stroke="${s.color}"/>`,
+      );
       continue;
     }
     // A new subpath at each session: no line drawn across the night.
@@ -127,7 +144,12 @@ export function timeChart(id: string, title: string, series: Series[], opts: { y
     parts.push(`<path class="series" data-series="${esc(s.name)}" data-points="${s.points.length}" d="${d}" stroke="${s.color}"/>`);
   }
   // Legend: only the series with points; a thinned marker series says how many it shows.
-  const legend = shown.map((s) => `<span style="color:${s.color}">■ ${esc(s.name)}${s.style === 'dots' && s.points.length < s.total ? ` (${s.points.length.toLocaleString('en-US')} of ${s.total.toLocaleString('en-US')} shown)` : ''}</span>`).join(' ');
+  const legend = shown
+    .map(
+      (s) =>
+        `<span style="color:${s.color}">■ ${esc(s.name)}${s.style === 'dots' && s.points.length < s.total ? ` (${s.points.length.toLocaleString('en-US')} of ${s.total.toLocaleString('en-US')} shown)` : ''}</span>`,
+    )
+    .join(' ');
   return `<figure id="${esc(id)}"><figcaption>${esc(title)} ${legend}</figcaption><svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg></figure>`;
 }
 
@@ -138,7 +160,14 @@ export interface BarGroup {
 }
 
 /** Grouped vertical bars around zero (markouts by horizon). */
-export function barChart(id: string, title: string, names: { name: string; color: string }[], groups: BarGroup[], yFormat: (y: number) => string, integer = false): string {
+export function barChart(
+  id: string,
+  title: string,
+  names: { name: string; color: string }[],
+  groups: BarGroup[],
+  yFormat: (y: number) => string,
+  integer = false,
+): string {
   const vals = groups.flatMap((g) => g.values.filter((v): v is number => v !== null));
   const [vlo, vhi] = extent([0, ...vals]);
   const ticks = niceTicks(vlo, vhi, 5, integer);

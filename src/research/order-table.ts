@@ -8,7 +8,22 @@ import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import type { AccountSession } from '../backtest/account.ts';
 import type { ResolvedRequest } from '../backtest/request.ts';
 import { sessionContracts } from '../backtest/session-dates.ts';
-import { OL_EXCH, OL_FEE, OL_ID, OL_KIND, OL_LEAVES, OL_LIQ, OL_PRICE, OL_QTY, OL_REASON, OL_RECV, OL_SENT, OL_SIDE, OL_STRIDE, ORDER_EVENTS } from '../backtest/order-log.ts';
+import {
+  OL_EXCH,
+  OL_FEE,
+  OL_ID,
+  OL_KIND,
+  OL_LEAVES,
+  OL_LIQ,
+  OL_PRICE,
+  OL_QTY,
+  OL_REASON,
+  OL_RECV,
+  OL_SENT,
+  OL_SIDE,
+  OL_STRIDE,
+  ORDER_EVENTS,
+} from '../backtest/order-log.ts';
 import type { Cell, Column, ColumnKind } from './fill-table.ts';
 
 type Req = Pick<ResolvedRequest, 'root' | 'dates' | 'contracts'>;
@@ -118,7 +133,16 @@ export function quoteTable(req: Req, sessions: AccountSession[]): Column[] {
     const symbol = contractOn(s.date);
     for (let i = 0; i < q.times.length; i++) {
       const ns = sessionNsToUnixNs(s.date, q.times[i]);
-      put(isoMs(ns), ns, s.date, symbol, num(ticksToPrice(q.bid[i], tick)), num(ticksToPrice(q.ask[i], tick)), num(ticksToPrice(q.mid[i], tick)), BigInt(pos[i]));
+      put(
+        isoMs(ns),
+        ns,
+        s.date,
+        symbol,
+        num(ticksToPrice(q.bid[i], tick)),
+        num(ticksToPrice(q.ask[i], tick)),
+        num(ticksToPrice(q.mid[i], tick)),
+        BigInt(pos[i]),
+      );
     }
   }
   return cols;

@@ -135,7 +135,8 @@ export class RiskManager {
     let r = RISK_OK;
     if (this.killed) r = RISK_KILLED;
     else if (qty > this.limits.maxOrderSize || qty <= 0) r = RISK_ORDER_TOO_LARGE;
-    else if (side === BID ? position + openBuy + qty > this.limits.positionLimit : position - openSell - qty < -this.limits.positionLimit) r = RISK_POSITION_LIMIT;
+    else if (side === BID ? position + openBuy + qty > this.limits.positionLimit : position - openSell - qty < -this.limits.positionLimit)
+      r = RISK_POSITION_LIMIT;
     const last = this.lastRefused;
     const k = side === BID ? 0 : 2;
     if (r === RISK_OK) {
@@ -219,18 +220,40 @@ export class RiskManager {
     if (!this.killed) {
       if (!this.ddBreached && dd >= L.maxDrawdownFrac) {
         this.ddBreached = true;
-        tripped = this.trip(ts, 'MAX_DRAWDOWN', `drawdown ${(dd * 100).toFixed(2)}% reached the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`, dd, L.maxDrawdownFrac);
+        tripped = this.trip(
+          ts,
+          'MAX_DRAWDOWN',
+          `drawdown ${(dd * 100).toFixed(2)}% reached the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`,
+          dd,
+          L.maxDrawdownFrac,
+        );
       } else if (!this.lossBreached && loss >= L.maxDailyLoss) {
         this.lossBreached = true;
         tripped = this.trip(ts, 'MAX_DAILY_LOSS', `daily loss $${loss.toFixed(2)} reached the $${L.maxDailyLoss.toFixed(2)} limit`, loss, L.maxDailyLoss);
       }
       if (!this.ddWarned && dd >= WARN_FRACTION * L.maxDrawdownFrac) {
         this.ddWarned = true;
-        if (!this.ddBreached) this.alerts.add(ts, 'warning', 'DRAWDOWN_WARNING', `drawdown ${(dd * 100).toFixed(2)}% is past half the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`, dd, L.maxDrawdownFrac);
+        if (!this.ddBreached)
+          this.alerts.add(
+            ts,
+            'warning',
+            'DRAWDOWN_WARNING',
+            `drawdown ${(dd * 100).toFixed(2)}% is past half the ${(L.maxDrawdownFrac * 100).toFixed(2)}% limit`,
+            dd,
+            L.maxDrawdownFrac,
+          );
       }
       if (!this.lossWarned && loss >= WARN_FRACTION * L.maxDailyLoss) {
         this.lossWarned = true;
-        if (!this.lossBreached) this.alerts.add(ts, 'warning', 'DAILY_LOSS_WARNING', `daily loss $${loss.toFixed(2)} is past half the $${L.maxDailyLoss.toFixed(2)} limit`, loss, L.maxDailyLoss);
+        if (!this.lossBreached)
+          this.alerts.add(
+            ts,
+            'warning',
+            'DAILY_LOSS_WARNING',
+            `daily loss $${loss.toFixed(2)} is past half the $${L.maxDailyLoss.toFixed(2)} limit`,
+            loss,
+            L.maxDailyLoss,
+          );
       }
     }
     // Next level that needs attention: the warning, then the limit, then nothing.

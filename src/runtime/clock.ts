@@ -34,7 +34,6 @@ export class SimClock {
     this.originMs = originMs;
   }
 
-
   /** Simulated ns elapsed since the first session's open at wall time `wallMs`. */
   elapsedNs(wallMs: number): number {
     // Math.max, not `e > 0 ? e : 0` (hot-path rule 4).

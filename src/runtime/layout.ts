@@ -24,17 +24,34 @@ export const EV_WALL = EV_STRIDE;
 export const MD_STRIDE = EV_STRIDE + 1;
 
 // Fill-ring records (order-book -> main), FR_ slots; a FillLog row (FL_) is another layout.
-export const FR_EXCH_TS = 0, FR_RECV_TS = 1, FR_SENT_TS = 2, FR_ID = 3, FR_SIDE = 4, FR_PRICE = 5, FR_QTY = 6, FR_LIQ = 7, FR_FEE = 8, FR_POSITION = 9, FR_PNL = 10, FR_SESSION = 11;
+export const FR_EXCH_TS = 0,
+  FR_RECV_TS = 1,
+  FR_SENT_TS = 2,
+  FR_ID = 3,
+  FR_SIDE = 4,
+  FR_PRICE = 5,
+  FR_QTY = 6,
+  FR_LIQ = 7,
+  FR_FEE = 8,
+  FR_POSITION = 9,
+  FR_PNL = 10,
+  FR_SESSION = 11;
 export const FR_STRIDE = 12;
 
 // Latency samples: stage code and seconds.
-export const LAT_STAGE = 0, LAT_SECONDS = 1;
+export const LAT_STAGE = 0,
+  LAT_SECONDS = 1;
 export const LAT_STRIDE = 2;
-export const STAGE_TICK_TO_TRADE = 0, STAGE_BOOK_UPDATE = 1, STAGE_INFERENCE = 2;
+export const STAGE_TICK_TO_TRADE = 0,
+  STAGE_BOOK_UPDATE = 1,
+  STAGE_INFERENCE = 2;
 export const STAGE_NAMES = ['tick_to_trade', 'book_update', 'inference'] as const;
 
 // Prediction slot: value (ticks), features' engine time, wall ms when made, count.
-export const PR_VALUE = 0, PR_TS = 1, PR_WALL = 2, PR_COUNT = 3;
+export const PR_VALUE = 0,
+  PR_TS = 1,
+  PR_WALL = 2,
+  PR_COUNT = 3;
 export const PR_FIELDS = 4;
 // Feature slot: the vector, then the engine time it describes.
 export const FT_TS = FEATURE_COUNT;

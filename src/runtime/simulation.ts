@@ -161,7 +161,16 @@ export class SimulationRuntime implements RuntimeView {
   }
 
   private init(generation: number, restarts: number): WorkerInit & { models: (ModelFile | null)[] } {
-    return { layout: this.layout, config: this.cfg, originMs: this.originMs, generation, restarts, spinUs: this.spinUs, models: this.models.map((m) => m.file), strategyHash: configuredStrategy(this.cfg).hash };
+    return {
+      layout: this.layout,
+      config: this.cfg,
+      originMs: this.originMs,
+      generation,
+      restarts,
+      spinUs: this.spinUs,
+      models: this.models.map((m) => m.file),
+      strategyHash: configuredStrategy(this.cfg).hash,
+    };
   }
 
   start(): void {
@@ -175,7 +184,8 @@ export class SimulationRuntime implements RuntimeView {
     this.timers.push(setInterval(() => this.drain(), 50));
     const models = Object.fromEntries(this.per.map((p) => [p.symbol, p.model.file?.modelVersion ?? null]));
     this.log.info({ symbols: this.symbols, speed: this.cfg.simulation.speed, start_date: this.cfg.simulation.start_date, models }, 'simulation started');
-    for (const p of this.per) if (!p.model.file) this.log.warn({ symbol: p.symbol, reason: p.model.error }, 'running without predictions for this symbol: no usable model');
+    for (const p of this.per)
+      if (!p.model.file) this.log.warn({ symbol: p.symbol, reason: p.model.error }, 'running without predictions for this symbol: no usable model');
   }
 
   private spawn(name: WorkerName): void {
@@ -237,7 +247,12 @@ export class SimulationRuntime implements RuntimeView {
         s.lastBeat = beat;
         s.lastBeatChangeMs = now;
         if (s.worker && (s.state === 'starting' || s.state === 'restarting' || s.state === 'stalled')) s.state = 'running';
-      } else if (s.worker && (s.state === 'running' ? now - s.lastBeatChangeMs > STALL_MS : (s.state === 'starting' || s.state === 'restarting') && now - s.lastBeatChangeMs > START_STALL_MS)) {
+      } else if (
+        s.worker &&
+        (s.state === 'running'
+          ? now - s.lastBeatChangeMs > STALL_MS
+          : (s.state === 'starting' || s.state === 'restarting') && now - s.lastBeatChangeMs > START_STALL_MS)
+      ) {
         const why = s.state === 'running' ? `no heartbeat for ${now - s.lastBeatChangeMs} ms` : `no first heartbeat ${now - s.lastBeatChangeMs} ms after start`;
         s.state = 'stalled';
         s.lastError = why;
@@ -404,7 +419,12 @@ export class SimulationRuntime implements RuntimeView {
             model_version: p.model.file?.modelVersion ?? 'unknown',
           }
         : null,
-      model: { loaded: p.model.file !== null, version: p.model.file?.modelVersion ?? null, error: p.model.error, used_in_quotes: this.cfg.strategy.use_ml && p.model.file !== null },
+      model: {
+        loaded: p.model.file !== null,
+        version: p.model.file?.modelVersion ?? null,
+        error: p.model.error,
+        used_in_quotes: this.cfg.strategy.use_ml && p.model.file !== null,
+      },
       risk: {
         limits: {
           position_limit: limits.positionLimit,

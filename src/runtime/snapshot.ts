@@ -74,7 +74,19 @@ S.SIZE = S.ORDER_FIELDS + 6 * SNAPSHOT_ORDERS;
  * are counted as each fill is booked (inside FillJournal's transaction); the rest are the engines'
  * own counts, stored at the end of each pass of the thread.
  */
-export const CT = { EVENTS: 0, ORDERS: 1, CANCELS: 2, REJECTS: 3, RISK_REJECTS: 4, BLOCKED_REQUOTES: 5, SELF_MATCH: 6, BUY_MAKER: 7, BUY_TAKER: 8, SELL_MAKER: 9, SELL_TAKER: 10 } as const;
+export const CT = {
+  EVENTS: 0,
+  ORDERS: 1,
+  CANCELS: 2,
+  REJECTS: 3,
+  RISK_REJECTS: 4,
+  BLOCKED_REQUOTES: 5,
+  SELF_MATCH: 6,
+  BUY_MAKER: 7,
+  BUY_TAKER: 8,
+  SELL_MAKER: 9,
+  SELL_TAKER: 10,
+} as const;
 export const CT_FIELDS = 11;
 
 /** Fills by side and liquidity, as read back from a snapshot. */
@@ -97,7 +109,13 @@ export interface EngineTotals {
 }
 
 /** Writes the engine's state into `out` (the seqlock payload, between beginWrite/endWrite). */
-export function writeSnapshot(out: Float64Array, e: Engine, session: number, counters: Float64Array, scratch: { prices: Float64Array; sizes: Float64Array }): void {
+export function writeSnapshot(
+  out: Float64Array,
+  e: Engine,
+  session: number,
+  counters: Float64Array,
+  scratch: { prices: Float64Array; sizes: Float64Array },
+): void {
   const p = e.portfolio;
   const b = e.book;
   // The last two-sided mid (a side empty now does not value the position at 0); 0 only when
@@ -221,7 +239,14 @@ export function readSnapshot(s: Float64Array): EngineSnapshot {
   const ourOrders: EngineSnapshot['ourOrders'] = [];
   for (let k = 0; k < s[S.ORDER_N] && k < SNAPSHOT_ORDERS; k++) {
     const b = S.ORDER_FIELDS + 6 * k;
-    ourOrders.push({ id: s[b], side: s[b + 1] === BID ? 'buy' : 'sell', ticks: s[b + 2], qty: s[b + 3], leaves: s[b + 4], state: ORDER_STATES.get(s[b + 5]) ?? 'live' });
+    ourOrders.push({
+      id: s[b],
+      side: s[b + 1] === BID ? 'buy' : 'sell',
+      ticks: s[b + 2],
+      qty: s[b + 3],
+      leaves: s[b + 4],
+      state: ORDER_STATES.get(s[b + 5]) ?? 'live',
+    });
   }
   const killed = s[S.KILLED] === 1;
   return {

@@ -77,7 +77,8 @@ function installProbes(): void {
  */
 function engineOf(ctx: StrategyContext): Engine {
   const e = (ctx as unknown as { e: unknown }).e;
-  if (!(e instanceof Engine)) throw new Error('strategy check: the strategy context no longer holds its engine in the field `e` (src/trading/strategy-context.ts): update engineOf');
+  if (!(e instanceof Engine))
+    throw new Error('strategy check: the strategy context no longer holds its engine in the field `e` (src/trading/strategy-context.ts): update engineOf');
   return e;
 }
 
@@ -128,7 +129,11 @@ function scavenge(): void {
  * allocated (objects that died young included). Concurrent sweeping can shrink the heap outside a
  * GC: such a stretch counts as zero.
  */
-function allocatedBetween(start: number, end: number, stats: { beforeGC: { heapStatistics: { usedHeapSize: number } }; afterGC: { heapStatistics: { usedHeapSize: number } } }[]): number {
+function allocatedBetween(
+  start: number,
+  end: number,
+  stats: { beforeGC: { heapStatistics: { usedHeapSize: number } }; afterGC: { heapStatistics: { usedHeapSize: number } } }[],
+): number {
   let total = 0;
   let from = start;
   for (const s of stats) {
@@ -143,7 +148,11 @@ export function runChecked(spec: SessionSpec, def: StrategyDefinition, events: F
   installProbes();
   for (const k of CLOCK_CALLS) calls[k] = 0;
   const seen: Seen = { engine: null, promise: false };
-  const hooks = { source: new ReplaySource(events, count), strategyDef: variant(def, mode, seen), engineFeed: mode === 'quiet-off' ? ('events' as const) : undefined };
+  const hooks = {
+    source: new ReplaySource(events, count),
+    strategyDef: variant(def, mode, seen),
+    engineFeed: mode === 'quiet-off' ? ('events' as const) : undefined,
+  };
   scavenge();
   const profiler = new v8.GCProfiler();
   profiler.start();

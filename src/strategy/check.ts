@@ -55,7 +55,11 @@ export interface CheckReport {
 
 /** The first `maxEvents` market events of the session, in shared memory (one recording for every run and thread). */
 export function recordSessionEvents(spec: SessionSpec, maxEvents: number): { events: Float64Array; count: number } {
-  const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: spec.activity });
+  const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, {
+    sessionStartNs: spec.sessionStartNs,
+    sessionEndNs: spec.sessionEndNs,
+    activity: spec.activity,
+  });
   const rec = recordMarket(gen, RecordRing.allocate(EV_STRIDE, 1 << 16, false), maxEvents);
   const events = new Float64Array(new SharedArrayBuffer(rec.count * EV_STRIDE * 8));
   events.set(rec.events.subarray(0, rec.count * EV_STRIDE));
@@ -88,7 +92,17 @@ export async function checkStrategy(spec: SessionSpec, maxEvents: number): Promi
     runs: { thread, fresh: fresh.runs },
     error,
     verdicts,
-    cost: error === null ? { events: w.events, quietShare: w.quietEvents / w.events, wallNsPerEvent: w.wallNs / w.events, cpuNsPerEvent: w.cpuNs / w.events, gcs: w.gcs, allocatedBytesPerEvent: w.allocatedBytes / w.events } : null,
+    cost:
+      error === null
+        ? {
+            events: w.events,
+            quietShare: w.quietEvents / w.events,
+            wallNsPerEvent: w.wallNs / w.events,
+            cpuNsPerEvent: w.cpuNs / w.events,
+            gcs: w.gcs,
+            allocatedBytesPerEvent: w.allocatedBytes / w.events,
+          }
+        : null,
     pass: error === null && verdicts.every((v) => v.status === 'pass' || v.status === 'n/a'),
   };
 }
@@ -107,15 +121,19 @@ function judge(thread: CheckRun[], fresh: CheckRun[]): Verdict[] {
   if (reproducible) detail = `${hashes.length} sessions, ${same.length} in one thread and 1 in a fresh thread: the same result (sha256 ${short(a.hash)})`;
   else if (same[1].hash !== a.hash && c.hash === a.hash)
     detail = `the second session in one thread differs from the first, and a fresh thread repeats the first: the strategy keeps state from one session to the next (module-level variables, or state on the definition object); keep it in what create() returns`;
-  else if (same.every((r) => r.hash === a.hash)) detail = `a fresh thread's session differs from the ${same.length} in the first thread: the result depends on something outside the session`;
-  else detail = `the sessions differ (sha256 ${hashes.map(short).join(', ')}): the results are not reproducible (Math.random, the clock, or state kept between sessions)`;
+  else if (same.every((r) => r.hash === a.hash))
+    detail = `a fresh thread's session differs from the ${same.length} in the first thread: the result depends on something outside the session`;
+  else
+    detail = `the sessions differ (sha256 ${hashes.map(short).join(', ')}): the results are not reproducible (Math.random, the clock, or state kept between sessions)`;
   out.push({ check: 'determinism', status: reproducible ? 'pass' : 'fail', detail });
 
   // r against `base`: the run that differs from it in that one respect.
   const vs = (r: CheckRun | undefined, base: CheckRun, none: string, same: string, differs: string): { status: Status; detail: string } => {
     if (!r) return { status: 'n/a', detail: none };
     if (!reproducible) return { status: 'inconclusive', detail: 'not judged: the sessions are not reproducible (see determinism)' };
-    return r.hash === base.hash ? { status: 'pass', detail: same } : { status: 'fail', detail: `${differs} (sha256 ${short(r.hash)} against ${short(base.hash)})` };
+    return r.hash === base.hash
+      ? { status: 'pass', detail: same }
+      : { status: 'fail', detail: `${differs} (sha256 ${short(r.hash)} against ${short(base.hash)})` };
   };
   const quietOff = thread.find((r) => r.mode === 'quiet-off');
   out.push({

@@ -40,7 +40,16 @@ async function compile(abs: string): Promise<Registered> {
   const { build } = await import('esbuild');
   let code: string;
   try {
-    const r = await build({ entryPoints: [abs], bundle: true, format: 'esm', platform: 'node', target: 'node20', write: false, logLevel: 'silent', sourcemap: false });
+    const r = await build({
+      entryPoints: [abs],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+      sourcemap: false,
+    });
     code = r.outputFiles[0].text;
   } catch (e) {
     const errors = (e as { errors?: { text: string; location?: { line: number; column: number } | null }[] }).errors;
@@ -102,7 +111,9 @@ export async function resolveStrategy(name: string, hash: string, file: string |
   }
   if (!r) throw new Error(`strategy '${name}' is not loaded in this process (load it with --strategy-file or [strategy] files)`);
   if (r.hash !== hash) {
-    throw new Error(`strategy '${name}' here (${r.file ?? 'built-in'}, hash ${r.hash.slice(0, 12)}) is not the run's (hash ${hash.slice(0, 12)}): the file changed since the run was submitted, or another version is loaded here`);
+    throw new Error(
+      `strategy '${name}' here (${r.file ?? 'built-in'}, hash ${r.hash.slice(0, 12)}) is not the run's (hash ${hash.slice(0, 12)}): the file changed since the run was submitted, or another version is loaded here`,
+    );
   }
   return r.def;
 }

@@ -14,7 +14,24 @@
 
 import { NO_PRICE } from '../book/dense-book.ts';
 import { ASK, BID } from '../core/events.ts';
-import { EPS, HORIZON_S, IN_COUNT, IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, IN_SIGNAL_TRIAL, MIN_SIGMA, Q_ASK, Q_ASK_RAW, Q_ASK_SIZE, Q_BID, Q_BID_RAW, Q_BID_SIZE, Q_COUNT, Q_SHIFT } from './quote-constants.ts';
+import {
+  EPS,
+  HORIZON_S,
+  IN_COUNT,
+  IN_SIGMA,
+  IN_SIGMA_LO,
+  IN_SIGNAL,
+  IN_SIGNAL_TRIAL,
+  MIN_SIGMA,
+  Q_ASK,
+  Q_ASK_RAW,
+  Q_ASK_SIZE,
+  Q_BID,
+  Q_BID_RAW,
+  Q_BID_SIZE,
+  Q_COUNT,
+  Q_SHIFT,
+} from './quote-constants.ts';
 
 export interface QuoteParams {
   orderSize: number;

@@ -35,7 +35,8 @@ export function declarationProblems(decl: unknown): string[] {
       continue;
     }
     if (s.type !== 'number' && s.type !== 'integer' && s.type !== 'boolean') out.push(`params.${k}.type: expected "number", "integer" or "boolean"`);
-    else if (s.type !== 'boolean' && (!Number.isFinite(s.min) || !Number.isFinite(s.max) || s.min! > s.max!)) out.push(`params.${k}: numbers need finite bounds min <= max`);
+    else if (s.type !== 'boolean' && (!Number.isFinite(s.min) || !Number.isFinite(s.max) || s.min! > s.max!))
+      out.push(`params.${k}: numbers need finite bounds min <= max`);
     else {
       const p = paramProblem(s, s.default);
       if (p !== null) out.push(`params.${k}.default: ${JSON.stringify(s.default)} is not ${p}`);
@@ -56,7 +57,12 @@ export function defaults(decl: ParamDecl): Record<string, number | boolean> {
  * `base` with every key of `given` applied (unknown keys and bad values are errors naming
  * `${field}.${key}`); the result has every declared key.
  */
-export function applyParams(decl: ParamDecl, base: ParamValues, given: unknown, field: string): { ok: true; values: ParamValues } | { ok: false; errors: FieldError[] } {
+export function applyParams(
+  decl: ParamDecl,
+  base: ParamValues,
+  given: unknown,
+  field: string,
+): { ok: true; values: ParamValues } | { ok: false; errors: FieldError[] } {
   const values: Record<string, number | boolean> = { ...base };
   const errors: FieldError[] = [];
   if (given === undefined || given === null) return { ok: true, values };

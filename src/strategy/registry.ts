@@ -37,14 +37,17 @@ export function definitionProblems(d: unknown): string[] {
   if (d === null || typeof d !== 'object') return ['expected the default export to be a strategy definition object (see docs/strategies.md)'];
   const def = d as Partial<StrategyDefinition>;
   const out: string[] = [];
-  if (typeof def.name !== 'string' || !NAME.test(def.name)) out.push(`name: expected lower case letters, digits and underscores starting with a letter, got ${JSON.stringify(def.name)}`);
+  if (typeof def.name !== 'string' || !NAME.test(def.name))
+    out.push(`name: expected lower case letters, digits and underscores starting with a letter, got ${JSON.stringify(def.name)}`);
   if (typeof def.version !== 'string' || def.version.length === 0) out.push('version: expected a non-empty string');
   if (typeof def.description !== 'string') out.push('description: expected a string');
   if (!WAKES.includes(def.wakes as never)) out.push(`wakes: expected one of ${WAKES.join(', ')}, got ${JSON.stringify(def.wakes)}`);
   if (def.book !== undefined && def.book !== 'touch' && def.book !== 'depth') out.push(`book: expected "touch" or "depth"`);
   if (def.features !== undefined && def.features !== 'volatility' && def.features !== 'all') out.push(`features: expected "volatility" or "all"`);
-  if (def.levels !== undefined && (!Number.isInteger(def.levels) || def.levels < 0 || def.levels > MAX_LEVELS)) out.push(`levels: expected an integer in 0..${MAX_LEVELS}`);
-  if (def.stateSlots !== undefined && (!Number.isInteger(def.stateSlots) || def.stateSlots < 0 || def.stateSlots > MAX_STATE)) out.push(`stateSlots: expected an integer in 0..${MAX_STATE}`);
+  if (def.levels !== undefined && (!Number.isInteger(def.levels) || def.levels < 0 || def.levels > MAX_LEVELS))
+    out.push(`levels: expected an integer in 0..${MAX_LEVELS}`);
+  if (def.stateSlots !== undefined && (!Number.isInteger(def.stateSlots) || def.stateSlots < 0 || def.stateSlots > MAX_STATE))
+    out.push(`stateSlots: expected an integer in 0..${MAX_STATE}`);
   if (typeof def.create !== 'function') out.push('create: expected a function (params, ctx) => strategy');
   out.push(...declarationProblems(def.params));
   return out;
@@ -54,7 +57,9 @@ export function definitionProblems(d: unknown): string[] {
 export function register(r: Registered): void {
   const had = registry.get(r.def.name);
   if (had && had.hash !== r.hash) {
-    throw new Error(`strategy '${r.def.name}' from ${r.file ?? 'the engine'} clashes with the one already loaded from ${had.file ?? 'the engine (a built-in)'}: rename one`);
+    throw new Error(
+      `strategy '${r.def.name}' from ${r.file ?? 'the engine'} clashes with the one already loaded from ${had.file ?? 'the engine (a built-in)'}: rename one`,
+    );
   }
   registry.set(r.def.name, r);
 }

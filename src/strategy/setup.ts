@@ -26,10 +26,12 @@ export async function setUpStrategies(config: EngineConfig, extraFiles: readonly
 /** The config's strategy keys checked against the registry (after loading): a message naming the key, or null. */
 export function configuredStrategyProblem(config: EngineConfig): string | null {
   const name = config.strategy.name;
-  if (!strategyByName(name)) return `strategy.name = ${JSON.stringify(name)}: expected a loaded strategy (${loadedNames()}); load its file with [strategy] files or --strategy-file`;
+  if (!strategyByName(name))
+    return `strategy.name = ${JSON.stringify(name)}: expected a loaded strategy (${loadedNames()}); load its file with [strategy] files or --strategy-file`;
   for (const key of Object.keys(config.strategy)) {
     if (OWN_KEYS.has(key)) continue;
-    if (key === MARKET_MAKER) return `[strategy.${key}]: the built-in's parameters are the [strategy] keys themselves (e.g. spread_multiplier = 1.5 under [strategy])`;
+    if (key === MARKET_MAKER)
+      return `[strategy.${key}]: the built-in's parameters are the [strategy] keys themselves (e.g. spread_multiplier = 1.5 under [strategy])`;
     const r = strategyByName(key);
     if (!r) return `[strategy.${key}]: no strategy named '${key}' is loaded (${loadedNames()})`;
     const p = configParams(config, r);

@@ -110,7 +110,10 @@ const KIND_EXPECTED = { number: 'numbers', boolean: 'true or false', string: 'st
  * The axes of an HTTP grid `{ name: [values] }` (camelCase names, values already JSON-typed).
  * Errors name `grid.<name>`.
  */
-export function gridAxes(grid: Record<string, SweepValue[]>, sent: readonly string[] = Object.keys(grid)): { ok: true; value: SweepAxis[] } | { ok: false; errors: { field: string; message: string }[] } {
+export function gridAxes(
+  grid: Record<string, SweepValue[]>,
+  sent: readonly string[] = Object.keys(grid),
+): { ok: true; value: SweepAxis[] } | { ok: false; errors: { field: string; message: string }[] } {
   const axes: SweepAxis[] = [];
   const errors: { field: string; message: string }[] = [];
   // Keys the request had that parsing dropped ("__proto__" sets a prototype, not a key): unknown,
@@ -118,7 +121,8 @@ export function gridAxes(grid: Record<string, SweepValue[]>, sent: readonly stri
   for (const name of sent) {
     if (!Object.hasOwn(grid, name)) errors.push({ field: `grid.${name}`, message: `unknown sweep parameter (known: ${SWEEP_KEY_NAMES})` });
   }
-  if (sent.length === 0) errors.push({ field: 'grid', message: `expected at least one parameter, e.g. {"spreadMultiplier": [1, 1.5]} (known: ${SWEEP_KEY_NAMES})` });
+  if (sent.length === 0)
+    errors.push({ field: 'grid', message: `expected at least one parameter, e.g. {"spreadMultiplier": [1, 1.5]} (known: ${SWEEP_KEY_NAMES})` });
   for (const [name, values] of Object.entries(grid)) {
     const key = sweepKey(name);
     const field = `grid.${name}`;

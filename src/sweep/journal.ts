@@ -36,7 +36,17 @@ export type SweepIndexEntry = SweepListItem & { idempotency: Idempotency };
 
 /** The list item of a sweep (what GET /api/sweeps serves). */
 export function listItem(r: SweepRun, bytes: number): SweepListItem {
-  return { id: r.id, status: r.status, started_at: r.started_at, finished_at: r.finished_at, points: r.points, sessions: r.sessions, progress: r.progress, error: r.error, bytes };
+  return {
+    id: r.id,
+    status: r.status,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    points: r.points,
+    sessions: r.sessions,
+    progress: r.progress,
+    error: r.error,
+    bytes,
+  };
 }
 
 export interface SweepJournalOptions {

@@ -18,7 +18,13 @@ export interface SweepKey {
   kind: 'number' | 'boolean' | 'string' | 'param';
 }
 
-const row = (key: string, section: SweepSection, name: string, requestField: boolean, kind: SweepKey['kind'] = 'number'): SweepKey => ({ key, section, name, requestField, kind });
+const row = (key: string, section: SweepSection, name: string, requestField: boolean, kind: SweepKey['kind'] = 'number'): SweepKey => ({
+  key,
+  section,
+  name,
+  requestField,
+  kind,
+});
 
 export const SWEEP_KEYS: readonly SweepKey[] = Object.freeze([
   row('spread_multiplier', 'strategy', 'spreadMultiplier', true),

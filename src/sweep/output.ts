@@ -40,12 +40,28 @@ export function sweepCsv(doc: SweepDocument): string {
   const hold = doc.holdout ? ['holdout_total_pnl', 'holdout_sharpe_ratio', 'holdout_max_drawdown_pct'] : [];
   const head = [...keys, 'rank', 'sessions', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'total_fills', 'fees', ...mk, 'kill_switch_tripped', ...hold];
   // A point that never traded has no rank (the cell is empty): its P&L of 0 compares with nothing.
-  const rank = new Map(rankOrder(doc.points.map((p) => p.result)).filter((g) => traded(doc.points[g].result)).map((g, r) => [g, r + 1]));
+  const rank = new Map(
+    rankOrder(doc.points.map((p) => p.result))
+      .filter((g) => traded(doc.points[g].result))
+      .map((g, r) => [g, r + 1]),
+  );
   const rows = doc.points.map((p, i) => {
     const r = p.result;
     const h = held.get(i)?.result;
     const holdCells = doc.holdout ? [h?.total_pnl, h?.sharpe_ratio, h?.max_drawdown_pct] : [];
-    return [...keys.map((k) => p.params[k]), rank.get(i), r.sessions, r.total_pnl, r.sharpe_ratio, r.max_drawdown_pct, r.total_fills, r.fees, ...MARKOUT_LABELS.map((l) => r.markouts[l]?.avg_ticks), r.kill_switch_tripped, ...holdCells]
+    return [
+      ...keys.map((k) => p.params[k]),
+      rank.get(i),
+      r.sessions,
+      r.total_pnl,
+      r.sharpe_ratio,
+      r.max_drawdown_pct,
+      r.total_fills,
+      r.fees,
+      ...MARKOUT_LABELS.map((l) => r.markouts[l]?.avg_ticks),
+      r.kill_switch_tripped,
+      ...holdCells,
+    ]
       .map(field)
       .join(',');
   });
@@ -81,11 +97,22 @@ export function sweepTable(doc: SweepDocument): string {
   const never = untradedNote(results);
   const tripped = results.filter((r) => r.kill_switch_tripped).length;
   const notes = [never ? `${never} (no fill: listed last, unranked)` : '', tripped ? `${tripped} stopped by the kill switch` : ''].filter(Boolean);
-  const parts = [`Sweep: ${doc.points.length} point${doc.points.length === 1 ? '' : 's'}, ranked by total P&L${notes.length ? `; ${notes.join('; ')}` : ''}`, ...grid(head, rows)];
+  const parts = [
+    `Sweep: ${doc.points.length} point${doc.points.length === 1 ? '' : 's'}, ranked by total P&L${notes.length ? `; ${notes.join('; ')}` : ''}`,
+    ...grid(head, rows),
+  ];
   if (doc.holdout) {
     const h = doc.holdout;
-    parts.push('', `Holdout ${h.start_date}..${h.end_date} (ranked on ${h.rank_start_date}..${h.rank_end_date}): the best ${h.points.length} on sessions not used to rank them`);
-    parts.push(...grid(head, h.points.map((p) => line(p.rank, p))));
+    parts.push(
+      '',
+      `Holdout ${h.start_date}..${h.end_date} (ranked on ${h.rank_start_date}..${h.rank_end_date}): the best ${h.points.length} on sessions not used to rank them`,
+    );
+    parts.push(
+      ...grid(
+        head,
+        h.points.map((p) => line(p.rank, p)),
+      ),
+    );
   }
   return `${parts.join('\n')}\n`;
 }

@@ -23,7 +23,12 @@ export type PlanResult = { ok: true; points: PlannedPoint[] } | { ok: false; err
 export type ParamNaming = 'key' | 'name';
 
 /** The config a point runs with: the base config with its config-only axis values set, re-validated. */
-function pointConfig(base: EngineConfig, axes: readonly SweepAxis[], point: SweepPoint, label: (a: SweepAxis) => string): { config: EngineConfig } | { error: FieldError } {
+function pointConfig(
+  base: EngineConfig,
+  axes: readonly SweepAxis[],
+  point: SweepPoint,
+  label: (a: SweepAxis) => string,
+): { config: EngineConfig } | { error: FieldError } {
   const own = axes.map((a, i) => [a, point[i]] as const).filter(([a]) => !a.key.requestField);
   if (own.length === 0) return { config: base };
   const next: Record<string, Record<string, unknown>> = { ...(base as unknown as Record<string, Record<string, unknown>>) };
@@ -40,7 +45,13 @@ function pointConfig(base: EngineConfig, axes: readonly SweepAxis[], point: Swee
  * Validates every point of the grid over `base` (the request fields the sweep does not vary).
  * The errors name the sweep key and the refused value; one per distinct problem.
  */
-export function planSweep(base: BacktestRequest, axes: readonly SweepAxis[], config: EngineConfig, naming: ParamNaming, dataPath: string | null = null): PlanResult {
+export function planSweep(
+  base: BacktestRequest,
+  axes: readonly SweepAxis[],
+  config: EngineConfig,
+  naming: ParamNaming,
+  dataPath: string | null = null,
+): PlanResult {
   const label = (a: SweepAxis) => (naming === 'key' ? a.key.key : a.key.name);
   const points: PlannedPoint[] = [];
   const errors = new Map<string, FieldError>();
@@ -49,7 +60,8 @@ export function planSweep(base: BacktestRequest, axes: readonly SweepAxis[], con
     const body: Record<string, unknown> = { ...base };
     axes.forEach((a, i) => {
       params[label(a)] = point[i];
-      if (a.key.section === 'params') body.params = { ...(body.params as Record<string, SweepValue> | undefined), [a.key.name.slice('params.'.length)]: point[i] };
+      if (a.key.section === 'params')
+        body.params = { ...(body.params as Record<string, SweepValue> | undefined), [a.key.name.slice('params.'.length)]: point[i] };
       else if (a.key.requestField) body[a.key.name] = point[i];
     });
     const c = pointConfig(config, axes, point, label);
@@ -78,10 +90,16 @@ export function planSweep(base: BacktestRequest, axes: readonly SweepAxis[], con
  * Splits a request's sessions for a holdout: the first sessions rank the points, the last
  * `holdoutDays` (later, never used to rank) evaluate the best. Needs at least one of each.
  */
-export function holdoutSplit(req: ResolvedRequest, holdoutDays: number): { ok: true; rank: [string, string]; holdout: [string, string] } | { ok: false; error: string } {
+export function holdoutSplit(
+  req: ResolvedRequest,
+  holdoutDays: number,
+): { ok: true; rank: [string, string]; holdout: [string, string] } | { ok: false; error: string } {
   const d = req.dates;
   if (holdoutDays >= d.length) {
-    return { ok: false, error: `${holdoutDays} holdout days leave no session to rank on: ${req.startDate}..${req.endDate} has ${d.length} trading day${d.length === 1 ? '' : 's'}` };
+    return {
+      ok: false,
+      error: `${holdoutDays} holdout days leave no session to rank on: ${req.startDate}..${req.endDate} has ${d.length} trading day${d.length === 1 ? '' : 's'}`,
+    };
   }
   const cut = d.length - holdoutDays;
   return { ok: true, rank: [d[0], d[cut - 1]], holdout: [d[cut], d[d.length - 1]] };

@@ -77,7 +77,11 @@ export class SweepService {
       idempotencyTtlMs: st.idempotency_ttl_hours * 3_600_000,
       logger: this.log,
     });
-    this.admission = new Admission({ maxSessions: o.config.sweep.max_queued_sessions, poolThreads: o.poolThreads, defaultSessionSeconds: o.config.backtest.session_seconds_estimate });
+    this.admission = new Admission({
+      maxSessions: o.config.sweep.max_queued_sessions,
+      poolThreads: o.poolThreads,
+      defaultSessionSeconds: o.config.backtest.session_seconds_estimate,
+    });
   }
 
   private get queuedSessions(): number {
@@ -128,7 +132,13 @@ export class SweepService {
     const sessions = sweepSessions(prepared.sweep);
     const bound = this.o.config.sweep.max_queued_sessions;
     // Larger than the whole bound: it would never be admitted, so it is not a "retry later".
-    if (sessions > bound) return { kind: 'invalid', errors: [{ field: 'grid', message: `this sweep costs ${sessions} sessions (${points} points x sessions), more than [sweep] max_queued_sessions = ${bound}` }] };
+    if (sessions > bound)
+      return {
+        kind: 'invalid',
+        errors: [
+          { field: 'grid', message: `this sweep costs ${sessions} sessions (${points} points x sessions), more than [sweep] max_queued_sessions = ${bound}` },
+        ],
+      };
     const queued = this.queuedSessions;
     if (!this.admission.admits(queued, sessions)) {
       const retryAfterS = this.admission.retryAfterSeconds(queued);
@@ -139,7 +149,18 @@ export class SweepService {
       };
     }
     const now = new Date();
-    const run: SweepRun = { id: this.newId(now), status: 'running', request: req, points, sessions, progress: 0, started_at: now.toISOString(), finished_at: null, error: null, result: null };
+    const run: SweepRun = {
+      id: this.newId(now),
+      status: 'running',
+      request: req,
+      points,
+      sessions,
+      progress: 0,
+      started_at: now.toISOString(),
+      finished_at: null,
+      error: null,
+      result: null,
+    };
     const idempotency = idempotencyKey === null ? null : { key: idempotencyKey, request_hash: hash };
     const active = { run, abort: new AbortController(), t0: process.hrtime.bigint(), idempotency } as Active;
     // On disk before it is acknowledged (the write is synchronous and fsynced): a sweep the
@@ -147,7 +168,10 @@ export class SweepService {
     try {
       this.save(active);
     } catch (e) {
-      return { kind: 'storage_error', message: `sweep ${run.id} was not started: the sweep journal could not store it: ${e instanceof Error ? e.message : String(e)}` };
+      return {
+        kind: 'storage_error',
+        message: `sweep ${run.id} was not started: the sweep journal could not store it: ${e instanceof Error ? e.message : String(e)}`,
+      };
     }
     this.active.set(run.id, active);
     active.done = this.execute(active, prepared.sweep);
@@ -193,7 +217,10 @@ export class SweepService {
     } catch (e) {
       run.status = 'failed';
       run.result = null;
-      run.error = { code: 'storage_error', message: `the sweep journal could not store the sweep: ${e instanceof Error ? e.message : String(e)}`.slice(0, 500) };
+      run.error = {
+        code: 'storage_error',
+        message: `the sweep journal could not store the sweep: ${e instanceof Error ? e.message : String(e)}`.slice(0, 500),
+      };
       try {
         this.save(a);
       } catch {

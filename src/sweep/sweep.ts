@@ -58,7 +58,10 @@ export async function executeSweep(s: PreparedSweep, opts: SweepRunOptions = {})
   const points = await runSweep(s.points, opts);
   if (!s.holdout) return { points };
   const best = rankOrder(points.map((p) => p.result)).slice(0, HOLDOUT_TOP);
-  const held = await runSweep(best.map((g) => s.holdout!.points[g]), { ...opts, onProgress: undefined });
+  const held = await runSweep(
+    best.map((g) => s.holdout!.points[g]),
+    { ...opts, onProgress: undefined },
+  );
   return {
     points,
     holdout: {

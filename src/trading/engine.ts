@@ -56,7 +56,20 @@ import type { QuoteSamples } from '../portfolio/quote-samples.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import type { Alert, Severity } from '../risk/alerts.ts';
 import { type DrawdownPath, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
-import { ORDER_ACK, ORDER_CANCEL_REJECT, ORDER_CANCELED, ORDER_FILL, ORDER_MODIFIED, ORDER_MODIFY_REJECT, ORDER_REJECT, type OrderEvent, type ParamValues, type StandingPromise, type Strategy, type StrategyDefinition } from '../strategy/port.ts';
+import {
+  ORDER_ACK,
+  ORDER_CANCEL_REJECT,
+  ORDER_CANCELED,
+  ORDER_FILL,
+  ORDER_MODIFIED,
+  ORDER_MODIFY_REJECT,
+  ORDER_REJECT,
+  type OrderEvent,
+  type ParamValues,
+  type StandingPromise,
+  type Strategy,
+  type StrategyDefinition,
+} from '../strategy/port.ts';
 import { OrderManager } from './order-manager.ts';
 import type { OrderTable } from './order-table.ts';
 import { EngineContext } from './strategy-context.ts';
@@ -304,13 +317,23 @@ export class Engine {
     this.risk = new RiskManager({ ...o.limits }, o.riskState, o.drawdownPath ?? null);
     this.portfolio = o.portfolio ?? new Portfolio(o.initialCapital, o.spec.tickValue, Math.max(64, o.limits.positionLimit * 2 + 2));
     const def = o.strategy.def;
-    this.om = new OrderManager({ out: o.orders, latency: o.latency, portfolio: this.portfolio, risk: this.risk, clock: this.clock, levels: def.levels ?? 1, firstOrderId: o.firstOrderId ?? 1 });
+    this.om = new OrderManager({
+      out: o.orders,
+      latency: o.latency,
+      portfolio: this.portfolio,
+      risk: this.risk,
+      clock: this.clock,
+      levels: def.levels ?? 1,
+      firstOrderId: o.firstOrderId ?? 1,
+    });
     this.sessionStartNs = o.sessionStartNs;
     this.sessionEndNs = o.sessionEndNs;
     this.reduceOnlyFromNs = o.sessionEndNs - o.flattenMinutes * NS_PER_MIN;
     this.predictor = o.predictor ?? null;
-    if (this.predictor !== null && o.featureScope === 'volatility') throw new Error(`engine: featureScope 'volatility' with a predictor: the model reads every feature`);
-    if (o.feed === 'top' && o.featureScope !== 'volatility') throw new Error(`engine: feed 'top' needs featureScope 'volatility': the other features read the levels below the touch`);
+    if (this.predictor !== null && o.featureScope === 'volatility')
+      throw new Error(`engine: featureScope 'volatility' with a predictor: the model reads every feature`);
+    if (o.feed === 'top' && o.featureScope !== 'volatility')
+      throw new Error(`engine: feed 'top' needs featureScope 'volatility': the other features read the levels below the touch`);
     this.feed = o.feed ?? 'events';
     this.fedTop = this.feed === 'top';
     this.features = new FeatureExtractor({}, o.featureScope ?? 'all');
@@ -845,7 +868,14 @@ export class Engine {
     if (id === 0) return;
     this.flattenOrders++;
     const qty = pos > 0 ? pos : -pos;
-    this.risk.alerts.add(this.now, 'warning', 'KILL_FLATTEN', `kill switch: closing the position of ${pos} with an IOC ${pos > 0 ? 'sell' : 'buy'} of ${qty} (order ${id})`, pos, 0);
+    this.risk.alerts.add(
+      this.now,
+      'warning',
+      'KILL_FLATTEN',
+      `kill switch: closing the position of ${pos} with an IOC ${pos > 0 ? 'sell' : 'buy'} of ${qty} (order ${id})`,
+      pos,
+      0,
+    );
   }
 
   /** Mid in ticks of the touch after the last market event (NaN when a side is empty). */
@@ -872,7 +902,14 @@ export class Engine {
     if (pos !== 0 && mark !== mark) throw new Error(`a position of ${pos} is open at the session end and no two-sided book was seen: no price to mark it at`);
     if (pos !== 0 && this.mid() !== mark) {
       const price = mark * this.spec.tickSize;
-      this.risk.alerts.add(endTs, 'warning', 'MARK_LAST_TWO_SIDED', `the book ends with a side empty: the open position of ${pos} is marked at the last two-sided mid, ${price}`, mark, 0);
+      this.risk.alerts.add(
+        endTs,
+        'warning',
+        'MARK_LAST_TWO_SIDED',
+        `the book ends with a side empty: the open position of ${pos} is marked at the last two-sided mid, ${price}`,
+        mark,
+        0,
+      );
     }
     this.recorder.finish(endTs, mark === mark ? mark : 0);
   }

@@ -16,7 +16,26 @@
 // answers, the order counts open for the most it may still fill under either terms.
 
 import { NO_PRICE } from '../book/no-price.ts';
-import { BID, ER_LEAVES, ER_PRICE, ER_TYPE, ER_MODIFIED, FLAG_IOC, FLAG_POST_ONLY, OM_CANCEL, OM_FLAGS, OM_ID, OM_MODIFY, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_TS, OM_TYPE } from '../core/events.ts';
+import {
+  BID,
+  ER_LEAVES,
+  ER_PRICE,
+  ER_TYPE,
+  ER_MODIFIED,
+  FLAG_IOC,
+  FLAG_POST_ONLY,
+  OM_CANCEL,
+  OM_FLAGS,
+  OM_ID,
+  OM_MODIFY,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SENT,
+  OM_SIDE,
+  OM_TS,
+  OM_TYPE,
+} from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { FifoLink } from '../exchange/fifo-link.ts';
 import type { Latency } from '../exchange/latency.ts';

@@ -15,7 +15,42 @@
 // before its synthetic session would end), and a run allocates nothing.
 
 import { marketMakerSetup } from '../strategy/builtin/market-maker.ts';
-import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_ID, ER_LEAVES, ER_MODIFIED, ER_PRICE, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, MD_ADD, MD_CANCEL, NS_PER_MS, NS_PER_S, OM_ID, OM_MODIFY, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TYPE } from '../core/events.ts';
+import {
+  ASK,
+  BID,
+  EV_KIND,
+  EV_PRICE,
+  EV_QTY,
+  EV_RECV,
+  EV_SIDE,
+  EV_STRIDE,
+  EV_TS,
+  ER_ACK,
+  ER_CANCELED,
+  ER_EXCH_TS,
+  ER_ID,
+  ER_LEAVES,
+  ER_MODIFIED,
+  ER_PRICE,
+  ER_SENT,
+  ER_SIDE,
+  ER_STRIDE,
+  ER_TS,
+  ER_TYPE,
+  MD_ADD,
+  MD_CANCEL,
+  NS_PER_MS,
+  NS_PER_S,
+  OM_ID,
+  OM_MODIFY,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SENT,
+  OM_SIDE,
+  OM_STRIDE,
+  OM_TYPE,
+} from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
 import type { LatencyParams } from '../exchange/latency.ts';
 import { seededLatency } from '../exchange/venue.ts';

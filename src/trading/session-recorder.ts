@@ -7,7 +7,21 @@
 
 import { ER_EXCH_TS, ER_FEE, ER_LIQ, ER_SENT, NS_PER_MIN } from '../core/events.ts';
 import { EquityCurve } from '../portfolio/equity-curve.ts';
-import { FL_EXCH_TS, FL_FEE, FL_LIQ, FL_ORDER_ID, FL_POSITION, FL_PRICE, FL_QTY, FL_RECV_TS, FL_SENT_TS, FL_SIDE, FL_REALIZED, FL_TRADE_PNL, FillLog } from '../portfolio/fill-log.ts';
+import {
+  FL_EXCH_TS,
+  FL_FEE,
+  FL_LIQ,
+  FL_ORDER_ID,
+  FL_POSITION,
+  FL_PRICE,
+  FL_QTY,
+  FL_RECV_TS,
+  FL_SENT_TS,
+  FL_SIDE,
+  FL_REALIZED,
+  FL_TRADE_PNL,
+  FillLog,
+} from '../portfolio/fill-log.ts';
 import { MarkoutTracker } from '../portfolio/markouts.ts';
 import type { Portfolio } from '../portfolio/portfolio.ts';
 import { QUOTE_SAMPLE_NS, QuoteSamples } from '../portfolio/quote-samples.ts';

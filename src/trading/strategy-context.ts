@@ -55,7 +55,8 @@ export class EngineContext implements StrategyContext {
   }
 
   levels(side: number, n: number, prices: Float64Array | Int32Array, sizes: Float64Array | Int32Array): number {
-    if (this.e.feed === 'top') throw new Error(`strategy ${this.e.strategyDef.name}: ctx.levels() needs book: 'depth' in its definition (this engine keeps only the touch)`);
+    if (this.e.feed === 'top')
+      throw new Error(`strategy ${this.e.strategyDef.name}: ctx.levels() needs book: 'depth' in its definition (this engine keeps only the touch)`);
     return this.e.book.levels(side, n, prices, sizes);
   }
 

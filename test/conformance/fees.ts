@@ -20,7 +20,8 @@ export function describeFeeModel(name: string, make: () => FeeModel): void {
       for (const a of QTYS) {
         assert.ok(Math.abs(m.fee(liq, a) - a * one) <= 1e-9 * Math.max(1, Math.abs(a * one)), `${a} contracts cost ${m.fee(liq, a)}, ${a} x ${one} expected`);
         for (const b of QTYS) {
-          const whole = m.fee(liq, a + b), split = m.fee(liq, a) + m.fee(liq, b);
+          const whole = m.fee(liq, a + b),
+            split = m.fee(liq, a) + m.fee(liq, b);
           assert.ok(Math.abs(whole - split) <= 1e-9 * Math.max(1, Math.abs(whole)), `a fill of ${a + b} costs ${whole}, in two (${a} + ${b}) ${split}`);
         }
       }
@@ -40,8 +41,10 @@ export function describeFeeModel(name: string, make: () => FeeModel): void {
   });
 
   test(`fee model ${name}: the same fill always costs the same`, () => {
-    const a = make(), b = make();
-    for (const liq of [LIQ_MAKER, LIQ_TAKER]) for (const q of QTYS) assert.ok(Object.is(a.fee(liq, q), b.fee(liq, q)) && Object.is(a.fee(liq, q), a.fee(liq, q)));
+    const a = make(),
+      b = make();
+    for (const liq of [LIQ_MAKER, LIQ_TAKER])
+      for (const q of QTYS) assert.ok(Object.is(a.fee(liq, q), b.fee(liq, q)) && Object.is(a.fee(liq, q), a.fee(liq, q)));
   });
 
   test(`fee model ${name}: an unknown liquidity flag is refused`, () => {

@@ -42,10 +42,15 @@ export function describeLatency(name: string, make: LatencyFactory): void {
       const s = samples(make(p, 7), 5000);
       for (const leg of LEGS) {
         const base = p[BASE[leg]];
-        const lo = Math.max(0, base - p.jitterNs), hi = base + p.jitterNs;
+        const lo = Math.max(0, base - p.jitterNs),
+          hi = base + p.jitterNs;
         const bad = s[leg].filter((v) => !Number.isInteger(v) || v < lo || v > hi);
         assert.equal(bad.slice(0, 5), [], `${leg}: samples outside [${lo}, ${hi}]`);
-        if (p.jitterNs === 0) assert.ok(s[leg].every((v) => v === base), `${leg}: no jitter gives the base every time`);
+        if (p.jitterNs === 0)
+          assert.ok(
+            s[leg].every((v) => v === base),
+            `${leg}: no jitter gives the base every time`,
+          );
         // Jitter spreads the samples over the band rather than sticking to one value.
         else assert.ok(new Set(s[leg]).size > 100, `${leg}: ${new Set(s[leg]).size} distinct samples of 5000 with jitter ${p.jitterNs}`);
       }
@@ -61,7 +66,11 @@ export function describeLatency(name: string, make: LatencyFactory): void {
   test(`latency ${name}: a negative or non-finite parameter is refused, naming it`, () => {
     for (const key of ['orderLatencyNs', 'marketDataLatencyNs', 'responseLatencyNs', 'jitterNs'] as const) {
       for (const v of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
-        assert.throws(() => make({ ...PARAMS['no jitter'], [key]: v }, 1), (e: unknown) => e instanceof Error && e.message.includes(key), `${key} = ${v}`);
+        assert.throws(
+          () => make({ ...PARAMS['no jitter'], [key]: v }, 1),
+          (e: unknown) => e instanceof Error && e.message.includes(key),
+          `${key} = ${v}`,
+        );
       }
     }
   });

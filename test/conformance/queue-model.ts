@@ -10,8 +10,32 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  ASK, BID, ER_FILL, ER_ID, ER_LEAVES, ER_QTY, ER_STRIDE, ER_TYPE, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD,
-  MD_CANCEL, MD_TRADE, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TS, OM_TYPE,
+  ASK,
+  BID,
+  ER_FILL,
+  ER_ID,
+  ER_LEAVES,
+  ER_QTY,
+  ER_STRIDE,
+  ER_TYPE,
+  EV_KIND,
+  EV_PRICE,
+  EV_QTY,
+  EV_SIDE,
+  EV_STRIDE,
+  EV_TS,
+  MD_ADD,
+  MD_CANCEL,
+  MD_TRADE,
+  OM_ID,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SENT,
+  OM_SIDE,
+  OM_STRIDE,
+  OM_TS,
+  OM_TYPE,
 } from '../../src/core/events.ts';
 import { RecordRing } from '../../src/core/ring.ts';
 import { Rng } from '../../src/core/rng.ts';
@@ -174,7 +198,11 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
   const ev = new Float64Array(EV_STRIDE);
   const om = new Float64Array(OM_STRIDE);
   const queue: Resting[] = [];
-  let seq = 0, ts = 1_000_000, fills = 0, trades = 0, checked = 0;
+  let seq = 0,
+    ts = 1_000_000,
+    fills = 0,
+    trades = 0,
+    checked = 0;
   const ordered = new Map<number, number>(); // id -> qty
   const filled = new Map<number, number>(); // id -> contracts filled so far
   const md = (kind: number, side: number, price: number, qty: number, prio: number): number => {
@@ -191,7 +219,8 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
     while (reports.available() > 0) {
       const o = reports.peek();
       if (d[o + ER_TYPE] === ER_FILL) {
-        const id = d[o + ER_ID], q = d[o + ER_QTY];
+        const id = d[o + ER_ID],
+          q = d[o + ER_QTY];
         n += q;
         filled.set(id, (filled.get(id) ?? 0) + q);
         assert.ok(Number.isInteger(q) && q > 0, `a fill of ${q} contracts`);
@@ -227,7 +256,8 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
     const u = rng.next();
     if (u < 0.4 || queue.length === 0) add(1 + rng.int(20));
     else if (u < 0.7) {
-      const i = rng.int(queue.length), o = queue[i];
+      const i = rng.int(queue.length),
+        o = queue[i];
       const qty = 1 + rng.int(o.qty);
       o.qty -= qty;
       if (o.qty === 0) queue.splice(i, 1);

@@ -101,7 +101,11 @@ export function describeStrategy(def: StrategyDefinition): void {
 
   test(`strategy ${name}: the risk limits hold whatever it asks: order size, position, the kill switch`, () => {
     const c = config();
-    let orders = 0, biggest = 0, pos = 0, worst = 0, lastNew = -Infinity;
+    let orders = 0,
+      biggest = 0,
+      pos = 0,
+      worst = 0,
+      lastNew = -Infinity;
     const r = runSession(spec(c, { strategy: name, seed: 3, positionLimit: 1 }), {
       taps: {
         order(d, off) {
@@ -142,7 +146,11 @@ export function describeStrategy(def: StrategyDefinition): void {
     const allowed = contextMembers();
     assert.ok(allowed.size > 30, `StrategyContext declares ${allowed.size} members`);
     assert.ok(reads.size > 0, 'no read of the context was seen');
-    assert.equal([...reads].filter((k) => !allowed.has(k)), [], 'members read that StrategyContext does not declare');
+    assert.equal(
+      [...reads].filter((k) => !allowed.has(k)),
+      [],
+      'members read that StrategyContext does not declare',
+    );
     assert.is(JSON.stringify(watched), JSON.stringify(runSession(s)));
   });
 }

@@ -15,7 +15,10 @@ export interface EngineProcess {
 }
 
 export async function startEngine(configPath: string, env: Record<string, string> = {}, timeoutMs = WAIT_MS): Promise<EngineProcess> {
-  const proc = spawn(process.execPath, [ENGINE, '--config', configPath], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [ENGINE, '--config', configPath], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {

@@ -90,7 +90,9 @@ export class FakeRuntime implements RuntimeView {
     const recent = [...(this.fills.get(symbol) ?? [])];
     for (let i = 0; i < this.recentTrades; i++) recent.push(this.makeFill(symbol, i % 2 === 0 ? 'buy' : 'sell', bid, i));
     const lat = (base: number) => ({ count: Math.floor(t * 100), p50_us: base, p90_us: base * 2, p99_us: base * 4, max_us: base * 9 });
-    const alerts: (Alert & { time: string })[] = [{ ts: 1, severity: 'info', code: 'SESSION_OPEN', message: 'session opened', value: 0, limit: 0, time: new Date(this.startedAtMs).toISOString() }];
+    const alerts: (Alert & { time: string })[] = [
+      { ts: 1, severity: 'info', code: 'SESSION_OPEN', message: 'session opened', value: 0, limit: 0, time: new Date(this.startedAtMs).toISOString() },
+    ];
     return {
       symbol,
       root,
@@ -124,7 +126,15 @@ export class FakeRuntime implements RuntimeView {
         daily_pnl: equity - 1_000_000,
       },
       fee_schedule: feeScheduleView(feeParams(DEFAULTS, root)),
-      stats: { fills: this.fillCount, volume: this.fillCount, total_trades: Math.floor(this.fillCount / 2), win_rate: 0.5, profit_factor: null, sharpe_ratio: 1.2, max_drawdown_pct: 0.3 },
+      stats: {
+        fills: this.fillCount,
+        volume: this.fillCount,
+        total_trades: Math.floor(this.fillCount / 2),
+        win_rate: 0.5,
+        profit_factor: null,
+        sharpe_ratio: 1.2,
+        max_drawdown_pct: 0.3,
+      },
       recent_trades: recent,
       latency: { tick_to_trade: lat(12), book_update: lat(0.2), inference: lat(35) },
       prediction: { value_ticks: Math.sin(t), horizon_ms: 1000, age_ms: 20, model_version: 'fake-1' },
@@ -135,7 +145,18 @@ export class FakeRuntime implements RuntimeView {
         kill_switch: { active: false, reason: null, time: null },
         alerts,
       },
-      counters: { events: Math.floor(t * 5000), events_per_sec: 5000, orders: Math.floor(t * 40), cancels: Math.floor(t * 35), rejects: 0, risk_rejects: 0, blocked_requotes: 0, self_match_prevented: 0, ring_drops: 0, uptime_s: Math.floor(t) },
+      counters: {
+        events: Math.floor(t * 5000),
+        events_per_sec: 5000,
+        orders: Math.floor(t * 40),
+        cancels: Math.floor(t * 35),
+        rejects: 0,
+        risk_rejects: 0,
+        blocked_requotes: 0,
+        self_match_prevented: 0,
+        ring_drops: 0,
+        uptime_s: Math.floor(t),
+      },
     };
   }
 
@@ -218,6 +239,10 @@ export class FakeRuntime implements RuntimeView {
   }
 
   emitAlert(symbol: string, code = 'DRAWDOWN_WARNING'): void {
-    this.emit({ type: 'alert', symbol, alert: { ts: 2, severity: 'warning', code, message: 'drawdown past half the limit', value: 0.031, limit: 0.06, time: new Date(this.now()).toISOString() } });
+    this.emit({
+      type: 'alert',
+      symbol,
+      alert: { ts: 2, severity: 'warning', code, message: 'drawdown past half the limit', value: 0.031, limit: 0.06, time: new Date(this.now()).toISOString() },
+    });
   }
 }

@@ -22,7 +22,9 @@ export function schemaErrors(component: string, value: unknown): string[] {
   const validate = validators.get(component);
   if (!validate) throw new Error(`no component schema ${component} in the OpenAPI document`);
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '$'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${e.params.additionalProperty}` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '$'} ${e.message}${e.params && 'additionalProperty' in e.params ? `: ${e.params.additionalProperty}` : ''}`,
+  );
 }
 
 /** The component that documents the payload of stream event `event` (x-sse-events). */

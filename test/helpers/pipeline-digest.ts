@@ -30,7 +30,11 @@ function sha(value: unknown): string {
 
 export function recordedStream(): { events: Float64Array; count: number } {
   const s = spec(false);
-  const gen = new MarketGenerator(contractForRoot(s.root), s.date, s.seed, { sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, activity: s.activity });
+  const gen = new MarketGenerator(contractForRoot(s.root), s.date, s.seed, {
+    sessionStartNs: s.sessionStartNs,
+    sessionEndNs: s.sessionEndNs,
+    activity: s.activity,
+  });
   return recordMarket(gen, RecordRing.allocate(EV_STRIDE, 1 << 16, false), DIGEST_EVENTS);
 }
 

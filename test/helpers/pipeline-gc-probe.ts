@@ -67,13 +67,15 @@ if (mode === 'allocating') {
   gcs = (await measureAllocation(() => (result = run()), { scavengeFirst: true, attempts: 3 })).gcs;
 }
 const r = result as unknown as SessionResult;
-console.log(JSON.stringify({
-  gcs,
-  eventsProcessed: r.eventsProcessed,
-  fills: r.fills,
-  ordersSent: r.ordersSent,
-  markoutQty: r.markouts.qty[0],
-  predictions: r.predictions,
-  quoteSamples: r.quotes === null ? 0 : r.quotes.times.length,
-  orderLogRows: r.orderLog === undefined ? 0 : r.orderLog.length / OL_STRIDE,
-}));
+console.log(
+  JSON.stringify({
+    gcs,
+    eventsProcessed: r.eventsProcessed,
+    fills: r.fills,
+    ordersSent: r.ordersSent,
+    markoutQty: r.markouts.qty[0],
+    predictions: r.predictions,
+    quoteSamples: r.quotes === null ? 0 : r.quotes.times.length,
+    orderLogRows: r.orderLog === undefined ? 0 : r.orderLog.length / OL_STRIDE,
+  }),
+);

@@ -73,7 +73,11 @@ export function readSse(res: Response): SseReader {
 /** Opens `url` as an event stream; close() aborts it and waits for the reader to finish. */
 export async function openSse(url: string, init: RequestInit = {}): Promise<SseReader & { res: Response; close(): Promise<void> }> {
   const ac = new AbortController();
-  const res = await fetch(url, { ...init, signal: ac.signal, headers: { accept: 'text/event-stream', ...(init.headers as Record<string, string> | undefined) } });
+  const res = await fetch(url, {
+    ...init,
+    signal: ac.signal,
+    headers: { accept: 'text/event-stream', ...(init.headers as Record<string, string> | undefined) },
+  });
   const reader = readSse(res);
   return Object.assign(reader, {
     res,

@@ -24,7 +24,11 @@ export interface UntilOptions {
  * A probe that throws is retried (its last error is reported on timeout), except for a uvu
  * assertion, which is the probe's own verdict and ends the wait.
  */
-export async function until<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, opts: UntilOptions = {}): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  opts: UntilOptions = {},
+): Promise<T> {
   const { timeoutMs = WAIT_MS, everyMs = 25, child, context } = opts;
   const more = () => (context ? `\n${context()}` : '');
   const t0 = Date.now();

@@ -10,7 +10,14 @@ import { contractForRoot } from '../../src/market/instruments.ts';
 import { OrderPathWarmer } from '../../src/trading/order-path-warmer.ts';
 
 const { config } = loadConfig({ path: undefined, env: {} });
-const w = new OrderPathWarmer({ spec: contractForRoot('ES'), initialCapital: config.trading.initial_capital, limits: riskLimits(config), quote: quoteParams(config), latency: latencyParams(config), flattenMinutes: config.strategy.flatten_minutes });
+const w = new OrderPathWarmer({
+  spec: contractForRoot('ES'),
+  initialCapital: config.trading.initial_capital,
+  limits: riskLimits(config),
+  quote: quoteParams(config),
+  latency: latencyParams(config),
+  flattenMinutes: config.strategy.flatten_minutes,
+});
 for (let i = 0; i < 50_000; i++) w.run(); // optimised first, as in the engine thread
 const m = await measureAllocation(
   () => {

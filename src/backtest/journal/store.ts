@@ -5,7 +5,16 @@ import { open, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeAtomic } from '../../core/atomic-write.ts';
 import { LEGACY_EXT } from './legacy.ts';
-import { ID_RE, MAX_HEADER_BYTES, parseIndexLine, parseRecordLine, RECORD_EXT, serializeRecord, type BacktestIndexEntry, type BacktestRecord } from './record.ts';
+import {
+  ID_RE,
+  MAX_HEADER_BYTES,
+  parseIndexLine,
+  parseRecordLine,
+  RECORD_EXT,
+  serializeRecord,
+  type BacktestIndexEntry,
+  type BacktestRecord,
+} from './record.ts';
 
 const TMP_EXT = '.tmp';
 
@@ -103,7 +112,8 @@ export class JournalStore {
       // A truncated file (a torn copy, a full disk outside our atomic write) fails the size check.
       if (entry && entry.bytes !== (await fh.stat()).size) return null;
       // Journaled before the list carried the kill switch: a completed run's record says (read once).
-      if (entry && entry.kill_switch_tripped === undefined) entry.kill_switch_tripped = entry.status === 'completed' ? ((await this.read(id))?.result?.kill_switch?.tripped ?? null) : null;
+      if (entry && entry.kill_switch_tripped === undefined)
+        entry.kill_switch_tripped = entry.status === 'completed' ? ((await this.read(id))?.result?.kill_switch?.tripped ?? null) : null;
       return entry;
     } finally {
       await fh.close();

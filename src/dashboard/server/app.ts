@@ -31,7 +31,8 @@ export interface DashboardApp {
 
 // Only our bundle runs: no inline script, no third-party origin. lightweight-charts sets element
 // styles, hence 'unsafe-inline' for styles only.
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
   const app = new Hono();
@@ -62,7 +63,16 @@ export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
 
   // The dashboard's own liveness (the engine's is /health).
   app.get('/dashboard/health', (c) =>
-    c.json({ status: 'ok', engine_url: o.engineUrl, streams: proxy.inFlight, recorder: o.recorder ? { connected: o.recorder.connected, frames: o.recorder.frames } : null }, 200, { 'cache-control': 'no-store' }),
+    c.json(
+      {
+        status: 'ok',
+        engine_url: o.engineUrl,
+        streams: proxy.inFlight,
+        recorder: o.recorder ? { connected: o.recorder.connected, frames: o.recorder.frames } : null,
+      },
+      200,
+      { 'cache-control': 'no-store' },
+    ),
   );
   // What the page would have drawn had it been open since the dashboard started (see recorder.ts).
   app.get('/dashboard/history', compress(), (c) => {

@@ -72,7 +72,10 @@ export class StreamRecorder {
     this.ac = ac;
     let res: Response;
     try {
-      res = await fetch(new URL('/api/stream', this.o.engineUrl), { headers: { accept: 'text/event-stream', 'accept-encoding': 'identity' }, signal: ac.signal });
+      res = await fetch(new URL('/api/stream', this.o.engineUrl), {
+        headers: { accept: 'text/event-stream', 'accept-encoding': 'identity' },
+        signal: ac.signal,
+      });
     } catch (e) {
       if (!this.stopped) this.retry(e instanceof Error ? String((e as { cause?: Error }).cause?.message ?? e.message) : String(e));
       return;

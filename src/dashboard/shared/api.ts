@@ -21,5 +21,11 @@ export const LATENCY_STAGES: readonly LatencyStage[] = ['tick_to_trade', 'book_u
 export type ApiErrorBody = { error: Omit<ErrorBody['error'], 'code'> & { code: string } };
 
 export function isApiError(x: unknown): x is ApiErrorBody {
-  return typeof x === 'object' && x !== null && typeof (x as ApiErrorBody).error === 'object' && (x as ApiErrorBody).error !== null && typeof (x as ApiErrorBody).error.message === 'string';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as ApiErrorBody).error === 'object' &&
+    (x as ApiErrorBody).error !== null &&
+    typeof (x as ApiErrorBody).error.message === 'string'
+  );
 }

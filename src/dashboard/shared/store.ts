@@ -53,7 +53,9 @@ export class SymbolHistory {
   readonly totalPnl = new BinnedSeries(CAPS.seriesPoints);
   readonly realizedPnl = new BinnedSeries(CAPS.seriesPoints);
   readonly position = new BinnedSeries(CAPS.seriesPoints);
-  readonly latency = Object.fromEntries(LATENCY_STAGES.map((s) => [s, { p50: new BinnedSeries(CAPS.seriesPoints), p99: new BinnedSeries(CAPS.seriesPoints) }])) as Record<LatencyStage, LatencyHistory>;
+  readonly latency = Object.fromEntries(
+    LATENCY_STAGES.map((s) => [s, { p50: new BinnedSeries(CAPS.seriesPoints), p99: new BinnedSeries(CAPS.seriesPoints) }]),
+  ) as Record<LatencyStage, LatencyHistory>;
   readonly fills = new FillStore(CAPS.fills);
 
   ingest(st: SymbolState): void {

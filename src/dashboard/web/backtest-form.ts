@@ -12,7 +12,15 @@
 
 import { dataSourceLabel } from './data-source.ts';
 import { BaselineSeries, type IChartApi, type ISeriesApi } from 'lightweight-charts';
-import { isApiError, type BacktestList, type BacktestProgressEvent, type BacktestRequestBody, type BacktestRun, type FieldError, type SymbolState } from '../shared/api.ts';
+import {
+  isApiError,
+  type BacktestList,
+  type BacktestProgressEvent,
+  type BacktestRequestBody,
+  type BacktestRun,
+  type FieldError,
+  type SymbolState,
+} from '../shared/api.ts';
 import { emptyNote, makeChart, pnlSeriesOptions, toTime } from './chart-common.ts';
 import { apiToken, forgetApiToken, saveApiToken, withApiToken } from './api-token.ts';
 import { el, emptyRow, keyValueGrid, setClass, setText } from './dom.ts';
@@ -41,7 +49,6 @@ const FIELDS: FieldSpec[] = [
   { name: 'positionLimit', label: 'Position limit, contracts', kind: 'int', hint: '>= 1' },
   { name: 'useML', label: 'Use ML model', kind: 'bool', hint: 'load the model: the strategy reads its prediction (the built-in shifts its quotes by it)' },
 ];
-
 
 /** One strategy's generated fields, kept while its schema (hash) is the same. */
 interface StrategyFields {
@@ -197,7 +204,13 @@ export class BacktestPanel {
   }
 
   /** The shared field component (form-field.ts); typing in it clears its error and marks it edited. */
-  private fieldRow(name: string, kind: FormField['kind'], label: string, input: HTMLInputElement | HTMLSelectElement, cls: string): { row: HTMLElement; field: FormField } {
+  private fieldRow(
+    name: string,
+    kind: FormField['kind'],
+    label: string,
+    input: HTMLInputElement | HTMLSelectElement,
+    cls: string,
+  ): { row: HTMLElement; field: FormField } {
     return fieldRow(name, kind, label, input, cls, (n) => this.edited.add(n as FieldName));
   }
 
@@ -252,7 +265,13 @@ export class BacktestPanel {
         }
         const older = !p.field.startsWith('params.');
         // The label is the declared name (as in [strategy.<name>] and params.NAME sweeps) and its unit.
-        const { row, field } = this.fieldRow(p.field, 'param', p.unit ? `${p.param}, ${p.unit}` : p.param, input, older ? `f-param f-${p.field}` : `f-param f-param-${p.param}`);
+        const { row, field } = this.fieldRow(
+          p.field,
+          'param',
+          p.unit ? `${p.param}, ${p.unit}` : p.param,
+          input,
+          older ? `f-param f-${p.field}` : `f-param f-param-${p.param}`,
+        );
         sf.rows.push(row);
         sf.fields.set(p.field, field);
       }
@@ -374,7 +393,9 @@ export class BacktestPanel {
       this.tokenInput.value = '';
       this.tokenRow.hidden = false;
       this.tokenInput.focus();
-      this.finishWithError(refused ? 'the engine refused this API token: enter the right one and run again' : 'the engine requires its API token: enter it and run again');
+      this.finishWithError(
+        refused ? 'the engine refused this API token: enter the right one and run again' : 'the engine requires its API token: enter it and run again',
+      );
       return;
     }
     if (res.status === 202 || res.status === 200) {
@@ -488,7 +509,14 @@ export class BacktestPanel {
     );
     // The strategy the run used, with every parameter as resolved (what the run actually ran with).
     const strat = r.strategy ?? r.resolved?.strategy;
-    setText(this.resultStrategy, strat ? `strategy ${strategyLabel(strat)} · ${Object.entries(strat.params).map(([k, x]) => `${k} ${x}`).join(' · ')}` : '');
+    setText(
+      this.resultStrategy,
+      strat
+        ? `strategy ${strategyLabel(strat)} · ${Object.entries(strat.params)
+            .map(([k, x]) => `${k} ${x}`)
+            .join(' · ')}`
+        : '',
+    );
     this.resultStrategy.title = strat ? `content hash ${strat.hash}` : '';
     const signed = (k: ResultKey, x: number | undefined) => {
       setText(v[k], x === undefined ? DASH : fmtPnl(x));
@@ -515,7 +543,10 @@ export class BacktestPanel {
       // A run its kill switch stopped is not a plain success: say that it stopped, when and why.
       const skipped = k.sessions_not_traded.length;
       const at = k.at ? Date.parse(k.at) : Number.NaN;
-      this.setMessage(`stopped by the kill switch at ${Number.isFinite(at) ? `${fmtNyDate(at)} ${fmtNyTimeMs(at)} ET` : DASH} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`, 'warn');
+      this.setMessage(
+        `stopped by the kill switch at ${Number.isFinite(at) ? `${fmtNyDate(at)} ${fmtNyTimeMs(at)} ET` : DASH} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`,
+        'warn',
+      );
     } else this.setMessage(`completed ${r.id}`, 'ok');
 
     // Equity curve as P&L (equity - initial capital), one point per second (the last wins).
@@ -549,7 +580,10 @@ export class BacktestPanel {
       tr.dataset.id = r.id;
       tr.title = `${r.id}: click to show`;
       const started = new Date(r.started_at);
-      const dates = r.start_date === r.end_date ? r.start_date : `${r.start_date}→${r.end_date.slice(0, 4) === r.start_date.slice(0, 4) ? r.end_date.slice(5) : r.end_date}`;
+      const dates =
+        r.start_date === r.end_date
+          ? r.start_date
+          : `${r.start_date}→${r.end_date.slice(0, 4) === r.start_date.slice(0, 4) ? r.end_date.slice(5) : r.end_date}`;
       const pnl = el('td', `num ${signClass(r.total_pnl)}`, r.total_pnl === null ? DASH : fmtPnl(r.total_pnl));
       tr.append(
         el('td', 'num', Number.isFinite(started.getTime()) ? started.toLocaleTimeString([], { hour12: false, hour: '2-digit', minute: '2-digit' }) : DASH),

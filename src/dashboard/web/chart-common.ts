@@ -1,7 +1,18 @@
 // Shared look of the live charts (lightweight-charts, TradingView's library) and the helper that
 // keeps a chart series in step with a BinnedSeries: append what is new, reload on reset/trim.
 
-import { ColorType, CrosshairMode, createChart, type BaselineSeriesPartialOptions, type DeepPartial, type ChartOptions, type IChartApi, type ISeriesApi, type SeriesType, type UTCTimestamp } from 'lightweight-charts';
+import {
+  ColorType,
+  CrosshairMode,
+  createChart,
+  type BaselineSeriesPartialOptions,
+  type DeepPartial,
+  type ChartOptions,
+  type IChartApi,
+  type ISeriesApi,
+  type SeriesType,
+  type UTCTimestamp,
+} from 'lightweight-charts';
 import { el } from './dom.ts';
 import { USD_AXIS } from './format.ts';
 import { TIME_AXIS, crosshairTime } from './time-axis.ts';

@@ -38,7 +38,11 @@ export function setAttr(node: HTMLElement, name: string, value: string): void {
 }
 
 /** A label/value grid (dt/dd pairs); returns the value cells by key. */
-export function keyValueGrid<K extends string>(parent: HTMLElement, items: readonly (readonly [K, string, string?])[], className = 'kv-grid'): Record<K, HTMLElement> {
+export function keyValueGrid<K extends string>(
+  parent: HTMLElement,
+  items: readonly (readonly [K, string, string?])[],
+  className = 'kv-grid',
+): Record<K, HTMLElement> {
   const grid = el('dl', className);
   const out = {} as Record<K, HTMLElement>;
   for (const [key, label, title] of items) {

@@ -16,7 +16,14 @@ export interface FormField {
  * A labelled input with its error line. `cls` names the row (`f-<field>`); the hint goes to the
  * label's and the input's title, never into the input as a placeholder that reads like a value.
  */
-export function fieldRow(name: string, kind: FormField['kind'], label: string, input: HTMLInputElement | HTMLSelectElement, cls: string, onEdit: (name: string) => void): { row: HTMLElement; field: FormField } {
+export function fieldRow(
+  name: string,
+  kind: FormField['kind'],
+  label: string,
+  input: HTMLInputElement | HTMLSelectElement,
+  cls: string,
+  onEdit: (name: string) => void,
+): { row: HTMLElement; field: FormField } {
   const bool = input instanceof HTMLInputElement && input.type === 'checkbox';
   const row = el('label', `field ${cls}${bool ? ' bool' : ''}`);
   input.name = name;

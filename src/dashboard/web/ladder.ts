@@ -50,7 +50,14 @@ export class LadderView {
       const tr = el('tr', side);
       tr.dataset.side = side;
       tr.dataset.level = String(level);
-      const r: Row = { tr, oursBuy: el('td', 'ours buy'), bid: el('td', 'size bid'), price: el('td', 'price'), ask: el('td', 'size ask'), oursSell: el('td', 'ours sell') };
+      const r: Row = {
+        tr,
+        oursBuy: el('td', 'ours buy'),
+        bid: el('td', 'size bid'),
+        price: el('td', 'price'),
+        ask: el('td', 'size ask'),
+        oursSell: el('td', 'ours sell'),
+      };
       tr.append(r.oursBuy, r.bid, r.price, r.ask, r.oursSell);
       return r;
     };
@@ -141,8 +148,13 @@ export class LadderView {
     for (const l of book.asks) askDepth += l.size;
     const imb = bidDepth + askDepth > 0 ? (bidDepth - askDepth) / (bidDepth + askDepth) : null;
     const outside = book.our_orders.filter((o: OurOrder) => !shown.has(f.price(o.price)));
-    const outsideText = outside.length ? `   off-ladder: ${outside.map((o) => `${o.side === 'buy' ? 'B' : 'S'}${o.leaves}@${f.price(o.price)}`).join(' ')}` : '';
-    setText(this.footer, `Σbid ${fmtInt(bidDepth)}  Σask ${fmtInt(askDepth)}  imb ${imb === null ? DASH : fmtDec2(imb)}  our orders ${book.our_orders.length}${outsideText}`);
+    const outsideText = outside.length
+      ? `   off-ladder: ${outside.map((o) => `${o.side === 'buy' ? 'B' : 'S'}${o.leaves}@${f.price(o.price)}`).join(' ')}`
+      : '';
+    setText(
+      this.footer,
+      `Σbid ${fmtInt(bidDepth)}  Σask ${fmtInt(askDepth)}  imb ${imb === null ? DASH : fmtDec2(imb)}  our orders ${book.our_orders.length}${outsideText}`,
+    );
     setText(this.sub, `${f.price(book.best_bid)} × ${f.price(book.best_ask)} · ${book.bids.length}×${book.asks.length} levels`);
   }
 }

@@ -48,7 +48,9 @@ export class LatencyView {
     tableBox.append(table);
 
     this.showEmpty = emptyNote(chartBox, 'Latency history: waiting for the first samples.');
-    this.chart = makeChart(chartBox, { rightPriceScale: { borderColor: COLORS.border, entireTextOnly: true, mode: PriceScaleMode.Logarithmic, scaleMargins: { top: 0.12, bottom: 0.08 } } });
+    this.chart = makeChart(chartBox, {
+      rightPriceScale: { borderColor: COLORS.border, entireTextOnly: true, mode: PriceScaleMode.Logarithmic, scaleMargins: { top: 0.12, bottom: 0.08 } },
+    });
     const us = { type: 'custom' as const, formatter: (p: number) => fmtUs(p), minMove: 0.001 };
     for (const s of LATENCY_STAGES) {
       for (const p of ['p50', 'p99'] as const) {

@@ -23,8 +23,25 @@ export class PnlChartView {
   ) {
     this.chart = makeChart(container);
     this.total = this.chart.addSeries(BaselineSeries, pnlSeriesOptions('total'));
-    this.realized = this.chart.addSeries(LineSeries, { color: COLORS.realized, lineWidth: 1, title: 'realized', priceFormat: USD_AXIS, priceLineVisible: false });
-    this.position = this.chart.addSeries(LineSeries, { color: COLORS.ours, lineWidth: 1, lineType: LineType.WithSteps, title: 'pos', priceFormat: { type: 'price', precision: 0, minMove: 1 }, priceLineVisible: false }, 1);
+    this.realized = this.chart.addSeries(LineSeries, {
+      color: COLORS.realized,
+      lineWidth: 1,
+      title: 'realized',
+      priceFormat: USD_AXIS,
+      priceLineVisible: false,
+    });
+    this.position = this.chart.addSeries(
+      LineSeries,
+      {
+        color: COLORS.ours,
+        lineWidth: 1,
+        lineType: LineType.WithSteps,
+        title: 'pos',
+        priceFormat: { type: 'price', precision: 0, minMove: 1 },
+        priceLineVisible: false,
+      },
+      1,
+    );
     this.chart.panes()[1]?.setHeight(60);
     this.syncs = [new SeriesSync(this.total), new SeriesSync(this.realized), new SeriesSync(this.position)];
     this.showEmpty = emptyNote(container, 'P&L: waiting for the first samples (one per second of market time).');
@@ -37,7 +54,10 @@ export class PnlChartView {
     this.syncs[2].sync(h.position);
     this.showEmpty(h.totalPnl.length === 0);
     const p = st.position;
-    setText(this.legend, `total ${fmtPnl(p.total_pnl)}  realized gross ${fmtPnl(p.realized_pnl_gross)}  unrealized ${fmtPnl(p.unrealized_pnl)}  pos ${fmtSignedInt(p.contracts)}`);
+    setText(
+      this.legend,
+      `total ${fmtPnl(p.total_pnl)}  realized gross ${fmtPnl(p.realized_pnl_gross)}  unrealized ${fmtPnl(p.unrealized_pnl)}  pos ${fmtSignedInt(p.contracts)}`,
+    );
     setClass(this.legend, `legend ${signClass(p.total_pnl)}`);
   }
 }

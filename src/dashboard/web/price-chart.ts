@@ -3,7 +3,18 @@
 // follows), our fills as markers at their fill price, our resting orders as price lines; a lower
 // pane shows the model's signal in ticks. Time axis: market (simulated exchange) time, New York.
 
-import { BaselineSeries, LineSeries, LineStyle, createSeriesMarkers, type IChartApi, type IPriceLine, type ISeriesApi, type ISeriesMarkersPluginApi, type SeriesMarker, type Time } from 'lightweight-charts';
+import {
+  BaselineSeries,
+  LineSeries,
+  LineStyle,
+  createSeriesMarkers,
+  type IChartApi,
+  type IPriceLine,
+  type ISeriesApi,
+  type ISeriesMarkersPluginApi,
+  type SeriesMarker,
+  type Time,
+} from 'lightweight-charts';
 import type { SymbolState } from '../shared/api.ts';
 import { COLORS, SeriesSync, emptyNote, fitWhileShort, makeChart, toTime } from './chart-common.ts';
 import { setClass, setText } from './dom.ts';
@@ -35,7 +46,15 @@ export class PriceChartView {
   ) {
     this.chart = makeChart(container);
     this.mid = this.chart.addSeries(LineSeries, { color: COLORS.mid, lineWidth: 2, title: 'mid', priceLineVisible: true, lastValueVisible: true });
-    this.forecast = this.chart.addSeries(LineSeries, { color: COLORS.forecast, lineWidth: 1, lineStyle: LineStyle.Dashed, title: 'forecast', priceLineVisible: false, lastValueVisible: true, crosshairMarkerVisible: false });
+    this.forecast = this.chart.addSeries(LineSeries, {
+      color: COLORS.forecast,
+      lineWidth: 1,
+      lineStyle: LineStyle.Dashed,
+      title: 'forecast',
+      priceLineVisible: false,
+      lastValueVisible: true,
+      crosshairMarkerVisible: false,
+    });
     this.signal = this.chart.addSeries(
       BaselineSeries,
       {
@@ -55,7 +74,7 @@ export class PriceChartView {
     );
     this.chart.panes()[1]?.setHeight(70);
     this.markers = createSeriesMarkers(this.mid, []);
-    this.showEmpty = emptyNote(container, 'Mid price: waiting for the engine\'s book.');
+    this.showEmpty = emptyNote(container, "Mid price: waiting for the engine's book.");
     this.midSync = new SeriesSync(this.mid);
     this.forecastSync = new SeriesSync(this.forecast);
     this.signalSync = new SeriesSync(this.signal);
@@ -84,7 +103,14 @@ export class PriceChartView {
       : 'no prediction';
     setText(this.legend, `mid ${f.fine(st.book.mid)}  ${pred}  ·  ${model}`);
     // A drawn forecast reads as one the quotes follow; say whether they do.
-    setText(this.note, st.model.used_in_quotes ? 'ML quoting on: quotes shift by the forecast' : st.model.loaded ? 'ML quoting off (strategy.use_ml = false): the forecast is drawn, not traded' : 'ML quoting off: no model loaded');
+    setText(
+      this.note,
+      st.model.used_in_quotes
+        ? 'ML quoting on: quotes shift by the forecast'
+        : st.model.loaded
+          ? 'ML quoting off (strategy.use_ml = false): the forecast is drawn, not traded'
+          : 'ML quoting off: no model loaded',
+    );
     setClass(this.note, `panel-note ${st.model.used_in_quotes ? 'on' : 'off'}`);
   }
 
@@ -102,7 +128,14 @@ export class PriceChartView {
       const t = Math.floor(Date.parse(fl.time) / 1000);
       if (!(t >= first && t <= last + 1)) continue;
       const buy = fl.side === 'buy';
-      out.push({ time: toTime(t), position: 'atPriceMiddle', price: fl.price, shape: buy ? 'arrowUp' : 'arrowDown', color: buy ? COLORS.bid : COLORS.ask, size: 0.6 });
+      out.push({
+        time: toTime(t),
+        position: 'atPriceMiddle',
+        price: fl.price,
+        shape: buy ? 'arrowUp' : 'arrowDown',
+        color: buy ? COLORS.bid : COLORS.ask,
+        size: 0.6,
+      });
     }
     this.markers.setMarkers(out);
   }

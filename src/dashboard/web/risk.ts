@@ -79,7 +79,10 @@ export class RiskView {
       setText(this.kill, 'Kill switch armed · quoting');
       setClass(this.kill, 'kill armed');
     }
-    setText(this.limits, `max order ${fmtInt(r.limits.max_order_size)} · position limit ${fmtInt(r.limits.position_limit)} · max drawdown ${fmtPct(r.limits.max_drawdown_pct, 2)} of peak · max daily loss $${fmtUsd0(r.limits.max_daily_loss)}`);
+    setText(
+      this.limits,
+      `max order ${fmtInt(r.limits.max_order_size)} · position limit ${fmtInt(r.limits.position_limit)} · max drawdown ${fmtPct(r.limits.max_drawdown_pct, 2)} of peak · max daily loss $${fmtUsd0(r.limits.max_daily_loss)}`,
+    );
 
     const last = r.alerts[r.alerts.length - 1];
     const sig = `${st.symbol}|${r.alerts.length}|${last ? `${last.time}${last.code}` : ''}`;
@@ -100,7 +103,12 @@ export class RiskView {
     for (let i = alerts.length - 1; i >= 0; i--) {
       const a = alerts[i];
       const li = el('li', `alert ${a.severity}`);
-      li.append(el('span', 'num t', fmtNyTime(Date.parse(a.time))), el('span', 'sev', a.severity.toUpperCase()), el('span', 'code', a.code), el('span', 'msg', a.message));
+      li.append(
+        el('span', 'num t', fmtNyTime(Date.parse(a.time))),
+        el('span', 'sev', a.severity.toUpperCase()),
+        el('span', 'code', a.code),
+        el('span', 'msg', a.message),
+      );
       li.title = `value ${a.value} · limit ${a.limit}`;
       items.push(li);
     }

@@ -12,7 +12,7 @@ const ITEMS = [
   ['fees', 'Fees $', 'fees paid'],
   ['daily', 'Daily P&L $', 'P&L of the current session'],
   ['equity', 'Equity $', ''],
-  ['sharpe', 'Sharpe', 'annualised Sharpe ratio of the session\'s per-minute equity returns (engine figure); — until two returns exist'],
+  ['sharpe', 'Sharpe', "annualised Sharpe ratio of the session's per-minute equity returns (engine figure); — until two returns exist"],
   ['win_rate', 'Win rate', 'winning round trips / round trips'],
   ['pf', 'Profit factor', 'gross win / gross loss of round trips'],
   ['trades', 'Round trips', 'closed trades (FIFO)'],

@@ -27,8 +27,8 @@ const HOLDOUT_TOP = 3;
 
 type Shared = 'symbol' | 'startDate' | 'endDate' | 'holdoutDays';
 const SHARED: { name: Shared; label: string; kind: 'text' | 'date' | 'int'; hint: string }[] = [
-  { name: 'symbol', label: 'Symbol', kind: 'text', hint: 'root (ES) or contract (ESH24); empty: the config\'s first symbol' },
-  { name: 'startDate', label: 'Start date', kind: 'date', hint: 'first session; empty: the config\'s start_date' },
+  { name: 'symbol', label: 'Symbol', kind: 'text', hint: "root (ES) or contract (ESH24); empty: the config's first symbol" },
+  { name: 'startDate', label: 'Start date', kind: 'date', hint: "first session; empty: the config's start_date" },
   { name: 'endDate', label: 'End date', kind: 'date', hint: 'last session; empty: the start date' },
   { name: 'holdoutDays', label: 'Holdout, trading days', kind: 'int', hint: 'rank on the earlier sessions, run the best 3 on the last N; empty: no holdout' },
 ];
@@ -259,7 +259,12 @@ export class SweepPanel {
         const fields = data.error.fields ?? [];
         const placed = fields.length > 0 && this.showErrors(fields);
         // Each message as the engine words it (it names grid.<parameter> and the value).
-        this.setStatus(placed ? `rejected: ${fields.length} field${fields.length > 1 ? 's' : ''} to fix · ${fields.map((f) => `${f.field}: ${f.message}`).join(' · ')}` : data.error.message, 'error');
+        this.setStatus(
+          placed
+            ? `rejected: ${fields.length} field${fields.length > 1 ? 's' : ''} to fix · ${fields.map((f) => `${f.field}: ${f.message}`).join(' · ')}`
+            : data.error.message,
+          'error',
+        );
       } else this.setStatus(`HTTP ${res.status}`, 'error');
       return;
     }
@@ -330,7 +335,12 @@ export class SweepPanel {
     }
     const open = el('button', 'open-best', 'Open best point as backtest');
     const why = this.bestRequest(run.request, points[best]);
-    open.title = typeof why === 'string' ? why : `POST /api/backtest with ${Object.entries(points[best].params).map(([k, v]) => `${k} ${v}`).join(', ')}`;
+    open.title =
+      typeof why === 'string'
+        ? why
+        : `POST /api/backtest with ${Object.entries(points[best].params)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`;
     open.disabled = typeof why === 'string';
     const out = el('span', 'open-best-out');
     open.addEventListener('click', () => void (typeof why === 'string' ? undefined : this.openBest(why, out, open)));
@@ -356,7 +366,10 @@ export class SweepPanel {
     button.disabled = true;
     setText(out, 'running the backtest…');
     try {
-      const res = await fetch('/api/backtest', withApiToken({ method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' }, body: JSON.stringify(body) }));
+      const res = await fetch(
+        '/api/backtest',
+        withApiToken({ method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' }, body: JSON.stringify(body) }),
+      );
       let run = (await readJson(res)) as { id?: string; status?: string; total_pnl?: number; error?: { message: string } | null };
       if (!run.id) throw new Error(isApiError(run) ? run.error.message : `HTTP ${res.status}`);
       while (run.status === 'running') {
@@ -394,7 +407,13 @@ export class SweepPanel {
       tr.title = `${s.id}: click to show`;
       const started = new Date(s.started_at);
       tr.append(
-        el('td', 'num', Number.isFinite(started.getTime()) ? started.toLocaleString([], { hour12: false, month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }) : '—'),
+        el(
+          'td',
+          'num',
+          Number.isFinite(started.getTime())
+            ? started.toLocaleString([], { hour12: false, month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' })
+            : '—',
+        ),
         el('td', 'num', fmtInt(s.points)),
         el('td', 'num', fmtInt(s.sessions)),
         el('td', `status ${s.status}`, s.status === 'running' ? `running ${(s.progress * 100).toFixed(0)}%` : s.status),

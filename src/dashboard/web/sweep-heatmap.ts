@@ -16,7 +16,14 @@ export function fmtMetric(metric: SweepMetric, v: number): string {
   return v.toFixed(3);
 }
 
-const UNIT: Record<SweepMetric, string> = { total_pnl: '$', sharpe_ratio: '', max_drawdown_pct: '% of peak', total_fills: 'fills', fees: '$', markout_1s: 'ticks' };
+const UNIT: Record<SweepMetric, string> = {
+  total_pnl: '$',
+  sharpe_ratio: '',
+  max_drawdown_pct: '% of peak',
+  total_fills: 'fills',
+  fees: '$',
+  markout_1s: 'ticks',
+};
 
 export class SweepHeatmap {
   private readonly metric = el('select');
@@ -43,7 +50,10 @@ export class SweepHeatmap {
   show(points: SweepPoint[]): void {
     this.points = points;
     const params = points.length ? Object.keys(points[0].params) : [];
-    for (const [s, i] of [[this.x, 0], [this.y, 1]] as const) {
+    for (const [s, i] of [
+      [this.x, 0],
+      [this.y, 1],
+    ] as const) {
       s.replaceChildren(...params.map((p) => new Option(p, p)));
       s.value = params[Math.min(i, params.length - 1)] ?? '';
     }
@@ -101,7 +111,9 @@ export class SweepHeatmap {
     this.renderLegend(metric, sc);
     const others = Object.keys(this.points[0].params).filter((p) => p !== x && p !== y);
     const never = untradedNote(this.points.map((p) => p.result));
-    this.note.textContent = [others.length ? `Each cell: the best value over ${others.join(', ')} among the points that traded.` : '', never ? `${never}.` : ''].filter(Boolean).join(' ');
+    this.note.textContent = [others.length ? `Each cell: the best value over ${others.join(', ')} among the points that traded.` : '', never ? `${never}.` : '']
+      .filter(Boolean)
+      .join(' ');
   }
 
   private renderLegend(metric: SweepMetric, sc: ReturnType<typeof colourScale>): void {
@@ -110,7 +122,14 @@ export class SweepHeatmap {
     const stops = sc.kind === 'diverging' ? [sc.lo, sc.lo / 2, 0, sc.hi / 2, sc.hi] : [0, sc.hi / 2, sc.hi];
     bar.style.background = `linear-gradient(to right, ${stops.map((v) => sc.colour(v)).join(', ')})`;
     const label = (v: number) => el('span', 'legend-label num', fmtMetric(metric, v));
-    const items: HTMLElement[] = [el('span', 'legend-title', `${SWEEP_METRICS.find(([k]) => k === metric)![1]}${unit && !SWEEP_METRICS.find(([k]) => k === metric)![1].includes(unit) ? ` (${unit})` : ''}:`), label(sc.lo)];
+    const items: HTMLElement[] = [
+      el(
+        'span',
+        'legend-title',
+        `${SWEEP_METRICS.find(([k]) => k === metric)![1]}${unit && !SWEEP_METRICS.find(([k]) => k === metric)![1].includes(unit) ? ` (${unit})` : ''}:`,
+      ),
+      label(sc.lo),
+    ];
     if (sc.kind === 'diverging') {
       const zero = el('span', 'legend-zero');
       zero.append(bar, el('span', 'legend-label num zero', '0'));

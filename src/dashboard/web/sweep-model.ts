@@ -79,7 +79,10 @@ export function heatmap(points: readonly SweepPoint[], x: string, y: string, met
     const cur = chosen[iy][ix];
     const was = cells[iy][ix];
     const better =
-      cur === null || was === null || (traded(p.result) && !traded(points[cur].result)) || (traded(p.result) === traded(points[cur].result) && (lowerIsBetter ? v < was : v > was));
+      cur === null ||
+      was === null ||
+      (traded(p.result) && !traded(points[cur].result)) ||
+      (traded(p.result) === traded(points[cur].result) && (lowerIsBetter ? v < was : v > was));
     if (better) {
       cells[iy][ix] = v;
       chosen[iy][ix] = g;

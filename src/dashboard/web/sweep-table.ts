@@ -26,7 +26,10 @@ export class SweepTable {
 
   private render(): void {
     const params = this.points.length ? Object.keys(this.points[0].params) : [];
-    const columns: [SweepColumn, string][] = [...params.map((p): [SweepColumn, string] => [`param:${p}`, p]), ...SWEEP_METRICS.map(([k, label]): [SweepColumn, string] => [k, label])];
+    const columns: [SweepColumn, string][] = [
+      ...params.map((p): [SweepColumn, string] => [`param:${p}`, p]),
+      ...SWEEP_METRICS.map(([k, label]): [SweepColumn, string] => [k, label]),
+    ];
     const head = el('tr');
     head.append(el('th', 'num', 'Rank'));
     for (const [c, label] of columns) {
@@ -56,9 +59,27 @@ export class SweepTable {
       for (const k of params) tr.append(el('td', 'num', String(p.params[k])));
       for (const [m] of SWEEP_METRICS) {
         const v = metricValue(p, m);
-        tr.append(el('td', 'num', v === null ? '—' : m === 'total_fills' ? fmtInt(v) : m === 'total_pnl' ? fmtPnl(v) : m === 'sharpe_ratio' || m === 'markout_1s' ? v.toFixed(3) : fmtDec2(v)));
+        tr.append(
+          el(
+            'td',
+            'num',
+            v === null
+              ? '—'
+              : m === 'total_fills'
+                ? fmtInt(v)
+                : m === 'total_pnl'
+                  ? fmtPnl(v)
+                  : m === 'sharpe_ratio' || m === 'markout_1s'
+                    ? v.toFixed(3)
+                    : fmtDec2(v),
+          ),
+        );
       }
-      const ks = el('td', p.result.kill_switch_tripped ? 'ks tripped' : 'ks', p.result.kill_switch_tripped ? 'tripped' : traded(p.result) ? '—' : 'never traded');
+      const ks = el(
+        'td',
+        p.result.kill_switch_tripped ? 'ks tripped' : 'ks',
+        p.result.kill_switch_tripped ? 'tripped' : traded(p.result) ? '—' : 'never traded',
+      );
       tr.append(ks);
       body.append(tr);
     }

@@ -80,7 +80,14 @@ export function decodeDefinition(hd: RecordHeader, v: DataView, p: number, lengt
 }
 
 /** Byte offsets of the v3 fields encodeDefinition writes (the layout above). */
-const I64_AT = { min_price_increment: 24, display_factor: 32, high_limit_price: 56, low_limit_price: 64, unit_of_measure_qty: 80, min_price_increment_amount: 88 } as const;
+const I64_AT = {
+  min_price_increment: 24,
+  display_factor: 32,
+  high_limit_price: 56,
+  low_limit_price: 64,
+  unit_of_measure_qty: 80,
+  min_price_increment_amount: 88,
+} as const;
 const U64_AT = { expiration: 40, activation: 48, raw_instrument_id: 112 } as const;
 const CSTR_AT = { currency: [224, 4], raw_symbol: [238, 71], group: [309, 21], exchange: [330, 5], asset: [335, 11], security_type: [353, 7] } as const;
 const CHAR_AT = { instrument_class: 487, match_algorithm: 488, security_update_action: 493 } as const;

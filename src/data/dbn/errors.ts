@@ -22,7 +22,9 @@ export class DbnError extends Error {
   readonly detail: string;
 
   constructor(kind: DbnErrorKind, where: DbnErrorWhere, detail: string) {
-    const at = [where.record === undefined ? '' : `record ${where.record}`, where.offset === undefined ? '' : `byte offset ${where.offset}`].filter(Boolean).join(', ');
+    const at = [where.record === undefined ? '' : `record ${where.record}`, where.offset === undefined ? '' : `byte offset ${where.offset}`]
+      .filter(Boolean)
+      .join(', ');
     super(`${where.file}${at ? ` (${at})` : ''}: ${detail}`);
     this.kind = kind;
     this.file = where.file;

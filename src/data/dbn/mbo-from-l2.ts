@@ -84,7 +84,8 @@ export class MboFromL2 {
       return;
     }
     const resting = q ? q.reduce((s, o) => s + o.size, 0) : 0;
-    if (!q || resting < qty) throw new Error(`MboFromL2: ${kind === MD_TRADE ? 'trade' : 'cancel'} of ${qty} at ${side === BID ? 'bid' : 'ask'} ${price}, but ${resting} rest there`);
+    if (!q || resting < qty)
+      throw new Error(`MboFromL2: ${kind === MD_TRADE ? 'trade' : 'cancel'} of ${qty} at ${side === BID ? 'bid' : 'ask'} ${price}, but ${resting} rest there`);
     if (kind === MD_CANCEL) {
       for (let left = qty; left > 0; ) {
         const o = q[q.length - 1];

@@ -13,7 +13,20 @@
 //      mappings: u32 count, each raw_symbol C string, u32 interval count, each interval
 //                start_date u32 YYYYMMDD, end_date u32 YYYYMMDD, symbol C string
 // Offsets above are relative to the end of the prelude (byte 8 of the file).
-import { DBN_MAGIC, DBN_MAX_VERSION, METADATA_DATASET_CSTR_LEN, METADATA_FIXED_LEN, NULL_SCHEMA, NULL_STYPE, SCHEMA_IDS, type SchemaName, STYPE_NAMES, SYMBOL_CSTR_LEN, UNDEF_TIMESTAMP, V1_SYMBOL_CSTR_LEN } from './constants.ts';
+import {
+  DBN_MAGIC,
+  DBN_MAX_VERSION,
+  METADATA_DATASET_CSTR_LEN,
+  METADATA_FIXED_LEN,
+  NULL_SCHEMA,
+  NULL_STYPE,
+  SCHEMA_IDS,
+  type SchemaName,
+  STYPE_NAMES,
+  SYMBOL_CSTR_LEN,
+  UNDEF_TIMESTAMP,
+  V1_SYMBOL_CSTR_LEN,
+} from './constants.ts';
 import { DbnError } from './errors.ts';
 
 export interface MappingInterval {
@@ -56,15 +69,18 @@ export const PRELUDE_LEN = 8;
 
 /** Reads "DBN" + version + length; throws a DbnError for a wrong magic or version. */
 export function decodePrelude(bytes: Uint8Array, file: string): { version: number; length: number } {
-  if (bytes.length < PRELUDE_LEN) throw new DbnError('truncated', { file, offset: bytes.length }, `file ends inside the 8-byte DBN prelude (${bytes.length} bytes)`);
+  if (bytes.length < PRELUDE_LEN)
+    throw new DbnError('truncated', { file, offset: bytes.length }, `file ends inside the 8-byte DBN prelude (${bytes.length} bytes)`);
   if (bytes[0] !== DBN_MAGIC[0] || bytes[1] !== DBN_MAGIC[1] || bytes[2] !== DBN_MAGIC[2]) {
     const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
     throw new DbnError('magic', { file, offset: 0 }, `not a DBN file: wrong magic ${hex}, expected "DBN" (44 42 4e) or a zstd frame`);
   }
   const version = bytes[3];
-  if (version < 1 || version > DBN_MAX_VERSION) throw new DbnError('version', { file, offset: 3 }, `unsupported DBN version ${version}: this decoder reads versions 1 to ${DBN_MAX_VERSION}`);
+  if (version < 1 || version > DBN_MAX_VERSION)
+    throw new DbnError('version', { file, offset: 3 }, `unsupported DBN version ${version}: this decoder reads versions 1 to ${DBN_MAX_VERSION}`);
   const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true);
-  if (length < METADATA_FIXED_LEN) throw new DbnError('metadata', { file, offset: 4 }, `metadata length ${length} is shorter than its fixed part (${METADATA_FIXED_LEN} bytes)`);
+  if (length < METADATA_FIXED_LEN)
+    throw new DbnError('metadata', { file, offset: 4 }, `metadata length ${length} is shorter than its fixed part (${METADATA_FIXED_LEN} bytes)`);
   return { version, length };
 }
 
@@ -75,7 +91,8 @@ export function decodeMetadata(version: number, body: Uint8Array, file: string):
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
   let pos = 0;
   const need = (n: number, what: string): void => {
-    if (pos + n > body.length) throw new DbnError('metadata', { file, offset: PRELUDE_LEN + pos }, `metadata ends inside ${what} (needs ${n} bytes, ${body.length - pos} left)`);
+    if (pos + n > body.length)
+      throw new DbnError('metadata', { file, offset: PRELUDE_LEN + pos }, `metadata ends inside ${what} (needs ${n} bytes, ${body.length - pos} left)`);
   };
   const cstr = (len: number, what: string): string => {
     need(len, what);
@@ -121,7 +138,12 @@ export function decodeMetadata(version: number, body: Uint8Array, file: string):
   }
   pos = METADATA_FIXED_LEN;
   const schemaDefLen = u32('schema_definition_length');
-  if (schemaDefLen !== 0) throw new DbnError('metadata', { file, offset: PRELUDE_LEN + pos - 4 }, `schema_definition_length ${schemaDefLen}: schema definitions are not part of DBN and cannot be read`);
+  if (schemaDefLen !== 0)
+    throw new DbnError(
+      'metadata',
+      { file, offset: PRELUDE_LEN + pos - 4 },
+      `schema_definition_length ${schemaDefLen}: schema definitions are not part of DBN and cannot be read`,
+    );
   const symbolList = (what: string): string[] => {
     const n = u32(`${what} count`);
     need(n * symbolCstrLen, `${what} (${n} symbols)`);
@@ -187,7 +209,13 @@ export function encodeMetadata(meta: Omit<DbnMetadata, 'symbol_cstr_len'> & { sy
   if (version < 1 || version > DBN_MAX_VERSION) throw new RangeError(`encodeMetadata: version ${version} not in 1..${DBN_MAX_VERSION}`);
   const cstrLen = version === 1 ? V1_SYMBOL_CSTR_LEN : (meta.symbol_cstr_len ?? SYMBOL_CSTR_LEN);
   const intervals = meta.mappings.reduce((n, m) => n + m.intervals.length, 0);
-  const varLen = 4 + 3 * 4 + (meta.symbols.length + meta.partial.length + meta.not_found.length) * cstrLen + 4 + meta.mappings.length * (cstrLen + 4) + intervals * (8 + cstrLen);
+  const varLen =
+    4 +
+    3 * 4 +
+    (meta.symbols.length + meta.partial.length + meta.not_found.length) * cstrLen +
+    4 +
+    meta.mappings.length * (cstrLen + 4) +
+    intervals * (8 + cstrLen);
   const bodyLen = Math.ceil((METADATA_FIXED_LEN + varLen + PRELUDE_LEN) / 8) * 8 - PRELUDE_LEN;
   const out = new Uint8Array(PRELUDE_LEN + bodyLen);
   const view = new DataView(out.buffer);

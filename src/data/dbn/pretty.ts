@@ -4,7 +4,16 @@
 // names are Databento's; only the values' form changes. Without --pretty the raw integers stay.
 import { UNDEF_PRICE, UNDEF_TIMESTAMP } from './constants.ts';
 
-const PRICE_KEYS = new Set(['price', 'bid_px', 'ask_px', 'min_price_increment', 'high_limit_price', 'low_limit_price', 'display_factor', 'unit_of_measure_qty']);
+const PRICE_KEYS = new Set([
+  'price',
+  'bid_px',
+  'ask_px',
+  'min_price_increment',
+  'high_limit_price',
+  'low_limit_price',
+  'display_factor',
+  'unit_of_measure_qty',
+]);
 const TIME_KEYS = new Set(['ts_event', 'ts_recv', 'ts_out', 'start', 'end', 'expiration', 'activation']);
 const NS_PER_S = 1_000_000_000n;
 

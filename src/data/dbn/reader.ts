@@ -161,10 +161,15 @@ export class DbnReader {
       this.fill(PRELUDE_LEN);
       const { version, length } = decodePrelude(this.buf.subarray(this.start, this.end), file);
       this.fill(PRELUDE_LEN + length);
-      if (this.end - this.start < PRELUDE_LEN + length) throw new DbnError('truncated', { file, offset: this.end - this.start }, `file ends inside the metadata (${PRELUDE_LEN + length} bytes expected)`);
+      if (this.end - this.start < PRELUDE_LEN + length)
+        throw new DbnError('truncated', { file, offset: this.end - this.start }, `file ends inside the metadata (${PRELUDE_LEN + length} bytes expected)`);
       this.metadata = decodeMetadata(version, this.buf.slice(this.start + PRELUDE_LEN, this.start + PRELUDE_LEN + length), file);
       if (this.metadata.schema !== null && !SUPPORTED_SCHEMAS.includes(this.metadata.schema)) {
-        throw new DbnError('schema', { file, offset: PRELUDE_LEN + 16 }, `unsupported schema ${this.metadata.schema}: this reader decodes ${SUPPORTED_SCHEMAS.join(', ')}`);
+        throw new DbnError(
+          'schema',
+          { file, offset: PRELUDE_LEN + 16 },
+          `unsupported schema ${this.metadata.schema}: this reader decodes ${SUPPORTED_SCHEMAS.join(', ')}`,
+        );
       }
       this.start += PRELUDE_LEN + length;
       this.cursor.setTimeBase(this.metadata.start);
@@ -187,7 +192,8 @@ export class DbnReader {
       const length = this.buf[this.start] * LENGTH_MULTIPLIER;
       const offset = this.base + this.start;
       const index = this.count;
-      if (length < RECORD_HEADER_LEN) throw new DbnError('corrupt', { file: this.file, offset, record: index }, `record length ${length} is shorter than the 16-byte record header`);
+      if (length < RECORD_HEADER_LEN)
+        throw new DbnError('corrupt', { file: this.file, offset, record: index }, `record length ${length} is shorter than the 16-byte record header`);
       if (this.end - this.start < length) {
         this.fill(length);
         if (this.end - this.start < length) {
@@ -203,7 +209,12 @@ export class DbnReader {
         this.skipped++;
         continue;
       }
-      if (length < need) throw new DbnError('corrupt', { file: this.file, offset, record: index }, `record of rtype 0x${rtype.toString(16).padStart(2, '0')} is ${length} bytes, its layout needs ${need}`);
+      if (length < need)
+        throw new DbnError(
+          'corrupt',
+          { file: this.file, offset, record: index },
+          `record of rtype 0x${rtype.toString(16).padStart(2, '0')} is ${length} bytes, its layout needs ${need}`,
+        );
       if (this.checkOrder) this.checkTime(pos, rtype, offset, index);
       this.cursor.set(this.buf, this.view, pos, index, offset);
       return this.cursor;
@@ -229,7 +240,11 @@ export class DbnReader {
       const prev = (BigInt(this.prevHi) << 32n) | BigInt(this.prevLo);
       const cur = (BigInt(hi) << 32n) | BigInt(lo);
       const bad = this.buf[pos + (rtype === RTYPE.MBO ? 36 : 30)] & FLAGS.F_BAD_TS_RECV ? ' (record flagged F_BAD_TS_RECV)' : '';
-      throw new DbnError('order', { file: this.file, offset, record: index }, `records out of time order: ts_recv ${cur} is before the previous record's ${prev}${bad}`);
+      throw new DbnError(
+        'order',
+        { file: this.file, offset, record: index },
+        `records out of time order: ts_recv ${cur} is before the previous record's ${prev}${bad}`,
+      );
     }
     this.prevHi = hi;
     this.prevLo = lo;

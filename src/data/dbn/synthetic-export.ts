@@ -52,7 +52,7 @@ export interface ExportSummary {
 
 /** A stable instrument id per raw symbol (the same contract gets the same id in every export). */
 export function syntheticInstrumentId(rawSymbol: string): number {
-  return (hashSeed(`dbn-instrument|${rawSymbol}`, 0) & 0x7fffffff) || 1;
+  return hashSeed(`dbn-instrument|${rawSymbol}`, 0) & 0x7fffffff || 1;
 }
 
 /** Price units of 1e-9 per tick, an exact integer for every contract (0.25 -> 250000000). */
@@ -115,7 +115,8 @@ export async function exportSynthetic(path: string, sessions: readonly ExportSes
 /** Writes the sessions' records to an open writer (exportSynthetic; tests use an in-memory writer). */
 export function writeSessions(writer: DbnWriter, sessions: readonly ExportSession[], options: ExportOptions): ExportSummary {
   const latency = options.marketDataLatencyNs;
-  if (!Number.isSafeInteger(latency) || latency < 0 || latency > 0x7fffffff) throw new RangeError(`export: market-data latency ${latency} ns is not an integer in 0..2^31-1`);
+  if (!Number.isSafeInteger(latency) || latency < 0 || latency > 0x7fffffff)
+    throw new RangeError(`export: market-data latency ${latency} ns is not an integer in 0..2^31-1`);
   const mbo = newMboFields();
   const mbp = newMbpFields(10);
   const prices = new Float64Array(10);
@@ -157,7 +158,12 @@ export function writeSessions(writer: DbnWriter, sessions: readonly ExportSessio
   };
 
   for (const s of sessions) {
-    const gen = new MarketGenerator(s.spec, s.date, s.seed, { sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, activity: s.activity, profile: s.profile });
+    const gen = new MarketGenerator(s.spec, s.date, s.seed, {
+      sessionStartNs: s.sessionStartNs,
+      sessionEndNs: s.sessionEndNs,
+      activity: s.activity,
+      profile: s.profile,
+    });
     writer.setTimeBase(sessionMidnightUnixNs(s.date));
     instrumentId = syntheticInstrumentId(s.rawSymbol);
     mbo.instrumentId = mbp.instrumentId = instrumentId;
@@ -199,17 +205,45 @@ export function writeSessions(writer: DbnWriter, sessions: readonly ExportSessio
   return { sessions: sessions.length, events, records: writer.count };
 }
 
-function writeClear(writer: DbnWriter, schema: 'mbo' | 'mbp-10', mbo: ReturnType<typeof newMboFields>, mbp: ReturnType<typeof newMbpFields>, ts: number, latency: number): void {
+function writeClear(
+  writer: DbnWriter,
+  schema: 'mbo' | 'mbp-10',
+  mbo: ReturnType<typeof newMboFields>,
+  mbp: ReturnType<typeof newMbpFields>,
+  ts: number,
+  latency: number,
+): void {
   const R = 0x52;
   const N = 0x4e;
   if (schema === 'mbo') {
-    writer.writeMbo({ ...mbo, tsEventRel: ts, tsRecvRel: ts + latency, action: R, side: N, orderId: 0, price: Number.NaN, size: 0, flags: FLAGS.F_LAST, sequence: 0 });
+    writer.writeMbo({
+      ...mbo,
+      tsEventRel: ts,
+      tsRecvRel: ts + latency,
+      action: R,
+      side: N,
+      orderId: 0,
+      price: Number.NaN,
+      size: 0,
+      flags: FLAGS.F_LAST,
+      sequence: 0,
+    });
     return;
   }
   const empty = newMbpFields(10);
   empty.bidPx.fill(Number.NaN);
   empty.askPx.fill(Number.NaN);
-  writer.writeMbp({ ...empty, instrumentId: mbp.instrumentId, tsInDelta: latency, tsEventRel: ts, tsRecvRel: ts + latency, action: R, side: N, price: Number.NaN, flags: FLAGS.F_LAST });
+  writer.writeMbp({
+    ...empty,
+    instrumentId: mbp.instrumentId,
+    tsInDelta: latency,
+    tsEventRel: ts,
+    tsRecvRel: ts + latency,
+    action: R,
+    side: N,
+    price: Number.NaN,
+    flags: FLAGS.F_LAST,
+  });
 }
 
 /** 0-based index of `price` among the side's non-empty levels, best first. */
@@ -222,7 +256,17 @@ function levelIndex(book: DenseBook, side: number, price: number): number {
   return Math.min(n, 255);
 }
 
-function fillLevels(book: DenseBook, mapper: MboFromL2, side: number, prices: Float64Array, sizes: Float64Array, px: Float64Array, sz: Float64Array, ct: Float64Array, tickNanos: number): void {
+function fillLevels(
+  book: DenseBook,
+  mapper: MboFromL2,
+  side: number,
+  prices: Float64Array,
+  sizes: Float64Array,
+  px: Float64Array,
+  sz: Float64Array,
+  ct: Float64Array,
+  tickNanos: number,
+): void {
   const n = book.levels(side, 10, prices, sizes);
   for (let i = 0; i < 10; i++) {
     px[i] = i < n ? prices[i] * tickNanos : Number.NaN;

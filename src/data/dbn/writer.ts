@@ -61,12 +61,46 @@ export interface MbpFields {
 }
 
 export function newMboFields(): MboFields {
-  return { publisherId: 0, instrumentId: 0, tsEventRel: 0, tsRecvRel: 0, orderId: 0, price: 0, size: 0, flags: 0, channelId: 0, action: 0, side: 0, tsInDelta: 0, sequence: 0 };
+  return {
+    publisherId: 0,
+    instrumentId: 0,
+    tsEventRel: 0,
+    tsRecvRel: 0,
+    orderId: 0,
+    price: 0,
+    size: 0,
+    flags: 0,
+    channelId: 0,
+    action: 0,
+    side: 0,
+    tsInDelta: 0,
+    sequence: 0,
+  };
 }
 
 export function newMbpFields(levelCount: 0 | 1 | 10): MbpFields {
   const a = () => new Float64Array(10);
-  return { publisherId: 0, instrumentId: 0, tsEventRel: 0, tsRecvRel: 0, price: 0, size: 0, action: 0, side: 0, flags: 0, depth: 0, tsInDelta: 0, sequence: 0, levelCount, bidPx: a(), askPx: a(), bidSz: a(), askSz: a(), bidCt: a(), askCt: a() };
+  return {
+    publisherId: 0,
+    instrumentId: 0,
+    tsEventRel: 0,
+    tsRecvRel: 0,
+    price: 0,
+    size: 0,
+    action: 0,
+    side: 0,
+    flags: 0,
+    depth: 0,
+    tsInDelta: 0,
+    sequence: 0,
+    levelCount,
+    bidPx: a(),
+    askPx: a(),
+    bidSz: a(),
+    askSz: a(),
+    bidCt: a(),
+    askCt: a(),
+  };
 }
 
 export interface DbnWriteOptions {

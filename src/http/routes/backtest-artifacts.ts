@@ -20,7 +20,8 @@ import { ApiError } from '../errors.ts';
 async function completedRun(svc: BacktestService, id: string): Promise<{ resolved: ResolvedRequest; result: BacktestResult }> {
   const rec = await svc.read(id);
   if (!rec) throw new ApiError(404, 'not_found', `no backtest run with id '${id}'`);
-  if (rec.status !== 'completed' || !rec.result) throw new ApiError(409, 'conflict', `backtest ${id} is ${rec.status}: artifacts exist only for completed runs`);
+  if (rec.status !== 'completed' || !rec.result)
+    throw new ApiError(409, 'conflict', `backtest ${id} is ${rec.status}: artifacts exist only for completed runs`);
   return { resolved: rec.resolved, result: rec.result };
 }
 
@@ -29,7 +30,11 @@ function checkModel(id: string, req: ResolvedRequest, config: EngineConfig): voi
   const m = modelForRequest(req.root, config);
   if (!m.ok) throw new ApiError(409, 'conflict', `backtest ${id} used model ${req.model?.version}, which cannot be loaded now: ${m.error}`);
   if (m.model.modelVersion !== req.model?.version) {
-    throw new ApiError(409, 'conflict', `backtest ${id} used model ${req.model?.version}; the current model is ${m.model.modelVersion}, so the run cannot be recomputed`);
+    throw new ApiError(
+      409,
+      'conflict',
+      `backtest ${id} used model ${req.model?.version}; the current model is ${m.model.modelVersion}, so the run cannot be recomputed`,
+    );
   }
 }
 
@@ -64,9 +69,15 @@ export function registerBacktestArtifacts(app: App, ctx: ApiContext): void {
     const release = svc.reserve(sessions);
     if (!release) {
       const retryAfterS = svc.admission.retryAfterSeconds(svc.remainingSessions);
-      throw new ApiError(503, 'busy', `recomputing backtest ${id}'s artifacts costs ${sessions} session(s), over [backtest] max_queued_sessions = ${svc.maxQueuedSessions} with the runs admitted; retry in about ${retryAfterS} s`, undefined, {
-        'Retry-After': String(retryAfterS),
-      });
+      throw new ApiError(
+        503,
+        'busy',
+        `recomputing backtest ${id}'s artifacts costs ${sessions} session(s), over [backtest] max_queued_sessions = ${svc.maxQueuedSessions} with the runs admitted; retry in about ${retryAfterS} s`,
+        undefined,
+        {
+          'Retry-After': String(retryAfterS),
+        },
+      );
     }
     try {
       // A copy: the stored request stays untouched, and no model is cached against it.

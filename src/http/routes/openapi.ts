@@ -13,7 +13,10 @@ export function documentWithStrategies(): typeof openApiDocument {
   const refs: { $ref: string }[] = [];
   for (const r of registeredStrategies()) {
     const id = `StrategyParams_${r.def.name}`;
-    schemas[id] = { ...paramsJsonSchema(r.def.params), description: `The \`params\` of a backtest request naming strategy '${r.def.name}' (${r.def.version}): ${r.def.description}` };
+    schemas[id] = {
+      ...paramsJsonSchema(r.def.params),
+      description: `The \`params\` of a backtest request naming strategy '${r.def.name}' (${r.def.version}): ${r.def.description}`,
+    };
     refs.push({ $ref: `#/components/schemas/${id}` });
   }
   // A request's params are those of the strategy it names: one of the loaded strategies' shapes.

@@ -12,7 +12,13 @@ import type { SseSink } from '../sse.ts';
 const RETRY_MS = 2000;
 
 /** The head of the stream (the same as hono/streaming's streamSSE sends). */
-const STREAM_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'Transfer-Encoding': 'chunked', 'X-Accel-Buffering': 'no' };
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'Transfer-Encoding': 'chunked',
+  'X-Accel-Buffering': 'no',
+};
 
 /** A hub sink over Node's response: every write goes to the socket as the buffer it is given. */
 function nodeSink(outgoing: ServerResponse): SseSink {
@@ -30,7 +36,14 @@ export function registerStream(app: App, ctx: ApiContext): void {
     const hub = ctx.hub;
     if (hub.isClosing) return apiError(c, 503, 'shutting_down', 'the server is shutting down', undefined, { 'Retry-After': '5' });
     if (hub.full) {
-      return apiError(c, 503, 'too_many_clients', `the live stream already has ${hub.size} clients, the configured maximum ([http] max_sse_clients)`, undefined, { 'Retry-After': '10' });
+      return apiError(
+        c,
+        503,
+        'too_many_clients',
+        `the live stream already has ${hub.size} clients, the configured maximum ([http] max_sse_clients)`,
+        undefined,
+        { 'Retry-After': '10' },
+      );
     }
     if (c.req.method === 'HEAD') return c.body(null, 200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
     const outgoing = c.env?.outgoing;

@@ -18,7 +18,12 @@ export function requireJson(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const ct = c.req.header('content-type');
     if (!isJson(ct)) {
-      return apiError(c, 415, 'unsupported_media_type', ct ? `Content-Type '${ct}' is not supported: send application/json` : 'missing Content-Type: send application/json');
+      return apiError(
+        c,
+        415,
+        'unsupported_media_type',
+        ct ? `Content-Type '${ct}' is not supported: send application/json` : 'missing Content-Type: send application/json',
+      );
     }
     await next();
   };
@@ -115,9 +120,13 @@ export function refusal(c: Context<AppEnv>, r: Refusal, what: 'run' | 'sweep', r
     case 'closed':
       return apiError(c, 503, 'shutting_down', 'the server is shutting down', undefined, { 'Retry-After': '5' });
     case 'key_mismatch':
-      return apiError(c, 422, 'idempotency_key_mismatch', `the Idempotency-Key header names ${what} ${r.id}, which was started by a different request: use a new key for a new request`, [
-        { field: 'Idempotency-Key', message: `already used for ${what} ${r.id} with a different request` },
-      ]);
+      return apiError(
+        c,
+        422,
+        'idempotency_key_mismatch',
+        `the Idempotency-Key header names ${what} ${r.id}, which was started by a different request: use a new key for a new request`,
+        [{ field: 'Idempotency-Key', message: `already used for ${what} ${r.id} with a different request` }],
+      );
     case 'storage_error':
       return apiError(c, 500, 'storage_error', r.message);
   }

@@ -60,14 +60,16 @@ export function runCalibrateCommand(argv: string[], out: (s: string) => void, er
     if (a.data === undefined) throw new FlagError('--data: required (a DBN file or a directory of them)');
     if (a.out === undefined) throw new FlagError('--out: required (the profile file to write, e.g. es-profile.json)');
     if (!existsSync(a.data)) throw new FlagError(`--data ${JSON.stringify(a.data)}: no such file or directory (expected a DBN file or a directory of them)`);
-    if (a.symbol !== undefined && !ROOT_RE.test(a.symbol) && !SYMBOL_RE.test(a.symbol)) throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: expected a contract root (ES) or a month-coded contract (ESH4)`);
+    if (a.symbol !== undefined && !ROOT_RE.test(a.symbol) && !SYMBOL_RE.test(a.symbol))
+      throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: expected a contract root (ES) or a month-coded contract (ESH4)`);
     const fromNs = clockFlag('--from', a.from, '09:30');
     const toNs = clockFlag('--to', a.to, '16:00');
     if (toNs <= fromNs) throw new FlagError(`--to ${a.to ?? '16:00'} is not after --from ${a.from ?? '09:30'}: expected a window of at least one minute`);
     const start = dateFlag('--start', a.start);
     const end = dateFlag('--end', a.end);
     if (start !== null && end !== null && end < start) throw new FlagError(`--end ${end} is before --start ${start}`);
-    if (a.base !== undefined && !existsSync(a.base)) throw new FlagError(`--base ${JSON.stringify(a.base)}: no such file (expected a market profile JSON file)`);
+    if (a.base !== undefined && !existsSync(a.base))
+      throw new FlagError(`--base ${JSON.stringify(a.base)}: no such file (expected a market profile JSON file)`);
     o = {
       fromNs,
       toNs,
@@ -146,7 +148,16 @@ function flags(argv: string[]) {
   return values;
 }
 
-const fmt = (x: number | boolean | undefined): string => (typeof x === 'boolean' ? String(x) : x === undefined || Number.isNaN(x) ? 'n/a' : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toPrecision(3));
+const fmt = (x: number | boolean | undefined): string =>
+  typeof x === 'boolean'
+    ? String(x)
+    : x === undefined || Number.isNaN(x)
+      ? 'n/a'
+      : Math.abs(x) >= 100
+        ? x.toFixed(0)
+        : Math.abs(x) >= 1
+          ? x.toFixed(2)
+          : x.toPrecision(3);
 
 /** The human table: fitted parameters (value, base value, how), then those kept. */
 export function calibrationTable(root: string, c: Calibration, base: Readonly<MarketProfile>, outPath: string): string {

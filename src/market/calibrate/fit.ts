@@ -14,7 +14,6 @@ const RTH_CLOSE_NS = 16 * 3600 * NS;
 /** Seconds in a year of regular sessions: annualVol = sigma (ticks/sqrt(s)) x sqrt(this) / price (ticks). */
 const YEAR_S = 252 * 23400;
 
-
 export interface Calibration {
   profile: MarketProfile;
   extra: FlowExtra;
@@ -106,7 +105,10 @@ export const MAX_BOOST = 50;
  * times on a grid; a part of the day the window does not cover keeps the base's values, and the
  * flow structure's spikes (if any) are the base's.
  */
-export function fitActivity(rows: readonly MinuteRow[], base: ActivityShape): { shape: ActivityShape; open: boolean; close: boolean; openDecay: boolean; closeDecay: boolean } {
+export function fitActivity(
+  rows: readonly MinuteRow[],
+  base: ActivityShape,
+): { shape: ActivityShape; open: boolean; close: boolean; openDecay: boolean; closeDecay: boolean } {
   const pts = byTimeOfDay(rows);
   const open = covers(pts, RTH_OPEN_NS);
   const close = covers(pts, RTH_CLOSE_NS);
@@ -214,13 +216,20 @@ export function sizeOneMixture(t: SizeTally): { p: number; mean: number; observe
 }
 
 /** Market-order sizes as the generator draws them: two geometrics (means small, large; weight prob of the large), by EM. */
-export function fitTradeSizes(hist: ReadonlyMap<number, number>, init: { small: number; large: number; prob: number }): { small: number; large: number; prob: number } {
+export function fitTradeSizes(
+  hist: ReadonlyMap<number, number>,
+  init: { small: number; large: number; prob: number },
+): { small: number; large: number; prob: number } {
   const sizes = [...hist.keys()];
   const counts = sizes.map((k) => hist.get(k)!);
   let { small, large, prob } = init;
   const geo = (k: number, m: number): number => (m <= 1 ? (k === 1 ? 1 : 0) : (1 / m) * (1 - 1 / m) ** (k - 1));
   for (let it = 0; it < 500; it++) {
-    let w = 0, wk = 0, n = 0, nk = 0, total = 0;
+    let w = 0,
+      wk = 0,
+      n = 0,
+      nk = 0,
+      total = 0;
     for (let i = 0; i < sizes.length; i++) {
       const k = sizes[i];
       const pl = prob * geo(k, large);
@@ -251,7 +260,10 @@ export function fitGapMixture(sorted: Float64Array): { p: number; raceMeanNs: nu
   let m1 = Math.max(1, sorted[Math.floor(n * 0.25)]);
   let m2 = Math.max(m1 * 10, sorted[Math.min(n - 1, Math.floor(n * 0.97))]);
   for (let it = 0; it < 1000; it++) {
-    let r1 = 0, r1x = 0, r2 = 0, r2x = 0;
+    let r1 = 0,
+      r1x = 0,
+      r2 = 0,
+      r2x = 0;
     for (let i = 0; i < n; i++) {
       const x = sorted[i];
       const a = (p / m1) * Math.exp(-x / m1);
@@ -322,7 +334,10 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
   const act = fitActivity(rows, p);
   const shapeWhy = 'flow events per minute: weighted least squares of the U-shape';
   const decayWhy = `the window spans less than ${DECAY_SPAN_S / 60} minutes from it (a longer decay would look like a higher level)`;
-  for (const [part, seen, decayFitted, edge] of [['open', act.open, act.openDecay, '09:30'], ['close', act.close, act.closeDecay, '16:00']] as const) {
+  for (const [part, seen, decayFitted, edge] of [
+    ['open', act.open, act.openDecay, '09:30'],
+    ['close', act.close, act.closeDecay, '16:00'],
+  ] as const) {
     const boost = `${part}Boost` as const;
     const decay = `${part}DecayS` as const;
     if (!seen) {
@@ -339,7 +354,11 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
   // Exposure: a quantity's integral weighted by the order flow's activity factor in its minute
   // (the U-shape and the flow structure's spikes); the variance rate follows the U-shape alone.
   const flowFactor = new Map<MinuteRow, number>();
-  for (const r of rows) flowFactor.set(r, overMinute(r.todNs, (t) => activityAt(p, t) * spikeAt(p, t)));
+  for (const r of rows)
+    flowFactor.set(
+      r,
+      overMinute(r.todNs, (t) => activityAt(p, t) * spikeAt(p, t)),
+    );
   const a = (r: MinuteRow): number => flowFactor.get(r)!;
   const exposure = sum((r) => a(r) * r.seconds);
 
@@ -394,7 +413,11 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
     // Mean size at distance k relative to the queue: near = k 1; peak and far from a straight
     // line through k 4..MAX_DEPTH (the generator's target profile is linear there).
     const rel = (k: number): number => m.depthProfileS[k] / seconds / 2 / p.queueTarget;
-    let sx = 0, sy = 0, sxx = 0, sxy = 0, n = 0;
+    let sx = 0,
+      sy = 0,
+      sxx = 0,
+      sxy = 0,
+      n = 0;
     for (let k = 4; k <= MAX_DEPTH; k++) {
       sx += k;
       sy += rel(k);
@@ -409,7 +432,17 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
     fitted.deepShapePeak = fitted.deepShapeFar = `time-weighted mean size 4..${MAX_DEPTH} ticks behind the best over queueTarget, a straight line`;
     kept.deepShapeNear = 'the level next to the best is mostly a former best queue (price moves), not its target: not identified';
   } else {
-    for (const k of ['deepAddSize', 'deepAddSize1Prob', 'deepCancelSize', 'deepCancelHazard', 'emptyLevelFillRate', 'deepShapeNear', 'deepShapePeak', 'deepShapeFar']) kept[k] = `needs MBO data: an MBP-10 book shows 10 levels, whose edge moves with the price`;
+    for (const k of [
+      'deepAddSize',
+      'deepAddSize1Prob',
+      'deepCancelSize',
+      'deepCancelHazard',
+      'emptyLevelFillRate',
+      'deepShapeNear',
+      'deepShapePeak',
+      'deepShapeFar',
+    ])
+      kept[k] = `needs MBO data: an MBP-10 book shows 10 levels, whose edge moves with the price`;
   }
 
   const moves = sum((r) => r.squaredMoves);
@@ -433,8 +466,10 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
     fitted.burstDecayS = fitted.burstBranching;
   } else kept.burstDecayS = 'no excess clustering (branching 0)';
 
-  for (const k of ['volOfVol', 'volMeanReversionS', 'activityVolCoupling', 'dailyVolDispersion']) kept[k] = 'volatility clustering and its coupling to activity need many hours of data: not estimated';
-  for (const k of ['pressureTicks', 'pressureReversionS', 'kappaMarket', 'kappaCancel', 'kappaAdd', 'kappaVolPower', 'kappaInside', 'imbalanceSensitivity']) kept[k] = 'the latent price and its feedback are not observed: not identified by moments';
+  for (const k of ['volOfVol', 'volMeanReversionS', 'activityVolCoupling', 'dailyVolDispersion'])
+    kept[k] = 'volatility clustering and its coupling to activity need many hours of data: not estimated';
+  for (const k of ['pressureTicks', 'pressureReversionS', 'kappaMarket', 'kappaCancel', 'kappaAdd', 'kappaVolPower', 'kappaInside', 'imbalanceSensitivity'])
+    kept[k] = 'the latent price and its feedback are not observed: not identified by moments';
   kept.maxSweepLevels = 'a cap, not a rate: not identified';
   for (const k of Object.keys(p)) if (!(k in fitted) && !(k in kept)) kept[k] = 'not estimated';
 

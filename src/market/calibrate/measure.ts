@@ -185,7 +185,22 @@ export class CalibrationMeter {
   private openMinute(): void {
     const start = this.row === null ? this.startNs + Math.floor((this.lastTs - this.startNs) / NS_PER_MIN) * NS_PER_MIN : this.nextMinuteNs;
     this.nextMinuteNs = start + NS_PER_MIN;
-    this.row = { todNs: start + NS_PER_MIN / 2, seconds: 0, flowEvents: 0, bestAdds: 0, bestCancels: 0, marketOrders: 0, deepCancels: 0, emptyAdds: 0, modifies: 0, bestQueueS: 0, deepVolumeS: 0, emptyLevelsS: 0, gapS: 0, squaredMoves: 0 };
+    this.row = {
+      todNs: start + NS_PER_MIN / 2,
+      seconds: 0,
+      flowEvents: 0,
+      bestAdds: 0,
+      bestCancels: 0,
+      marketOrders: 0,
+      deepCancels: 0,
+      emptyAdds: 0,
+      modifies: 0,
+      bestQueueS: 0,
+      deepVolumeS: 0,
+      emptyLevelsS: 0,
+      gapS: 0,
+      squaredMoves: 0,
+    };
     this.minutes.push(this.row);
   }
 

@@ -89,19 +89,24 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   }
   // Modifies per cancel without simulated modifies: the same modify count over the corrected cancel rate.
   if (target.extra.modifyPerCancel !== undefined && !modifiesSimulated) {
-    const perContract = (target.extra.modifyPerCancel * target.profile.cancelHazard) / (target.extra.cancelSize1Prob! + (1 - target.extra.cancelSize1Prob!) * target.profile.cancelSize);
+    const perContract =
+      (target.extra.modifyPerCancel * target.profile.cancelHazard) /
+      (target.extra.cancelSize1Prob! + (1 - target.extra.cancelSize1Prob!) * target.profile.cancelSize);
     out.extra.modifyPerCancel = modifyPerCancel(perContract, out.profile, out.extra.cancelSize1Prob!);
   }
   if (o.iterations > 0) for (const k of [...keys, ...shares]) out.fitted[k] = `${target.fitted[k]}; corrected by ${o.iterations} rounds of simulation`;
   if (o.iterations > 0) {
     out.fitted.burstBranching = `Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts (Hawkes exponential kernel), then the factor of the window with the larger excess matched over ${o.iterations} rounds`;
     if ((out.extra.burstBranching ?? 0) > 0 && out.extra.burstDecayS !== undefined) {
-      out.fitted.burstDecayS = 'the decay time of the first round\'s fit of both Fano factors';
+      out.fitted.burstDecayS = "the decay time of the first round's fit of both Fano factors";
       delete out.kept.burstDecayS;
     } else {
       delete out.extra.burstDecayS;
       delete out.fitted.burstDecayS;
-      out.kept.burstDecayS = (out.extra.burstBranching ?? 0) > 0 ? 'the first round found no decay time (the excess is the same in both windows)' : 'no excess clustering (branching 0)';
+      out.kept.burstDecayS =
+        (out.extra.burstBranching ?? 0) > 0
+          ? 'the first round found no decay time (the excess is the same in both windows)'
+          : 'no excess clustering (branching 0)';
     }
   } else {
     delete out.extra.burstBranching;

@@ -53,7 +53,14 @@ export function measureDbn(path: string, w: DataWindow = {}): { meter: Calibrati
  * generator, with its orders as MboFromL2 turns them into the MBO records the export writes (the
  * records recorded MBO data brings: new-order sizes, modifies).
  */
-export function measureSynthetic(spec: ContractSpec, date: string, seed: number, startNs: number, endNs: number, meter = new CalibrationMeter()): CalibrationMeter {
+export function measureSynthetic(
+  spec: ContractSpec,
+  date: string,
+  seed: number,
+  startNs: number,
+  endNs: number,
+  meter = new CalibrationMeter(),
+): CalibrationMeter {
   const gen = new MarketGenerator(spec, date, seed, { sessionStartNs: startNs, sessionEndNs: endNs });
   meter.startSession(date, startNs, endNs, true, true);
   let ts = 0;

@@ -81,8 +81,10 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
       return 0;
     }
     json = a.json === true;
-    if (a.date !== undefined && parseDate(a.date) === null) throw new FlagError(`--date ${JSON.stringify(a.date)}: expected a calendar date YYYY-MM-DD, e.g. 2024-03-15`);
-    if (a.symbol !== undefined && !ROOT_RE.test(a.symbol) && !SYMBOL_RE.test(a.symbol)) throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: expected a contract root (ES) or a month-coded contract (ESH4)`);
+    if (a.date !== undefined && parseDate(a.date) === null)
+      throw new FlagError(`--date ${JSON.stringify(a.date)}: expected a calendar date YYYY-MM-DD, e.g. 2024-03-15`);
+    if (a.symbol !== undefined && !ROOT_RE.test(a.symbol) && !SYMBOL_RE.test(a.symbol))
+      throw new FlagError(`--symbol ${JSON.stringify(a.symbol)}: expected a contract root (ES) or a month-coded contract (ESH4)`);
     const seed = a.seed === undefined ? 42 : seedFlag('--seed', a.seed);
     const seeds: number[] = [];
     if (a.seeds !== undefined) {
@@ -92,12 +94,18 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
     }
     const fromNs = clockFlag('--from', a.from);
     const toNs = clockFlag('--to', a.to);
-    if (fromNs !== null && toNs !== null && toNs <= fromNs) throw new FlagError(`--to ${a.to} is not after --from ${a.from}: expected a window of at least one minute`);
-    if (a.flow !== undefined && a.flow !== 'neutral' && a.flow !== 'realistic') throw new FlagError(`--flow ${JSON.stringify(a.flow)}: expected neutral or realistic`);
+    if (fromNs !== null && toNs !== null && toNs <= fromNs)
+      throw new FlagError(`--to ${a.to} is not after --from ${a.from}: expected a window of at least one minute`);
+    if (a.flow !== undefined && a.flow !== 'neutral' && a.flow !== 'realistic')
+      throw new FlagError(`--flow ${JSON.stringify(a.flow)}: expected neutral or realistic`);
     const flowProfile = a.flow === 'realistic' ? REALISTIC_FLOW : undefined;
     const sources: Source[] = [{ flag: '--data', path: a.data ?? null }];
     if (a.vs !== undefined) sources.push({ flag: '--vs', path: a.vs === 'synthetic' ? null : a.vs });
-    for (const s of sources) if (s.path !== null && !existsSync(s.path)) throw new FlagError(`${s.flag} ${JSON.stringify(s.path)}: no such file or directory (expected a DBN file or a directory of them${s.flag === '--vs' ? ', or synthetic' : ''})`);
+    for (const s of sources)
+      if (s.path !== null && !existsSync(s.path))
+        throw new FlagError(
+          `${s.flag} ${JSON.stringify(s.path)}: no such file or directory (expected a DBN file or a directory of them${s.flag === '--vs' ? ', or synthetic' : ''})`,
+        );
     if (seeds.length > 0 && sources.every((s) => s.path !== null)) throw new FlagError('--seeds: only for the synthetic market (no source is synthetic)');
     // The synthetic market's root: a month-coded --symbol is its root's market.
     const root = a.symbol === undefined ? 'ES' : (SYMBOL_RE.exec(a.symbol)?.[1] ?? a.symbol);
@@ -118,10 +126,18 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
       } catch (e) {
         throw new FlagError(`--profile ${JSON.stringify(a.profile)}: ${(e as Error).message}`);
       }
-      if (profile === undefined) throw new FlagError(`--profile ${JSON.stringify(a.profile)}: not a profile of ${root} (the synthetic market's root; --symbol names another)`);
+      if (profile === undefined)
+        throw new FlagError(`--profile ${JSON.stringify(a.profile)}: not a profile of ${root} (the synthetic market's root; --symbol names another)`);
     }
     const synth = (s: number): SessionFacts => {
-      const f = syntheticFacts({ root, profile, date: a.date ?? SYNTHETIC_DATE, seed: s, startNs: fromNs ?? parseClock('09:30')!, endNs: toNs ?? parseClock('16:00')! });
+      const f = syntheticFacts({
+        root,
+        profile,
+        date: a.date ?? SYNTHETIC_DATE,
+        seed: s,
+        startNs: fromNs ?? parseClock('09:30')!,
+        endNs: toNs ?? parseClock('16:00')!,
+      });
       if (flowProfile) f.source += ' realistic flow';
       return f;
     };

@@ -145,7 +145,15 @@ export function syntheticFacts(o: SyntheticOptions): SessionFacts {
     book.onEvent(t, kind, side, price, qty);
     mbo.apply(kind, side, price, qty, tag);
   });
-  return { source: `synthetic ${o.root} seed ${o.seed}`, kind: 'synthetic', symbol: o.root, date: o.date, startNs: o.startNs, endNs: o.endNs, facts: { ...book.facts(), ...flowFacts(flow) } };
+  return {
+    source: `synthetic ${o.root} seed ${o.seed}`,
+    kind: 'synthetic',
+    symbol: o.root,
+    date: o.date,
+    startNs: o.startNs,
+    endNs: o.endNs,
+    facts: { ...book.facts(), ...flowFacts(flow) },
+  };
 }
 
 export interface DbnOptions {

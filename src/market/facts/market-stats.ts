@@ -60,15 +60,20 @@ const FIFO_MASK = FIFO - 1;
 
 export function correlation(x: ArrayLike<number>, y: ArrayLike<number>): number {
   const n = Math.min(x.length, y.length);
-  let sx = 0, sy = 0;
+  let sx = 0,
+    sy = 0;
   for (let i = 0; i < n; i++) {
     sx += x[i];
     sy += y[i];
   }
-  const mx = sx / n, my = sy / n;
-  let cxy = 0, cxx = 0, cyy = 0;
+  const mx = sx / n,
+    my = sy / n;
+  let cxy = 0,
+    cxx = 0,
+    cyy = 0;
   for (let i = 0; i < n; i++) {
-    const dx = x[i] - mx, dy = y[i] - my;
+    const dx = x[i] - mx,
+      dy = y[i] - my;
     cxy += dx * dy;
     cxx += dx * dx;
     cyy += dy * dy;
@@ -81,7 +86,8 @@ export function autocorrelation(x: ArrayLike<number>, lag: number): number {
   let m = 0;
   for (let i = 0; i < n; i++) m += x[i];
   m /= n;
-  let num = 0, den = 0;
+  let num = 0,
+    den = 0;
   for (let i = 0; i < n; i++) {
     const d = x[i] - m;
     den += d * d;
@@ -160,7 +166,9 @@ export class MarketStats {
     const mid = this.book.mid();
     for (let h = 0; h < this.horizons.length; h++) {
       const H = this.horizons[h];
-      const fts = this.fifoTs[h], fsq = this.fifoSignQty[h], fm = this.fifoMid[h];
+      const fts = this.fifoTs[h],
+        fsq = this.fifoSignQty[h],
+        fm = this.fifoMid[h];
       let head = this.fifoHead[h];
       const tail = this.fifoTail[h];
       while (head !== tail && fts[head & FIFO_MASK] + H <= ts) {
@@ -189,7 +197,17 @@ export class MarketStats {
   onEvent(ts: number, kind: number, side: number, price: number, qty: number): void {
     const book = this.book;
     this.events++;
-    if (!(Math.floor(ts) === ts && Math.floor(price) === price && Math.floor(qty) === qty && qty > 0 && (side === BID || side === ASK) && (kind === MD_ADD || kind === MD_CANCEL || kind === MD_TRADE))) this.badFields++;
+    if (
+      !(
+        Math.floor(ts) === ts &&
+        Math.floor(price) === price &&
+        Math.floor(qty) === qty &&
+        qty > 0 &&
+        (side === BID || side === ASK) &&
+        (kind === MD_ADD || kind === MD_CANCEL || kind === MD_TRADE)
+      )
+    )
+      this.badFields++;
     if (kind !== MD_ADD) {
       const have = book.size(side, price);
       if (qty > have) this.badFields++; // removing more than rests: a negative size
@@ -223,7 +241,10 @@ export class MarketStats {
       if (mid > this.high) this.high = mid;
       if (mid < this.low) this.low = mid;
       // Cont-Kukanov-Stoikov OFI of the best levels
-      const nb = book.bestBid, nqb = book.bestBidSize, na = book.bestAsk, nqa = book.bestAskSize;
+      const nb = book.bestBid,
+        nqb = book.bestBidSize,
+        na = book.bestAsk,
+        nqa = book.bestAskSize;
       let e = 0;
       if (nb >= this.pb) e += nqb;
       if (nb <= this.pb) e -= this.qb;
@@ -278,7 +299,8 @@ export class MarketStats {
     // activity by time of day (minute i covers [start + i min, start + (i+1) min))
     const startMin = Math.round(this.startNs / NS_PER_MIN);
     const rate = (fromMin: number, toMin: number): number => {
-      let s = 0, n = 0;
+      let s = 0,
+        n = 0;
       for (let i = 0; i < this.minuteEvents.length; i++) {
         const tod = startMin + i;
         if (tod >= fromMin && tod < toMin) {
@@ -292,7 +314,9 @@ export class MarketStats {
     // OFI of window n vs mid change over window n+1 (first window holds the snapshot: skipped)
     const wm = this.windowMid;
     const of = this.windowOfi;
-    const xNext: number[] = [], yNext: number[] = [], ySame: number[] = [];
+    const xNext: number[] = [],
+      yNext: number[] = [],
+      ySame: number[] = [];
     for (let i = 1; i + 1 < wm.length; i++) {
       xNext.push(of[i]);
       ySame.push(wm[i] - wm[i - 1]);

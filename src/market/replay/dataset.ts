@@ -14,7 +14,15 @@ import { RTYPE } from '../../data/dbn/constants.ts';
 import { decodeRecord, isDefinition } from '../../data/dbn/records.ts';
 import type { InstrumentDefMsg } from '../../data/dbn/definition.ts';
 import { specFromDefinition } from './definitions.ts';
-import { REPLAY_SCHEMAS, type ReplaySchema, type ReplaySessionSpec, inWeekendClosure, tradeDateCloseUtcNs, tradeDateOf, tradeDateOpenUtcNs } from './replay-spec.ts';
+import {
+  REPLAY_SCHEMAS,
+  type ReplaySchema,
+  type ReplaySessionSpec,
+  inWeekendClosure,
+  tradeDateCloseUtcNs,
+  tradeDateOf,
+  tradeDateOpenUtcNs,
+} from './replay-spec.ts';
 
 const DBN_NAME = /\.dbn(\.zst)?$/;
 const RTH_START_NS = (9 * 60 + 30) * 60e9;
@@ -152,7 +160,8 @@ export function planReplay(path: string, opts: ReplayPlanOptions = {}): ReplayPl
     const s = tradeDateSession(date, spans, opts, contract);
     if (s) sessions.push(s);
   }
-  if (opts.regularHoursOnly && sessions.length === 0 && dates.size > 0) throw new Error(`${path}: no regular-hours time in its data (trade dates ${[...dates].sort().join(', ')})`);
+  if (opts.regularHoursOnly && sessions.length === 0 && dates.size > 0)
+    throw new Error(`${path}: no regular-hours time in its data (trade dates ${[...dates].sort().join(', ')})`);
   if (contract.source !== 'built-in' && !contract.source.startsWith('contracts.')) rememberDataContract(contract);
   return { root, contract, schema: spans[0].schema, sessions };
 }
@@ -176,7 +185,9 @@ function addDefinitions(defs: Map<string, ContractSpec>, records: readonly Instr
     const spec = specFromDefinition(d, file);
     const had = defs.get(spec.root);
     if (had && (had.tickSize !== spec.tickSize || had.tickValue !== spec.tickValue)) {
-      throw new Error(`${file}: ${spec.root} has tick ${spec.tickSize} ($${spec.tickValue}) here and tick ${had.tickSize} ($${had.tickValue}) in ${had.source}`);
+      throw new Error(
+        `${file}: ${spec.root} has tick ${spec.tickSize} ($${spec.tickValue}) here and tick ${had.tickSize} ($${had.tickValue}) in ${had.source}`,
+      );
     }
     if (!had) defs.set(spec.root, spec);
   }
@@ -205,9 +216,13 @@ function tradeDateSession(date: string, spans: FileSpan[], opts: ReplayPlanOptio
   const from = files.findLastIndex((f) => f.snapshot && f.start <= startUtc);
   if (from > 0) files = files.slice(from);
   const symbols = [...new Set(files.map((f) => f.ins.symbol))];
-  if (symbols.length > 1) throw new Error(`session ${date} spans ${files.map((f) => `${f.file} (${f.ins.symbol})`).join(', ')}: one contract per session (pick one with a month-coded symbol)`);
+  if (symbols.length > 1)
+    throw new Error(
+      `session ${date} spans ${files.map((f) => `${f.file} (${f.ins.symbol})`).join(', ')}: one contract per session (pick one with a month-coded symbol)`,
+    );
   const ids = [...new Set(files.map((f) => f.ins.instrumentId))];
-  if (ids.length > 1) throw new Error(`session ${date} spans ${files.map((f) => f.file).join(', ')}, where ${symbols[0]} has different instrument ids (${ids.join(', ')})`);
+  if (ids.length > 1)
+    throw new Error(`session ${date} spans ${files.map((f) => f.file).join(', ')}, where ${symbols[0]} has different instrument ids (${ids.join(', ')})`);
   const replay: ReplaySessionSpec = {
     files: files.map((f) => f.file),
     schema: files[0].schema,
@@ -225,7 +240,9 @@ function fileSpan(file: string, opts: ReplayPlanOptions, defs: Map<string, Contr
   try {
     const m = reader.metadata;
     if (m.schema === null || !(REPLAY_SCHEMAS as readonly string[]).includes(m.schema)) {
-      throw new Error(`${file}: schema ${m.schema ?? 'mixed'} cannot be replayed (expected ${REPLAY_SCHEMAS.join(' or ')}; docs/replay.md says what others would need)`);
+      throw new Error(
+        `${file}: schema ${m.schema ?? 'mixed'} cannot be replayed (expected ${REPLAY_SCHEMAS.join(' or ')}; docs/replay.md says what others would need)`,
+      );
     }
     // Definition records inside the file come first (a live capture's): they name its contracts.
     let c = reader.next();
@@ -304,8 +321,25 @@ const iso = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString();
 /** One dataset (a file or a directory of daily files) as GET /api/datasets lists it. */
 export function describeDataset(path: string, name: string): Dataset {
   const isDir = statSync(path).isDirectory();
-  const files = isDir ? readdirSync(path).filter((n) => DBN_NAME.test(n)).sort().map((n) => join(path, n)) : [path];
-  const base: Dataset = { name, kind: isDir ? 'directory' : 'file', files: files.length, dataset: '', schema: '', symbols: [], start: iso(0n), end: null, records: 0, bytes: 0, error: null };
+  const files = isDir
+    ? readdirSync(path)
+        .filter((n) => DBN_NAME.test(n))
+        .sort()
+        .map((n) => join(path, n))
+    : [path];
+  const base: Dataset = {
+    name,
+    kind: isDir ? 'directory' : 'file',
+    files: files.length,
+    dataset: '',
+    schema: '',
+    symbols: [],
+    start: iso(0n),
+    end: null,
+    records: 0,
+    bytes: 0,
+    error: null,
+  };
   try {
     const all = files.map(summarizeFile);
     if (all.length === 0) throw new Error('no .dbn or .dbn.zst files in the directory');

@@ -126,7 +126,8 @@ export class DbnMarketSource implements MarketSource {
 
   generate(ring: RecordRing, maxEvents: number): number {
     if (ring.stride !== EV_STRIDE) throw new Error(`market ring stride ${ring.stride} != EV_STRIDE ${EV_STRIDE}`);
-    if (this.tape !== null && ring.capacity > this.tape.mask + 1) throw new Error(`market ring of ${ring.capacity} records exceeds the l3 tape's ${this.tape.mask + 1}`);
+    if (this.tape !== null && ring.capacity > this.tape.mask + 1)
+      throw new Error(`market ring of ${ring.capacity} records exceeds the l3 tape's ${this.tape.mask + 1}`);
     if (this.drained === 0) this.seqBase = ring.writeSeq;
     while (!this.eof && this.ready() < maxEvents) this.step();
     let n = this.ready();
@@ -234,7 +235,9 @@ export class DbnMarketSource implements MarketSource {
       if (price !== price) continue;
       const t = price / this.spec.tickUnits;
       if (t !== Math.floor(t)) {
-        throw new Error(`${this.spec.files[this.fileIndex]}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`);
+        throw new Error(
+          `${this.spec.files[this.fileIndex]}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`,
+        );
       }
       a[i] = t;
     }

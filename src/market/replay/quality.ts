@@ -10,7 +10,6 @@ export { REPLAY_QUALITY, type ReplayQuality, type ReplayQualityField };
 
 export const REPLAY_QUALITY_FIELDS = Object.keys(REPLAY_QUALITY) as ReplayQualityField[];
 
-
 export const Q = Object.fromEntries(REPLAY_QUALITY_FIELDS.map((f, i) => [f, i])) as Record<ReplayQualityField, number>;
 
 export function qualityOf(a: ArrayLike<number>): ReplayQuality {
@@ -31,7 +30,9 @@ const NOTABLE: readonly ReplayQualityField[] = ['unknown_cancels', 'unknown_modi
 /** The non-zero counters, "name=value", when a notable one is non-zero; else null (no warning). */
 export function qualityWarning(q: ReplayQuality): string | null {
   if (!NOTABLE.some((f) => q[f] !== 0)) return null;
-  return REPLAY_QUALITY_FIELDS.filter((f) => q[f] !== 0).map((f) => `${f}=${q[f]}`).join(' ');
+  return REPLAY_QUALITY_FIELDS.filter((f) => q[f] !== 0)
+    .map((f) => `${f}=${q[f]}`)
+    .join(' ');
 }
 
 /** One warn line per session of a result whose notable counters are non-zero, naming them. */
@@ -48,6 +49,8 @@ export function warnDataQuality(
 
 /** The non-zero counters for people: "name value, ..." (crossed time in seconds), or "clean". */
 export function qualityLine(q: ReplayQuality): string {
-  const parts = REPLAY_QUALITY_FIELDS.filter((f) => q[f] !== 0).map((f) => (f === 'crossed_ns' ? `crossed/locked ${(q[f] / 1e9).toFixed(1)} s` : `${f.replace(/_/g, ' ')} ${q[f]}`));
+  const parts = REPLAY_QUALITY_FIELDS.filter((f) => q[f] !== 0).map((f) =>
+    f === 'crossed_ns' ? `crossed/locked ${(q[f] / 1e9).toFixed(1)} s` : `${f.replace(/_/g, ' ')} ${q[f]}`,
+  );
   return parts.length ? parts.join(', ') : 'nothing recorded';
 }

@@ -61,7 +61,8 @@ class Grid implements Strategy {
 export const grid: StrategyDefinition = {
   name: 'grid',
   version: '1.0.0',
-  description: 'grid market maker: levels a side at a fixed tick spacing around the mid or microprice, shifted against the position, orders kept while in the grid',
+  description:
+    'grid market maker: levels a side at a fixed tick spacing around the mid or microprice, shifted against the position, orders kept while in the grid',
   wakes: 'touch',
   book: 'depth',
   levels: LEVELS,
@@ -69,10 +70,28 @@ export const grid: StrategyDefinition = {
     levels: { type: 'integer', default: 3, min: 1, max: LEVELS, description: 'grid levels per side' },
     spacing: { type: 'integer', default: 2, min: 1, max: 1000, unit: 'ticks', description: 'distance between grid prices (prices are multiples of it)' },
     offset: { type: 'number', default: 0.5, min: 0, max: 1000, unit: 'ticks', description: 'least distance of the first level from the reference' },
-    skew: { type: 'number', default: 0.1, min: 0, max: 100, unit: 'ticks per contract', description: 'the reference moves this much against each contract of position' },
+    skew: {
+      type: 'number',
+      default: 0.1,
+      min: 0,
+      max: 100,
+      unit: 'ticks per contract',
+      description: 'the reference moves this much against each contract of position',
+    },
     order_size: { type: 'integer', default: 1, min: B.CONTRACT_COUNT.min, max: B.CONTRACT_COUNT.max, unit: 'contracts', description: 'contracts per level' },
-    max_position: { type: 'integer', default: 20, min: B.CONTRACT_COUNT.min, max: B.CONTRACT_COUNT.max, unit: 'contracts', description: 'largest position the grid may build' },
-    microprice: { type: 'boolean', default: false, description: "reference at the microprice (the touch weighted by the opposite side's size) instead of the mid" },
+    max_position: {
+      type: 'integer',
+      default: 20,
+      min: B.CONTRACT_COUNT.min,
+      max: B.CONTRACT_COUNT.max,
+      unit: 'contracts',
+      description: 'largest position the grid may build',
+    },
+    microprice: {
+      type: 'boolean',
+      default: false,
+      description: "reference at the microprice (the touch weighted by the opposite side's size) instead of the mid",
+    },
   },
   create: (p) => new Grid(p),
 };

@@ -7,7 +7,22 @@
 // spreadMultiplier, skewFactor, inventoryLimit and useML.
 
 import * as B from '../../api/bounds.ts';
-import { BAND_TRIALS, MS_ASK, MS_BID, MS_COUNT, MS_POS, MS_REDUCE, MS_SIGNAL_HI, MS_SIGNAL_LO, MS_SUM_LO, MS_SUM_NOW, MS_TRIAL_SIGMA, MS_TRIAL_SUM, MS_VOL_MOVES, MS_VOL_UNTIL } from './market-maker-slots.ts';
+import {
+  BAND_TRIALS,
+  MS_ASK,
+  MS_BID,
+  MS_COUNT,
+  MS_POS,
+  MS_REDUCE,
+  MS_SIGNAL_HI,
+  MS_SIGNAL_LO,
+  MS_SUM_LO,
+  MS_SUM_NOW,
+  MS_TRIAL_SIGMA,
+  MS_TRIAL_SUM,
+  MS_VOL_MOVES,
+  MS_VOL_UNTIL,
+} from './market-maker-slots.ts';
 import { IN_SIGMA, IN_SIGMA_LO, IN_SIGNAL, MarketMaker, type QuoteParams } from '../market-maker.ts';
 import type { FeatureBand, ParamValues, QuoteTargets, StandingPromise, Strategy, StrategyContext, StrategyDefinition } from '../port.ts';
 
@@ -129,10 +144,31 @@ export const marketMaker: StrategyDefinition = {
   features: 'volatility',
   levels: 1,
   params: {
-    order_size: { type: 'integer', default: 1, min: B.CONTRACT_COUNT.min, max: B.CONTRACT_COUNT.max, unit: 'contracts', description: 'contracts per quote (at most [trading] max_order_size)' },
-    spread_multiplier: { type: 'number', default: 1, min: 0, exclusiveMin: true, max: B.SPREAD_MULTIPLIER.max, description: 'multiplier of the quoted half-spread' },
+    order_size: {
+      type: 'integer',
+      default: 1,
+      min: B.CONTRACT_COUNT.min,
+      max: B.CONTRACT_COUNT.max,
+      unit: 'contracts',
+      description: 'contracts per quote (at most [trading] max_order_size)',
+    },
+    spread_multiplier: {
+      type: 'number',
+      default: 1,
+      min: 0,
+      exclusiveMin: true,
+      max: B.SPREAD_MULTIPLIER.max,
+      description: 'multiplier of the quoted half-spread',
+    },
     skew_factor: { type: 'number', default: 0.5, min: 0, max: B.WEIGHT.max, description: 'inventory skew of the reservation price' },
-    inventory_limit: { type: 'integer', default: 20, min: B.CONTRACT_COUNT.min, max: B.CONTRACT_COUNT.max, unit: 'contracts', description: 'largest position the quotes may build' },
+    inventory_limit: {
+      type: 'integer',
+      default: 20,
+      min: B.CONTRACT_COUNT.min,
+      max: B.CONTRACT_COUNT.max,
+      unit: 'contracts',
+      description: 'largest position the quotes may build',
+    },
     vol_spread_factor: { type: 'number', default: 0.5, min: 0, max: B.WEIGHT.max, description: 'half-spread per unit of volatility (ticks per tick/sqrt(s))' },
     use_ml: { type: 'boolean', default: false, description: "skew the reservation price by the model's prediction" },
     ml_weight: { type: 'number', default: 1, min: 0, max: B.WEIGHT.max, description: "weight of the model's prediction (ticks per predicted tick)" },

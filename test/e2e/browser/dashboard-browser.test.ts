@@ -77,7 +77,13 @@ async function stop(c: ChildProcess | null, signal: NodeJS.Signals = 'SIGTERM'):
 }
 
 async function startEngine(): Promise<ChildProcess> {
-  const c = track('engine', spawn(process.execPath, ['dist/engine.js', '--config', configPath], { env: { ...process.env, PORT: String(enginePort), RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const c = track(
+    'engine',
+    spawn(process.execPath, ['dist/engine.js', '--config', configPath], {
+      env: { ...process.env, PORT: String(enginePort), RUST_LOG: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const r = await untilOk(`${engineUrl}/health`, { child: c, context: () => output.slice(-20).join('\n') });
   await r.arrayBuffer();
   return c;
@@ -132,7 +138,8 @@ function canvasDrawn(p: Page, selector: string): Promise<number> {
 // The engine and the dashboard start; chromium opens.
 beforeAll(test, async () => {
   T0 = Date.now();
-  if (!existsSync('dist/engine.js') || !existsSync('dist/dashboard.js') || !existsSync('dist/dashboard/app.js')) assert.unreachable('dist/ is not built: run npm run build first');
+  if (!existsSync('dist/engine.js') || !existsSync('dist/dashboard.js') || !existsSync('dist/dashboard/app.js'))
+    assert.unreachable('dist/ is not built: run npm run build first');
   mkdirSync(ARTIFACTS, { recursive: true });
   enginePort = await freePort();
   engineUrl = `http://127.0.0.1:${enginePort}`;
@@ -152,7 +159,13 @@ pool_size = 2
 `,
   );
   engine = await startEngine();
-  dashboard = track('dashboard', spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  dashboard = track(
+    'dashboard',
+    spawn(process.execPath, ['dist/dashboard.js'], {
+      env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const port = await until('the dashboard to listen', () => {
     const line = output.find((l) => l.startsWith('[dashboard]') && l.includes('dashboard listening'));
     return line ? (JSON.parse(line.slice('[dashboard] '.length)) as { port: number }).port : null;
@@ -225,7 +238,11 @@ test('ladder: 15 levels a side, ordered, changing, and equal to /api/state', asy
       tries++;
       const [shown, api] = await Promise.all([readLadder(page), apiState()]);
       const b = api.states[SYMBOL].book;
-      const want = { bid: [fmtPrice(b.bids[0].price), fmtSize(b.bids[0].size)], ask: [fmtPrice(b.asks[0].price), fmtSize(b.asks[0].size)], n: [b.bids.length, b.asks.length] };
+      const want = {
+        bid: [fmtPrice(b.bids[0].price), fmtSize(b.bids[0].size)],
+        ask: [fmtPrice(b.asks[0].price), fmtSize(b.asks[0].size)],
+        n: [b.bids.length, b.asks.length],
+      };
       const got = { bid: [shown.bids[0].price, shown.bids[0].size], ask: [shown.asks[0].price, shown.asks[0].size], n: [shown.bids.length, shown.asks.length] };
       last = `page ${JSON.stringify(got)} vs api ${JSON.stringify(want)}`;
       return JSON.stringify(got) === JSON.stringify(want);
@@ -264,7 +281,10 @@ test('a fill shows up in the trade history, as the API reports it', async () => 
   const fillsShown = Number((await page.textContent('#stats dd[data-key="fills"]'))!.replace(/,/g, ''));
   assert.ok(fillsShown >= 1);
   // The fill's order-to-fill time is named for what it is.
-  assert.ok(fills.every((f) => typeof f.order_to_fill_us === 'number' && f.order_to_fill_us > 0 && !('latency_us' in f)), 'recent_trades carry order_to_fill_us');
+  assert.ok(
+    fills.every((f) => typeof f.order_to_fill_us === 'number' && f.order_to_fill_us > 0 && !('latency_us' in f)),
+    'recent_trades carry order_to_fill_us',
+  );
   assert.is(await page.textContent('#trades th.lat'), 'Order→fill');
 });
 
@@ -302,7 +322,11 @@ test('units: the form takes the drawdown as a fraction, the panels show percent,
   assert.match((await page.textContent('#backtest .f-maxDrawdown .field-label'))!, /fraction/);
   assert.is(await page.inputValue('#bt-maxDrawdown'), '0.06');
   assert.match((await page.textContent('#risk .limits'))!, /max drawdown 6\.00% of peak/);
-  for (const [name, unit] of [['inventoryLimit', /contracts/], ['positionLimit', /contracts/], ['initialCapital', /\$/]] as const) {
+  for (const [name, unit] of [
+    ['inventoryLimit', /contracts/],
+    ['positionLimit', /contracts/],
+    ['initialCapital', /\$/],
+  ] as const) {
     assert.match((await page.textContent(`#backtest .f-${name} .field-label`))!, unit, name);
   }
 });
@@ -359,7 +383,11 @@ const FIELD_ERRORS = `Object.fromEntries([...document.querySelectorAll('#backtes
 test('backtest form: every field error at once, then a result with statistics and a curve', async () => {
   phase = 'bad-backtest';
   assert.ok(await page.isVisible('#bt-chart .chart-empty'), 'the empty equity chart says it is empty');
-  const good = { symbol: await page.inputValue('#bt-symbol'), initialCapital: await page.inputValue('#bt-initialCapital'), maxDrawdown: await page.inputValue('#bt-maxDrawdown') };
+  const good = {
+    symbol: await page.inputValue('#bt-symbol'),
+    initialCapital: await page.inputValue('#bt-initialCapital'),
+    maxDrawdown: await page.inputValue('#bt-maxDrawdown'),
+  };
   await page.fill('#bt-symbol', 'ZZ');
   await page.fill('#bt-initialCapital', '-5');
   await page.fill('#bt-maxDrawdown', '6');
@@ -417,14 +445,20 @@ test('backtest form: a failed submit clears the previous result', async () => {
   assert.is(await page.textContent('.bt-stats dd[data-key="total_pnl"]'), '—');
   assert.ok(await page.isVisible('#bt-chart .chart-empty'), 'the equity chart is empty again');
   // No text on the page breaks a word in two to fit.
-  const breakAll = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => getComputedStyle(e).wordBreak === 'break-all').map((e) => e.className)`);
+  const breakAll = await page.evaluate<string[]>(
+    `[...document.querySelectorAll('body *')].filter((e) => getComputedStyle(e).wordBreak === 'break-all').map((e) => e.className)`,
+  );
   assert.equal(breakAll, []);
   phase = 'load';
 });
 
 test('backtest form: calendar errors show with field errors, all at once', async () => {
   phase = 'bad-backtest';
-  const keep = { startDate: await page.inputValue('#bt-startDate'), endDate: await page.inputValue('#bt-endDate'), maxDrawdown: await page.inputValue('#bt-maxDrawdown') };
+  const keep = {
+    startDate: await page.inputValue('#bt-startDate'),
+    endDate: await page.inputValue('#bt-endDate'),
+    maxDrawdown: await page.inputValue('#bt-maxDrawdown'),
+  };
   await page.fill('#bt-initialCapital', '100000'); // the previous test left it bad
   await page.fill('#bt-startDate', '2024-03-30');
   await page.fill('#bt-endDate', '2024-03-31');
@@ -473,7 +507,11 @@ test('a replayed run shows its non-zero data-quality counters under the result, 
   // The official MBO fixture starts mid-session: cancels of orders it never added.
   mkdirSync(join(dir, 'data', 'market'), { recursive: true });
   copyFileSync(join('test', 'fixtures', 'dbn', 'test_data.mbo.v3.dbn.zst'), join(dir, 'data', 'market', 'es.mbo.dbn.zst'));
-  const res = await fetch(`${engineUrl}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset: 'es.mbo.dbn.zst' }) });
+  const res = await fetch(`${engineUrl}/api/backtest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ dataset: 'es.mbo.dbn.zst' }),
+  });
   const run = (await res.json()) as { id: string; data_quality: Record<string, number> };
   assert.is(res.status, 200, JSON.stringify(run));
   const q = run.data_quality;
@@ -531,7 +569,10 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
     await phone.waitForTimeout(300);
     assert.equal(await phone.evaluate<string[]>(CLIPPED), []);
     // The first screen holds the kill switch's state, the position and the P&L; the book comes after.
-    const top = (sel: string) => phone.evaluate<{ top: number; bottom: number }>(`(() => { const r = document.querySelector(${JSON.stringify(sel)}).getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY }; })()`);
+    const top = (sel: string) =>
+      phone.evaluate<{ top: number; bottom: number }>(
+        `(() => { const r = document.querySelector(${JSON.stringify(sel)}).getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY }; })()`,
+      );
     for (const sel of ['#risk .kill', '#stats dd[data-key="total_pnl"]', '#stats dd[data-key="position"]']) {
       const r = await top(sel);
       assert.ok(r.bottom <= 844, `${sel} ends at ${Math.round(r.bottom)} px, below the phone's first screen`);
@@ -539,7 +580,9 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
     assert.ok((await top('.p-ladder')).top > (await top('.p-stats')).top, 'the order book comes after P&L and position');
     // The ladder's spread line keeps its micro-price in view (it was cut off).
     for (const p of [phone, page]) {
-      const spread = await p.evaluate<{ text: string; over: number; width: number }>(`(() => { const td = document.querySelector('#ladder tr.spread-row td'); return { text: td.textContent, over: td.scrollWidth - td.clientWidth, width: td.clientWidth }; })()`);
+      const spread = await p.evaluate<{ text: string; over: number; width: number }>(
+        `(() => { const td = document.querySelector('#ladder tr.spread-row td'); return { text: td.textContent, over: td.scrollWidth - td.clientWidth, width: td.clientWidth }; })()`,
+      );
       assert.match(spread.text, /micro \d/);
       assert.ok(spread.over <= 1, `the spread line overflows its ${spread.width} px cell by ${spread.over} px: "${spread.text}"`);
     }
@@ -561,11 +604,15 @@ test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own
 });
 
 test('live Sharpe: a number once the engine has two per-minute returns, as the API reports it', async () => {
-  const shown = await until('a Sharpe ratio', async () => {
-    const api = (await apiState()).states[SYMBOL];
-    const text = await page.textContent('#stats dd[data-key="sharpe"]');
-    return api.stats.sharpe_ratio !== null && text !== '—' ? text : null;
-  }, { timeoutMs: 3 * WAIT_MS, everyMs: 500 });
+  const shown = await until(
+    'a Sharpe ratio',
+    async () => {
+      const api = (await apiState()).states[SYMBOL];
+      const text = await page.textContent('#stats dd[data-key="sharpe"]');
+      return api.stats.sharpe_ratio !== null && text !== '—' ? text : null;
+    },
+    { timeoutMs: 3 * WAIT_MS, everyMs: 500 },
+  );
   assert.match(shown, /^-?[\d,]+\.\d\d$/);
 });
 
@@ -582,13 +629,17 @@ test('engine restart: the page shows the outage and reconnects by itself', async
   await page.waitForSelector('html[data-conn="live"]', { timeout: WAIT_MS });
   console.log(`  reconnected ${Date.now() - t0} ms after the engine was started again`);
   // Fresh data from the new process: uptime restarted, the ladder moves again.
-  await until('the new engine\'s uptime', async () => {
+  await until("the new engine's uptime", async () => {
     const up = await page.textContent('#engine-uptime');
     return up !== before && /^up 00:00:/.test(up ?? '') ? up : null;
   });
   const a = JSON.stringify(await readLadder(page));
   await until('the ladder to move after the restart', async () => JSON.stringify(await readLadder(page)) !== a);
-  const unexpected = consoleErrors.filter((e) => !(e.phase === 'bad-backtest' && /400/.test(e.text) && e.url.includes('/api/backtest')) && !(e.phase === 'restart' && (/502|EventSource|ERR_|net::/.test(e.text) || e.url.includes('/api/'))));
+  const unexpected = consoleErrors.filter(
+    (e) =>
+      !(e.phase === 'bad-backtest' && /400/.test(e.text) && e.url.includes('/api/backtest')) &&
+      !(e.phase === 'restart' && (/502|EventSource|ERR_|net::/.test(e.text) || e.url.includes('/api/'))),
+  );
   assert.equal(unexpected, [], 'unexpected console errors');
 });
 

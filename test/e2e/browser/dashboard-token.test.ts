@@ -33,7 +33,10 @@ beforeAll(test, async () => {
   const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\npool_size = 1\n`, 'dashboard-token.toml');
   const { logger } = capturingLogger('warn');
   const backtests = await BacktestService.open({ config, logger, poolSize: 1 });
-  engine = await startHttpServer({ runtime: new FakeRuntime({ symbols: ['ESH24'] }), config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, apiToken: TOKEN });
+  engine = await startHttpServer(
+    { runtime: new FakeRuntime({ symbols: ['ESH24'] }), config, logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, apiToken: TOKEN },
+  );
   const { app } = createDashboardApp({ engineUrl: `http://127.0.0.1:${engine.port}`, staticDir: join(packageRoot(), 'dist', 'dashboard'), logger });
   dashboard = createAdaptorServer({ fetch: app.fetch }) as Server;
   await new Promise<void>((r) => dashboard.listen(0, '127.0.0.1', () => r()));

@@ -54,7 +54,10 @@ test('every chart drew: each SVG has series paths with a visible extent', async 
       }),
     })),
   );
-  assert.equal(charts.map((c) => c.id), ['chart-equity', 'chart-drawdown', 'chart-position', 'chart-price', 'chart-markouts', 'chart-pnl-session', 'chart-pnl-hour', 'chart-trade-pnl']);
+  assert.equal(
+    charts.map((c) => c.id),
+    ['chart-equity', 'chart-drawdown', 'chart-position', 'chart-price', 'chart-markouts', 'chart-pnl-session', 'chart-pnl-hour', 'chart-trade-pnl'],
+  );
   for (const c of charts) {
     assert.ok(c.series.length > 0, `${c.id} has series`);
     for (const s of c.series) assert.ok(s.d > 10 && s.w + s.h > 0 && s.painted, `${c.id}: a drawn path ${JSON.stringify(s)}`);
@@ -62,10 +65,15 @@ test('every chart drew: each SVG has series paths with a visible extent', async 
 });
 
 test('the price chart carries our quotes (both sides) and our fills', async () => {
-  const series = await page.$$eval('#chart-price path.series', (ps) => ps.map((p) => [p.getAttribute('data-series'), Number(p.getAttribute('data-points'))] as const));
+  const series = await page.$$eval('#chart-price path.series', (ps) =>
+    ps.map((p) => [p.getAttribute('data-series'), Number(p.getAttribute('data-points'))] as const),
+  );
   const points = Object.fromEntries(series);
   for (const name of ['mid', 'our bid', 'our ask', 'buy', 'sell']) assert.ok(points[name] > 0, `${name}: ${points[name]} points`);
-  assert.ok(series.every(([, n]) => n <= 2000), 'each series bounded');
+  assert.ok(
+    series.every(([, n]) => n <= 2000),
+    'each series bounded',
+  );
 });
 
 test('every figure shown equals the JSON result, at full precision', async () => {
@@ -75,8 +83,13 @@ test('every figure shown equals the JSON result, at full precision', async () =>
     const want = key.split('.').reduce((o: unknown, k: string) => (o as Record<string, unknown>)[k], result as unknown);
     assert.equal(JSON.parse(value), want, key);
   }
-  const sessions = await page.$$eval('tr[data-session]', (rows) => rows.map((r) => [r.getAttribute('data-session'), Number(r.querySelector('[data-value]')!.getAttribute('data-value'))]));
-  assert.equal(sessions, result.session_results.map((s) => [s.date, s.pnl]));
+  const sessions = await page.$$eval('tr[data-session]', (rows) =>
+    rows.map((r) => [r.getAttribute('data-session'), Number(r.querySelector('[data-value]')!.getAttribute('data-value'))]),
+  );
+  assert.equal(
+    sessions,
+    result.session_results.map((s) => [s.date, s.pnl]),
+  );
   const seed = await page.textContent('[data-meta="data source"]');
   assert.is(seed, `synthetic generator, seed ${result.seed}`);
 });
@@ -90,7 +103,18 @@ test('risk events are on the time axis: one marker per alert and the kill switch
 test('the kill switch is a banner under the title, its time in New York time, labelled', async () => {
   const banner = await page.$eval('h1 + p.banner', (e) => e.textContent ?? '');
   const k = result.kill_switch;
-  const ny = new Date(Date.parse(k.at!)).toLocaleString('en-CA', { timeZone: 'America/New_York', hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).replace(',', '');
+  const ny = new Date(Date.parse(k.at!))
+    .toLocaleString('en-CA', {
+      timeZone: 'America/New_York',
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+    .replace(',', '');
   assert.match(banner, new RegExp(`^Stopped by the kill switch at ${ny} ET \\(session ${k.session_date}, ${k.rule}, equity `));
   assert.match(banner, new RegExp(`1 later session not traded: ${k.sessions_not_traded[0]}`));
   // Risk events are listed in New York time too; the ISO UTC instant stays in the markup.
@@ -107,7 +131,9 @@ test('gross P&L and fees are separate figures: gross - fees = total P&L', async 
 });
 
 test('axis ticks at nice values; contracts in whole numbers; thinned markers say so; no legend entry without a series', async () => {
-  const ticks = await page.$$eval('figure', (fs) => fs.map((f) => [f.id, [...f.querySelectorAll('text.ytick')].map((t) => Number(t.getAttribute('data-tick')))] as const));
+  const ticks = await page.$$eval('figure', (fs) =>
+    fs.map((f) => [f.id, [...f.querySelectorAll('text.ytick')].map((t) => Number(t.getAttribute('data-tick')))] as const),
+  );
   for (const [id, t] of ticks) {
     assert.ok(t.length >= 2, `${id}: ${t}`);
     const step = Number((t[1] - t[0]).toPrecision(12));
@@ -117,10 +143,18 @@ test('axis ticks at nice values; contracts in whole numbers; thinned markers say
   }
   const position = ticks.find(([id]) => id === 'chart-position')![1];
   assert.ok(position.every(Number.isInteger), `position ticks ${position}`);
-  const dots = await page.$$eval('#chart-price path.dots', (ps) => ps.map((p) => [Number(p.getAttribute('data-points')), Number(p.getAttribute('data-total'))]));
+  const dots = await page.$$eval('#chart-price path.dots', (ps) =>
+    ps.map((p) => [Number(p.getAttribute('data-points')), Number(p.getAttribute('data-total'))]),
+  );
   for (const [shown, total] of dots) assert.ok(shown <= 400 && shown <= total);
   // Every legend entry names a drawn series (the markouts have no taker fills: no "taker" entry).
-  const legends = await page.$$eval('figure', (fs) => fs.map((f) => ({ id: f.id, names: [...f.querySelectorAll('figcaption span')].map((x) => (x.textContent ?? '').replace(/^■ /, '').replace(/ \(.*\)$/, '')), drawn: [...new Set([...f.querySelectorAll('path.series')].map((p) => p.getAttribute('data-series')))] })));
+  const legends = await page.$$eval('figure', (fs) =>
+    fs.map((f) => ({
+      id: f.id,
+      names: [...f.querySelectorAll('figcaption span')].map((x) => (x.textContent ?? '').replace(/^■ /, '').replace(/ \(.*\)$/, '')),
+      drawn: [...new Set([...f.querySelectorAll('path.series')].map((p) => p.getAttribute('data-series')))],
+    })),
+  );
   for (const l of legends) assert.equal(l.names, l.drawn, l.id);
 });
 
@@ -136,8 +170,13 @@ test('multi-day: a session-compressed axis, P&L by session and by hour, the dist
   try {
     await multi.goto(`file://${path}`, { timeout: 60_000 });
     // One block per session with its date; the sessions fill the width (the nights are left out).
-    const blocks = await multi.$$eval('#chart-equity rect.session', (rs) => rs.map((r) => [r.getAttribute('data-session'), Number(r.getAttribute('width'))] as const));
-    assert.equal(blocks.map((b) => b[0]), ['2024-01-04', '2024-01-05', '2024-01-08']);
+    const blocks = await multi.$$eval('#chart-equity rect.session', (rs) =>
+      rs.map((r) => [r.getAttribute('data-session'), Number(r.getAttribute('width'))] as const),
+    );
+    assert.equal(
+      blocks.map((b) => b[0]),
+      ['2024-01-04', '2024-01-05', '2024-01-08'],
+    );
     const plot = 960 - 96 - 12;
     const used = blocks.reduce((n, b) => n + b[1], 0) / plot;
     assert.ok(used > 0.95, `sessions take ${(used * 100).toFixed(1)} % of the width`);
@@ -146,11 +185,21 @@ test('multi-day: a session-compressed axis, P&L by session and by hour, the dist
     const d = (await multi.getAttribute('#chart-equity path.series', 'd'))!;
     assert.is((d.match(/M/g) ?? []).length, 3);
     // P&L by session: a bar per session, the session's P&L.
-    const bars = await multi.$$eval('#chart-pnl-session path.bar', (ps) => ps.map((p) => [p.getAttribute('data-group'), Number(p.getAttribute('data-value'))] as const));
-    assert.equal(bars, res.session_results.map((s) => [s.date, s.pnl]));
+    const bars = await multi.$$eval('#chart-pnl-session path.bar', (ps) =>
+      ps.map((p) => [p.getAttribute('data-group'), Number(p.getAttribute('data-value'))] as const),
+    );
+    assert.equal(
+      bars,
+      res.session_results.map((s) => [s.date, s.pnl]),
+    );
     // P&L by hour: the equity curve's changes within sessions, all of them.
-    const hours = await multi.$$eval('#chart-pnl-hour path.bar', (ps) => ps.map((p) => [p.getAttribute('data-group'), Number(p.getAttribute('data-value'))] as const));
-    assert.ok(hours.every(([h]) => /^\d\d:00 ET$/.test(h!)), JSON.stringify(hours));
+    const hours = await multi.$$eval('#chart-pnl-hour path.bar', (ps) =>
+      ps.map((p) => [p.getAttribute('data-group'), Number(p.getAttribute('data-value'))] as const),
+    );
+    assert.ok(
+      hours.every(([h]) => /^\d\d:00 ET$/.test(h!)),
+      JSON.stringify(hours),
+    );
     const bySession = new Map<string, { t: number; equity: number }[]>();
     for (const p of res.equity_curve) {
       const day = new Date(p.t).toLocaleDateString('en-CA', { timeZone: 'America/New_York' });
@@ -163,7 +212,10 @@ test('multi-day: a session-compressed axis, P&L by session and by hour, the dist
     const col = lines[0].split(',').indexOf('realized_pnl_net');
     const closing = lines.slice(1).filter((l) => Number(l.split(',')[col]) !== 0).length;
     const counts = await multi.$$eval('#chart-trade-pnl path.bar', (ps) => ps.map((p) => Number(p.getAttribute('data-value'))));
-    assert.is(counts.reduce((n, c) => n + c, 0), closing);
+    assert.is(
+      counts.reduce((n, c) => n + c, 0),
+      closing,
+    );
     assert.ok(closing > 0);
     assert.is(await multi.locator('p.banner').count(), 0, 'no kill-switch banner when it did not trip');
   } finally {

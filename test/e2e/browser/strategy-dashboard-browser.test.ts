@@ -41,14 +41,25 @@ function track(c: ChildProcess): { child: ChildProcess; out: () => string } {
 
 beforeAll(test, async () => {
   ensureBuilt();
-  writeFileSync(config, `data_dir = ${JSON.stringify(join(dir, 'data'))}\nlog_level = "warn"\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 2\n`);
+  writeFileSync(
+    config,
+    `data_dir = ${JSON.stringify(join(dir, 'data'))}\nlog_level = "warn"\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 2\n`,
+  );
   const port = await freePort();
   engineUrl = `http://127.0.0.1:${port}`;
   const engine = track(
-    spawn(process.execPath, [ENGINE, '--config', config, '--strategy-file', join(ROOT, 'examples/strategies/imbalance-quoter.ts')], { env: { ...process.env, PORT: String(port), RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(process.execPath, [ENGINE, '--config', config, '--strategy-file', join(ROOT, 'examples/strategies/imbalance-quoter.ts')], {
+      env: { ...process.env, PORT: String(port), RUST_LOG: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
   await untilOk(`${engineUrl}/health`, { child: engine.child, context: engine.out });
-  const dash = track(spawn(process.execPath, [join(ROOT, 'dist', 'dashboard.js')], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const dash = track(
+    spawn(process.execPath, [join(ROOT, 'dist', 'dashboard.js')], {
+      env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: engineUrl, RUST_LOG: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const dashPort = await until('the dashboard listens', () => /"port":(\d+)[^\n]*dashboard listening/.exec(dash.out())?.[1]);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   page = await browser.newPage({ viewport: { width: 1680, height: 1050 } });
@@ -72,7 +83,7 @@ test.after(async () => {
 /** The ids of the backtest form's generated parameter inputs, in order. */
 const paramIds = (p: Page) => p.$$eval('#backtest .bt-params input', (xs) => xs.map((x) => x.id));
 
-test('the strategy select lists the engine\'s strategies, the default chosen, with its fields', async () => {
+test("the strategy select lists the engine's strategies, the default chosen, with its fields", async () => {
   const list = (await (await fetch(`${engineUrl}/api/strategies`)).json()) as StrategyList;
   const names = list.strategies.map((s) => s.name);
   assert.ok(names.includes('imbalance_quoter') && names.includes('market_maker'), `engine lists ${names.join(', ')}`);
@@ -82,7 +93,14 @@ test('the strategy select lists the engine\'s strategies, the default chosen, wi
   assert.is(list.default, 'market_maker');
   // The built-in: its older request fields keep their ids, its other parameters are generated;
   // use_ml is the form's "Use ML model".
-  assert.equal(await paramIds(page), ['bt-param-order_size', 'bt-spreadMultiplier', 'bt-skewFactor', 'bt-inventoryLimit', 'bt-param-vol_spread_factor', 'bt-param-ml_weight']);
+  assert.equal(await paramIds(page), [
+    'bt-param-order_size',
+    'bt-spreadMultiplier',
+    'bt-skewFactor',
+    'bt-inventoryLimit',
+    'bt-param-vol_spread_factor',
+    'bt-param-ml_weight',
+  ]);
   assert.match((await page.textContent('.bt-strategy-note')) ?? '', /^market_maker 1\.0\.0 · built-in · Avellaneda-Stoikov/);
 });
 
@@ -95,20 +113,39 @@ test('switching strategy regenerates the fields from its schema; switching back 
       const x = i as unknown as { type: string; min: string; max: string; step: string; title: string; placeholder: string; value: string };
       return { type: x.type, min: x.min, max: x.max, step: x.step, title: x.title, placeholder: x.placeholder, value: x.value };
     });
-  assert.equal(await attrs('bt-param-threshold'), { type: 'number', min: '0', max: '1', step: 'any', title: 'imbalance beyond which the opposite quote steps back · 0 … 1 · default 0.6', placeholder: '0 … 1', value: '' });
-  assert.equal(await attrs('bt-param-size'), { type: 'number', min: '1', max: '100', step: '1', title: 'contracts per quote (contracts) · 1 … 100 · default 1', placeholder: '1 … 100', value: '' });
-  assert.is(await page.getAttribute('#backtest .f-param-threshold .field-label', 'title'), 'imbalance beyond which the opposite quote steps back · 0 … 1 · default 0.6');
+  assert.equal(await attrs('bt-param-threshold'), {
+    type: 'number',
+    min: '0',
+    max: '1',
+    step: 'any',
+    title: 'imbalance beyond which the opposite quote steps back · 0 … 1 · default 0.6',
+    placeholder: '0 … 1',
+    value: '',
+  });
+  assert.equal(await attrs('bt-param-size'), {
+    type: 'number',
+    min: '1',
+    max: '100',
+    step: '1',
+    title: 'contracts per quote (contracts) · 1 … 100 · default 1',
+    placeholder: '1 … 100',
+    value: '',
+  });
+  assert.is(
+    await page.getAttribute('#backtest .f-param-threshold .field-label', 'title'),
+    'imbalance beyond which the opposite quote steps back · 0 … 1 · default 0.6',
+  );
   // The label: the declared name, and its unit when it has one.
   assert.is(await page.textContent('#backtest .f-param-threshold .field-label'), 'threshold');
   assert.is(await page.textContent('#backtest .f-param-refresh_ms .field-label'), 'refresh_ms, ms');
-  assert.ok(await page.isHidden('#bt-spreadMultiplier'), 'the built-in\'s fields are gone');
+  assert.ok(await page.isHidden('#bt-spreadMultiplier'), "the built-in's fields are gone");
   await page.selectOption('#bt-strategy', 'market_maker');
   assert.is(await page.inputValue('#bt-param-order_size'), '2');
   await page.fill('#bt-param-order_size', '');
   await page.selectOption('#bt-strategy', 'imbalance_quoter');
 });
 
-test('an out-of-range parameter: the engine\'s error under its field', async () => {
+test("an out-of-range parameter: the engine's error under its field", async () => {
   await page.fill('#bt-symbol', 'ES');
   await page.fill('#bt-startDate', '2024-01-02');
   await page.fill('#bt-endDate', '2024-01-02');
@@ -146,7 +183,9 @@ test('a run with the user strategy: strategy + params sent, completed, its name 
   for (const k of ['spreadMultiplier', 'skewFactor', 'inventoryLimit']) assert.not.ok(k in body, `${k} not sent for a user strategy`);
   const id = /bt_[0-9A-Za-z_]+/.exec((await page.textContent('.bt-result-title')) ?? '')?.[0];
   assert.ok(id);
-  const run = (await (await fetch(`${engineUrl}/api/backtests/${id}`)).json()) as { strategy: { name: string; version: string; hash: string; params: Record<string, number> } };
+  const run = (await (await fetch(`${engineUrl}/api/backtests/${id}`)).json()) as {
+    strategy: { name: string; version: string; hash: string; params: Record<string, number> };
+  };
   assert.equal(run.strategy.params, { size: 1, threshold: 0.5, max_position: 10, refresh_ms: 1000 });
   assert.is(await page.textContent('.bt-result-strategy'), 'strategy imbalance_quoter 1.0.0 · size 1 · threshold 0.5 · max_position 10 · refresh_ms 1000');
   assert.is(await page.getAttribute('.bt-result-strategy', 'title'), `content hash ${run.strategy.hash}`);
@@ -160,7 +199,10 @@ test('the built-in: its older fields go by their names, its other parameters in 
   await page.fill('#bt-spreadMultiplier', '1.25');
   await page.fill('#bt-param-vol_spread_factor', '0.25');
   await page.click('#backtest button[type="submit"]');
-  await until('a result', async () => /bt_/.test((await page.textContent('.bt-result-title')) ?? '') && (await page.isVisible('.bt-message.ok, .bt-message.warn')));
+  await until(
+    'a result',
+    async () => /bt_/.test((await page.textContent('.bt-result-title')) ?? '') && (await page.isVisible('.bt-message.ok, .bt-message.warn')),
+  );
   const body = sent.at(-1)!;
   assert.is(body.strategy, 'market_maker');
   assert.is(body.spreadMultiplier, 1.25);
@@ -171,12 +213,23 @@ test('the built-in: its older fields go by their names, its other parameters in 
 test("the sweep form: the selected strategy's params.NAME axes, a 2 x 2 grid over them", async () => {
   const names = ((await (await fetch(`${engineUrl}/api/strategies`)).json()) as StrategyList).strategies.map((s) => s.name);
   await until('the sweep strategies', async () => (await page.$$eval('.p-sweep select[name=strategy] option', (os) => os.length)) === names.length);
-  const axes = () => page.$$eval('.p-sweep select[name=grid-param-0] option', (os) => os.map((o) => (o as unknown as { value: string }).value).filter((v) => v !== ''));
+  const axes = () =>
+    page.$$eval('.p-sweep select[name=grid-param-0] option', (os) => os.map((o) => (o as unknown as { value: string }).value).filter((v) => v !== ''));
   assert.ok((await axes()).includes('spreadMultiplier'), 'the built-in by default');
-  assert.is(await page.inputValue('.p-sweep select[name=grid-param-0]'), 'spreadMultiplier', 'the first rows start on the built-in\'s first keys, as before');
+  assert.is(await page.inputValue('.p-sweep select[name=grid-param-0]'), 'spreadMultiplier', "the first rows start on the built-in's first keys, as before");
   assert.is(await page.inputValue('.p-sweep select[name=grid-param-1]'), 'skewFactor');
   await page.selectOption('.p-sweep select[name=strategy]', 'imbalance_quoter');
-  assert.equal(await axes(), ['params.size', 'params.threshold', 'params.max_position', 'params.refresh_ms', 'positionLimit', 'maxDrawdown', 'queueModel', 'queuePower', 'useML']);
+  assert.equal(await axes(), [
+    'params.size',
+    'params.threshold',
+    'params.max_position',
+    'params.refresh_ms',
+    'positionLimit',
+    'maxDrawdown',
+    'queueModel',
+    'queuePower',
+    'useML',
+  ]);
   // The first two rows moved to the strategy's own first two parameters.
   assert.is(await page.inputValue('.p-sweep select[name=grid-param-0]'), 'params.size');
   assert.is(await page.inputValue('.p-sweep select[name=grid-param-1]'), 'params.threshold');

@@ -92,7 +92,10 @@ const original: any = parseYaml(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')
 
 test('compose-for-podman: runs, and lists every service with its image', () => {
   assert.is(gen.status, 0, gen.stderr);
-  const listed = gen.stdout.trim().split('\n').map((l) => l.split(' '));
+  const listed = gen.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '));
   assert.equal(
     listed,
     Object.entries(original.services).map(([name, s]: [string, any]) => [name, s.image]),

@@ -31,7 +31,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const ENGINE_HEALTH_JS = "fetch('http://127.0.0.1:'+(process.env.PORT||9090)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))";
 
 /** The dashboard's own liveness route (its /health is the engine's, proxied). */
-const DASHBOARD_HEALTH_JS = "fetch('http://127.0.0.1:'+(process.env.DASHBOARD_PORT||3000)+'/dashboard/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))";
+const DASHBOARD_HEALTH_JS =
+  "fetch('http://127.0.0.1:'+(process.env.DASHBOARD_PORT||3000)+'/dashboard/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))";
 
 interface Mount {
   type: string;
@@ -77,13 +78,20 @@ test('compose.yaml validates against the Compose Specification JSON schema and p
   type Finding = { rule: string; message: string; line: number; column: number };
   const lint = (path: string): { messages: Finding[] } => linter.lintFiles([path], false)[0];
   const r = lint(join(root, 'compose.yaml'));
-  assert.equal(r.messages.map((m) => `${m.line}:${m.column} ${m.rule}: ${m.message}`), [], 'dclint findings in compose.yaml');
+  assert.equal(
+    r.messages.map((m) => `${m.line}:${m.column} ${m.rule}: ${m.message}`),
+    [],
+    'dclint findings in compose.yaml',
+  );
   // The schema is strict (additionalProperties: false): prove the validator is live, not vacuous.
   const dir = mkdtempSync(join(tmpdir(), 'deploy-compose-'));
   try {
     writeFileSync(join(dir, 'compose.yaml'), 'services:\n  engine:\n    image: x:1\n    helthcheck: {}\n');
     const typo = lint(join(dir, 'compose.yaml'));
-    assert.ok(typo.messages.some((m) => m.rule === 'invalid-schema' && /additional properties/.test(m.message)), `an unknown service key must be rejected: ${JSON.stringify(typo.messages)}`);
+    assert.ok(
+      typo.messages.some((m) => m.rule === 'invalid-schema' && /additional properties/.test(m.message)),
+      `an unknown service key must be rejected: ${JSON.stringify(typo.messages)}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -119,7 +127,8 @@ test('ports: engine 9090, dashboard 3000, Prometheus 9091->9090, Grafana 3001->3
   const host = published.map((p) => p.split(':')[1]);
   assert.is(new Set(host).size, host.length, `host ports clash: ${host.join(', ')}`);
   // One variable opens them all.
-  for (const s of Object.values<Obj>(compose.services)) for (const p of s.ports ?? []) assert.match(interpolate(p, { BIND_ADDRESS: '0.0.0.0' }), /^0\.0\.0\.0:/);
+  for (const s of Object.values<Obj>(compose.services))
+    for (const p of s.ports ?? []) assert.match(interpolate(p, { BIND_ADDRESS: '0.0.0.0' }), /^0\.0\.0\.0:/);
 });
 
 test('inside the containers the engine and dashboard listen on 0.0.0.0; the engine accepts Host "engine", which Prometheus and the dashboard use', async () => {
@@ -141,7 +150,8 @@ test('inside the containers the engine and dashboard listen on 0.0.0.0; the engi
 
 test('docs/deployment.md: BIND_ADDRESS, ENGINE_API_TOKEN and the Grafana password before publishing', () => {
   const docs = readFileSync(join(root, 'docs/deployment.md'), 'utf8');
-  for (const s of ['BIND_ADDRESS', 'ENGINE_API_TOKEN', 'GRAFANA_ADMIN_PASSWORD', 'allowed_hosts']) assert.ok(docs.includes(s), `docs/deployment.md does not mention ${s}`);
+  for (const s of ['BIND_ADDRESS', 'ENGINE_API_TOKEN', 'GRAFANA_ADMIN_PASSWORD', 'allowed_hosts'])
+    assert.ok(docs.includes(s), `docs/deployment.md does not mention ${s}`);
 });
 
 test('every service is on the bridge network engine-network', () => {
@@ -184,7 +194,12 @@ test('named volumes: declared, and Prometheus and Grafana keep their data in the
 
 test('monitoring mounts: Prometheus config, Grafana provisioning and dashboards', () => {
   const prom = svc('prometheus');
-  assert.equal(mountAt(prom, '/etc/prometheus/prometheus.yml'), { type: 'bind', source: './deploy/prometheus/prometheus.yml', target: '/etc/prometheus/prometheus.yml', read_only: true });
+  assert.equal(mountAt(prom, '/etc/prometheus/prometheus.yml'), {
+    type: 'bind',
+    source: './deploy/prometheus/prometheus.yml',
+    target: '/etc/prometheus/prometheus.yml',
+    read_only: true,
+  });
   assert.ok(prom.command.includes('--config.file=/etc/prometheus/prometheus.yml'));
   assert.ok(prom.command.includes('--storage.tsdb.path=/prometheus'));
   const grafana = svc('grafana');
@@ -263,7 +278,17 @@ test('Grafana: admin login from the environment with documented defaults, sign-u
   assert.is(e.GF_USERS_ALLOW_SIGN_UP, 'false');
   assert.is(e.GF_AUTH_ANONYMOUS_ENABLED, 'false');
   const docs = readFileSync(join(root, 'docs/deployment.md'), 'utf8');
-  for (const s of ['GRAFANA_ADMIN_USER', 'GRAFANA_ADMIN_PASSWORD', '3001', '9091', 'engine-data', 'engine-logs', 'prometheus-data', 'grafana-data', 'docker compose up']) {
+  for (const s of [
+    'GRAFANA_ADMIN_USER',
+    'GRAFANA_ADMIN_PASSWORD',
+    '3001',
+    '9091',
+    'engine-data',
+    'engine-logs',
+    'prometheus-data',
+    'grafana-data',
+    'docker compose up',
+  ]) {
     assert.ok(docs.includes(s), `docs/deployment.md does not mention ${s}`);
   }
 });
@@ -275,8 +300,13 @@ test('config/container.toml: the shipped config with the container paths', () =>
   assert.is(container.model.dir, mountAt(svc('engine'), '/app/models').target);
   // Everything else equals config/config.toml: a change there reaches the container too.
   assert.equal(container.http.allowed_hosts, ['engine'], 'the compose service name');
-  const strip = (c: typeof shipped) => JSON.parse(JSON.stringify({ ...c, data_dir: null, model: { ...c.model, dir: null }, http: { ...c.http, allowed_hosts: null } }));
-  assert.equal(strip(container), strip(shipped), 'config/container.toml must differ from config/config.toml only in data_dir, [model] dir and [http] allowed_hosts');
+  const strip = (c: typeof shipped) =>
+    JSON.parse(JSON.stringify({ ...c, data_dir: null, model: { ...c.model, dir: null }, http: { ...c.http, allowed_hosts: null } }));
+  assert.equal(
+    strip(container),
+    strip(shipped),
+    'config/container.toml must differ from config/config.toml only in data_dir, [model] dir and [http] allowed_hosts',
+  );
   assert.is(container.metrics_port, 9090);
 });
 

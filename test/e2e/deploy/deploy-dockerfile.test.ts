@@ -172,8 +172,14 @@ test('build stage: npm ci with dev dependencies, then npm run build', () => {
 test('runtime stage: production dependencies only, built dist, config and models', () => {
   assert.is(one(runtime, 'WORKDIR').args, '/app');
   const runs = all(runtime, 'RUN').map((r) => r.args);
-  assert.ok(runs.some((r) => /\bnpm ci --omit=dev\b/.test(r)), 'npm ci --omit=dev');
-  assert.not.ok(runs.some((r) => /\bnpm (install|i|run)\b/.test(r)), 'no other npm installs or builds in the runtime stage');
+  assert.ok(
+    runs.some((r) => /\bnpm ci --omit=dev\b/.test(r)),
+    'npm ci --omit=dev',
+  );
+  assert.not.ok(
+    runs.some((r) => /\bnpm (install|i|run)\b/.test(r)),
+    'no other npm installs or builds in the runtime stage',
+  );
   const copies = all(runtime, 'COPY').map((c) => parseCopy(c.args));
   const dest = (src: string, from?: string) => copies.find((c) => c.from === from && c.sources.includes(src))?.dest;
   assert.is(dest('/src/dist', 'build'), './dist');
@@ -187,7 +193,17 @@ test('runtime stage: production dependencies only, built dist, config and models
 
 test('runs as the non-root user engine; /app/data and /app/logs are writable by it', () => {
   const runs = all(runtime, 'RUN').map((r) => r.args);
-  assert.ok(runs.some((r) => /\buseradd\b.*\bengine$/.test(r.split('&&').find((c) => c.includes('useradd'))!.trim())), 'useradd ... engine');
+  assert.ok(
+    runs.some((r) =>
+      /\buseradd\b.*\bengine$/.test(
+        r
+          .split('&&')
+          .find((c) => c.includes('useradd'))!
+          .trim(),
+      ),
+    ),
+    'useradd ... engine',
+  );
   const users = all(runtime, 'USER');
   assert.is(users[users.length - 1].args, 'engine');
   const userLine = users[users.length - 1].line;
@@ -198,7 +214,10 @@ test('runs as the non-root user engine; /app/data and /app/logs are writable by 
   const prepLine = all(runtime, 'RUN').find((r) => r.args === prep)!.line;
   assert.ok(prepLine < userLine, 'directories prepared as root, before USER engine');
   // Nothing after USER needs root.
-  assert.not.ok(runtime.instructions.some((i) => i.line > userLine && i.keyword === 'RUN'), 'no RUN after USER engine');
+  assert.not.ok(
+    runtime.instructions.some((i) => i.line > userLine && i.keyword === 'RUN'),
+    'no RUN after USER engine',
+  );
 });
 
 test('ENV, EXPOSE, HEALTHCHECK and exec-form CMD', () => {
@@ -213,7 +232,12 @@ test('ENV, EXPOSE, HEALTHCHECK and exec-form CMD', () => {
   assert.is(one(runtime, 'EXPOSE').args, '9090');
   const hc = HEALTHCHECK_RE.exec(one(runtime, 'HEALTHCHECK').args);
   assert.ok(hc, 'HEALTHCHECK [options] CMD ["exec", "form"]');
-  const opts = Object.fromEntries(hc![1].trim().split(/\s+/).map((o) => o.slice(2).split('=')));
+  const opts = Object.fromEntries(
+    hc![1]
+      .trim()
+      .split(/\s+/)
+      .map((o) => o.slice(2).split('=')),
+  );
   assert.equal(opts, { interval: '30s', timeout: '10s', 'start-period': '5s', retries: '3' });
   assert.equal(JSON.parse(hc![2]), ['node', '-e', ENGINE_HEALTH_JS]);
   assert.equal(JSON.parse(one(runtime, 'CMD').args), ['node', 'dist/engine.js'], 'exec-form CMD: node is PID 1 and receives SIGTERM');
@@ -275,10 +299,35 @@ function copyContext(dest: string): string[] {
 }
 
 test('.dockerignore: keeps host build output, state and secrets out; keeps what the build reads', () => {
-  for (const p of ['node_modules', 'node_modules/pino/package.json', 'dist', 'dist/engine.js', '.git', 'data', 'logs', 'logs/engine.log', '.env', 'test', 'scratch']) {
+  for (const p of [
+    'node_modules',
+    'node_modules/pino/package.json',
+    'dist',
+    'dist/engine.js',
+    '.git',
+    'data',
+    'logs',
+    'logs/engine.log',
+    '.env',
+    'test',
+    'scratch',
+  ]) {
     assert.ok(ignored(p), `${p} must not be in the build context`);
   }
-  for (const p of ['package.json', 'package-lock.json', 'tsconfig.json', 'build.mjs', 'src/engine.ts', 'src/dashboard.ts', 'workers', 'config/config.toml', 'config/container.toml', 'models', 'models/ES.json', 'models/NQ.json']) {
+  for (const p of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'build.mjs',
+    'src/engine.ts',
+    'src/dashboard.ts',
+    'workers',
+    'config/config.toml',
+    'config/container.toml',
+    'models',
+    'models/ES.json',
+    'models/NQ.json',
+  ]) {
     assert.not.ok(ignored(p), `${p} must be in the build context`);
   }
   // Every COPY from the context names something that exists and is not ignored.
@@ -454,7 +503,9 @@ function emulateRun(cmd: string, host: (p: string) => string, line: number): voi
   if (words[0] === 'npm' && words[1] === 'ci') {
     mkdirSync(host('node_modules'), { recursive: true });
     const prodOnly = words.includes('--omit=dev');
-    const names = prodOnly ? productionPackages() : readdirSync(join(root, 'node_modules')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(root, 'node_modules', n)).map((m) => `${n}/${m}`) : [n]));
+    const names = prodOnly
+      ? productionPackages()
+      : readdirSync(join(root, 'node_modules')).flatMap((n) => (n.startsWith('@') ? readdirSync(join(root, 'node_modules', n)).map((m) => `${n}/${m}`) : [n]));
     for (const name of names) {
       if (name.startsWith('.')) continue;
       const src = join(root, 'node_modules', name);
@@ -478,10 +529,23 @@ function emulateRun(cmd: string, host: (p: string) => string, line: number): voi
 test('emulated image: the build stage builds from the context alone; the bundles import only production dependencies', () => {
   const img = emulateImage();
   const app = join(img.rootfs, 'app');
-  for (const f of ['package.json', 'dist/engine.js', 'dist/dashboard.js', 'dist/dashboard/index.html', 'config.toml', 'config/config.toml', 'models', 'data', 'logs']) {
+  for (const f of [
+    'package.json',
+    'dist/engine.js',
+    'dist/dashboard.js',
+    'dist/dashboard/index.html',
+    'config.toml',
+    'config/config.toml',
+    'models',
+    'data',
+    'logs',
+  ]) {
     assert.ok(existsSync(join(app, f)), `/app/${f} missing from the image`);
   }
-  assert.ok(readdirSync(join(app, 'dist/workers')).some((f) => f.endsWith('.js')), '/app/dist/workers/*.js');
+  assert.ok(
+    readdirSync(join(app, 'dist/workers')).some((f) => f.endsWith('.js')),
+    '/app/dist/workers/*.js',
+  );
   assert.is(readFileSync(join(app, 'config.toml'), 'utf8'), readFileSync(join(root, 'config/container.toml'), 'utf8'));
   // npm packages stay external in the server bundles: each must be a production dependency,
   // or the container (npm ci --omit=dev) would fail at the import.
@@ -577,20 +641,41 @@ test('emulated container: CMD starts the engine, the HEALTHCHECK passes, JSON lo
     const grace = parseDuration(parseYaml(readFileSync(join(root, 'compose.yaml'), 'utf8')).services.engine.stop_grace_period ?? '10s');
     await stopChild(engine.child, grace);
   }
-  assert.is(engine.child.exitCode, 0, `the engine (PID 1 in the container, exec-form CMD) must exit 0 on SIGTERM within the stop grace period:\n${engine.output()}`);
+  assert.is(
+    engine.child.exitCode,
+    0,
+    `the engine (PID 1 in the container, exec-form CMD) must exit 0 on SIGTERM within the stop grace period:\n${engine.output()}`,
+  );
 });
 
 test('emulated container: a TypeScript strategy file compiles and trades with production dependencies only', () => {
   const img = emulateImage();
   const app = join(img.rootfs, 'app');
   const config = join(app, 'config.strategy.toml');
-  writeFileSync(config, `data_dir = ${JSON.stringify(join(app, 'data'))}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 1\n`);
-  const r = spawnSync(process.execPath, ['dist/engine.js', '--backtest', '--json', '--config', config, '--strategy-file', 'examples/strategies/imbalance-quoter.ts', '--strategy', 'imbalance_quoter'], {
-    cwd: app,
-    env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...img.env, ENGINE_CONFIG: config },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  writeFileSync(
+    config,
+    `data_dir = ${JSON.stringify(join(app, 'data'))}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 1\n`,
+  );
+  const r = spawnSync(
+    process.execPath,
+    [
+      'dist/engine.js',
+      '--backtest',
+      '--json',
+      '--config',
+      config,
+      '--strategy-file',
+      'examples/strategies/imbalance-quoter.ts',
+      '--strategy',
+      'imbalance_quoter',
+    ],
+    {
+      cwd: app,
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), ...img.env, ENGINE_CONFIG: config },
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   assert.is(r.status, 0, r.stderr);
   const result = JSON.parse(r.stdout) as { strategy: { name: string }; total_fills: number };
   assert.is(result.strategy.name, 'imbalance_quoter');

@@ -43,8 +43,13 @@ function metricNames(expr: string): string[] {
 
 test('metricNames: selectors, functions, aggregations, grouping, matchers, ranges, numbers', () => {
   assert.equal(metricNames('engine_kill_switch'), ['engine_kill_switch']);
-  assert.equal(metricNames('histogram_quantile(0.99, sum by (le) (rate(engine_tick_to_trade_seconds_bucket{symbol=~"$symbol"}[$__rate_interval])))'), ['engine_tick_to_trade_seconds_bucket']);
-  assert.equal(metricNames('sum by (side, liquidity) (rate(engine_fills_total{side="buy"}[5m])) / on (instance) group_left count(up)'), ['engine_fills_total', 'up']);
+  assert.equal(metricNames('histogram_quantile(0.99, sum by (le) (rate(engine_tick_to_trade_seconds_bucket{symbol=~"$symbol"}[$__rate_interval])))'), [
+    'engine_tick_to_trade_seconds_bucket',
+  ]);
+  assert.equal(metricNames('sum by (side, liquidity) (rate(engine_fills_total{side="buy"}[5m])) / on (instance) group_left count(up)'), [
+    'engine_fills_total',
+    'up',
+  ]);
   assert.equal(metricNames('sum(a_total) + sum(b_usd) - 1e-6 * c offset 5m > bool 0.5'), ['a_total', 'b_usd', 'c']);
   assert.equal(metricNames('max(nodejs_eventloop_lag_p99_seconds)'), ['nodejs_eventloop_lag_p99_seconds']);
   assert.equal(metricNames('rate(x{le="+Inf", a=~"by (b)"}[1m:10s]) unless y'), ['x', 'y']);
@@ -145,11 +150,15 @@ test('dashboard covers P&L, position, orders, fills, tick-to-trade quantiles, ki
   ]) {
     assert.ok(uses(m), `no dashboard query uses ${m}`);
   }
-  assert.ok(all.some((e) => metricNames(e).some((n) => n.startsWith('nodejs_eventloop_lag'))), 'an event-loop lag panel');
+  assert.ok(
+    all.some((e) => metricNames(e).some((n) => n.startsWith('nodejs_eventloop_lag'))),
+    'an event-loop lag panel',
+  );
   // Counters are shown as rates, never raw.
   for (const { panel, expr } of exprs) {
     for (const n of metricNames(expr)) {
-      if (n.endsWith('_total') || n.endsWith('_bucket')) assert.match(expr, new RegExp(`(?:rate|increase)\\(${n}\\b`), `${panel}: counter ${n} must be inside rate()/increase()`);
+      if (n.endsWith('_total') || n.endsWith('_bucket'))
+        assert.match(expr, new RegExp(`(?:rate|increase)\\(${n}\\b`), `${panel}: counter ${n} must be inside rate()/increase()`);
     }
   }
   // Tick-to-trade quantiles: histogram_quantile over the rate of the _bucket series, grouped by le.

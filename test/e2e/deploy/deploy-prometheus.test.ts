@@ -148,25 +148,41 @@ test('a real Prometheus scrapes a running engine: engine_events_total > 0 throug
       env: { PATH: process.env.PATH ?? '', HOME: dir },
     });
     const p = prom;
-    await until('Prometheus to be ready', async () => (await fetch(`${base}/-/ready`, { signal: AbortSignal.timeout(2000) })).ok, { everyMs: 250, child: p.child, context: p.output });
+    await until('Prometheus to be ready', async () => (await fetch(`${base}/-/ready`, { signal: AbortSignal.timeout(2000) })).ok, {
+      everyMs: 250,
+      child: p.child,
+      context: p.output,
+    });
 
     const both = () => `${p.output()}\n--- engine ---\n${engine.output()}`;
-    const events = await until('engine_events_total > 0 in Prometheus', async () => {
-      const r = await query(base, 'engine_events_total');
-      if (r.status !== 'success') throw new Error(JSON.stringify(r));
-      const values = r.data!.result.map((s) => Number(s.value[1]));
-      return values.length > 0 && values.some((v) => v > 0) ? r.data!.result : undefined;
-    }, { everyMs: 250, child: p.child, context: both });
+    const events = await until(
+      'engine_events_total > 0 in Prometheus',
+      async () => {
+        const r = await query(base, 'engine_events_total');
+        if (r.status !== 'success') throw new Error(JSON.stringify(r));
+        const values = r.data!.result.map((s) => Number(s.value[1]));
+        return values.length > 0 && values.some((v) => v > 0) ? r.data!.result : undefined;
+      },
+      { everyMs: 250, child: p.child, context: both },
+    );
     assert.ok(events.length > 0);
     for (const s of events) assert.is(s.metric.job, 'engine');
 
     const up = await query(base, 'up{job="engine"}');
     assert.is(up.status, 'success');
-    assert.equal(up.data!.result.map((s) => s.value[1]), ['1'], 'the engine target is up');
+    assert.equal(
+      up.data!.result.map((s) => s.value[1]),
+      ['1'],
+      'the engine target is up',
+    );
 
     // Each dashboard query parses and evaluates (Grafana's $__rate_interval and $symbol filled in).
     // A few more scrapes, so rate() has two samples.
-    await until('five scrapes of the engine', async () => Number((await query(base, 'count_over_time(up{job="engine"}[10m])')).data?.result[0]?.value[1]) >= 5, { everyMs: 250, child: p.child, context: both });
+    await until(
+      'five scrapes of the engine',
+      async () => Number((await query(base, 'count_over_time(up{job="engine"}[10m])')).data?.result[0]?.value[1]) >= 5,
+      { everyMs: 250, child: p.child, context: both },
+    );
     const failures: string[] = [];
     let empty = 0;
     for (const q of dashboardQueries()) {

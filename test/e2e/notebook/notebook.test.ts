@@ -24,7 +24,11 @@ const dir = tempDir('notebook-');
 function prerequisites(): string[] {
   const missing: string[] = [];
   if (!existsSync(NBCONVERT)) missing.push('jupyter-nbconvert');
-  for (const [mod, pkg] of [['ipykernel', 'python3-ipykernel'], ['pandas', 'python3-pandas'], ['matplotlib', 'python3-matplotlib']]) {
+  for (const [mod, pkg] of [
+    ['ipykernel', 'python3-ipykernel'],
+    ['pandas', 'python3-pandas'],
+    ['matplotlib', 'python3-matplotlib'],
+  ]) {
     if (spawnSync(PY, ['-c', `import ${mod}`]).status !== 0) missing.push(pkg);
   }
   return missing;
@@ -34,7 +38,22 @@ function prerequisites(): string[] {
 function makeRun(name: string, seed: string): Record<string, any> {
   const d = join(dir, name);
   mkdirSync(d);
-  const r = runCli(['--backtest', '--config', CONFIG, '--start', '2024-01-02', '--end', '2024-01-03', '--seed', seed, '--json', '--fills', join(d, 'fills.csv'), '--equity', join(d, 'equity.csv')]);
+  const r = runCli([
+    '--backtest',
+    '--config',
+    CONFIG,
+    '--start',
+    '2024-01-02',
+    '--end',
+    '2024-01-03',
+    '--seed',
+    seed,
+    '--json',
+    '--fills',
+    join(d, 'fills.csv'),
+    '--equity',
+    join(d, 'equity.csv'),
+  ]);
   assert.is(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -48,16 +67,27 @@ test('the notebook runs on two short runs and reports their own figures', () => 
   const missing = prerequisites();
   assert.equal(missing, [], `install the Debian packages ${missing.join(' ')} (apt-get install; .ci/run does)`);
   const results = { A: makeRun('run-a', '1'), B: makeRun('run-b', '2') };
-  const r = spawnSync(NBCONVERT, ['--to', 'notebook', '--execute', NOTEBOOK, '--output-dir', dir, '--output', 'executed.ipynb', '--ExecutePreprocessor.timeout=600'], {
-    encoding: 'utf8',
-    cwd: dir,
-    env: { ...process.env, RUN_A: join(dir, 'run-a'), RUN_B: join(dir, 'run-b'), PYDEVD_DISABLE_FILE_VALIDATION: '1' },
-    timeout: 900_000,
-  });
+  const r = spawnSync(
+    NBCONVERT,
+    ['--to', 'notebook', '--execute', NOTEBOOK, '--output-dir', dir, '--output', 'executed.ipynb', '--ExecutePreprocessor.timeout=600'],
+    {
+      encoding: 'utf8',
+      cwd: dir,
+      env: { ...process.env, RUN_A: join(dir, 'run-a'), RUN_B: join(dir, 'run-b'), PYDEVD_DISABLE_FILE_VALIDATION: '1' },
+      timeout: 900_000,
+    },
+  );
   assert.is(r.status, 0, r.stderr);
   const nb = JSON.parse(readFileSync(join(dir, 'executed.ipynb'), 'utf8'));
-  const outputs = nb.cells.flatMap((c: { outputs?: unknown[] }) => c.outputs ?? []) as { output_type: string; text?: string | string[]; data?: Record<string, unknown> }[];
-  assert.not.ok(outputs.some((o) => o.output_type === 'error'), 'no cell raised');
+  const outputs = nb.cells.flatMap((c: { outputs?: unknown[] }) => c.outputs ?? []) as {
+    output_type: string;
+    text?: string | string[];
+    data?: Record<string, unknown>;
+  }[];
+  assert.not.ok(
+    outputs.some((o) => o.output_type === 'error'),
+    'no cell raised',
+  );
   const text = outputs.map((o) => (Array.isArray(o.text) ? o.text.join('') : (o.text ?? ''))).join('');
   assert.match(text, `python ${PY},`, 'the kernel ran under /usr/bin/python3');
   const images = outputs.filter((o) => o.data && 'image/png' in o.data).length;

@@ -39,13 +39,20 @@ const servers: HttpServer[] = [];
 async function start(extraToml = '', runner?: Runner) {
   const config = parseConfig(toml(extraToml), 'artifacts.toml');
   const backtests = await BacktestService.open({ config, logger, dataDir: journal, runner });
-  const server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false });
+  const server = await startHttpServer(
+    { runtime: new FakeRuntime(), config, logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false },
+  );
   servers.push(server);
   return { base: `http://127.0.0.1:${server.port}`, backtests, server };
 }
 
 const postRun = async (base: string, body: unknown, async = false) => {
-  const r = await fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json', ...(async ? { prefer: 'respond-async' } : {}) }, body: JSON.stringify(body) });
+  const r = await fetch(`${base}/api/backtest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(async ? { prefer: 'respond-async' } : {}) },
+    body: JSON.stringify(body),
+  });
   assert.is(r.status, async ? 202 : 200);
   return ((await r.json()) as { id: string }).id;
 };

@@ -22,7 +22,10 @@ import { startHttpServer } from '../../../src/http/server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bt-journal-'));
 const logger = createLogger({ env: {}, configLevel: 'error' });
-const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 2\n`, 'journal.toml');
+const config = parseConfig(
+  `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 2\n`,
+  'journal.toml',
+);
 const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
 
 beforeAll(test, () => ensureBuilt());
@@ -145,7 +148,10 @@ test('a journal of the previous format (<id>.json with the raw body) is rewritte
   writeFileSync(join(jdir, 'bt_20260101T000000000Z_0002_a1b2c3.json'), JSON.stringify({ ...old, id: 'bt_20260101T000000000Z_0002_a1b2c3', resolved: null }));
   const svc = await BacktestService.open({ config, logger, dataDir: data });
   try {
-    assert.equal(readdirSync(jdir).filter((f) => f.startsWith('bt_')), [`${id}.jsonl`]);
+    assert.equal(
+      readdirSync(jdir).filter((f) => f.startsWith('bt_')),
+      [`${id}.jsonl`],
+    );
     assert.equal(readdirSync(join(jdir, 'quarantine')), ['bt_20260101T000000000Z_0002_a1b2c3.json'], 'not a run record: quarantined');
     const back = (await svc.read(id))!;
     assert.not.ok('request' in back);
@@ -181,7 +187,10 @@ test('ids are unique and time-ordered; every status change is journaled; cancel 
   assert.is(svc.submit(REFERENCE).kind, 'busy');
   assert.is(svc.submit({ symbol: 'ES', initialCapital: -1 }).kind, 'invalid');
   // Journaled as running before it ends (the runner waits for release()).
-  await until('the first run journaled as running', () => JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.jsonl`), 'utf8').split('\n')[0]).status === 'running');
+  await until(
+    'the first run journaled as running',
+    () => JSON.parse(readFileSync(join(data, 'backtests', `${ids[0]}.jsonl`), 'utf8').split('\n')[0]).status === 'running',
+  );
   assert.ok(svc.cancel(ids[1]));
   assert.not.ok(svc.cancel('bt_nope'));
   release();
@@ -208,7 +217,10 @@ test('ids are unique and time-ordered; every status change is journaled; cancel 
 
 test('downsampleCurve: at most max points, first/last kept, extremes kept, short curves untouched', () => {
   const n = 12_000;
-  const curve = Array.from({ length: n }, (_, i) => ({ t: i * 60_000, equity: 100_000 + 500 * Math.sin(i / 300) + (i === 4321 ? -2_000 : 0) + (i === 8765 ? 1_500 : 0) }));
+  const curve = Array.from({ length: n }, (_, i) => ({
+    t: i * 60_000,
+    equity: 100_000 + 500 * Math.sin(i / 300) + (i === 4321 ? -2_000 : 0) + (i === 8765 ? 1_500 : 0),
+  }));
   const d = downsampleCurve(curve, 500);
   assert.ok(d.length <= 500 && d.length >= 490, `length ${d.length}`);
   assert.equal(d[0], curve[0]);

@@ -63,7 +63,11 @@ function fakeEngine(): Server {
         const parsed = JSON.parse(body) as { spreadMultiplier?: number };
         if (parsed.spreadMultiplier !== undefined && parsed.spreadMultiplier <= 0) {
           res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { code: 'invalid_request', message: 'invalid', fields: [{ field: 'spreadMultiplier', message: 'expected a number > 0' }] } }));
+          res.end(
+            JSON.stringify({
+              error: { code: 'invalid_request', message: 'invalid', fields: [{ field: 'spreadMultiplier', message: 'expected a number > 0' }] },
+            }),
+          );
         } else {
           res.writeHead(202, { 'content-type': 'application/json', location: '/api/backtests/bt_1' });
           res.end(JSON.stringify({ id: 'bt_1', status: 'running', echo: parsed }));
@@ -188,8 +192,12 @@ test('proxy: JSON GET with query, status and headers passed through', async () =
   assert.is(((await missing.json()) as { error: { code: string } }).error.code, 'not_found');
 });
 
-test('proxy: POST bodies and the engine\'s 400 field errors pass through', async () => {
-  const ok = await fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' }, body: JSON.stringify({ symbol: 'ES', spreadMultiplier: 1.5 }) });
+test("proxy: POST bodies and the engine's 400 field errors pass through", async () => {
+  const ok = await fetch(`${base}/api/backtest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+    body: JSON.stringify({ symbol: 'ES', spreadMultiplier: 1.5 }),
+  });
   assert.is(ok.status, 202);
   assert.is(ok.headers.get('location'), '/api/backtests/bt_1');
   assert.equal(((await ok.json()) as { echo: unknown }).echo, { symbol: 'ES', spreadMultiplier: 1.5 });
@@ -197,7 +205,11 @@ test('proxy: POST bodies and the engine\'s 400 field errors pass through', async
   assert.is(s.method, 'POST');
   assert.is(s.headers['content-type'], 'application/json');
   assert.is(s.headers.prefer, 'respond-async');
-  const bad = await fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ symbol: 'ES', spreadMultiplier: -1 }) });
+  const bad = await fetch(`${base}/api/backtest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ symbol: 'ES', spreadMultiplier: -1 }),
+  });
   assert.is(bad.status, 400);
   const body = (await bad.json()) as { error: { fields: { field: string; message: string }[] } };
   assert.equal(body.error.fields, [{ field: 'spreadMultiplier', message: 'expected a number > 0' }]);
@@ -245,7 +257,10 @@ test('engine down: every proxied route answers 502 JSON; static files still serv
     ['GET', '/health'],
     ['GET', '/openapi.json'],
   ]) {
-    const r = await fetch(`${deadBase}${path}`, method === 'POST' ? { method, headers: { 'content-type': 'application/json' }, body: '{"symbol":"ES"}' } : { method });
+    const r = await fetch(
+      `${deadBase}${path}`,
+      method === 'POST' ? { method, headers: { 'content-type': 'application/json' }, body: '{"symbol":"ES"}' } : { method },
+    );
     assert.is(r.status, 502, `${method} ${path}`);
     assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
     const body = (await r.json()) as { error: { code: string; message: string } };
@@ -264,7 +279,19 @@ test('engine down: every proxied route answers 502 JSON; static files still serv
 const lat = (us: number) => ({ count: 10, p50_us: us, p90_us: us * 2, p99_us: us * 3, max_us: us * 4 });
 
 function fill(k: number, simMs: number): FillView {
-  return { symbol: 'ESH24', time: new Date(simMs).toISOString(), side: k % 2 ? 'sell' : 'buy', price: 5000 + (k % 7) * 0.25, qty: 1, liquidity: 'maker', fee: 1.43, pnl: 0, position: k % 3, order_id: k, order_to_fill_us: 200 };
+  return {
+    symbol: 'ESH24',
+    time: new Date(simMs).toISOString(),
+    side: k % 2 ? 'sell' : 'buy',
+    price: 5000 + (k % 7) * 0.25,
+    qty: 1,
+    liquidity: 'maker',
+    fee: 1.43,
+    pnl: 0,
+    position: k % 3,
+    order_id: k,
+    order_to_fill_us: 200,
+  };
 }
 
 /** A complete SymbolState (type-checked against the engine's), at market time simMs. */
@@ -276,8 +303,28 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
     point_value: 50,
     session_date: '2024-01-02',
     sim_time: new Date(simMs).toISOString(),
-    book: { bids: [{ price: mid - 0.125, size: 10 }], asks: [{ price: mid + 0.125, size: 12 }], best_bid: mid - 0.125, best_ask: mid + 0.125, spread: 0.25, mid, microprice: mid, our_orders: [] },
-    position: { contracts: 1, avg_price: mid, realized_pnl_gross: 5, fees: 1.43, realized_pnl_net: 3.57, unrealized_pnl: 1, equity: 1_000_004.57, total_pnl: 4.57, drawdown_pct: 0, daily_pnl: 4.57 },
+    book: {
+      bids: [{ price: mid - 0.125, size: 10 }],
+      asks: [{ price: mid + 0.125, size: 12 }],
+      best_bid: mid - 0.125,
+      best_ask: mid + 0.125,
+      spread: 0.25,
+      mid,
+      microprice: mid,
+      our_orders: [],
+    },
+    position: {
+      contracts: 1,
+      avg_price: mid,
+      realized_pnl_gross: 5,
+      fees: 1.43,
+      realized_pnl_net: 3.57,
+      unrealized_pnl: 1,
+      equity: 1_000_004.57,
+      total_pnl: 4.57,
+      drawdown_pct: 0,
+      daily_pnl: 4.57,
+    },
     fee_schedule: { root: 'ES', source: 'fees', maker_fee: 0.25, taker_fee: 0.85, exchange_fee: 1.18, maker_per_contract: 1.43, taker_per_contract: 2.03 },
     stats: { fills: fills.length, volume: fills.length, total_trades: 0, win_rate: 0, profit_factor: null, sharpe_ratio: 0, max_drawdown_pct: 0 },
     recent_trades: fills,
@@ -290,11 +337,29 @@ function state(simMs: number, mid: number, fills: FillView[] = []): SymbolState 
       kill_switch: { active: false, reason: null, time: null },
       alerts: [],
     },
-    counters: { events: 1, events_per_sec: 1, orders: 0, cancels: 0, rejects: 0, risk_rejects: 0, blocked_requotes: 0, self_match_prevented: 0, ring_drops: 0, uptime_s: 1 },
+    counters: {
+      events: 1,
+      events_per_sec: 1,
+      orders: 0,
+      cancels: 0,
+      rejects: 0,
+      risk_rejects: 0,
+      blocked_requotes: 0,
+      self_match_prevented: 0,
+      ring_drops: 0,
+      uptime_s: 1,
+    },
   };
 }
 
-const payload = (uptime: number, st: SymbolState): StatePayload => ({ version: 'v0', uptime_s: uptime, data_source: 'synthetic', strategy: null, symbols: ['ESH24'], states: { ESH24: st } });
+const payload = (uptime: number, st: SymbolState): StatePayload => ({
+  version: 'v0',
+  uptime_s: uptime,
+  data_source: 'synthetic',
+  strategy: null,
+  symbols: ['ESH24'],
+  states: { ESH24: st },
+});
 const SESSION = Date.UTC(2024, 0, 2, 14, 30);
 
 test('bounded state: series, fills and the whole store stay within their caps', () => {
@@ -391,7 +456,7 @@ test('history recorder: records the engine stream, serves /dashboard/history, re
     for (const c of conns) c.destroy();
     await until('the recorder to read run 2', () => recorder.frames >= 40);
     const after = (await (await fetch(`${url}/dashboard/history`)).json()) as HistorySnapshot;
-    assert.is(after.symbols.ESH24.fills.length, 0, 'the old run\'s fills are gone');
+    assert.is(after.symbols.ESH24.fills.length, 0, "the old run's fills are gone");
     assert.ok(after.uptime_s < 5);
   } finally {
     recorder.stop();
@@ -427,19 +492,28 @@ function waitForLog(child: ChildProcess, pattern: RegExp, ms: number): Promise<s
 
 test('node dist/dashboard.js: DASHBOARD_PORT=0, ENGINE_URL, bad env, SIGTERM with a stream open', async () => {
   if (!existsSync('dist/dashboard.js') || !existsSync('dist/dashboard/index.html')) assert.unreachable('dist/dashboard.js is missing: run npm run build first');
-  const bad = spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, ENGINE_URL: 'ftp://x', DASHBOARD_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const bad = spawn(process.execPath, ['dist/dashboard.js'], {
+    env: { ...process.env, ENGINE_URL: 'ftp://x', DASHBOARD_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   bad.stderr!.on('data', (c) => (stderr += c));
   const badCode = await new Promise<number | null>((r) => bad.once('exit', r));
   assert.is(badCode, 2);
   assert.match(stderr, /ENGINE_URL/);
-  const badHosts = spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_ALLOWED_HOSTS: 'dash.example.com,evil.example:3000', DASHBOARD_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const badHosts = spawn(process.execPath, ['dist/dashboard.js'], {
+    env: { ...process.env, DASHBOARD_ALLOWED_HOSTS: 'dash.example.com,evil.example:3000', DASHBOARD_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let hostsErr = '';
   badHosts.stderr!.on('data', (c) => (hostsErr += c));
   assert.is(await new Promise<number | null>((r) => badHosts.once('exit', r)), 2);
   assert.match(hostsErr, /DASHBOARD_ALLOWED_HOSTS=.*"evil\.example:3000" is not a host name/);
 
-  const child = spawn(process.execPath, ['dist/dashboard.js'], { env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: `http://127.0.0.1:${enginePort}`, RUST_LOG: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/dashboard.js'], {
+    env: { ...process.env, DASHBOARD_PORT: '0', DASHBOARD_HOST: '127.0.0.1', ENGINE_URL: `http://127.0.0.1:${enginePort}`, RUST_LOG: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const line = await waitForLog(child, /dashboard listening/, WAIT_MS);
     const port = (JSON.parse(line) as { port: number }).port;

@@ -32,7 +32,10 @@ async function start(extra = '') {
   return { server, base: `http://127.0.0.1:${server.port}` };
 }
 const post = (base: string, body: unknown) =>
-  fetch(`${base}/api/backtest`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  fetch(`${base}/api/backtest`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as any,
+  }));
 
 test.before(() => ensureBuilt());
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,7 +51,19 @@ test('GET /api/datasets lists files and directories with schema, symbols, range,
     assert.equal(Object.keys(byName), ['es-mbp10', 'es.mbo.dbn.zst', 'link.dbn.zst']);
     assert.equal(
       { ...byName['es-mbp10'], bytes: 0 },
-      { name: 'es-mbp10', kind: 'directory', files: 1, dataset: 'GLBX.MDP3', schema: 'mbp-10', symbols: ['ESH1'], start: '2020-12-28T13:00:00.000Z', end: '2020-12-29T00:00:00.000Z', records: 2, bytes: 0, error: null },
+      {
+        name: 'es-mbp10',
+        kind: 'directory',
+        files: 1,
+        dataset: 'GLBX.MDP3',
+        schema: 'mbp-10',
+        symbols: ['ESH1'],
+        start: '2020-12-28T13:00:00.000Z',
+        end: '2020-12-29T00:00:00.000Z',
+        records: 2,
+        bytes: 0,
+        error: null,
+      },
     );
     assert.ok(byName['es-mbp10'].bytes > 0);
     assert.is(byName['es.mbo.dbn.zst'].schema, 'mbo');
@@ -69,7 +84,13 @@ test('a request naming a dataset replays it; the result says so', async () => {
     // 2020-12-28: 20 levels, then the second record's one change; the file runs to 00:00 UTC, past
     // the 17:00 New York close, so it also holds the evening of 2020-12-29, which opens on the
     // book warmed with both records (20 levels).
-    assert.equal(r.body.session_results.map((s: { date: string; events: number }) => [s.date, s.events]), [['2020-12-28', 21], ['2020-12-29', 20]]);
+    assert.equal(
+      r.body.session_results.map((s: { date: string; events: number }) => [s.date, s.events]),
+      [
+        ['2020-12-28', 21],
+        ['2020-12-29', 20],
+      ],
+    );
     assert.is(r.body.events_processed, 41);
   } finally {
     await server.close();

@@ -21,7 +21,10 @@ import { sleep, until } from '../../helpers/wait.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-ack-'));
 const { logger } = capturingLogger('fatal');
-const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 1\n`, 'durable.toml');
+const config = parseConfig(
+  `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 1\n`,
+  'durable.toml',
+);
 const RUN = { symbol: 'ES', initialCapital: 100000, useML: false, startDate: '2024-01-02', endDate: '2024-01-02' };
 const SWEEP = { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-02', grid: { spreadMultiplier: [1] } };
 
@@ -36,7 +39,8 @@ const holding: Runner = (_req, _cfg, opts) =>
 const real = { writeFile: fs.promises.writeFile, writeFileSync: fs.writeFileSync };
 type Fault = { kind: 'hold'; gate: Promise<void>; held: string[] } | { kind: 'enospc' } | null;
 let fault: Fault = null;
-const enospc = (path: string) => Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write', path });
+const enospc = (path: string) =>
+  Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'write', path });
 const ours = (p: unknown) => typeof p === 'string' && p.startsWith(dir);
 (fs.promises as { writeFile: unknown }).writeFile = async (p: unknown, ...rest: unknown[]) => {
   const f = fault;
@@ -59,7 +63,10 @@ let svc: BacktestService;
 
 test.before(async () => {
   svc = await BacktestService.open({ config, logger, runner: holding, poolSize: 1 });
-  server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests: svc }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false });
+  server = await startHttpServer(
+    { runtime: new FakeRuntime(), config, logger, backtests: svc },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false },
+  );
   base = `http://127.0.0.1:${server.port}`;
 });
 
@@ -72,9 +79,14 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const postRun = () => fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' }, body: JSON.stringify(RUN) });
+const postRun = () =>
+  fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' }, body: JSON.stringify(RUN) });
 const postSweep = () => fetch(`${base}/api/sweeps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(SWEEP) });
-type Health = { status: string; storage: { status: string; write_failures: number; last_error: string | null }; sweep_storage: { status: string; write_failures: number; last_error: string | null } };
+type Health = {
+  status: string;
+  storage: { status: string; write_failures: number; last_error: string | null };
+  sweep_storage: { status: string; write_failures: number; last_error: string | null };
+};
 const health = async () => {
   const r = await fetch(`${base}/health`);
   const h = (await r.json()) as Health;
@@ -97,7 +109,7 @@ test('the 202 of an async backtest waits for its record to be on disk', async ()
     // A window in which no 202 may come: the record is not on disk yet. (A crash here, before the
     // fix, lost an acknowledged run.)
     await sleep(500);
-    assert.not.ok(answered, 'answered while the run\'s record was not on disk');
+    assert.not.ok(answered, "answered while the run's record was not on disk");
   } finally {
     fault = null;
     release();
@@ -135,7 +147,11 @@ test('a full disk (ENOSPC): backtest and sweep get 500 storage_error naming it, 
     assert.is(s.headers.get('location'), null);
     const list = (await (await fetch(`${base}/api/sweeps`)).json()) as { total: number };
     assert.is(list.total, 0, 'no sweep was started');
-    assert.equal(readdirSync(join(dir, 'sweeps')).filter((n) => n.endsWith('.tmp')), [], 'no temp file left behind');
+    assert.equal(
+      readdirSync(join(dir, 'sweeps')).filter((n) => n.endsWith('.tmp')),
+      [],
+      'no temp file left behind',
+    );
 
     const after = await health();
     assert.is(after.status, 503);

@@ -178,7 +178,10 @@ test('GET /metrics: engine metrics with symbol labels, counters grow, latency hi
   assert.ok(ev2 > ev1, `events_total grows: ${ev1} -> ${ev2}`);
   assert.is(value(t2, 'engine_tick_to_trade_seconds_count{symbol="ESH24"}'), lat1 + 3);
   // 12 us samples land in the 25 us bucket, not in the 10 us one.
-  assert.ok(value(t2, 'engine_tick_to_trade_seconds_bucket{le="0.000025",symbol="ESH24"}') > value(t2, 'engine_tick_to_trade_seconds_bucket{le="0.00001",symbol="ESH24"}'));
+  assert.ok(
+    value(t2, 'engine_tick_to_trade_seconds_bucket{le="0.000025",symbol="ESH24"}') >
+      value(t2, 'engine_tick_to_trade_seconds_bucket{le="0.00001",symbol="ESH24"}'),
+  );
   assert.match(t2, /engine_http_requests_total\{method="GET",route="\/metrics",status="200"\} [1-9]/);
 });
 
@@ -216,7 +219,8 @@ test('unknown route 404 JSON; wrong method 405 JSON with Allow', async () => {
   assert.match(m3.res.headers.get('allow') ?? '', /DELETE/);
 });
 
-const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => getJson('/api/backtest', { method: 'POST', body, headers });
+const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  getJson('/api/backtest', { method: 'POST', body, headers });
 
 test('POST /api/backtest: 415 wrong or missing content type, 413 over 64 KiB, 400 malformed JSON', async () => {
   const ct = await post('{"symbol":"ES"}', { 'content-type': 'text/plain' });
@@ -234,7 +238,12 @@ test('POST /api/backtest: 415 wrong or missing content type, 413 over 64 KiB, 40
       ctl.close();
     },
   });
-  const chunked = await getJson('/api/backtest', { method: 'POST', body: chunks, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+  const chunked = await getJson('/api/backtest', {
+    method: 'POST',
+    body: chunks,
+    headers: { 'content-type': 'application/json' },
+    duplex: 'half',
+  } as RequestInit);
   assert.is(chunked.res.status, 413);
   for (const bad of ['{"symbol":', '', 'nul', '{"symbol":"ES"} trailing']) {
     const r = await post(bad);
@@ -283,7 +292,10 @@ test('an unexpected error is a logged 500 JSON, and the server keeps serving', a
   } finally {
     runtime.state = real;
   }
-  assert.ok(logLines.some((l) => l.includes('snapshot torn: boom') && l.includes('"level":"error"')), 'the error is logged');
+  assert.ok(
+    logLines.some((l) => l.includes('snapshot torn: boom') && l.includes('"level":"error"')),
+    'the error is logged',
+  );
   const h = await fetch(base + '/health');
   assert.is(h.status, 200);
 });
@@ -309,10 +321,11 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
   const { res, body } = await getJson('/openapi.json');
   assert.is(res.status, 200);
   assert.is(body.openapi, '3.1.0');
-  assert.equal(body, JSON.parse(JSON.stringify(documentWithStrategies())), 'serves the generated document (with the loaded strategies\' parameters)');
+  assert.equal(body, JSON.parse(JSON.stringify(documentWithStrategies())), "serves the generated document (with the loaded strategies' parameters)");
   assert.is(body.info.version, VERSION);
   const documented = new Set<string>();
-  for (const [p, ops] of Object.entries(body.paths as Record<string, Record<string, unknown>>)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${p}`);
+  for (const [p, ops] of Object.entries(body.paths as Record<string, Record<string, unknown>>))
+    for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${p}`);
   const routes = server.http.app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
   assert.ok(routes.length >= 8);
   for (const r of routes) assert.ok(documented.has(r), `route ${r} is not documented`);
@@ -333,7 +346,10 @@ test('src/api (the shapes) imports only zod and itself, so the browser bundle ca
 
 test('schema check catches an undocumented field and a wrong type (the accuracy checks can fail)', () => {
   assert.equal(schemaErrors('Fill', { ...runtime.emitFill('ESH24'), extra: 1 }), ['$ must NOT have additional properties: extra']);
-  assert.equal(schemaErrors('LatencySummary', { count: 1.5, p50_us: null, p90_us: 'x', p99_us: null, max_us: null }), ['/count must be integer', '/p90_us must be number,null']);
+  assert.equal(schemaErrors('LatencySummary', { count: 1.5, p50_us: null, p90_us: 'x', p99_us: null, max_us: null }), [
+    '/count must be integer',
+    '/p90_us must be number,null',
+  ]);
   assert.ok(schemaErrors('Fill', { ...runtime.emitFill('ESH24'), time: '2024-01-02 09:30' }).includes('/time must match format "date-time"'));
 });
 

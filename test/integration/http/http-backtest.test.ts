@@ -23,7 +23,10 @@ import { startHttpServer } from '../../../src/http/server.ts';
 const dir = mkdtempSync(join(tmpdir(), 'http-backtest-'));
 const { logger, lines: logLines } = capturingLogger();
 // Short sessions (15 simulated minutes, ~0.5 s each) for most tests.
-const shortConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\nmax_days = 10\npool_size = 2\n`, 'short.toml');
+const shortConfig = parseConfig(
+  `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\nmax_days = 10\npool_size = 2\n`,
+  'short.toml',
+);
 // Full sessions (~3-4 s each) for the long run.
 const longConfig = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\nmax_days = 10\npool_size = 2\n[http]\nstream_hz = 10\n`, 'long.toml');
 
@@ -31,7 +34,14 @@ const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
 
 async function start(config = shortConfig, opts: { runner?: Runner; maxQueuedSessions?: number; poolSize?: number; dataDir?: string } = {}) {
   const runtime = new FakeRuntime();
-  const backtests = await BacktestService.open({ config, logger, dataDir: opts.dataDir ?? join(dir, 'journal'), poolSize: opts.poolSize, maxQueuedSessions: opts.maxQueuedSessions, runner: opts.runner });
+  const backtests = await BacktestService.open({
+    config,
+    logger,
+    dataDir: opts.dataDir ?? join(dir, 'journal'),
+    poolSize: opts.poolSize,
+    maxQueuedSessions: opts.maxQueuedSessions,
+    runner: opts.runner,
+  });
   const server = await startHttpServer({ runtime, config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
   return { server, backtests, runtime, base: `http://127.0.0.1:${server.port}` };
 }
@@ -61,7 +71,9 @@ test('reference request {"symbol":"ES","initialCapital":100000,"useML":false} re
   const { res, body } = await postJson(main.base, REFERENCE);
   const ms = performance.now() - t0;
   assert.is(res.status, 200, JSON.stringify(body).slice(0, 300));
-  console.log(`  reference backtest (1 session of 15 min): ${ms.toFixed(0)} ms over HTTP, duration_ms ${body.duration_ms}, total_pnl ${body.total_pnl}, trades ${body.total_trades}`);
+  console.log(
+    `  reference backtest (1 session of 15 min): ${ms.toFixed(0)} ms over HTTP, duration_ms ${body.duration_ms}, total_pnl ${body.total_pnl}, trades ${body.total_trades}`,
+  );
   for (const k of ['total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'win_rate', 'total_trades']) assert.type(body[k], 'number', k);
   assert.ok(body.total_trades > 0, 'the strategy trades');
   assert.ok(body.win_rate >= 0 && body.win_rate <= 1);
@@ -143,22 +155,41 @@ test('a list item says whether the kill switch stopped the run, also for runs jo
   const reopened = await start(shortConfig, { dataDir: old });
   try {
     const listed = await call(reopened.base, '/api/backtests');
-    assert.equal(listed.body.runs.map((r: { id: string; kill_switch_tripped: boolean }) => [r.id, r.kill_switch_tripped]), [[stopped.body.id, true]]);
+    assert.equal(
+      listed.body.runs.map((r: { id: string; kill_switch_tripped: boolean }) => [r.id, r.kill_switch_tripped]),
+      [[stopped.body.id, true]],
+    );
   } finally {
     await reopened.server.close();
     await reopened.backtests.close();
   }
 });
 
-test('{} runs the config\'s defaults: symbol is the root of the first configured symbol', async () => {
+test("{} runs the config's defaults: symbol is the root of the first configured symbol", async () => {
   const { res, body } = await postJson(main.base, {});
   assert.is(res.status, 200, JSON.stringify(body).slice(0, 300));
   assertDocumented('BacktestRun', body);
   const c = shortConfig;
   assert.is(c.trading.symbols[0], 'ESH24');
   assert.equal(
-    { symbol: body.resolved.symbol, root: body.resolved.root, startDate: body.resolved.startDate, endDate: body.resolved.endDate, initialCapital: body.resolved.initialCapital, seed: body.resolved.seed, useML: body.resolved.useML },
-    { symbol: 'ES', root: 'ES', startDate: c.simulation.start_date, endDate: c.simulation.end_date, initialCapital: c.trading.initial_capital, seed: c.simulation.seed, useML: c.strategy.use_ml },
+    {
+      symbol: body.resolved.symbol,
+      root: body.resolved.root,
+      startDate: body.resolved.startDate,
+      endDate: body.resolved.endDate,
+      initialCapital: body.resolved.initialCapital,
+      seed: body.resolved.seed,
+      useML: body.resolved.useML,
+    },
+    {
+      symbol: 'ES',
+      root: 'ES',
+      startDate: c.simulation.start_date,
+      endDate: c.simulation.end_date,
+      initialCapital: c.trading.initial_capital,
+      seed: c.simulation.seed,
+      useML: c.strategy.use_ml,
+    },
   );
   assert.is(body.status, 'completed');
   assert.is(body.symbol, 'ES');
@@ -190,10 +221,14 @@ test('Prefer: respond-async gives 202 + Location; DELETE cancels (409 once finis
     // Capacity is back: an async run completes and can be polled.
     const next = await postJson(app.base, REFERENCE, { prefer: 'respond-async' });
     assert.is(next.res.status, 202);
-    const polled = await until('the async run to finish', async () => {
-      const run = (await call(app.base, `/api/backtests/${next.body.id}`)).body;
-      return run.status !== 'running' && run;
-    }, { timeoutMs: 2 * WAIT_MS, everyMs: 50 });
+    const polled = await until(
+      'the async run to finish',
+      async () => {
+        const run = (await call(app.base, `/api/backtests/${next.body.id}`)).body;
+        return run.status !== 'running' && run;
+      },
+      { timeoutMs: 2 * WAIT_MS, everyMs: 50 },
+    );
     assert.is(polled.status, 'completed');
     assertDocumented('BacktestRun', polled);
     assert.type(polled.total_pnl, 'number');
@@ -275,7 +310,10 @@ test('a long backtest runs on the pool: /health and the stream stay responsive; 
     // have lasted most of the run.
     assert.ok(sorted[sorted.length - 1] < wall / 2, `/health max ${sorted[sorted.length - 1].toFixed(0)} ms during a ${wall.toFixed(0)} ms backtest`);
     const gaps = states.slice(1).map((e, i) => e.at - states[i].at);
-    assert.ok(states.length >= 10 && Math.max(...gaps) < wall / 2, `state events kept flowing during the run (${states.length}, largest gap ${Math.max(...gaps)} ms)`);
+    assert.ok(
+      states.length >= 10 && Math.max(...gaps) < wall / 2,
+      `state events kept flowing during the run (${states.length}, largest gap ${Math.max(...gaps)} ms)`,
+    );
     assert.ok(progress.length >= 2, 'progress events');
     assert.ok(progress.every((p) => p.id === body.id && p.progress >= 0 && p.progress <= 1));
     assert.ok(progress[progress.length - 1].progress >= progress[0].progress);

@@ -30,7 +30,10 @@ async function serve(httpToml = '', apiToken: string | null = null) {
   const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\npool_size = 1\n[http]\n${httpToml}\n`, 'hardening.toml');
   const { logger, lines } = capturingLogger('debug');
   const backtests = await BacktestService.open({ config, logger, poolSize: 1 });
-  const server = await startHttpServer({ runtime: new FakeRuntime({ symbols: ['ESH24'] }), config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, apiToken });
+  const server = await startHttpServer(
+    { runtime: new FakeRuntime({ symbols: ['ESH24'] }), config, logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, apiToken },
+  );
   servers.push(server);
   return { base: `http://127.0.0.1:${server.port}`, port: server.port, lines };
 }
@@ -40,7 +43,8 @@ test.after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const post = (base: string, path: string, body: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+const post = (base: string, path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 async function refused(r: Response, status: number): Promise<ErrorJson> {
   assert.is(r.status, status);
   const body = (await r.json()) as ErrorJson;
@@ -50,7 +54,8 @@ async function refused(r: Response, status: number): Promise<ErrorJson> {
 const fieldsOf = (e: ErrorJson) => (e.error.fields ?? []).map((f) => f.field);
 
 /** `depth` levels of `[` or `{"a":` around 1: about 10 KB at 5,000. */
-const nested = (depth: number, kind: 'array' | 'object') => (kind === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+const nested = (depth: number, kind: 'array' | 'object') =>
+  kind === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
 test('a value nested 5,000 deep is a 400 naming its field (backtest and sweep), at any depth', async () => {
   const { base } = await serve();
@@ -82,8 +87,14 @@ test('a client that aborts mid-body is counted as client_closed, not a 500, and 
   });
   assert.not.match(metrics, /status="500"/);
   const logged = lines.map((l) => JSON.parse(l) as { level: string; msg: string });
-  assert.ok(logged.some((l) => l.level === 'debug' && /client closed the connection/.test(l.msg)), `a debug line:\n${lines.join('\n')}`);
-  assert.not.ok(logged.some((l) => ['warn', 'error', 'fatal'].includes(l.level)), `no warning or error:\n${lines.join('\n')}`);
+  assert.ok(
+    logged.some((l) => l.level === 'debug' && /client closed the connection/.test(l.msg)),
+    `a debug line:\n${lines.join('\n')}`,
+  );
+  assert.not.ok(
+    logged.some((l) => ['warn', 'error', 'fatal'].includes(l.level)),
+    `no warning or error:\n${lines.join('\n')}`,
+  );
 });
 
 test('requests without the valid token are rate-limited by address; the token holder is not', async () => {

@@ -31,11 +31,15 @@ function lint(doc: unknown): { status: number | null; report: LintReport } {
   try {
     writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc, null, 2));
     writeFileSync(join(dir, 'redocly.yaml'), REDOCLY_CONFIG);
-    const r = spawnSync(process.execPath, ['node_modules/@redocly/cli/bin/cli.js', 'lint', join(dir, 'openapi.json'), '--config', join(dir, 'redocly.yaml'), '--format=json'], {
-      encoding: 'utf8',
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      timeout: 120_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['node_modules/@redocly/cli/bin/cli.js', 'lint', join(dir, 'openapi.json'), '--config', join(dir, 'redocly.yaml'), '--format=json'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        timeout: 120_000,
+      },
+    );
     assert.is(r.error, undefined, `redocly did not run: ${r.error}`);
     try {
       return { status: r.status, report: JSON.parse(r.stdout) as LintReport };
@@ -47,7 +51,7 @@ function lint(doc: unknown): { status: number | null; report: LintReport } {
   }
 }
 
-test('redocly lint (recommended rules) passes on the generated document with no problem, with the loaded strategies\' parameters', async () => {
+test("redocly lint (recommended rules) passes on the generated document with no problem, with the loaded strategies' parameters", async () => {
   await loadStrategies([join(import.meta.dirname, '../../..', 'examples', 'strategies')]);
   const doc = documentWithStrategies();
   assert.ok('StrategyParams_imbalance_quoter' in doc.components.schemas && 'StrategyParams_market_maker' in doc.components.schemas);
@@ -58,7 +62,10 @@ test('redocly lint (recommended rules) passes on the generated document with no 
 });
 
 test('the linter can fail: a broken $ref and an operation without responses are errors', () => {
-  const broken = structuredClone(openApiDocument) as unknown as { paths: Record<string, Record<string, { responses?: unknown }>>; components: { schemas: Record<string, unknown> } };
+  const broken = structuredClone(openApiDocument) as unknown as {
+    paths: Record<string, Record<string, { responses?: unknown }>>;
+    components: { schemas: Record<string, unknown> };
+  };
   delete broken.components.schemas.Fill;
   delete broken.paths['/health'].get.responses;
   const { status, report } = lint(broken);

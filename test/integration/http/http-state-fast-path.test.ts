@@ -20,13 +20,20 @@ const dirs: string[] = [];
 const servers: HttpServer[] = [];
 
 /** A server with a fake runtime and this [http] table; the state is rebuilt at most once a minute, so two answers share one snapshot. */
-async function serve(httpToml: string, apiToken: string | null = null, runtime = new FakeRuntime({ symbols: ['ESH24'] })): Promise<{ base: string; server: HttpServer }> {
+async function serve(
+  httpToml: string,
+  apiToken: string | null = null,
+  runtime = new FakeRuntime({ symbols: ['ESH24'] }),
+): Promise<{ base: string; server: HttpServer }> {
   const dir = mkdtempSync(join(tmpdir(), 'state-fast-path-'));
   dirs.push(dir);
   const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\npool_size = 1\n[http]\n${httpToml}\n`, 'state-fast-path.toml');
   const { logger } = capturingLogger('error');
   const backtests = await BacktestService.open({ config, logger, poolSize: 1 });
-  const server = await startHttpServer({ runtime, config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, stateMaxAgeMs: 60_000, apiToken });
+  const server = await startHttpServer(
+    { runtime, config, logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, stateMaxAgeMs: 60_000, apiToken },
+  );
   servers.push(server);
   return { base: `http://127.0.0.1:${server.port}`, server };
 }
@@ -37,7 +44,12 @@ test.after(async () => {
 });
 
 /** Status, headers (all but Date) and body of a GET, over node:http (any Host, a body if asked). */
-function get(base: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+function get(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: u.hostname, port: u.port, path, method: 'GET', headers, agent: false }, (res) => {

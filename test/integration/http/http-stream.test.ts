@@ -37,7 +37,10 @@ test('state on connect, state events at ~stream_hz, fill/alert events, keep-aliv
   const backtests = await BacktestService.open({ config: cfg(20, 2), logger, dataDir: join(dir, 'a') });
   // No state cache: a late tick less than 50 ms after the previous one would reuse its body, and
   // every frame is to carry the state of its own moment.
-  const server = await startHttpServer({ runtime, config: cfg(20, 2), logger, backtests }, { port: 0, host: '127.0.0.1', keepAliveMs: 300, latencyDrainMs: 0, stateMaxAgeMs: 0 });
+  const server = await startHttpServer(
+    { runtime, config: cfg(20, 2), logger, backtests },
+    { port: 0, host: '127.0.0.1', keepAliveMs: 300, latencyDrainMs: 0, stateMaxAgeMs: 0 },
+  );
   const base = `http://127.0.0.1:${server.port}`;
   try {
     const t0 = Date.now();
@@ -70,7 +73,9 @@ test('state on connect, state events at ~stream_hz, fill/alert events, keep-aliv
     await until('ten state events and three keep-alives', () => s.of('state').length >= 10 && s.comments.length >= 3);
     const states = s.of('state');
     const spanS = (states[states.length - 1].at - t0) / 1000;
-    console.log(`  stream: ${states.length} state events in ${spanS.toFixed(2)} s at stream_hz 20, ${s.comments.length} keep-alives, hub ${JSON.stringify(server.http.hub.stats)}`);
+    console.log(
+      `  stream: ${states.length} state events in ${spanS.toFixed(2)} s at stream_hz 20, ${s.comments.length} keep-alives, hub ${JSON.stringify(server.http.hub.stats)}`,
+    );
     assert.ok(states.length <= 2 + 20 * spanS, `${states.length} state events in ${spanS.toFixed(2)} s: more than stream_hz 20 allows`);
     const times = states.map((e) => JSON.parse(e.data).states.ESH24.sim_time);
     assert.ok(new Set(times).size > states.length * 0.8, 'state events carry fresh state');
@@ -126,7 +131,10 @@ test('a stuck client is coalesced, then dropped and counted; others and /health 
   // ~120 KB state frames at 20/s: a client that never reads fills the socket buffers quickly.
   const runtime = new FakeRuntime({ recentTrades: 250 });
   const backtests = await BacktestService.open({ config: cfg(20, 10), logger, dataDir: join(dir, 'c') });
-  const server = await startHttpServer({ runtime, config: cfg(20, 10), logger, backtests }, { port: 0, host: '127.0.0.1', sseStallTimeoutMs: 800, latencyDrainMs: 0 });
+  const server = await startHttpServer(
+    { runtime, config: cfg(20, 10), logger, backtests },
+    { port: 0, host: '127.0.0.1', sseStallTimeoutMs: 800, latencyDrainMs: 0 },
+  );
   const base = `http://127.0.0.1:${server.port}`;
   const stuck = connect(server.port, '127.0.0.1');
   let stuckClosed = false;
@@ -177,7 +185,10 @@ test('CORS on the stream; HEAD opens no stream; a failing runtime gives a 500 JS
   // stateMaxAgeMs 0: every tick asks the runtime. With the default cache (50 ms) a tick just
   // after the runtime starts failing may still send the state cached before it, which a busy
   // machine's timer drift made happen.
-  const server = await startHttpServer({ runtime, config: cfg(20, 10), logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, stateMaxAgeMs: 0 });
+  const server = await startHttpServer(
+    { runtime, config: cfg(20, 10), logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, stateMaxAgeMs: 0 },
+  );
   const base = `http://127.0.0.1:${server.port}`;
   const real = runtime.state.bind(runtime);
   try {
@@ -217,7 +228,10 @@ test('shutdown ends every SSE stream and close() returns promptly', async () => 
   const runtime = new FakeRuntime();
   const backtests = await BacktestService.open({ config: cfg(10, 10), logger, dataDir: join(dir, 'd') });
   // With a grace period this long, close() returns before it only if it ended the streams itself.
-  const server = await startHttpServer({ runtime, config: cfg(10, 10), logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, graceMs: WAIT_MS });
+  const server = await startHttpServer(
+    { runtime, config: cfg(10, 10), logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, graceMs: WAIT_MS },
+  );
   const base = `http://127.0.0.1:${server.port}`;
   const clients = await Promise.all([openSse(base + '/api/stream'), openSse(base + '/api/stream'), openSse(base + '/api/stream')]);
   await until('every client to get its first state', () => clients.every((c) => c.events.length > 0));

@@ -62,7 +62,8 @@ test('POST /api/backtest runs a configured root; a root the config lacks, or wit
   const svc = await BacktestService.open({ config, logger });
   const server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests: svc }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
   const base = `http://127.0.0.1:${server.port}`;
-  const post = (body: unknown) => fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   try {
     const r = await post({ symbol: 'ZNH24', startDate: '2024-01-02', endDate: '2024-01-02' });
     assert.is(r.status, 200, await r.clone().text());
@@ -80,13 +81,19 @@ test('POST /api/backtest runs a configured root; a root the config lacks, or wit
     const unknown = await post({ symbol: 'ZB' });
     assert.is(unknown.status, 400);
     const ue = ((await unknown.json()) as { error: { fields: { field: string; message: string }[] } }).error.fields;
-    assert.equal(ue.map((e) => e.field), ['symbol']);
+    assert.equal(
+      ue.map((e) => e.field),
+      ['symbol'],
+    );
     assert.match(ue[0].message, /unknown contract 'ZB': expected one of ZN, TN, ES, NQ, YM, RTY, MES, MNQ, CL, GC .*add a \[contracts\.ZB\] table/);
 
     const noMarket = await post({ symbol: 'TN' });
     assert.is(noMarket.status, 400);
     const ne = ((await noMarket.json()) as { error: { fields: { field: string; message: string }[] } }).error.fields;
-    assert.equal(ne.map((e) => e.field), ['symbol']);
+    assert.equal(
+      ne.map((e) => e.field),
+      ['symbol'],
+    );
     assert.match(ne[0].message, /TN \(contracts\.TN\) has no synthetic market profile: add \[contracts\.TN\.market\]/);
   } finally {
     await server.close();

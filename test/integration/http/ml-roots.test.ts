@@ -80,7 +80,8 @@ test('POST /api/backtest: useML on NQ runs with the NQ model; on a root without 
   const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n${SHORT}[backtest]\npool_size = 1\n${ZZ}`, 'zz.toml');
   const svc = await BacktestService.open({ config, logger });
   const server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests: svc }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
-  const post = (body: unknown) => fetch(`http://127.0.0.1:${server.port}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(`http://127.0.0.1:${server.port}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   try {
     const r = await post({ symbol: 'NQ', startDate: '2024-01-03', endDate: '2024-01-03', useML: true });
     assert.is(r.status, 200, await r.clone().text());
@@ -92,7 +93,10 @@ test('POST /api/backtest: useML on NQ runs with the NQ model; on a root without 
     const none = await post({ symbol: 'ZZ', useML: true });
     assert.is(none.status, 400);
     const fields = ((await none.json()) as { error: { fields: { field: string; message: string }[] } }).error.fields;
-    assert.equal(fields.map((e) => e.field), ['useML']);
+    assert.equal(
+      fields.map((e) => e.field),
+      ['useML'],
+    );
     assert.match(fields[0].message, /no model for ZZ: .*ZZ\.json does not exist \(train one with: npm run train -- --root ZZ/);
   } finally {
     await server.close();
@@ -101,7 +105,8 @@ test('POST /api/backtest: useML on NQ runs with the NQ model; on a root without 
 });
 
 test('npm run train refuses an unknown root, a root without a market, and bad arguments (exit 2)', () => {
-  const train = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'ml', 'train-cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const train = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'ml', 'train-cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   let r = train('--root', 'ZZ');
   assert.is(r.status, 2, r.stderr);
   assert.match(r.stderr, /--root ZZ: unknown contract root 'ZZ'/);

@@ -34,7 +34,10 @@ async function serve(httpToml: string, apiToken: string | null = null): Promise<
   const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\npool_size = 1\n[http]\n${httpToml}\n`, 'reliability-http.toml');
   const { logger } = capturingLogger('warn');
   const backtests = await BacktestService.open({ config, logger, poolSize: 1 });
-  const server = await startHttpServer({ runtime: new FakeRuntime({ symbols: ['ESH24'] }), config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, apiToken });
+  const server = await startHttpServer(
+    { runtime: new FakeRuntime({ symbols: ['ESH24'] }), config, logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false, apiToken },
+  );
   servers.push(server);
   return `http://127.0.0.1:${server.port}`;
 }
@@ -67,7 +70,7 @@ async function bigBodyThenGet(base: string, headers: Record<string, string>, exp
     for (let i = 0; i < 3; i++) {
       const next = await request(`${base}/health`, { dispatcher: agent });
       assert.is(next.statusCode, 200, `request ${i + 1} after the ${expectStatus} on the same agent`);
-      assert.is((await next.body.json() as { status: string }).status, 'ok');
+      assert.is(((await next.body.json()) as { status: string }).status, 'ok');
     }
   } finally {
     await agent.close();
@@ -84,7 +87,14 @@ test('401 before the body was read also closes the connection cleanly (same agen
 
 test('every answer carries X-Content-Type-Options: nosniff; API JSON is Cache-Control: no-store', async () => {
   const base = await serve('');
-  for (const [path, status] of [['/health', 200], ['/api/state', 200], ['/api/backtests', 200], ['/openapi.json', 200], ['/metrics', 200], ['/nope', 404]] as const) {
+  for (const [path, status] of [
+    ['/health', 200],
+    ['/api/state', 200],
+    ['/api/backtests', 200],
+    ['/openapi.json', 200],
+    ['/metrics', 200],
+    ['/nope', 404],
+  ] as const) {
     const res = await fetch(base + path);
     await res.arrayBuffer();
     assert.is(res.status, status, path);
@@ -115,7 +125,10 @@ test('with a token: POST and DELETE need it (401 JSON + WWW-Authenticate: Bearer
   const ok = await fetch(`${base}/api/backtest`, { method: 'POST', headers: { ...json, authorization: `Bearer ${TOKEN}` }, body: '{"initialCapital": 1e308}' });
   const okBody = await errorOf(ok);
   assert.is(ok.status, 400);
-  assert.equal(okBody.error.fields.map((f) => f.field), ['initialCapital']);
+  assert.equal(
+    okBody.error.fields.map((f) => f.field),
+    ['initialCapital'],
+  );
   assert.match(okBody.error.fields[0].message, /got 1e\+308/);
   const lower = await fetch(`${base}/api/backtests/x`, { method: 'DELETE', headers: { authorization: `bearer ${TOKEN}` } });
   assert.is(lower.status, 404, 'the scheme name is case-insensitive');
@@ -169,7 +182,13 @@ test('rate limit: POST/DELETE beyond rate_limit_requests per window answer 429 J
 });
 
 /** A request with an explicit Host header (fetch would not let us set one). */
-function getWithHost(base: string, path: string, host: string, method = 'GET', body?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function getWithHost(
+  base: string,
+  path: string,
+  host: string,
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host };
@@ -203,18 +222,22 @@ test('Host allow-list: loopback names (any port) and configured names pass; othe
   assert.is((await getWithHost(any, '/health', 'whatever.example')).status, 200, '"*" allows any Host');
 });
 
-test('dashboard proxy: adds no credentials, passes the caller\'s Authorization through to the engine', async () => {
+test("dashboard proxy: adds no credentials, passes the caller's Authorization through to the engine", async () => {
   const engine = await serve('', TOKEN);
   const { logger } = capturingLogger('warn');
   const { app } = createDashboardApp({ engineUrl: engine, staticDir: tmpdir(), logger });
-  const post = (headers: Record<string, string>) => app.request('http://127.0.0.1:3000/api/backtest', { method: 'POST', headers: { ...json, ...headers }, body: '{"seed": -1}' });
+  const post = (headers: Record<string, string>) =>
+    app.request('http://127.0.0.1:3000/api/backtest', { method: 'POST', headers: { ...json, ...headers }, body: '{"seed": -1}' });
   const anonymous = await post({});
-  assert.is(anonymous.status, 401, 'the proxy does not authenticate on the browser\'s behalf');
+  assert.is(anonymous.status, 401, "the proxy does not authenticate on the browser's behalf");
   assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer /);
   assert.is((await errorOf(anonymous)).error.code, 'unauthorized');
   const withToken = await post({ authorization: `Bearer ${TOKEN}` });
   assert.is(withToken.status, 400, 'the token reached the engine, which validated the body');
-  assert.equal((await errorOf(withToken)).error.fields.map((f) => f.field), ['seed']);
+  assert.equal(
+    (await errorOf(withToken)).error.fields.map((f) => f.field),
+    ['seed'],
+  );
 });
 
 test('dashboard Host allow-list (DNS rebinding): a foreign Host is refused before any page or proxied request', async () => {
@@ -233,13 +256,24 @@ test('dashboard Host allow-list (DNS rebinding): a foreign Host is refused befor
   const dash = await listen();
   const start = '{"seed": 7, "symbols": ["ESH24"], "days": 1}';
   for (const host of ['attacker.example:3000', 'attacker.example', 'engine:3000', '127.0.0.1.nip.io:3000']) {
-    for (const [method, path, body] of [['POST', '/api/backtest', start], ['GET', '/api/state'], ['GET', '/api/backtests'], ['GET', '/health'], ['GET', '/openapi.json'], ['GET', '/'], ['GET', '/dashboard/health']] as const) {
+    for (const [method, path, body] of [
+      ['POST', '/api/backtest', start],
+      ['GET', '/api/state'],
+      ['GET', '/api/backtests'],
+      ['GET', '/health'],
+      ['GET', '/openapi.json'],
+      ['GET', '/'],
+      ['GET', '/dashboard/health'],
+    ] as const) {
       const r = await getWithHost(dash, path, host, method, body);
       assert.is(r.status, 400, `${method} ${path} Host: ${host}`);
       const e = JSON.parse(r.body) as ErrorJson;
       assert.is(e.error.code, 'invalid_host');
       assert.match(e.error.message, /DASHBOARD_ALLOWED_HOSTS/);
-      assert.equal(e.error.fields.map((f) => f.field), ['Host']);
+      assert.equal(
+        e.error.fields.map((f) => f.field),
+        ['Host'],
+      );
     }
   }
   const runs = (await (await fetch(`${engine}/api/backtests`)).json()) as { total: number };
@@ -256,10 +290,16 @@ test('dashboard Host allow-list (DNS rebinding): a foreign Host is refused befor
 });
 
 /** The engine process's first log lines up to "listening", or its exit. */
-function startEngineProcess(env: Record<string, string | undefined>, configToml = ''): Promise<{ code: number | null; lines: string[]; stop: () => Promise<void> }> {
+function startEngineProcess(
+  env: Record<string, string | undefined>,
+  configToml = '',
+): Promise<{ code: number | null; lines: string[]; stop: () => Promise<void> }> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
-  const child = spawn(process.execPath, [ENGINE, '--config', writeConfig(`[backtest]\npool_size = 1\n${configToml}`)], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [ENGINE, '--config', writeConfig(`[backtest]\npool_size = 1\n${configToml}`)], {
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const stop = async () => {
@@ -307,7 +347,9 @@ test('the engine process started without HOST listens on 127.0.0.1 only', async 
     assert.ok(r.status === 200 || r.status === 503, `status ${r.status}`);
     await r.arrayBuffer();
     // Another address of this machine, where a 0.0.0.0 bind would answer.
-    const other = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
+    const other = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal);
     if (other) {
       const err = await fetch(`http://${other.address}:${port}/health`).then(
         () => null,

@@ -31,7 +31,27 @@ const REFERENCE = { symbol: 'ES', initialCapital: 100000, useML: false };
 /** 2024-01-02..2024-01-08: five trading days. */
 const FIVE_DAYS = { ...REFERENCE, startDate: '2024-01-02', endDate: '2024-01-08' };
 /** The keys of a list item (the index entry as served). */
-const INDEX_KEYS = ['id', 'status', 'started_at', 'finished_at', 'duration_ms', 'symbol', 'start_date', 'end_date', 'sessions', 'seed', 'use_ml', 'data_source', 'strategy', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'kill_switch_tripped', 'error', 'bytes'];
+const INDEX_KEYS = [
+  'id',
+  'status',
+  'started_at',
+  'finished_at',
+  'duration_ms',
+  'symbol',
+  'start_date',
+  'end_date',
+  'sessions',
+  'seed',
+  'use_ml',
+  'data_source',
+  'strategy',
+  'total_pnl',
+  'sharpe_ratio',
+  'max_drawdown_pct',
+  'kill_switch_tripped',
+  'error',
+  'bytes',
+];
 
 function configWith(toml: string): EngineConfig {
   return parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n${toml}`, 'reliability.toml');
@@ -41,7 +61,12 @@ const baseConfig = configWith('[backtest]\npool_size = 2\n');
 /** A result of about `points` x 40 bytes (its equity curve), plus `alerts` risk alerts of ~100 bytes each. */
 function fakeResult(symbol: string, points = 500, alerts = 0): BacktestResult {
   const equity_curve = Array.from({ length: points }, (_, i) => ({ t: 1_704_205_800_000 + i * 60_000, equity: 100_000 + Math.sin(i) * 1234.567 }));
-  const alertList = Array.from({ length: alerts }, (_, i) => ({ ts: i, date: '2024-01-02', level: 'warning', message: `inventory at ${i} contracts, over the soft limit` }));
+  const alertList = Array.from({ length: alerts }, (_, i) => ({
+    ts: i,
+    date: '2024-01-02',
+    level: 'warning',
+    message: `inventory at ${i} contracts, over the soft limit`,
+  }));
   return { symbol, total_pnl: 12.5, sharpe_ratio: 1.25, max_drawdown_pct: 0.5, equity_curve, alerts: alertList } as unknown as BacktestResult;
 }
 
@@ -244,12 +269,18 @@ test('at start: corrupt records are quarantined, counted in a metric and logged 
   try {
     assert.is(svc.total, 1);
     assert.equal(readdirSync(join(jdir, 'quarantine')).sort(), ['bt_20260101T000000000Z_0002_bbbbbb.jsonl', 'bt_20260101T000000000Z_0003_cccccc.jsonl']);
-    assert.not.ok(readdirSync(jdir).some((f) => f.endsWith('.tmp')), 'temp file removed');
+    assert.not.ok(
+      readdirSync(jdir).some((f) => f.endsWith('.tmp')),
+      'temp file removed',
+    );
     const metrics = await (await fetch(`${base}/metrics`)).text();
     assert.match(metrics, /^engine_backtest_journal_quarantined_total 2$/m);
     assert.match(metrics, /^engine_backtest_journal_runs 1$/m);
     for (const f of ['bt_20260101T000000000Z_0002_bbbbbb.jsonl', 'bt_20260101T000000000Z_0003_cccccc.jsonl']) {
-      assert.ok(logLines.some((l) => l.includes('quarantined a corrupt backtest journal record') && l.includes(`"file":"${f}"`)), `logged: ${f}`);
+      assert.ok(
+        logLines.some((l) => l.includes('quarantined a corrupt backtest journal record') && l.includes(`"file":"${f}"`)),
+        `logged: ${f}`,
+      );
     }
     const health = (await (await fetch(`${base}/health`)).json()) as { storage: { quarantined: number; status: string } };
     assert.is(health.storage.quarantined, 2);

@@ -21,7 +21,8 @@ import { orderTable, quoteTable } from '../../../src/research/order-table.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'research-http-'));
 const { logger } = capturingLogger();
-const toml = (extra = '') => `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 2\n${extra}`;
+const toml = (extra = '') =>
+  `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 2\n${extra}`;
 const config = parseConfig(toml(), 'short.toml');
 const BODY = { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-03', seed: 7 };
 
@@ -53,7 +54,7 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('orders.csv/.parquet and quotes.csv/.parquet: the same run\'s order log and quote series as computed here', async () => {
+test("orders.csv/.parquet and quotes.csv/.parquet: the same run's order log and quote series as computed here", async () => {
   const v = validateBacktestRequest(BODY, config);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   const local = await runBacktest(v.request, config, { collectFills: true, record: { orders: true, quotes: true } });
@@ -94,7 +95,7 @@ test('fills.csv and equity.csv equal the same run computed here, every row and e
   assert.is(equity.trimEnd().split('\n').length, local.result.equity_curve.length + 1);
 });
 
-test('fills.parquet is a Parquet file; report is HTML with the run\'s figures', async () => {
+test("fills.parquet is a Parquet file; report is HTML with the run's figures", async () => {
   const pq = await fetch(`${srv.base}/api/backtests/${run.id}/fills.parquet`);
   assert.is(pq.headers.get('content-type'), 'application/vnd.apache.parquet');
   const bytes = new Uint8Array(await pq.arrayBuffer());

@@ -83,7 +83,10 @@ test('a burst of concurrent connections admits exactly max_sse_clients; the rest
   const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[backtest]\npool_size = 1\n[http]\nstream_hz = 20\nmax_sse_clients = 5\n`, 'sse-fanout.toml');
   const { logger } = capturingLogger('error');
   const backtests = await BacktestService.open({ config, logger, poolSize: 1 });
-  const server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false });
+  const server = await startHttpServer(
+    { runtime: new FakeRuntime(), config, logger, backtests },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false },
+  );
   const reqs: ClientRequest[] = [];
   try {
     const statuses = await Promise.all(

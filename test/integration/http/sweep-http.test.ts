@@ -25,7 +25,10 @@ import { until, WAIT_MS } from '../../helpers/wait.ts';
 const dir = mkdtempSync(join(tmpdir(), 'sweep-http-'));
 const { logger } = capturingLogger();
 const config = (extra = '') =>
-  parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 2\n[sweep]\nmax_points = 4\nmax_queued_sessions = 9\n${extra}`, 'sweep.toml');
+  parseConfig(
+    `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[backtest]\npool_size = 2\n[sweep]\nmax_points = 4\nmax_queued_sessions = 9\n${extra}`,
+    'sweep.toml',
+  );
 
 async function start(cfg: EngineConfig) {
   const backtests = await BacktestService.open({ config: cfg, logger, dataDir: join(dir, 'journal') });
@@ -36,7 +39,8 @@ async function call(base: string, path: string, init: RequestInit = {}) {
   const res = await fetch(base + path, init);
   return { res, body: (await res.json()) as Record<string, any> };
 }
-const post = (base: string, body: unknown) => call(base, '/api/sweeps', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const post = (base: string, body: unknown) =>
+  call(base, '/api/sweeps', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 const DAY = { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-02' };
 
 let app: Awaited<ReturnType<typeof start>>;
@@ -58,10 +62,14 @@ test('POST 202, progress on the stream, GET gives the points in grid order, equa
     assert.is(res.headers.get('location'), `/api/sweeps/${body.id}`);
     assert.is(body.points, 2);
     assert.is(body.sessions, 2);
-    const done = await until('the sweep completes', async () => {
-      const g = await call(app.base, `/api/sweeps/${body.id}`);
-      return g.body.status !== 'running' && g.body;
-    }, { timeoutMs: WAIT_MS * 2 });
+    const done = await until(
+      'the sweep completes',
+      async () => {
+        const g = await call(app.base, `/api/sweeps/${body.id}`);
+        return g.body.status !== 'running' && g.body;
+      },
+      { timeoutMs: WAIT_MS * 2 },
+    );
     assert.is(done.status, 'completed', JSON.stringify(done.error));
     assertDocumented('SweepRun', done);
     const local = parseGrid(['spreadMultiplier=1,1.5', 'skewFactor=0.5']);

@@ -27,15 +27,36 @@ const DAY_MS = 86_400_000;
 let n = 0;
 
 function journal(name: string, limits: Partial<SweepJournalOptions['limits']> = {}, maxRecordBytes = 1 << 20): SweepJournal {
-  return new SweepJournal({ dir: join(root, name), limits: { maxRuns: 100, maxBytes: 1 << 30, maxAgeMs: 90 * DAY_MS, ...limits }, maxRecordBytes, idempotencyTtlMs: DAY_MS, logger });
+  return new SweepJournal({
+    dir: join(root, name),
+    limits: { maxRuns: 100, maxBytes: 1 << 30, maxAgeMs: 90 * DAY_MS, ...limits },
+    maxRecordBytes,
+    idempotencyTtlMs: DAY_MS,
+    logger,
+  });
 }
 /** A finished sweep started `ageMs` ago; ids sort by start time like the service's. */
 function sweep(ageMs = 0, status: SweepRun['status'] = 'completed'): SweepRecord {
   const t = new Date(Date.now() - ageMs);
   const id = `sw_${t.toISOString().replace(/[-:.]/g, '')}_${(n++).toString(36).padStart(4, '0')}_abcdef`;
-  return { id, status, request: { symbol: 'ES', grid: { skewFactor: [0, 1] } }, points: 2, sessions: 2, progress: 1, started_at: t.toISOString(), finished_at: t.toISOString(), error: null, result: { points: [] }, idempotency: null };
+  return {
+    id,
+    status,
+    request: { symbol: 'ES', grid: { skewFactor: [0, 1] } },
+    points: 2,
+    sessions: 2,
+    progress: 1,
+    started_at: t.toISOString(),
+    finished_at: t.toISOString(),
+    error: null,
+    result: { points: [] },
+    idempotency: null,
+  };
 }
-const files = (j: SweepJournal) => readdirSync(j.dir).filter((f) => f.endsWith('.jsonl')).sort();
+const files = (j: SweepJournal) =>
+  readdirSync(j.dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
 
 beforeAll(test, () => ensureBuilt());
 test.after(() => rmSync(root, { recursive: true, force: true }));
@@ -77,7 +98,12 @@ test('a record over [storage] max_record_bytes is refused, naming the bound', ()
   const j = journal('big', {}, 8192);
   j.open();
   const r = sweep();
-  r.result = { points: Array.from({ length: 100 }, (_, i) => ({ params: { skewFactor: i }, result: { sessions: 1, total_pnl: i, sharpe_ratio: 0, max_drawdown_pct: 0, total_fills: 0, fees: 0, markouts: {}, kill_switch_tripped: false } })) };
+  r.result = {
+    points: Array.from({ length: 100 }, (_, i) => ({
+      params: { skewFactor: i },
+      result: { sessions: 1, total_pnl: i, sharpe_ratio: 0, max_drawdown_pct: 0, total_fills: 0, fees: 0, markouts: {}, kill_switch_tripped: false },
+    })),
+  };
   assert.throws(() => j.save(r), /the sweep's record is \d+ bytes, over \[storage\] max_record_bytes = 8192/);
   assert.equal(files(j), []);
 });
@@ -127,7 +153,10 @@ test('pages newest first by cursor; a cursor the journal did not issue is refuse
 test('HTTP: GET /api/sweeps pages (limit 1..100), Idempotency-Key replays the first sweep, 422 for another request', async () => {
   const dir = join(root, 'http');
   mkdirSync(dir);
-  const config = parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 1\n`, 'sweep.toml');
+  const config = parseConfig(
+    `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 1\n`,
+    'sweep.toml',
+  );
   const backtests = await BacktestService.open({ config, logger, dataDir: join(dir, 'journal') });
   const server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0 });
   const base = `http://127.0.0.1:${server.port}`;
@@ -136,7 +165,11 @@ test('HTTP: GET /api/sweeps pages (limit 1..100), Idempotency-Key replays the fi
     return { res, body: (await res.json()) as any };
   };
   const post = (body: unknown, key?: string) =>
-    call('/api/sweeps', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) } });
+    call('/api/sweeps', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+    });
   const body = { symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-02', grid: { skewFactor: [0, 1] } };
   try {
     const first = await post(body, 'k-1');
@@ -163,10 +196,16 @@ test('HTTP: GET /api/sweeps pages (limit 1..100), Idempotency-Key replays the fi
     assert.is(page1.res.status, 200);
     assertDocumented('SweepList', page1.body);
     assert.is(page1.body.total, 2);
-    assert.equal(page1.body.sweeps.map((s: any) => s.id), [second.body.id]);
+    assert.equal(
+      page1.body.sweeps.map((s: any) => s.id),
+      [second.body.id],
+    );
     assert.not.ok('idempotency' in page1.body.sweeps[0], 'the key is remembered, never served');
     const page2 = await call(`/api/sweeps?limit=1&cursor=${page1.body.next_cursor}`);
-    assert.equal(page2.body.sweeps.map((s: any) => s.id), [first.body.id]);
+    assert.equal(
+      page2.body.sweeps.map((s: any) => s.id),
+      [first.body.id],
+    );
     assert.is(page2.body.next_cursor, null);
     const tooMany = await call('/api/sweeps?limit=101');
     assert.is(tooMany.res.status, 400);

@@ -27,7 +27,11 @@ beforeAll(test, () => {
   const build = spawnSync(process.execPath, [join(ROOT, 'bench', 'build.mjs')], { encoding: 'utf8' });
   assert.is(build.status, 0, build.stderr);
   const t0 = Date.now();
-  const run = spawnSync(process.execPath, ['--expose-gc', join(ROOT, 'dist', 'bench', 'run.js'), '--quick', '--json'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20 });
+  const run = spawnSync(process.execPath, ['--expose-gc', join(ROOT, 'dist', 'bench', 'run.js'), '--quick', '--json'], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    maxBuffer: 64 << 20,
+  });
   assert.is(run.status, 0, `bench exited ${run.status} after ${Date.now() - t0} ms:\n${run.stderr.slice(-4000)}`);
   r = JSON.parse(run.stdout) as Quick;
 });
@@ -91,11 +95,18 @@ test('components, tick-to-trade and throughput figures are positive and finite',
     positive(ns, `ccxt ns per update, round ${i}`);
     assert.ok(Math.abs(peer.ratios[i] - 1e9 / tp.pipeline.rounds[i] / ns) < 1e-9 * peer.ratios[i], `ratio of round ${i}`);
   });
-  assert.ok(r.table.some((row) => row.benchmark === 'Backtest pipeline per event / ccxt book per update' && row.ours.endsWith(`${peer.ratio.toFixed(2)}x`)), 'the table reports the median ratio');
+  assert.ok(
+    r.table.some((row) => row.benchmark === 'Backtest pipeline per event / ccxt book per update' && row.ours.endsWith(`${peer.ratio.toFixed(2)}x`)),
+    'the table reports the median ratio',
+  );
   // both codes of each ratio on one vCPU: the pipeline thread times its peer itself, pinned where it started
   assert.is(peer.cpus.length, tp.pipeline.rounds.length, 'the vCPU of each round and of its peer');
   for (const [round, of] of peer.cpus) assert.ok(Number.isInteger(round) && Number.isInteger(of) && round >= 0 && of >= 0, `vCPUs ${round}, ${of}`);
-  if (peer.pinned !== null) assert.ok(peer.cpus.every(([round, of]: number[]) => round === peer.pinned && of === peer.pinned), `pinned to ${peer.pinned}: ${JSON.stringify(peer.cpus)}`);
+  if (peer.pinned !== null)
+    assert.ok(
+      peer.cpus.every(([round, of]: number[]) => round === peer.pinned && of === peer.pinned),
+      `pinned to ${peer.pinned}: ${JSON.stringify(peer.cpus)}`,
+    );
   assert.ok(tp.scaling.points.length >= 1);
   for (const p of tp.scaling.points) positive(p.eventsPerSec, `pool of ${p.workers}`);
   // one day, the generator in its own thread and on the session's (the section fails if they differ)
@@ -108,13 +119,33 @@ test('components, tick-to-trade and throughput figures are positive and finite',
 });
 
 test('strategies: a row for each built-in and each example strategy, with ns per event and the quiet share', () => {
-  const rows = r.sections.strategies.rows as { name: string; file: string | null; events: number; nsPerEvent: number; rounds: number[]; wallNsPerEvent: number; quietShare: number; fills: number }[];
+  const rows = r.sections.strategies.rows as {
+    name: string;
+    file: string | null;
+    events: number;
+    nsPerEvent: number;
+    rounds: number[];
+    wallNsPerEvent: number;
+    quietShare: number;
+    fills: number;
+  }[];
   const examples = readdirSync(join(ROOT, 'examples', 'strategies')).filter((f) => f.endsWith('.ts'));
-  const builtins = registeredStrategies().filter((x) => x.file === null).map((x) => x.def.name);
+  const builtins = registeredStrategies()
+    .filter((x) => x.file === null)
+    .map((x) => x.def.name);
   assert.equal(builtins.slice(0, 1), ['market_maker']);
   assert.is(rows.length, builtins.length + examples.length, 'every built-in and every example');
-  assert.equal(rows.slice(0, builtins.length).map((x) => [x.name, x.file]), builtins.map((n) => [n, null]));
-  assert.equal(rows.slice(builtins.length).map((x) => x.file!.split('/').pop()).sort(), examples.sort());
+  assert.equal(
+    rows.slice(0, builtins.length).map((x) => [x.name, x.file]),
+    builtins.map((n) => [n, null]),
+  );
+  assert.equal(
+    rows
+      .slice(builtins.length)
+      .map((x) => x.file!.split('/').pop())
+      .sort(),
+    examples.sort(),
+  );
   for (const x of rows) {
     assert.is(x.events, r.sections.throughput.recording.events, `${x.name}: the bench's recorded session`);
     positive(x.nsPerEvent, `${x.name} ns/event`);
@@ -122,7 +153,12 @@ test('strategies: a row for each built-in and each example strategy, with ns per
     assert.is(x.rounds.length, 1);
     assert.ok(x.quietShare >= 0 && x.quietShare < 1, `${x.name} quiet share ${x.quietShare}`);
     positive(x.fills, `${x.name} fills`);
-    assert.ok(r.table.some((row) => row.benchmark === `Strategy ${x.name}, 1 thread (CPU ns/event, quiet share)` && row.ours.endsWith(`${(100 * x.quietShare).toFixed(1)}% quiet`)), `${x.name}'s table row`);
+    assert.ok(
+      r.table.some(
+        (row) => row.benchmark === `Strategy ${x.name}, 1 thread (CPU ns/event, quiet share)` && row.ours.endsWith(`${(100 * x.quietShare).toFixed(1)}% quiet`),
+      ),
+      `${x.name}'s table row`,
+    );
   }
   // the built-in keeps a standing promise: most events are quiet; the examples make none
   assert.ok(rows[0].quietShare > 0.5, `market_maker quiet share ${rows[0].quietShare}`);
@@ -137,7 +173,10 @@ test('allocation, cross-thread, HTTP and memory sections are well-formed', () =>
     assert.ok(Number.isFinite(a[k].heapGrowthBytes), `${k} heap growth`);
   }
   const x = r.sections['cross-thread'];
-  assert.equal(x.runs.map((run: { idle: string }) => run.idle), ['busy_poll', 'spin', 'block']);
+  assert.equal(
+    x.runs.map((run: { idle: string }) => run.idle),
+    ['busy_poll', 'spin', 'block'],
+  );
   for (const run of x.runs) {
     positive(run.events, `cross-thread events (${run.idle})`);
     assert.ok(run.samplesUs.count >= 0);

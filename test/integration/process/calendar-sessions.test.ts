@@ -33,9 +33,17 @@ test('full holidays have no session: 2024-12-25 and 2024-07-04 are skipped', () 
 });
 
 test('a range with only holidays or weekends is a 400 naming the field', () => {
-  for (const [startDate, endDate] of [['2024-07-04', '2024-07-04'], ['2024-12-25', '2024-12-25'], ['2024-03-29', '2024-03-31']]) {
+  for (const [startDate, endDate] of [
+    ['2024-07-04', '2024-07-04'],
+    ['2024-12-25', '2024-12-25'],
+    ['2024-03-29', '2024-03-31'],
+  ]) {
     const errors = refused({ symbol: 'ES', startDate, endDate });
-    assert.equal(errors.map((e) => e.field), ['endDate'], JSON.stringify(errors));
+    assert.equal(
+      errors.map((e) => e.field),
+      ['endDate'],
+      JSON.stringify(errors),
+    );
     assert.match(errors[0].message, /no CME session/);
   }
 });
@@ -46,16 +54,30 @@ test('calendar errors come with the field errors, all in one answer', () => {
   assert.equal(errors.map((e) => e.field).sort(), ['endDate', 'maxDrawdown'], JSON.stringify(errors));
   assert.match(errors.find((e) => e.field === 'endDate')!.message, /no CME session between 2024-03-30 and 2024-03-31 \(weekends have no session\)/);
   // A date the schema refused is not checked against the calendar a second time.
-  assert.equal(refused({ symbol: 'ES', startDate: '2024-3-30', maxDrawdown: 6 }).map((e) => e.field).sort(), ['maxDrawdown', 'startDate']);
+  assert.equal(
+    refused({ symbol: 'ES', startDate: '2024-3-30', maxDrawdown: 6 })
+      .map((e) => e.field)
+      .sort(),
+    ['maxDrawdown', 'startDate'],
+  );
   // Nor is recorded data (its sessions come from the file), nor a body that is not an object.
-  assert.equal(refused({ dataset: 'x', startDate: '2024-03-30', maxDrawdown: 6 }).map((e) => e.field), ['maxDrawdown']);
+  assert.equal(
+    refused({ dataset: 'x', startDate: '2024-03-30', maxDrawdown: 6 }).map((e) => e.field),
+    ['maxDrawdown'],
+  );
   assert.equal(refused(null as never).length > 0, true);
 });
 
 test('early closes end the session at 13:00 ET; other days at the configured close', () => {
   const req = resolve({ symbol: 'ES', startDate: '2024-11-27', endDate: '2024-11-29' });
   const ends = new Map(sessionSpecs(req, config, false).map((s) => [s.date, s.sessionEndNs]));
-  assert.equal([...ends], [['2024-11-27', at(16)], ['2024-11-29', at(13)]]);
+  assert.equal(
+    [...ends],
+    [
+      ['2024-11-27', at(16)],
+      ['2024-11-29', at(13)],
+    ],
+  );
   for (const date of ['2024-12-24', '2024-07-03']) {
     const [spec] = sessionSpecs(resolve({ symbol: 'ES', startDate: date }), config, false);
     assert.is(spec.sessionEndNs, at(13), date);
@@ -70,19 +92,31 @@ test('an afternoon session has no session on an early-close day', () => {
   const only = validateBacktestRequest({ symbol: 'ES', startDate: '2024-11-29' }, afternoon);
   assert.match(only.ok ? 'accepted' : `${only.errors[0].field}: ${only.errors[0].message}`, /^startDate: .*2024-11-29 close early at 13:00 ET/);
   const clock = new SimClock('2024-11-27', at(13, 30), at(16), 1, 0);
-  assert.equal([0, 1].map((k) => clock.date(k)), ['2024-11-27', '2024-12-02']);
+  assert.equal(
+    [0, 1].map((k) => clock.date(k)),
+    ['2024-11-27', '2024-12-02'],
+  );
 });
 
 test('ESH24 after its last session is a 400 naming the field and the last trading day', () => {
   let errors = refused({ symbol: 'ESH24', startDate: '2024-06-03' });
-  assert.equal(errors.map((e) => e.field), ['startDate']);
+  assert.equal(
+    errors.map((e) => e.field),
+    ['startDate'],
+  );
   assert.match(errors[0].message, /ESH24/);
   assert.match(errors[0].message, /2024-03-15/);
   errors = refused({ symbol: 'ESH24', startDate: '2024-03-01', endDate: '2024-06-03' });
-  assert.equal(errors.map((e) => e.field), ['endDate']);
+  assert.equal(
+    errors.map((e) => e.field),
+    ['endDate'],
+  );
   // Trading in ESH24 terminates at 09:30 ET on 2024-03-15, so its last regular session is the 14th.
   assert.equal(resolve({ symbol: 'ESH24', startDate: '2024-03-14' }).contracts, ['ESH24']);
-  assert.equal(refused({ symbol: 'ESH24', startDate: '2024-03-15' }).map((e) => e.field), ['startDate']);
+  assert.equal(
+    refused({ symbol: 'ESH24', startDate: '2024-03-15' }).map((e) => e.field),
+    ['startDate'],
+  );
   // A month-coded symbol means that contract only, even where it is not the front month.
   assert.equal(resolve({ symbol: 'ESM24', startDate: '2024-01-02' }).contracts, ['ESM24']);
 });
@@ -100,17 +134,23 @@ test('a root trades the front month, rolling on the Thursday 8 days before expir
 test('the live clock skips holidays and shortens early closes', () => {
   const speed = 1000;
   const clock = new SimClock('2024-11-27', at(9, 30), at(16), speed, 0);
-  assert.equal([0, 1, 2].map((k) => clock.date(k)), ['2024-11-27', '2024-11-29', '2024-12-02']);
+  assert.equal(
+    [0, 1, 2].map((k) => clock.date(k)),
+    ['2024-11-27', '2024-11-29', '2024-12-02'],
+  );
   const b = clock.sessionBounds(1);
   assert.is(b.endNs - b.startNs, at(13) - at(9, 30));
   // Session 2 opens when the short session 1 has run its 3.5 h at `speed`.
   const wallOpen2 = clock.wallMsAt(clock.sessionBounds(2).startNs, 2);
-  assert.is(wallOpen2, ((at(16) - at(9, 30)) + (at(13) - at(9, 30))) / 1e6 / speed);
+  assert.is(wallOpen2, (at(16) - at(9, 30) + (at(13) - at(9, 30))) / 1e6 / speed);
   assert.is(clock.sessionIndex(wallOpen2 - 1), 1);
   assert.is(clock.sessionIndex(wallOpen2 + 1), 2);
   assert.is(clock.nowNs(wallOpen2 + 1), clock.sessionBounds(2).startNs + 1e6 * speed);
   const july = new SimClock('2024-07-03', at(9, 30), at(16), speed, 0);
-  assert.equal([0, 1].map((k) => july.date(k)), ['2024-07-03', '2024-07-05']);
+  assert.equal(
+    [0, 1].map((k) => july.date(k)),
+    ['2024-07-03', '2024-07-05'],
+  );
 });
 
 test('the live simulation refuses a configured contract that has expired by its start date, naming the key', () => {
@@ -122,9 +162,15 @@ test('the live simulation refuses a configured contract that has expired by its 
     }
     return 'accepted';
   };
-  assert.match(issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-06-03"\nend_date = "2024-06-03"\n', 'trading.symbols[0]'), /ESH24.*2024-03-15.*last session is 2024-03-14/);
+  assert.match(
+    issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-06-03"\nend_date = "2024-06-03"\n', 'trading.symbols[0]'),
+    /ESH24.*2024-03-15.*last session is 2024-03-14/,
+  );
   // Its last session: Friday 2024-03-15 is the last trading day, but ESH24 stops at 09:30 ET.
-  assert.match(issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-03-15"\nend_date = "2024-03-15"\n', 'trading.symbols[0]'), /last session is 2024-03-14/);
+  assert.match(
+    issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-03-15"\nend_date = "2024-03-15"\n', 'trading.symbols[0]'),
+    /last session is 2024-03-14/,
+  );
   assert.is(issue('[trading]\nsymbols = ["ESH24"]\n[simulation]\nstart_date = "2024-03-14"\nend_date = "2024-03-14"\n', 'trading.symbols[0]'), 'accepted');
   assert.match(issue('[simulation]\nstart_date = "2040-01-03"\nend_date = "2040-01-03"\n', 'simulation.start_date'), /2015-2035/);
 });

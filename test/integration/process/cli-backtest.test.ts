@@ -40,7 +40,8 @@ test('--json result and the --fills CSV recompute to the reported total_pnl', ()
   assert.is(r.code, 0, r.stderr);
   const res = JSON.parse(r.stdout);
   assert.is(res.sessions, 2);
-  for (const k of ['events_processed', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'win_rate', 'profit_factor', 'total_trades', 'total_fills']) assert.ok(k in res, k);
+  for (const k of ['events_processed', 'total_pnl', 'sharpe_ratio', 'max_drawdown_pct', 'win_rate', 'profit_factor', 'total_trades', 'total_fills'])
+    assert.ok(k in res, k);
   const lines = readFileSync(fills, 'utf8').trim().split('\n');
   // Today's nine columns keep their names and order; new columns follow them (docs/backtests.md, "Research outputs").
   assert.is(lines[0].split(',').slice(0, 9).join(','), 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id');
@@ -131,7 +132,10 @@ test('a run its kill switch stopped says so first: when, in which session, by wh
   const r = runCli(['--backtest', '--config', tiny, '--start', '2024-01-02', '--end', '2024-01-03']);
   assert.is(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n');
-  assert.match(lines[1], /^STOPPED by the kill switch: tripped at 2024-01-02 \d\d:\d\d:\d\d\.\d{3} ET \(session 2024-01-02, MAX_DAILY_LOSS, equity \$[\d,.]+\); 1 later session not traded$/);
+  assert.match(
+    lines[1],
+    /^STOPPED by the kill switch: tripped at 2024-01-02 \d\d:\d\d:\d\d\.\d{3} ET \(session 2024-01-02, MAX_DAILY_LOSS, equity \$[\d,.]+\); 1 later session not traded$/,
+  );
 });
 
 test('[market] profile: a backtest and a DBN export run the selected profile; a bad file exits 1 naming market.profile', () => {

@@ -23,7 +23,10 @@ test('a weekend --start is reported as --start, with the nearest trading days', 
 test('a weekend --end after a weekend --start names the range and both neighbours', () => {
   const r = runCli(['--backtest', '--config', SHORT, '--start', '2024-01-06', '--end', '2024-01-07']);
   assert.is(r.code, 2, r.stderr);
-  assert.match(r.stderr, /error: --end: no CME session between 2024-01-06 and 2024-01-07 \(weekends have no session\); the nearest sessions: 2024-01-05 \(before\) and 2024-01-08 \(after\)/);
+  assert.match(
+    r.stderr,
+    /error: --end: no CME session between 2024-01-06 and 2024-01-07 \(weekends have no session\); the nearest sessions: 2024-01-05 \(before\) and 2024-01-08 \(after\)/,
+  );
 });
 
 test('--export-dbn names --start too', () => {
@@ -33,7 +36,11 @@ test('--export-dbn names --start too', () => {
 });
 
 test('a usage error prints one line and "see --help", not the 50-line usage', () => {
-  for (const args of [['--backtest', '--seed', 'x'], ['--fills', 'a.csv'], ['--backtest', '--bogus']]) {
+  for (const args of [
+    ['--backtest', '--seed', 'x'],
+    ['--fills', 'a.csv'],
+    ['--backtest', '--bogus'],
+  ]) {
     const r = runCli(args);
     assert.is(r.code, 2);
     assert.not.match(r.stderr, /Usage:/, args.join(' '));

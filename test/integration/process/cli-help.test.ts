@@ -35,7 +35,7 @@ test('--help exits 0 and prints the usage on stdout', () => {
   assert.is(r.stderr, '');
 });
 
-test('docs/backtests.md\'s flag list is the flags --help documents', () => {
+test("docs/backtests.md's flag list is the flags --help documents", () => {
   const help = runCli(['--help']).stdout;
   const options = block(help, 'Options:');
   const helpFlags = sorted([...options.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]).concat('--help'));
@@ -50,20 +50,23 @@ test('docs/backtests.md\'s flag list is the flags --help documents', () => {
   assert.equal(sorted([...readmeFlags, ...commandFlags]), helpFlags);
 });
 
-test('docs/configuration.md\'s environment list is the variables --help documents', () => {
+test("docs/configuration.md's environment list is the variables --help documents", () => {
   const help = runCli(['--help']).stdout;
   const helpVars = sorted([...block(help, 'Environment:').matchAll(/^ {2}([A-Z_]+) /gm)].map((m) => m[1]));
   const readmeVars = sorted([...section('docs/configuration.md', 'Configuration').matchAll(/^\* `([A-Z_]+)[`=]/gm)].map((m) => m[1]));
   assert.equal(readmeVars, helpVars);
 });
 
-test('every flag of the README\'s command examples is one --help documents', () => {
+test("every flag of the README's command examples is one --help documents", () => {
   const helpFlags = new Set([...block(runCli(['--help']).stdout, 'Options:').matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]).concat('--help'));
   const readme = read('README.md');
   const commands = [...readme.matchAll(/^(?:\$ )?node dist\/engine\.js([^\n]*)/gm)].map((m) => m[1].split('#')[0]);
   assert.ok(commands.length >= 5, `the README shows engine commands (found ${commands.length})`);
   const used = sorted(commands.flatMap((c) => [...c.matchAll(/(?:^|\s)(--[a-z-]+)/g)].map((m) => m[1])));
-  assert.equal(used.filter((f) => !helpFlags.has(f)), []);
+  assert.equal(
+    used.filter((f) => !helpFlags.has(f)),
+    [],
+  );
 });
 
 test('docs/backtests.md shows that stderr carries JSON log lines besides the wall-time line', () => {

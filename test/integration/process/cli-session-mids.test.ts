@@ -26,7 +26,9 @@ function marketMids(date: string, seed: number): { open: number; close: number }
   return { open, close: gen.book.mid() * ES.tickSize };
 }
 
-function backtest(extra: string): { session_results: { date: string; traded: boolean; kill_switch: boolean; final_mid: number | null; open_mid: number | null; close_mid: number | null }[] } {
+function backtest(extra: string): {
+  session_results: { date: string; traded: boolean; kill_switch: boolean; final_mid: number | null; open_mid: number | null; close_mid: number | null }[];
+} {
   const config = writeConfig(`[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n${extra}`);
   const r = runCli(['--backtest', '--config', config, '--json', '--seed', '5', '--start', '2024-01-02', '--end', '2024-01-03']);
   assert.is(r.code, 0, r.stderr);

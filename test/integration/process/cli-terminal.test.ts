@@ -37,7 +37,10 @@ test('HeldLog: lines written while the bar is drawn wait and follow it in order,
   log.write('one\n');
   p.update(0.5, { sessionsDone: 0, sessionsTotal: 1, events: 10 });
   log.write('two\n');
-  assert.not.ok(out.some((s) => s.includes('one') || s.includes('two')), 'held while the bar runs');
+  assert.not.ok(
+    out.some((s) => s.includes('one') || s.includes('two')),
+    'held while the bar runs',
+  );
   p.stop();
   assert.equal(out.slice(-1), ['log:one\ntwo\n'], 'released after the bar was cleared, in order');
   assert.is(out[0], 'log:before\n');
@@ -71,7 +74,10 @@ max_drawdown_pct = 0.002
   const r = runCli(['--backtest', '--config', tight, '--start', '2024-01-02', '--end', '2024-01-03']);
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /STOPPED by the kill switch/);
-  assert.match(r.stdout, /^To trade on: raise \[risk\] max_drawdown_pct \(now 0\.002\), or set \[risk\] enable_kill_switch = false to see the strategy unguarded, or run the later sessions on their own \(--start 2024-01-03\)\.$/m);
+  assert.match(
+    r.stdout,
+    /^To trade on: raise \[risk\] max_drawdown_pct \(now 0\.002\), or set \[risk\] enable_kill_switch = false to see the strategy unguarded, or run the later sessions on their own \(--start 2024-01-03\)\.$/m,
+  );
   assert.match(r.stdout, /^ {2}2024-01-03 +ESH24 .* not traded$/m);
   const calm = runCli(['--backtest', '--config', SHORT, '--start', '2024-01-02']);
   assert.not.match(calm.stdout, /To trade on/);

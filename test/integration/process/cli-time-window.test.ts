@@ -56,7 +56,11 @@ session_end = "09:40"
   assert.is(a.code, 0, a.stderr);
   assert.is(b.code, 0, b.stderr);
   assert.equal(JSON.parse(a.stdout), JSON.parse(b.stdout));
-  const ns = readFileSync(join(dir, 'a.csv'), 'utf8').trim().split('\n').slice(1).map((l) => BigInt(l.split(',')[9]));
+  const ns = readFileSync(join(dir, 'a.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => BigInt(l.split(',')[9]));
   assert.ok(ns.length > 0);
   for (const t of ns) assert.ok(t >= utcNs('14:30') && t <= utcNs('14:40'), String(t));
 });

@@ -25,7 +25,10 @@ async function start(dataDir: string): Promise<Engine & { port: number | null }>
   const dir = tempDir();
   const config = join(dir, 'config.toml');
   writeFileSync(config, `data_dir = ${JSON.stringify(dataDir)}\n[backtest]\npool_size = 1\n`);
-  const child = spawn(process.execPath, [ENGINE, '--config', config], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', QUEUE_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [ENGINE, '--config', config], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', QUEUE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const port = await within(

@@ -6,7 +6,11 @@ import { fixedToDecimal, isoNs } from '../../../src/data/dbn/pretty.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 const DIR = new URL('../../fixtures/dbn/', import.meta.url).pathname;
-const lines = (s: string) => s.trim().split('\n').map((l) => JSON.parse(l));
+const lines = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 test('the MBO fixture: price 3722.75, ts_event with its nanoseconds, metadata times in ISO', () => {
   const r = runCli(['--inspect', `${DIR}test_data.mbo.v3.dbn.zst`, '--limit', '1', '--pretty']);

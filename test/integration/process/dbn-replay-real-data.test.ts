@@ -24,14 +24,31 @@ const T0 = 1_709_647_200_000_000_000n; // 2024-03-05 14:00 UTC = 09:00 New York,
 const MIN = 60e9;
 const DAY = 86_400e9;
 const PX = (p: number) => Math.round(p * 1e9); // dollars -> DBN 1e-9 units
-const A = 0x41, C = 0x43, M = 0x4d, F = 0x46, R = 0x52, N = 0x4e;
-const B_ = 0x42, A_ = 0x41; // DBN sides: bid, ask
+const A = 0x41,
+  C = 0x43,
+  M = 0x4d,
+  F = 0x46,
+  R = 0x52,
+  N = 0x4e;
+const B_ = 0x42,
+  A_ = 0x41; // DBN sides: bid, ask
 const { F_LAST, F_SNAPSHOT } = FLAGS;
 
 function meta(schema: 'mbo' | 'mbp-10', minutes: number): DbnMetadata {
   return {
-    version: 3, dataset: 'GLBX.MDP3', schema, start: T0, end: T0 + BigInt(minutes * MIN), limit: 0n, stype_in: 'raw_symbol', stype_out: 'instrument_id',
-    ts_out: false, symbol_cstr_len: 71, symbols: ['ESH4'], partial: [], not_found: [],
+    version: 3,
+    dataset: 'GLBX.MDP3',
+    schema,
+    start: T0,
+    end: T0 + BigInt(minutes * MIN),
+    limit: 0n,
+    stype_in: 'raw_symbol',
+    stype_out: 'instrument_id',
+    ts_out: false,
+    symbol_cstr_len: 71,
+    symbols: ['ESH4'],
+    partial: [],
+    not_found: [],
     mappings: [{ raw_symbol: 'ESH4', intervals: [{ start_date: '2024-03-05', end_date: '2024-03-06', symbol: '42' }] }],
   };
 }
@@ -56,8 +73,8 @@ async function mboFile(name: string, minutes: number, recs: Rec[]): Promise<stri
 // earlier (ts_event), received at the file's start; then the day's records.
 const SNAPSHOT: Rec[] = [
   [0, R, N, NaN, 0, 0, 0],
-  [0, A, B_, 5000.0, 5, 1, F_SNAPSHOT, -3 * DAY / MIN],
-  [0, A, B_, 4999.75, 3, 2, F_SNAPSHOT, -2 * DAY / MIN],
+  [0, A, B_, 5000.0, 5, 1, F_SNAPSHOT, (-3 * DAY) / MIN],
+  [0, A, B_, 4999.75, 3, 2, F_SNAPSHOT, (-2 * DAY) / MIN],
   [0, A, A_, 5000.25, 4, 3, F_SNAPSHOT, -DAY / MIN],
   [0, A, A_, 5000.5, 2, 4, F_SNAPSHOT | F_LAST, -DAY / MIN],
 ];
@@ -71,7 +88,13 @@ const DAY_RECORDS: Rec[] = [
   [43, C, B_, 5000.0, 1, 5, F_LAST],
 ];
 
-interface Ev { ts: number; kind: number; side: number; price: number; qty: number }
+interface Ev {
+  ts: number;
+  kind: number;
+  side: number;
+  price: number;
+  qty: number;
+}
 
 function drain(file: string, regularHoursOnly = false): { src: DbnMarketSource; events: Ev[]; startNs: number } {
   const s = planReplay(file, { regularHoursOnly }).sessions[0];
@@ -108,8 +131,16 @@ test('§1 the opening snapshot builds the book at the window start, whatever its
   assert.is(startNs, NY_0900);
   assert.equal(src.unknownOrders, { unknownCancels: 0, unknownFills: 0, unknownModifies: 0, duplicateAdds: 0 });
   // ticks of 0.25: 4999.75 = 19999, 5000 = 20000, 5000.25 = 20001, 5000.5 = 20002
-  assert.equal(adds(events, NY_0900), [[BID, 19999, 3], [BID, 20000, 5], [ASK, 20001, 4], [ASK, 20002, 2]]);
-  assert.ok(events.every((e) => e.ts >= NY_0900), 'no event before the window');
+  assert.equal(adds(events, NY_0900), [
+    [BID, 19999, 3],
+    [BID, 20000, 5],
+    [ASK, 20001, 4],
+    [ASK, 20002, 2],
+  ]);
+  assert.ok(
+    events.every((e) => e.ts >= NY_0900),
+    'no event before the window',
+  );
   const q = src.qualityCounts();
   assert.equal([q[0], q[1], q[2], q[3]], [DAY_RECORDS.length, SNAPSHOT.length, 0, 4], 'applied, warm-up, skipped, snapshot records');
   assert.is(src.timeClamped, 0, 'snapshot times are not clamped: they are the window start');
@@ -120,9 +151,17 @@ test('§2 a window that starts inside the file warms the book with every earlier
   const { src, events, startNs } = drain(file, true);
   assert.is(startNs, NY_0930);
   assert.equal(src.unknownOrders, { unknownCancels: 0, unknownFills: 0, unknownModifies: 0, duplicateAdds: 0 });
-  assert.ok(events.every((e) => e.ts >= NY_0930), 'nothing emitted before the window');
+  assert.ok(
+    events.every((e) => e.ts >= NY_0930),
+    'nothing emitted before the window',
+  );
   // the book at 09:30: the snapshot plus the 09:10 order (bid 5000 x 6), in one add per level
-  assert.equal(adds(events, NY_0930), [[BID, 19999, 3], [BID, 20000, 6], [ASK, 20001, 4], [ASK, 20002, 2]]);
+  assert.equal(adds(events, NY_0930), [
+    [BID, 19999, 3],
+    [BID, 20000, 6],
+    [ASK, 20001, 4],
+    [ASK, 20002, 2],
+  ]);
   const q = src.qualityCounts();
   assert.equal([q[0], q[1]], [DAY_RECORDS.length - 1, SNAPSHOT.length + 1]);
 });
@@ -145,7 +184,9 @@ test('§2 with l3_fifo (one event per order) the warmed orders are published in 
   }
   src.close();
   // seq, kind, side, price, qty, priority (an add's is its own sequence: -1 relative)
-  const ADD = MD_ADD, CXL = MD_CANCEL, TRD = MD_TRADE;
+  const ADD = MD_ADD,
+    CXL = MD_CANCEL,
+    TRD = MD_TRADE;
   assert.equal(got, [
     [0, ADD, BID, 19999, 3, -1], // order 2
     [1, ADD, BID, 20000, 5, -1], // order 1 ahead of order 5 (09:10)
@@ -165,8 +206,14 @@ test('§2 MBP-10: the book at the window start is the last levels received befor
   const f = newMbpFields(10);
   f.instrumentId = 42;
   const at = (m: number, bid: number, ask: number) => {
-    f.bidPx.fill(NaN); f.askPx.fill(NaN); f.bidSz.fill(0); f.askSz.fill(0);
-    f.bidPx[0] = PX(bid); f.bidSz[0] = 7; f.askPx[0] = PX(ask); f.askSz[0] = 9;
+    f.bidPx.fill(NaN);
+    f.askPx.fill(NaN);
+    f.bidSz.fill(0);
+    f.askSz.fill(0);
+    f.bidPx[0] = PX(bid);
+    f.bidSz[0] = 7;
+    f.askPx[0] = PX(ask);
+    f.askSz[0] = 9;
     Object.assign(f, { tsEventRel: m * MIN, tsRecvRel: m * MIN, action: A, side: B_, price: PX(bid), size: 7, flags: F_LAST });
     w.writeMbp(f);
   };
@@ -175,7 +222,10 @@ test('§2 MBP-10: the book at the window start is the last levels received befor
   at(45, 5000.25, 5000.5);
   w.close();
   const { src, events } = drain(file, true);
-  assert.equal(adds(events, NY_0930), [[BID, 20000, 7], [ASK, 20001, 9]]);
+  assert.equal(adds(events, NY_0930), [
+    [BID, 20000, 7],
+    [ASK, 20001, 9],
+  ]);
   assert.equal([src.qualityCounts()[0], src.qualityCounts()[1]], [1, 2]);
 });
 
@@ -190,11 +240,22 @@ test('§5 a replayed run carries its data-quality counters; the synthetic market
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   const r = (await runBacktest(v.request, config)).result;
   assert.equal(r.data_quality, {
-    records_applied: DAY_RECORDS.length, records_warmup: 0, records_skipped: 0, snapshot_records: 0,
-    unknown_cancels: 2, unknown_modifies: 1, unknown_fills: 1, time_clamped: 0, crossed_ns: 0, phase_changes: 0,
+    records_applied: DAY_RECORDS.length,
+    records_warmup: 0,
+    records_skipped: 0,
+    snapshot_records: 0,
+    unknown_cancels: 2,
+    unknown_modifies: 1,
+    unknown_fills: 1,
+    time_clamped: 0,
+    crossed_ns: 0,
+    phase_changes: 0,
   });
   assert.equal(r.session_results[0].data_quality, r.data_quality);
-  const s = validateBacktestRequest({ symbol: 'ES', startDate: '2024-03-05' }, parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:31"\n`, 's.toml'));
+  const s = validateBacktestRequest(
+    { symbol: 'ES', startDate: '2024-03-05' },
+    parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:31"\n`, 's.toml'),
+  );
   if (!s.ok) throw new Error(JSON.stringify(s.errors));
   const syn = (await runBacktest(s.request, config)).result;
   assert.is(syn.data_quality, null);

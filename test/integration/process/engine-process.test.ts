@@ -15,7 +15,10 @@ session_end = "09:40"
 test('starts, logs v0.1.0, serves /health and /api/state, and exits 0 on SIGTERM within 10 s', async () => {
   const e = await startEngine(CONFIG);
   try {
-    assert.ok(e.logs.some((l) => l.includes('"version":"v0.1.0"')), 'start line with the version');
+    assert.ok(
+      e.logs.some((l) => l.includes('"version":"v0.1.0"')),
+      'start line with the version',
+    );
     await e.waitHealthy();
     const h = await fetch(`${e.url}/health`);
     assert.is(h.status, 200);
@@ -50,7 +53,11 @@ test('a backtest journaled by one engine process is served by the next', async (
   const a = await startEngine(CONFIG);
   let id = '';
   try {
-    const r = await fetch(`${a.url}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ symbol: 'ES', initialCapital: 100000, useML: false }) });
+    const r = await fetch(`${a.url}/api/backtest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ symbol: 'ES', initialCapital: 100000, useML: false }),
+    });
     assert.is(r.status, 200);
     const res = (await r.json()) as Record<string, unknown> & { id: string };
     id = res.id;

@@ -40,7 +40,10 @@ test('on: IOC orders through the exchange close the position; their fills and fe
   const r = on.result;
   assert.ok(r.kill_switch.tripped);
   assert.is(r.final_position, 0);
-  assert.ok(r.alerts.some((a) => a.code === 'KILL_FLATTEN'), 'the flattening is stated in the alerts');
+  assert.ok(
+    r.alerts.some((a) => a.code === 'KILL_FLATTEN'),
+    'the flattening is stated in the alerts',
+  );
   // Up to the trip both runs are the same; after it only the flattening fills are new.
   const f = on.sessions[0].result!.fillColumns!;
   const g = off.sessions[0].result!.fillColumns!;

@@ -101,7 +101,11 @@ async function znDays(name: string): Promise<string> {
   const { mkdirSync } = await import('node:fs');
   mkdirSync(days);
   for (const date of ['2024-03-05', '2024-03-06']) {
-    await exportSynthetic(join(days, `glbx-${date}.mbo.dbn.zst`), [znSession(date)], { schema: 'mbo', marketDataLatencyNs: 50_000, maxEventsPerSession: 20_000 });
+    await exportSynthetic(join(days, `glbx-${date}.mbo.dbn.zst`), [znSession(date)], {
+      schema: 'mbo',
+      marketDataLatencyNs: 50_000,
+      maxEventsPerSession: 20_000,
+    });
   }
   return days;
 }
@@ -130,7 +134,10 @@ test('the DBN writer writes a v3 definition record that the reader reads back fi
 test('a ZN directory with a definition file beside: 1/64 tick grid, $15.625 per tick, a session per trade date', async () => {
   const days = await znDays('zn-defs');
   // Without a definition or a table, ZN is unknown, and the error says how to make it known.
-  assert.throws(() => planReplay(days), /no symbol maps to a known contract \(symbols: ZNH4; .*needs a \[contracts\.<ROOT>\] table in the config or definition records in the data/);
+  assert.throws(
+    () => planReplay(days),
+    /no symbol maps to a known contract \(symbols: ZNH4; .*needs a \[contracts\.<ROOT>\] table in the config or definition records in the data/,
+  );
   await definitionFile(join(days, 'glbx-definition.dbn.zst'), [znDefinition()]);
   const plan = planReplay(days);
   assert.is(plan.root, 'ZN');
@@ -140,7 +147,10 @@ test('a ZN directory with a definition file beside: 1/64 tick grid, $15.625 per 
   assert.match(plan.contract.source, /glbx-definition\.dbn\.zst: definition record of ZNH4/);
   // GET /api/datasets lists the directory as MBO data: the definition file describes it.
   assert.is(describeDataset(days, 'zn').schema, 'mbo');
-  assert.equal(plan.sessions.map((s) => s.date), ['2024-03-05', '2024-03-06']);
+  assert.equal(
+    plan.sessions.map((s) => s.date),
+    ['2024-03-05', '2024-03-06'],
+  );
   for (const s of plan.sessions) {
     assert.is(s.replay.tickUnits, 15_625_000); // DBN price units per tick: the grid the book is read on
     assert.equal([s.sessionStartNs, s.sessionEndNs], [at(8, 20), at(9, 20)]);
@@ -156,13 +166,19 @@ test('a ZN directory with a definition file beside: 1/64 tick grid, $15.625 per 
   assert.is(r.code, 0, r.stderr);
   const res = JSON.parse(r.stdout);
   assert.is(res.root, 'ZN');
-  assert.equal(res.session_results.map((s: { date: string }) => s.date), ['2024-03-05', '2024-03-06']);
+  assert.equal(
+    res.session_results.map((s: { date: string }) => s.date),
+    ['2024-03-05', '2024-03-06'],
+  );
   assert.is(res.fee_schedule.source, 'fees.ZN');
   assertOnGridAndPnl(fills, res);
 });
 
 /** Every fill price is a whole number of 1/64 ticks, and each session's P&L recomputes from the fills at $1,000 per point. */
-function assertOnGridAndPnl(fillsPath: string, res: { total_fills: number; session_results: { date: string; pnl: number; final_position: number; final_mid: number }[] }): void {
+function assertOnGridAndPnl(
+  fillsPath: string,
+  res: { total_fills: number; session_results: { date: string; pnl: number; final_position: number; final_mid: number }[] },
+): void {
   const lines = readFileSync(fillsPath, 'utf8').trim().split('\n');
   assert.is(lines.length - 1, res.total_fills);
   assert.ok(res.total_fills >= 10, `fills: ${res.total_fills}`);
@@ -212,8 +228,12 @@ test('a definition that contradicts [contracts.ZN] is an error naming both value
   assert.throws(
     () => planReplay(days),
     (e: Error) =>
-      /definition record of ZNH4 contradicts the contract table: tick_size 0\.03125 in contracts\.ZN, 0\.015625 in the data \(min_price_increment 15625000\)/.test(e.message) &&
-      /tick value \$31\.25 in contracts\.ZN \(point_value 1000\), \$15\.625 in the data \(min_price_increment_amount 15625000000 \/ display_factor 1000000000\)/.test(e.message) &&
+      /definition record of ZNH4 contradicts the contract table: tick_size 0\.03125 in contracts\.ZN, 0\.015625 in the data \(min_price_increment 15625000\)/.test(
+        e.message,
+      ) &&
+      /tick value \$31\.25 in contracts\.ZN \(point_value 1000\), \$15\.625 in the data \(min_price_increment_amount 15625000000 \/ display_factor 1000000000\)/.test(
+        e.message,
+      ) &&
       /Fix \[contracts\.ZN\]/.test(e.message),
   );
   // The CLI reports it and exits non-zero.
@@ -232,7 +252,10 @@ test('a definition that contradicts [contracts.ZN] is an error naming both value
   // A definition without the tick's value needs a table to give it.
   useConfiguredContracts({});
   await definitionFile(join(days, 'glbx-definition.dbn.zst'), [znDefinition({ min_price_increment_amount: 9223372036854775807n })]);
-  assert.throws(() => planReplay(days), /min_price_increment_amount is null \(CME may leave tag 1146 empty\), so the tick value is unknown: add \[contracts\.ZN\] with point_value/);
+  assert.throws(
+    () => planReplay(days),
+    /min_price_increment_amount is null \(CME may leave tag 1146 empty\), so the tick value is unknown: add \[contracts\.ZN\] with point_value/,
+  );
 });
 
 test('[contracts.ZN] alone: a synthetic ZN backtest on the 1/64 grid, at $15.625 a tick, in Treasury hours', () => {
@@ -245,8 +268,15 @@ test('[contracts.ZN] alone: a synthetic ZN backtest on the 1/64 grid, at $15.625
   assert.is(res.fee_schedule.source, 'fees.ZN');
   assertOnGridAndPnl(fills, res);
   // 07:20 Chicago = 13:20 UTC in January: no fill before the Treasury open, none after 14:00 CT.
-  const times = readFileSync(fills, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]);
-  assert.ok(times.every((t) => t >= '2024-01-02T13:20:00' && t < '2024-01-02T20:00:00'), `${times[0]} .. ${times[times.length - 1]}`);
+  const times = readFileSync(fills, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(',')[0]);
+  assert.ok(
+    times.every((t) => t >= '2024-01-02T13:20:00' && t < '2024-01-02T20:00:00'),
+    `${times[0]} .. ${times[times.length - 1]}`,
+  );
 });
 
 test('a configured root without a market profile is refused by the synthetic market, naming what is missing', () => {
@@ -254,31 +284,58 @@ test('a configured root without a market profile is refused by the synthetic mar
   const v = validateBacktestRequest({ symbol: 'ZN', startDate: '2024-01-02', endDate: '2024-01-02' }, config);
   assert.is(v.ok, false);
   if (v.ok) return;
-  assert.equal(v.errors.map((e) => e.field), ['symbol']);
-  assert.match(v.errors[0].message, /ZN \(contracts\.ZN\) has no synthetic market profile: add \[contracts\.ZN\.market\] with price_low, price_high, annual_vol, queue, order_size, or replay recorded data/);
+  assert.equal(
+    v.errors.map((e) => e.field),
+    ['symbol'],
+  );
+  assert.match(
+    v.errors[0].message,
+    /ZN \(contracts\.ZN\) has no synthetic market profile: add \[contracts\.ZN\.market\] with price_low, price_high, annual_vol, queue, order_size, or replay recorded data/,
+  );
   // The live simulation trades trading.symbols on the synthetic market: refused at load.
   const e = configError(`[trading]\nsymbols = ["ZNH24"]\n${ZN_TOML}${ZN_FEES}`);
-  assert.equal(e.issues.map((i) => i.key), ['trading.symbols[0]']);
+  assert.equal(
+    e.issues.map((i) => i.key),
+    ['trading.symbols[0]'],
+  );
   assert.match(e.message, /no synthetic market profile: add \[contracts\.ZN\.market\]/);
 });
 
 test('[contracts.<ROOT>] is validated like every key: errors name the key, the value and what was expected', () => {
   const noFees = configError(ZN_TOML);
-  assert.equal(noFees.issues.map((i) => i.key), ['fees.ZN']);
-  assert.match(noFees.message, /fees\.ZN = \(missing\): expected a table \[fees\.ZN\] \(maker_fee, taker_fee, exchange_fee\): \[contracts\.ZN\] is configured, and the flat \[fees\] table \(E-mini figures\) does not apply/);
+  assert.equal(
+    noFees.issues.map((i) => i.key),
+    ['fees.ZN'],
+  );
+  assert.match(
+    noFees.message,
+    /fees\.ZN = \(missing\): expected a table \[fees\.ZN\] \(maker_fee, taker_fee, exchange_fee\): \[contracts\.ZN\] is configured, and the flat \[fees\] table \(E-mini figures\) does not apply/,
+  );
   const badTick = configError(ZN_TOML.replace('tick_size = 0.015625', 'tick_size = 0.3') + ZN_FEES);
-  assert.equal(badTick.issues.map((i) => i.key), ['contracts.ZN.tick_size']);
+  assert.equal(
+    badTick.issues.map((i) => i.key),
+    ['contracts.ZN.tick_size'],
+  );
   assert.match(badTick.message, /contracts\.ZN\.tick_size = 0\.3: expected a tick size that divides one point into a whole number of ticks/);
   const group = configError(ZN_TOML.replace('"interest_rate"', '"grains"') + ZN_FEES);
   assert.match(group.message, /contracts\.ZN\.group = "grains": expected one of "equity_index", "energy", "metals", "interest_rate"/);
   const typo = configError(`${ZN_TOML}tick_value = 15.625\n${ZN_FEES}`);
-  assert.match(typo.message, /contracts\.ZN\.tick_value = 15\.625: expected a known key in \[contracts\.ZN\] \(unknown key; known keys: product, tick_size, point_value, currency, group, expiry, regular_open, regular_close, market\)/);
+  assert.match(
+    typo.message,
+    /contracts\.ZN\.tick_value = 15\.625: expected a known key in \[contracts\.ZN\] \(unknown key; known keys: product, tick_size, point_value, currency, group, expiry, regular_open, regular_close, market\)/,
+  );
   const missing = configError(ZN_TOML.replace('point_value = 1000\n', '') + ZN_FEES);
-  assert.equal(missing.issues.map((i) => i.key), ['contracts.ZN.point_value']);
+  assert.equal(
+    missing.issues.map((i) => i.key),
+    ['contracts.ZN.point_value'],
+  );
   const hours = configError(ZN_TOML.replace('regular_close = "14:00"', 'regular_close = "07:00"') + ZN_FEES);
   assert.match(hours.message, /contracts\.ZN\.regular_close = "07:00": expected a time after regular_open \("07:20"\)/);
   const feesMalformed = configError('[fees.zn]\nmaker_fee = 0\ntaker_fee = 0\nexchange_fee = 0\n');
-  assert.match(feesMalformed.message, /fees\.zn = .*a root of 1 to 3 capital letters \(known roots: ES, NQ, YM, RTY, MES, MNQ, CL, GC, or one that recorded data's definitions bring\)/);
+  assert.match(
+    feesMalformed.message,
+    /fees\.zn = .*a root of 1 to 3 capital letters \(known roots: ES, NQ, YM, RTY, MES, MNQ, CL, GC, or one that recorded data's definitions bring\)/,
+  );
   // The built-in roots keep their specs, and the flat [fees] table stays theirs.
   const cfg = parseConfig(ZN_TOML + ZN_FEES, 'config.toml');
   assert.is(contractForRoot('ES').tickValue, 12.5);
@@ -296,7 +353,10 @@ test('Treasury expiry and roll (treasury_quarterly): ZNH24 per CME', () => {
   assert.is(rollDate(h24), '2024-02-28');
   assert.is(frontMonth('ZN', '2024-02-27').symbol, 'ZNH24');
   assert.is(frontMonth('ZN', '2024-02-28').symbol, 'ZNM24');
-  assert.match(expiryMessage(h24, at(8, 20), at(15)), /ZNH24 trades until its last trading day 2024-03-19 \(trading terminates at 13:01 ET; its last session is 2024-03-19\)/);
+  assert.match(
+    expiryMessage(h24, at(8, 20), at(15)),
+    /ZNH24 trades until its last trading day 2024-03-19 \(trading terminates at 13:01 ET; its last session is 2024-03-19\)/,
+  );
 });
 
 // Euro FX (6E), CME Group's "Euro FX Futures - Contract Specs": 125,000 euro, so $125,000 per
@@ -336,7 +396,20 @@ test('a root that starts with a digit (6E, from [contracts.6E]): parsed, $6.25 a
   assert.is(frontMonth('6E', '2024-03-11').symbol, '6EM24');
   assert.match(expiryMessage(h24, at(9, 30), at(16)), /trading terminates at 10:16 ET/);
   const fills = join(dir, 'fx-fills.csv');
-  const r = runCli(['--backtest', '--config', writeConfig(`[simulation]\nactivity = 0.05\n${FX_TOML}`), '--symbol', '6E', '--start', '2024-01-02', '--end', '2024-01-02', '--json', '--fills', fills]);
+  const r = runCli([
+    '--backtest',
+    '--config',
+    writeConfig(`[simulation]\nactivity = 0.05\n${FX_TOML}`),
+    '--symbol',
+    '6E',
+    '--start',
+    '2024-01-02',
+    '--end',
+    '2024-01-02',
+    '--json',
+    '--fills',
+    fills,
+  ]);
   assert.is(r.code, 0, r.stderr);
   const res = JSON.parse(r.stdout);
   assert.equal(res.contracts, ['6EH24']);

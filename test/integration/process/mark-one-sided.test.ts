@@ -44,16 +44,31 @@ test.before(async () => {
   const req = ok(validateBacktestRequest({ symbol: 'ES', startDate: DATE }, config));
   const s = sessionSpecs(req, config, false)[0];
   const full = join(dir, 'es.mbo.dbn.zst');
-  await exportSynthetic(full, [{ date: s.date, rawSymbol: req.contracts[0], spec: ES, seed: s.seed, sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, activity: s.activity }], {
-    schema: 'mbo',
-    marketDataLatencyNs: s.execution.latency.marketDataLatencyNs,
-  });
+  await exportSynthetic(
+    full,
+    [
+      {
+        date: s.date,
+        rawSymbol: req.contracts[0],
+        spec: ES,
+        seed: s.seed,
+        sessionStartNs: s.sessionStartNs,
+        sessionEndNs: s.sessionEndNs,
+        activity: s.activity,
+      },
+    ],
+    {
+      schema: 'mbo',
+      marketDataLatencyNs: s.execution.latency.marketDataLatencyNs,
+    },
+  );
   // The fills of the whole file: cut one second after the first one that leaves a position
   // open with no other fill in that second.
   const run = await runBacktest(ok(validateBacktestRequest({}, config, full)), config, { collectFills: true });
   const f = run.sessions[0].result!.fillColumns!;
   let at = -1;
-  for (let i = 0; i < f.exchTs.length && at < 0; i++) if (f.position[i] !== 0 && (i + 1 === f.exchTs.length || f.exchTs[i + 1] > f.exchTs[i] + 1e9)) at = f.exchTs[i] + 1e9;
+  for (let i = 0; i < f.exchTs.length && at < 0; i++)
+    if (f.position[i] !== 0 && (i + 1 === f.exchTs.length || f.exchTs[i + 1] > f.exchTs[i] + 1e9)) at = f.exchTs[i] + 1e9;
   assert.ok(at > 0, 'a fill leaves a position open for a second');
   const end = sessionNsToUnixNs(DATE, at);
   cut = join(dir, 'es-cut.mbo.dbn.zst');
@@ -102,7 +117,10 @@ test('a session ending on a clear marks its open position at the last two-sided 
   // Marked at 0, one ES contract would have cost about 5000 x $50.
   assert.ok(Math.abs(r.total_pnl) < 10_000, `total_pnl ${r.total_pnl}`);
   assert.ok(r.max_drawdown_pct < 1, `max drawdown ${r.max_drawdown_pct} %`);
-  assert.ok(r.alerts.some((a) => a.code === 'MARK_LAST_TWO_SIDED' && a.message.includes(String(mark))), 'the mark is stated in an alert');
+  assert.ok(
+    r.alerts.some((a) => a.code === 'MARK_LAST_TWO_SIDED' && a.message.includes(String(mark))),
+    'the mark is stated in an alert',
+  );
 });
 
 test('the CLI on the cut file: exit 0, the P&L at the last two-sided mid', () => {

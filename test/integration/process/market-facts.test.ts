@@ -22,8 +22,15 @@ const MIN = 60e9;
 const MS = 1e6;
 const T0 = 1_709_647_200_000_000_000n; // 2024-03-05 14:00 UTC = 09:00 New York, the file's start
 const PX = (p: number) => Math.round(p * 1e9);
-const A = 0x41, C = 0x43, M = 0x4d, T = 0x54, F = 0x46, R = 0x52, N = 0x4e;
-const BID = 0x42, ASK = 0x41; // DBN sides
+const A = 0x41,
+  C = 0x43,
+  M = 0x4d,
+  T = 0x54,
+  F = 0x46,
+  R = 0x52,
+  N = 0x4e;
+const BID = 0x42,
+  ASK = 0x41; // DBN sides
 const { F_LAST, F_SNAPSHOT } = FLAGS;
 
 /** [ns after 09:00, action, side, price $, size, order id, flags]. */
@@ -31,8 +38,19 @@ type Rec = [number, number, number, number, number, number, number];
 
 async function mboFile(name: string, recs: Rec[]): Promise<string> {
   const meta: DbnMetadata = {
-    version: 3, dataset: 'GLBX.MDP3', schema: 'mbo', start: T0, end: T0 + BigInt(60 * MIN), limit: 0n, stype_in: 'raw_symbol', stype_out: 'instrument_id',
-    ts_out: false, symbol_cstr_len: 71, symbols: ['ESH4'], partial: [], not_found: [],
+    version: 3,
+    dataset: 'GLBX.MDP3',
+    schema: 'mbo',
+    start: T0,
+    end: T0 + BigInt(60 * MIN),
+    limit: 0n,
+    stype_in: 'raw_symbol',
+    stype_out: 'instrument_id',
+    ts_out: false,
+    symbol_cstr_len: 71,
+    symbols: ['ESH4'],
+    partial: [],
+    not_found: [],
     mappings: [{ raw_symbol: 'ESH4', intervals: [{ start_date: '2024-03-05', end_date: '2024-03-06', symbol: '42' }] }],
   };
   const file = join(dir, name);
@@ -87,7 +105,15 @@ test('MBO order-flow facts of a tiny file equal the hand-counted values', async 
 
 const SYNTH = { root: 'ES', date: '2024-03-15', seed: 42, startNs: 9.5 * H, endNs: 9.5 * H + 3 * MIN };
 const synth = syntheticFacts(SYNTH);
-const exportSession = { date: SYNTH.date, rawSymbol: 'ESM24', spec: contractForRoot('ES'), seed: 42, sessionStartNs: SYNTH.startNs, sessionEndNs: SYNTH.endNs, activity: 1 };
+const exportSession = {
+  date: SYNTH.date,
+  rawSymbol: 'ESM24',
+  spec: contractForRoot('ES'),
+  seed: 42,
+  sessionStartNs: SYNTH.startNs,
+  sessionEndNs: SYNTH.endNs,
+  activity: 1,
+};
 const mboExport = join(dir, 'synth.mbo.dbn.zst');
 const mbpExport = join(dir, 'synth.mbp-10.dbn.zst');
 await exportSynthetic(mboExport, [exportSession], { schema: 'mbo', marketDataLatencyNs: 0 });
@@ -106,9 +132,11 @@ test('a synthetic window and its DBN MBO export give the same facts', () => {
 test('MBP-10 input: n/a (NaN) for the facts about single orders, the others measured', () => {
   const [s] = dbnFacts(mbpExport);
   assert.is(s.kind, 'mbp-10');
-  for (const key of ['size1_share', 'add_size_median', 'add_size_mean', 'modify_share', 'modifies_per_trade', 'fills_per_trade']) assert.ok(Number.isNaN(s.facts[key]), key);
+  for (const key of ['size1_share', 'add_size_median', 'add_size_mean', 'modify_share', 'modifies_per_trade', 'fills_per_trade'])
+    assert.ok(Number.isNaN(s.facts[key]), key);
   // One MBP-10 record per book event at the same times: the event times are the MBO export's.
-  for (const key of ['inter_event_median_ns', 'inter_event_p99_ns', 'opening_burst', 'one_tick_spread_share', 'mean_best_queue']) assert.ok(Object.is(s.facts[key], synth.facts[key]), `${key}: ${s.facts[key]} vs ${synth.facts[key]}`);
+  for (const key of ['inter_event_median_ns', 'inter_event_p99_ns', 'opening_burst', 'one_tick_spread_share', 'mean_best_queue'])
+    assert.ok(Object.is(s.facts[key], synth.facts[key]), `${key}: ${s.facts[key]} vs ${synth.facts[key]}`);
 });
 
 function facts(args: string[]) {
@@ -120,7 +148,10 @@ test('CLI: --json with full precision, --vs synthetic side by side, n/a as null'
   const r = facts(['--data', mbpExport, '--vs', 'synthetic', '--date', SYNTH.date, '--from', '09:30', '--to', '09:33', '--json']);
   assert.is(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { sessions: { kind: string; facts: Record<string, number | null> }[] };
-  assert.equal(out.sessions.map((s) => s.kind), ['mbp-10', 'synthetic']);
+  assert.equal(
+    out.sessions.map((s) => s.kind),
+    ['mbp-10', 'synthetic'],
+  );
   assert.is(out.sessions[0].facts.size1_share, null);
   for (const { key } of FACTS) assert.is(out.sessions[1].facts[key], Number.isNaN(synth.facts[key]) ? null : synth.facts[key], key);
   const table = facts(['--data', mbpExport]);
@@ -142,8 +173,13 @@ test('bad flags exit 2 naming the flag (through the CLI, and every flag through 
     [['--vs', join(dir, 'missing.dbn')], '--vs'],
   ];
   for (const [args, flag] of cases) {
-    let out = '', err = '';
-    const code = runFactsCommand(args, (s) => void (out += s), (s) => void (err += s));
+    let out = '',
+      err = '';
+    const code = runFactsCommand(
+      args,
+      (s) => void (out += s),
+      (s) => void (err += s),
+    );
     assert.is(code, 2, `${args.join(' ')}: exit ${code} ${err}`);
     assert.ok(err.includes(flag), `${args.join(' ')}: ${err}`);
     assert.is(out, '');
@@ -158,8 +194,16 @@ test('bad flags exit 2 naming the flag (through the CLI, and every flag through 
 
 test('a source the replay cannot read exits 1 naming the flag and the file', () => {
   const trades = join(ROOT, 'test/fixtures/dbn/test_data.trades.v3.dbn.zst');
-  let out = '', err = '';
-  assert.is(runFactsCommand(['--data', trades], (s) => void (out += s), (s) => void (err += s)), 1);
+  let out = '',
+    err = '';
+  assert.is(
+    runFactsCommand(
+      ['--data', trades],
+      (s) => void (out += s),
+      (s) => void (err += s),
+    ),
+    1,
+  );
   assert.ok(err.startsWith('error: --data: ') && err.includes(trades) && err.includes('schema trades'), err);
   assert.is(out, '');
 });

@@ -86,23 +86,38 @@ test('useML with a corrupt model, a disabled model or another root: field errors
   const bad = join(tmp, 'corrupt');
   mkdirSync(bad, { recursive: true });
   writeFileSync(join(bad, 'ES.json'), '{"format": "futures-mm-model", "formatVersion": 1, "layers": [');
-  let errs = fieldErrors({ ...BODY, useML: true }, config((cfg) => (cfg.model.dir = bad)));
+  let errs = fieldErrors(
+    { ...BODY, useML: true },
+    config((cfg) => (cfg.model.dir = bad)),
+  );
   assert.is(errs[0].field, 'useML');
   assert.ok(errs[0].message.includes('invalid JSON'), errs[0].message);
 
   writeFileSync(join(bad, 'ES.json'), JSON.stringify({ format: 'futures-mm-model', formatVersion: 99 }));
-  errs = fieldErrors({ ...BODY, useML: true }, config((cfg) => (cfg.model.dir = bad)));
+  errs = fieldErrors(
+    { ...BODY, useML: true },
+    config((cfg) => (cfg.model.dir = bad)),
+  );
   assert.ok(errs[0].field === 'useML' && errs[0].message.includes('unsupported formatVersion 99'), errs[0].message);
 
-  errs = fieldErrors({ ...BODY, useML: true }, config((cfg) => (cfg.model.enabled = false)));
+  errs = fieldErrors(
+    { ...BODY, useML: true },
+    config((cfg) => (cfg.model.enabled = false)),
+  );
   assert.ok(errs[0].field === 'useML' && errs[0].message.includes('[model] enabled = false'), errs[0].message);
 
   // another root's model under NQ's name: refused, never used for NQ
   const wrong = join(tmp, 'wrong');
   mkdirSync(wrong, { recursive: true });
   copyFileSync(modelPath(config(), 'ES'), join(wrong, 'NQ.json'));
-  errs = fieldErrors({ ...BODY, symbol: 'NQ', useML: true }, config((cfg) => (cfg.model.dir = wrong)));
-  assert.ok(errs[0].field === 'useML' && errs[0].message.includes('trained on ES, not NQ') && errs[0].message.includes('npm run train -- --root NQ'), errs[0].message);
+  errs = fieldErrors(
+    { ...BODY, symbol: 'NQ', useML: true },
+    config((cfg) => (cfg.model.dir = wrong)),
+  );
+  assert.ok(
+    errs[0].field === 'useML' && errs[0].message.includes('trained on ES, not NQ') && errs[0].message.includes('npm run train -- --root NQ'),
+    errs[0].message,
+  );
 });
 
 test('CLI: --use-ml with a missing model prints the field error and exits 2', () => {
@@ -116,7 +131,12 @@ test('CLI: --use-ml with a missing model prints the field error and exits 2', ()
   });
   assert.is(r.status, 2, `exit ${r.status}: ${r.stderr}`);
   // The config is not the shipped one: the command to train names it (it says where the model goes).
-  assert.ok(r.stderr.includes(`error: --use-ml: cannot use the model: no model for ES: ${join(tmp, 'nowhere', 'ES.json')} does not exist (train one with: npm run train -- --root ES --config ${cfgPath})`), r.stderr);
+  assert.ok(
+    r.stderr.includes(
+      `error: --use-ml: cannot use the model: no model for ES: ${join(tmp, 'nowhere', 'ES.json')} does not exist (train one with: npm run train -- --root ES --config ${cfgPath})`,
+    ),
+    r.stderr,
+  );
   assert.is(r.stdout, '', 'no result printed');
 });
 

@@ -19,27 +19,60 @@ function close(actual: number, expected: number, what: string): void {
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: recomputed ${actual}, reported ${expected}`);
 }
 
-interface Fill { date: string; side: number; price: number; qty: number; fee: number }
+interface Fill {
+  date: string;
+  side: number;
+  price: number;
+  qty: number;
+  fee: number;
+}
 
 test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute from --json + --fills', () => {
   const dir = tempDir();
   const fillsPath = join(dir, 'fills.csv');
-  const r = runCli(['--backtest', '--config', CONFIG, '--use-ml', '--json', '--fills', fillsPath, '--start', '2024-01-02', '--end', '2024-01-04', '--seed', '7']);
+  const r = runCli([
+    '--backtest',
+    '--config',
+    CONFIG,
+    '--use-ml',
+    '--json',
+    '--fills',
+    fillsPath,
+    '--start',
+    '2024-01-02',
+    '--end',
+    '2024-01-04',
+    '--seed',
+    '7',
+  ]);
   assert.is(r.code, 0, r.stderr);
   const res = JSON.parse(r.stdout);
-  const fills: Fill[] = readFileSync(fillsPath, 'utf8').trim().split('\n').slice(1).map((line) => {
-    const [, date, , side, price, qty, , fee] = line.split(',');
-    return { date, side: side === 'BUY' ? 1 : -1, price: Number(price), qty: Number(qty), fee: Number(fee) };
-  });
+  const fills: Fill[] = readFileSync(fillsPath, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const [, date, , side, price, qty, , fee] = line.split(',');
+      return { date, side: side === 'BUY' ? 1 : -1, price: Number(price), qty: Number(qty), fee: Number(fee) };
+    });
   assert.ok(fills.length > 100, `${fills.length} fills`);
 
   // Gross and net realized P&L: their own names in the result and in the fills file, and
   // gross - fees = net in both (the fills file's rows sum to the result's figures).
-  const [header, ...rows] = readFileSync(fillsPath, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const [header, ...rows] = readFileSync(fillsPath, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','));
   const sumOf = (name: string) => rows.reduce((a, row) => a + Number(row[header.indexOf(name)]), 0);
   assert.not.ok(header.includes('realized_pnl'), 'no ambiguous realized_pnl column');
   assert.not.ok('realized_pnl' in res || 'fees_paid' in res, 'no ambiguous realized_pnl in the result');
-  rows.forEach((row, i) => close(Number(row[header.indexOf('realized_pnl_gross')]) - Number(row[header.indexOf('fee')]), Number(row[header.indexOf('realized_pnl_net')]), `fill ${i} net`));
+  rows.forEach((row, i) =>
+    close(
+      Number(row[header.indexOf('realized_pnl_gross')]) - Number(row[header.indexOf('fee')]),
+      Number(row[header.indexOf('realized_pnl_net')]),
+      `fill ${i} net`,
+    ),
+  );
   close(sumOf('realized_pnl_gross'), res.realized_pnl_gross, 'sum of realized_pnl_gross');
   close(sumOf('fee'), res.fees, 'sum of fee');
   close(sumOf('realized_pnl_net'), res.realized_pnl_net, 'sum of realized_pnl_net');
@@ -50,7 +83,9 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
   let total = 0;
   for (const s of res.session_results) {
     const mine = fills.filter((f) => f.date === s.date);
-    let cash = 0, pos = 0, fees = 0;
+    let cash = 0,
+      pos = 0,
+      fees = 0;
     for (const f of mine) {
       cash -= f.side * f.qty * f.price * POINT_VALUE;
       pos += f.side * f.qty;
@@ -64,7 +99,11 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
   close(total, res.total_pnl, 'total_pnl');
 
   // Closed trades: FIFO within each session (each starts flat), P&L net of the pro-rata fees of both fills.
-  let count = 0, wins = 0, losses = 0, grossWin = 0, grossLoss = 0;
+  let count = 0,
+    wins = 0,
+    losses = 0,
+    grossWin = 0,
+    grossLoss = 0;
   for (const s of res.session_results) {
     const lots: { side: number; price: number; qty: number; feePer: number }[] = [];
     for (const f of fills.filter((x) => x.date === s.date)) {
@@ -75,7 +114,13 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
         const q = Math.min(left, lot.qty);
         const pnl = (f.price - lot.price) * lot.side * q * POINT_VALUE - (lot.feePer + feePer) * q;
         count++;
-        if (pnl > 0) { wins++; grossWin += pnl; } else if (pnl < 0) { losses++; grossLoss += pnl; }
+        if (pnl > 0) {
+          wins++;
+          grossWin += pnl;
+        } else if (pnl < 0) {
+          losses++;
+          grossLoss += pnl;
+        }
         lot.qty -= q;
         left -= q;
         if (lot.qty === 0) lots.shift();
@@ -95,7 +140,8 @@ test('total P&L, trades, win rate, profit factor, drawdown and Sharpe recompute 
   // the risk checks see, is never below it (every sample is such a value).
   const eq: number[] = res.equity_curve.map((p: { equity: number }) => p.equity);
   close(eq[eq.length - 1] - res.initial_capital, res.total_pnl, 'last equity sample');
-  let peak = -Infinity, worst = 0;
+  let peak = -Infinity,
+    worst = 0;
   for (const e of eq) {
     peak = Math.max(peak, e);
     worst = Math.max(worst, (peak - e) / peak);

@@ -29,7 +29,10 @@ test('--fills - writes only the CSV to stdout; the summary goes to stderr', () =
   assert.is(lines[0], FILLS_CSV_HEADER);
   const fills = Number(/fills\s+([\d,]+)/.exec(r.stderr)![1].replace(/,/g, ''));
   assert.is(lines.length, fills + 1);
-  assert.ok(lines.slice(1).every((l) => l.split(',').length === 18), 'every row has every column');
+  assert.ok(
+    lines.slice(1).every((l) => l.split(',').length === 18),
+    'every row has every column',
+  );
   assert.match(r.stderr, /^Backtest ESH24 2024-01-02\.\.2024-01-03/m);
 });
 
@@ -74,7 +77,10 @@ test('request errors name the CLI flag typed, not the request field', () => {
 test('--progress: JSON lines on stderr ending with every session done; without it nothing on a pipe', () => {
   const r = short('--progress');
   assert.is(r.code, 0, r.stderr);
-  const lines = r.stderr.split('\n').filter((l) => l.startsWith('{"sessions_done"')).map((l) => JSON.parse(l));
+  const lines = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{"sessions_done"'))
+    .map((l) => JSON.parse(l));
   assert.ok(lines.length >= 2, r.stderr);
   for (const l of lines) assert.equal(Object.keys(l), ['sessions_done', 'sessions_total', 'events', 'events_per_s', 'eta_s']);
   const last = lines[lines.length - 1];

@@ -57,7 +57,11 @@ test('every fill row is a fill of the fills file: id, side, price, quantity, exc
   assert.is(logged.length, fills.length);
   logged.forEach((l, i) => {
     const f = fills[i];
-    assert.equal([l.order_id, l.side, l.price, l.quantity, l.exchange_ns, l.fee, l.liquidity], [f.order_id, f.side, f.price, f.quantity, f.time_ns, f.fee, f.liquidity], `fill ${i}`);
+    assert.equal(
+      [l.order_id, l.side, l.price, l.quantity, l.exchange_ns, l.fee, l.liquidity],
+      [f.order_id, f.side, f.price, f.quantity, f.time_ns, f.fee, f.liquidity],
+      `fill ${i}`,
+    );
   });
 });
 
@@ -91,7 +95,10 @@ test('the quote series: one sample a second per session, bid below ask, the mid 
     assert.ok(Number.isInteger(Number(r.position)));
   }
   assert.ok(both > q.length / 2, 'mostly quoting both sides');
-  assert.ok(q.some((r) => r.position !== '0'), 'the position moves');
+  assert.ok(
+    q.some((r) => r.position !== '0'),
+    'the position moves',
+  );
 });
 
 test('Parquet: the same values as the CSV, typed times, the run in the metadata', () => {

@@ -55,7 +55,14 @@ test('five sessions: sharpe_ratio is the daily Sharpe, labelled so; the intraday
   const daily = sharpe(closesOf(r), 252);
   close(r.sharpe_daily!, daily, 'sharpe_daily');
   assert.is(r.sharpe_ratio, r.sharpe_daily);
-  close(r.sharpe_intraday_1min, sharpe(r.equity_curve.map((p) => p.equity), 252 * 390), 'sharpe_intraday_1min');
+  close(
+    r.sharpe_intraday_1min,
+    sharpe(
+      r.equity_curve.map((p) => p.equity),
+      252 * 390,
+    ),
+    'sharpe_intraday_1min',
+  );
   const text = runCli(['--backtest', '--config', config, '--start', DAYS.startDate, '--end', DAYS.endDate, '--seed', '7']);
   assert.match(text.stdout, new RegExp(`^\\s+Sharpe ratio \\(daily\\)\\s+${r.sharpe_ratio.toFixed(4)}$`, 'm'));
 });

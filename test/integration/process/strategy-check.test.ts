@@ -43,9 +43,13 @@ test('the built-in market maker passes: reproducible, its quiet path and its pro
   const { code, report, stderr } = check('market_maker');
   assert.is(code, 0, stderr);
   assert.ok(report.pass);
-  for (const name of ['determinism', 'quiet path', 'promise', 'clock and random']) assert.is(verdict(report, name).status, 'pass', `${name}: ${verdict(report, name).detail}`);
+  for (const name of ['determinism', 'quiet path', 'promise', 'clock and random'])
+    assert.is(verdict(report, name).status, 'pass', `${name}: ${verdict(report, name).detail}`);
   // 3 sessions in one thread, then quiet path off and promise off; 1 in a fresh thread
-  assert.equal(report.runs.thread.map((r) => r.mode), ['as-defined', 'as-defined', 'as-defined', 'quiet-off', 'promise-off']);
+  assert.equal(
+    report.runs.thread.map((r) => r.mode),
+    ['as-defined', 'as-defined', 'as-defined', 'quiet-off', 'promise-off'],
+  );
   assert.is(report.runs.fresh.length, 1);
   const [a] = report.runs.thread;
   assert.ok(a.quietEvents > 0 && a.quietEvents < a.events, `quiet events ${a.quietEvents}`);
@@ -138,10 +142,16 @@ test('a strategy that allocates at every event shows it in bytes per event (repo
 
 test('a strategy that throws: the check says where (callback, session, exchange time) and exits 1', () => {
   const file = join(tempDir(), 'throws.mjs');
-  writeFileSync(file, "export default { name: 'throwing_quoter', version: '1', description: 'throws', wakes: 'touch', params: {}, create: () => ({ quote() { throw new Error('boom'); } }) };\n");
+  writeFileSync(
+    file,
+    "export default { name: 'throwing_quoter', version: '1', description: 'throws', wakes: 'touch', params: {}, create: () => ({ quote() { throw new Error('boom'); } }) };\n",
+  );
   const r = runCli(['--strategy-check', file, '--limit', EVENTS]);
   assert.is(r.code, 1, r.stderr);
-  assert.match(r.stdout, /^ {2}error {13}session ES 2024-01-02: strategy throwing_quoter threw in quote\(\) at exchange time 2024-01-02T\S+Z \(\d+ ns after New York midnight\): boom$/m);
+  assert.match(
+    r.stdout,
+    /^ {2}error {13}session ES 2024-01-02: strategy throwing_quoter threw in quote\(\) at exchange time 2024-01-02T\S+Z \(\d+ ns after New York midnight\): boom$/m,
+  );
   assert.match(r.stdout, /^FAIL: the strategy did not run$/m);
 });
 

@@ -23,7 +23,24 @@ function compare(args: string[]): { code: number; stdout: string; stderr: string
 interface Doc {
   held_out: { seeds: number[]; dates: string[] };
   roots_with_model: string[];
-  rows: { root: string; variant: string; chosen_by: string; chosen: Record<string, unknown>; cli: string; sessions: { seed: number; date: string; total_pnl: number; total_fills: number; fees: number; max_drawdown_pct: number; markouts: Record<string, unknown>; kill_switch_tripped: boolean }[]; summary: { pnl_mean: number; fills: number } }[];
+  rows: {
+    root: string;
+    variant: string;
+    chosen_by: string;
+    chosen: Record<string, unknown>;
+    cli: string;
+    sessions: {
+      seed: number;
+      date: string;
+      total_pnl: number;
+      total_fills: number;
+      fees: number;
+      max_drawdown_pct: number;
+      markouts: Record<string, unknown>;
+      kill_switch_tripped: boolean;
+    }[];
+    summary: { pnl_mean: number; fills: number };
+  }[];
 }
 
 const readDoc = (dir: string): Doc => JSON.parse(readFileSync(join(dir, 'strategy-comparison.json'), 'utf8'));
@@ -47,7 +64,13 @@ test('a tiny comparison writes the JSON, and its figures equal a direct --backte
   assert.is(r.code, 0, r.stderr);
   const doc = readDoc(out);
   assert.equal(doc.held_out, { seeds: [11], dates: ['2024-02-05'] });
-  assert.equal(doc.rows.map((x) => [x.root, x.variant, x.chosen_by]), [['ES', 'glft', 'tuning'], ['ES', 'no_trading', 'none']]);
+  assert.equal(
+    doc.rows.map((x) => [x.root, x.variant, x.chosen_by]),
+    [
+      ['ES', 'glft', 'tuning'],
+      ['ES', 'no_trading', 'none'],
+    ],
+  );
   assert.match(r.stdout, /\| ES \| glft \|/);
   const csv = readFileSync(join(out, 'strategy-comparison.csv'), 'utf8').trim().split('\n');
   assert.is(csv.length, 3);
@@ -70,7 +93,22 @@ test('a tiny comparison writes the JSON, and its figures equal a direct --backte
 test('--data: the comparison on a DBN export of the synthetic market', () => {
   const dir = tempDir('compare-data-');
   const file = join(dir, 'es.dbn.zst');
-  const ex = runCli(['--config', CONFIG, '--export-dbn', file, '--symbol', 'ES', '--start', '2024-02-05', '--end', '2024-02-05', '--seed', '11', '--to', '09:45']);
+  const ex = runCli([
+    '--config',
+    CONFIG,
+    '--export-dbn',
+    file,
+    '--symbol',
+    'ES',
+    '--start',
+    '2024-02-05',
+    '--end',
+    '2024-02-05',
+    '--seed',
+    '11',
+    '--to',
+    '09:45',
+  ]);
   assert.is(ex.code, 0, ex.stderr);
   const out = join(dir, 'out');
   const r = compare([...TINY, '--data', file, '--params', tiny, '--strategies', 'glft', '--out', out]);

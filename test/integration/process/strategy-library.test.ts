@@ -59,7 +59,8 @@ test('glft and grid are registered built-ins with bounded parameters', () => {
     const r = strategyByName(name);
     assert.ok(r, name);
     assert.is(r!.file, null);
-    for (const [k, p] of Object.entries(r!.def.params)) if (p.type !== 'boolean') assert.ok(Number.isFinite(p.min) && Number.isFinite(p.max), `${name}.${k} bounded`);
+    for (const [k, p] of Object.entries(r!.def.params))
+      if (p.type !== 'boolean') assert.ok(Number.isFinite(p.min) && Number.isFinite(p.max), `${name}.${k} bounded`);
   }
 });
 

@@ -25,15 +25,21 @@ async function state(url: string): Promise<State> {
 }
 
 test('the live simulation trades a strategy loaded from a file, and names it', async () => {
-  const config = writeConfig(`[simulation]\nspeed = 20\n[strategy]\nname = "imbalance_quoter"\nfiles = [${JSON.stringify(QUOTER)}]\n[strategy.imbalance_quoter]\nthreshold = 0.7\n`);
+  const config = writeConfig(
+    `[simulation]\nspeed = 20\n[strategy]\nname = "imbalance_quoter"\nfiles = [${JSON.stringify(QUOTER)}]\n[strategy.imbalance_quoter]\nthreshold = 0.7\n`,
+  );
   const e = await startEngine(config);
   try {
     await e.waitHealthy();
-    const s = await until('the strategy fills', async () => {
-      const st = await state(e.url);
-      const sym = Object.values(st.states)[0];
-      return sym && sym.stats.fills > 0 ? st : null;
-    }, { timeoutMs: 60_000, child: e.proc, context: () => e.logs.join('\n') });
+    const s = await until(
+      'the strategy fills',
+      async () => {
+        const st = await state(e.url);
+        const sym = Object.values(st.states)[0];
+        return sym && sym.stats.fills > 0 ? st : null;
+      },
+      { timeoutMs: 60_000, child: e.proc, context: () => e.logs.join('\n') },
+    );
     assert.is(s.strategy?.name, 'imbalance_quoter');
     assert.match(s.strategy!.hash, /^[0-9a-f]{64}$/);
     const strategies = (await (await fetch(`${e.url}/api/strategies`)).json()) as { default: string; strategies: { name: string; hash: string }[] };
@@ -50,13 +56,20 @@ test('a live strategy that throws is stopped: STRATEGY_ERROR, its orders cancell
   const e = await startEngine(config);
   try {
     await e.waitHealthy();
-    const alert = await until('the STRATEGY_ERROR alert', async () => {
-      const sym = Object.values((await state(e.url)).states)[0];
-      return sym?.risk.alerts.find((a) => a.code === 'STRATEGY_ERROR') ?? null;
-    }, { timeoutMs: 60_000, child: e.proc, context: () => e.logs.join('\n') });
+    const alert = await until(
+      'the STRATEGY_ERROR alert',
+      async () => {
+        const sym = Object.values((await state(e.url)).states)[0];
+        return sym?.risk.alerts.find((a) => a.code === 'STRATEGY_ERROR') ?? null;
+      },
+      { timeoutMs: 60_000, child: e.proc, context: () => e.logs.join('\n') },
+    );
     assert.match(alert.message, /strategy throws_in_quote threw in quote\(\).*deliberate failure/);
     const before = Object.values((await state(e.url)).states)[0].counters;
-    await until('market data goes on', async () => Object.values((await state(e.url)).states)[0].counters.events > before.events + 100, { timeoutMs: 30_000, child: e.proc });
+    await until('market data goes on', async () => Object.values((await state(e.url)).states)[0].counters.events > before.events + 100, {
+      timeoutMs: 30_000,
+      child: e.proc,
+    });
     const after = Object.values((await state(e.url)).states)[0].counters;
     assert.is(after.orders, before.orders, 'no order after the failure');
     assert.is((await fetch(`${e.url}/health`)).status, 200);

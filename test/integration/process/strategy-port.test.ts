@@ -14,8 +14,32 @@ import { runSession } from '../../../src/backtest/session.ts';
 import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import {
-  ASK, BID, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LEAVES, ER_PRICE, ER_QTY, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_STRIDE, MD_ADD, MD_CANCEL,
-  OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SIDE, OM_STRIDE, OM_TYPE,
+  ASK,
+  BID,
+  ER_ACK,
+  ER_CANCELED,
+  ER_EXCH_TS,
+  ER_FILL,
+  ER_ID,
+  ER_LEAVES,
+  ER_PRICE,
+  ER_QTY,
+  ER_SIDE,
+  ER_STRIDE,
+  ER_TS,
+  ER_TYPE,
+  EV_STRIDE,
+  MD_ADD,
+  MD_CANCEL,
+  OM_CANCEL,
+  OM_FLAGS,
+  OM_ID,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SIDE,
+  OM_STRIDE,
+  OM_TYPE,
 } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
@@ -38,7 +62,14 @@ const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;
 const MS = 1e6;
 
-interface Msg { type: number; id: number; side: number; price: number; qty: number; flags: number }
+interface Msg {
+  type: number;
+  id: number;
+  side: number;
+  price: number;
+  qty: number;
+  flags: number;
+}
 
 function def(over: Partial<StrategyDefinition>): StrategyDefinition {
   return { name: 'test_strategy', version: '0', description: 'test', wakes: 'book', params: {}, create: () => ({}), ...over };
@@ -113,22 +144,28 @@ const ladder = def({
 test('quote() targets on two levels: four post-only orders; the same targets send nothing; a move keeps the order still wanted', () => {
   const { market, sent, report } = setup(ladder);
   const first = sent();
-  assert.equal(first.map((m) => [m.type, m.side, m.price, m.qty, m.flags]), [
-    [OM_NEW, BID, 20_000, 2, FLAG_POST_ONLY],
-    [OM_NEW, BID, 19_999, 2, FLAG_POST_ONLY],
-    [OM_NEW, ASK, 20_001, 2, FLAG_POST_ONLY],
-    [OM_NEW, ASK, 20_002, 2, FLAG_POST_ONLY],
-  ]);
+  assert.equal(
+    first.map((m) => [m.type, m.side, m.price, m.qty, m.flags]),
+    [
+      [OM_NEW, BID, 20_000, 2, FLAG_POST_ONLY],
+      [OM_NEW, BID, 19_999, 2, FLAG_POST_ONLY],
+      [OM_NEW, ASK, 20_001, 2, FLAG_POST_ONLY],
+      [OM_NEW, ASK, 20_002, 2, FLAG_POST_ONLY],
+    ],
+  );
   for (const m of first) report(OPEN + 2 * MS, ER_ACK, m);
   market(OPEN + 3 * MS, MD_ADD, BID, 19_990, 5);
   assert.equal(sent(), [], 'unchanged targets: nothing sent, queue places kept');
   // The ask touch moves up a tick: 20002 is still wanted (kept), 20001 is cancelled, 20003 is new.
   market(OPEN + 4 * MS, MD_CANCEL, ASK, 20_001, 40);
   const moved = sent();
-  assert.equal(moved.map((m) => [m.type, m.side, m.price]), [
-    [OM_CANCEL, ASK, 20_001],
-    [OM_NEW, ASK, 20_003],
-  ]);
+  assert.equal(
+    moved.map((m) => [m.type, m.side, m.price]),
+    [
+      [OM_CANCEL, ASK, 20_001],
+      [OM_NEW, ASK, 20_003],
+    ],
+  );
   assert.is(moved[0].id, first[2].id);
 });
 
@@ -148,11 +185,17 @@ test('imperative orders: IOC and post-only flags reach the exchange, order event
   });
   const { e, sent, report } = setup(taker);
   const out = sent();
-  assert.equal(out.map((m) => [m.type, m.side, m.price, m.qty, m.flags]), [[OM_NEW, BID, 20_001, 3, FLAG_IOC]]);
+  assert.equal(
+    out.map((m) => [m.type, m.side, m.price, m.qty, m.flags]),
+    [[OM_NEW, BID, 20_001, 3, FLAG_IOC]],
+  );
   assert.is(out[0].id, sentId);
   report(OPEN + 2 * MS, ER_ACK, out[0]);
   report(OPEN + 3 * MS, ER_FILL, out[0], 3);
-  assert.equal(events, [[ORDER_ACK, sentId, 0], [ORDER_FILL, sentId, 3]]);
+  assert.equal(events, [
+    [ORDER_ACK, sentId, 0],
+    [ORDER_FILL, sentId, 3],
+  ]);
   assert.is(e.portfolio.position, 3);
   assert.is(e.ctx.lastFillQty, 3);
   assert.is(e.ctx.lastFillPrice, 20_001);
@@ -183,7 +226,11 @@ test('timers fire at their engine time, ordered with market data as live: a sess
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02' }, c);
   if (!v.ok) throw new Error('request');
   const spec = sessionSpecs(v.request, c, false)[0];
-  const rec = recordMarket(new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: 1 }), RecordRing.allocate(EV_STRIDE, 1 << 16, false), 60_000);
+  const rec = recordMarket(
+    new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: 1 }),
+    RecordRing.allocate(EV_STRIDE, 1 << 16, false),
+    60_000,
+  );
   const log: [string, number][] = [];
   const timed = def({
     wakes: 'book',
@@ -197,11 +244,17 @@ test('timers fire at their engine time, ordered with market data as live: a sess
       };
     },
   });
-  runSession({ ...spec, strategy: { name: 'test_strategy', version: '0', hash: 'x', params: {}, file: null } }, { source: new ReplaySource(rec.events, rec.count), strategyDef: timed });
+  runSession(
+    { ...spec, strategy: { name: 'test_strategy', version: '0', hash: 'x', params: {}, file: null } },
+    { source: new ReplaySource(rec.events, rec.count), strategyDef: timed },
+  );
   const ticks = log.filter(([k]) => k === 'timer3').map(([, t]) => t);
   assert.ok(ticks.length > 10, `${ticks.length} ticks`);
   ticks.forEach((t, i) => assert.is(t, spec.sessionStartNs + (i + 1) * 250 * MS, `tick ${i} at its time`));
-  assert.equal(log.filter(([k]) => k === 'timer5').map(([, t]) => t), [spec.sessionStartNs + 1_000 * MS + 7]);
+  assert.equal(
+    log.filter(([k]) => k === 'timer5').map(([, t]) => t),
+    [spec.sessionStartNs + 1_000 * MS + 7],
+  );
   for (let i = 1; i < log.length; i++) assert.ok(log[i][1] >= log[i - 1][1], `time order at ${i}: ${log[i - 1]} then ${log[i]}`);
 });
 
@@ -210,7 +263,11 @@ test('a strategy that throws: the session fails naming the strategy, the callbac
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02' }, c);
   if (!v.ok) throw new Error('request');
   const spec = sessionSpecs(v.request, c, false)[0];
-  const rec = recordMarket(new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: 1 }), RecordRing.allocate(EV_STRIDE, 1 << 16, false), 20_000);
+  const rec = recordMarket(
+    new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: 1 }),
+    RecordRing.allocate(EV_STRIDE, 1 << 16, false),
+    20_000,
+  );
   let n = 0;
   const bad = def({
     name: 'flaky',
@@ -221,11 +278,17 @@ test('a strategy that throws: the session fails naming the strategy, the callbac
     }),
   });
   try {
-    runSession({ ...spec, strategy: { name: 'flaky', version: '0', hash: 'x', params: {}, file: null } }, { source: new ReplaySource(rec.events, rec.count), strategyDef: bad });
+    runSession(
+      { ...spec, strategy: { name: 'flaky', version: '0', hash: 'x', params: {}, file: null } },
+      { source: new ReplaySource(rec.events, rec.count), strategyDef: bad },
+    );
     assert.unreachable('the session should fail');
   } catch (e) {
     const m = (e as Error).message;
-    assert.match(m, /^session ES 2024-01-02: strategy flaky threw in quote\(\) at exchange time 2024-01-02T14:3\d:\d\d\.\d{9}Z \(\d+ ns after New York midnight\): boom$/);
+    assert.match(
+      m,
+      /^session ES 2024-01-02: strategy flaky threw in quote\(\) at exchange time 2024-01-02T14:3\d:\d\d\.\d{9}Z \(\d+ ns after New York midnight\): boom$/,
+    );
   }
 });
 
@@ -329,7 +392,11 @@ test('in the live engine a strategy that throws is stopped: its orders cancelled
   assert.is(opening.length, 2);
   for (const m of opening) report(OPEN + 2 * MS, ER_ACK, m);
   market(OPEN + 3 * MS, MD_CANCEL, ASK, 20_001, 40); // the touch moves: quote() again, which throws
-  assert.equal(sent().map((m) => m.type), [OM_CANCEL, OM_CANCEL], 'its orders are cancelled');
+  assert.equal(
+    sent().map((m) => m.type),
+    [OM_CANCEL, OM_CANCEL],
+    'its orders are cancelled',
+  );
   assert.ok(e.failed instanceof StrategyError);
   const alert = e.alertsSince(0).find((a) => a.code === 'STRATEGY_ERROR');
   assert.ok(alert, 'alert raised');
@@ -359,8 +426,20 @@ test('parameters: defaults, values within bounds, errors naming the key, the val
 
 test('definitions and config tables are checked: a bad definition, an unknown [strategy.<name>], a bad value in it', () => {
   assert.equal(definitionProblems(ladder), []);
-  const probs = definitionProblems({ ...ladder, name: 'Bad-Name', wakes: 'sometimes', levels: 99, params: { x: { type: 'number', default: 5, min: 0, max: 1, description: 'x' } } });
-  assert.ok(probs.some((p) => p.startsWith('name:')) && probs.some((p) => p.startsWith('wakes:')) && probs.some((p) => p.startsWith('levels:')) && probs.some((p) => p.startsWith('params.x.default')), probs.join('\n'));
+  const probs = definitionProblems({
+    ...ladder,
+    name: 'Bad-Name',
+    wakes: 'sometimes',
+    levels: 99,
+    params: { x: { type: 'number', default: 5, min: 0, max: 1, description: 'x' } },
+  });
+  assert.ok(
+    probs.some((p) => p.startsWith('name:')) &&
+      probs.some((p) => p.startsWith('wakes:')) &&
+      probs.some((p) => p.startsWith('levels:')) &&
+      probs.some((p) => p.startsWith('params.x.default')),
+    probs.join('\n'),
+  );
   const unknown = parseConfig('[strategy.nosuch]\nx = 1\n', 't.toml');
   assert.match(configuredStrategyProblem(unknown)!, "[strategy.nosuch]: no strategy named 'nosuch' is loaded");
   const builtin = parseConfig('[strategy.market_maker]\nspread_multiplier = 2\n', 't.toml');

@@ -26,7 +26,16 @@ import { MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { defaults } from '../../../src/strategy/params.ts';
 import {
-  FLAG_POST_ONLY, ORDER_ACK, ORDER_CANCELED, ORDER_FILL, ORDER_MODIFIED, ORDER_MODIFY_REJECT, OS_LIVE, OS_NONE, OS_PENDING_MODIFY, type StrategyDefinition,
+  FLAG_POST_ONLY,
+  ORDER_ACK,
+  ORDER_CANCELED,
+  ORDER_FILL,
+  ORDER_MODIFIED,
+  ORDER_MODIFY_REJECT,
+  OS_LIVE,
+  OS_NONE,
+  OS_PENDING_MODIFY,
+  type StrategyDefinition,
 } from '../../../src/strategy/port.ts';
 import { Engine } from '../../../src/trading/engine.ts';
 import { readFileSync } from 'node:fs';
@@ -43,13 +52,25 @@ const MS = 1e6;
 /** An engine (strategy: imperative orders only) wired to a SimExchange; messages and reports are handed over when `pump` is called. */
 function wired(events: [number, number, number][]) {
   const def: StrategyDefinition = {
-    name: 'replacer', version: '0', description: 'test', wakes: 'book', levels: 0, params: {},
+    name: 'replacer',
+    version: '0',
+    description: 'test',
+    wakes: 'book',
+    levels: 0,
+    params: {},
     create: () => ({ onOrder: (_c, ev) => void events.push([ev.type, ev.price, ev.leaves]) }),
   };
   const om = RecordRing.allocate(OM_STRIDE, 1024, false);
   const e = new Engine({
-    spec: contractForRoot('ES'), initialCapital: 1_000_000, limits: riskLimits(config), strategy: { def, params: defaults(def.params) },
-    latency: seededLatency(latencyParams(config), 7), orders: om, sessionStartNs: OPEN, sessionEndNs: CLOSE, flattenMinutes: 5,
+    spec: contractForRoot('ES'),
+    initialCapital: 1_000_000,
+    limits: riskLimits(config),
+    strategy: { def, params: defaults(def.params) },
+    latency: seededLatency(latencyParams(config), 7),
+    orders: om,
+    sessionStartNs: OPEN,
+    sessionEndNs: CLOSE,
+    flattenMinutes: 5,
   });
   const er = RecordRing.allocate(ER_STRIDE, 1024, false);
   const ex = new SimExchange({
@@ -118,7 +139,11 @@ test('replace: one modify, the same id; fewer contracts keep the queue place, mo
   pump();
   assert.is(ex.orderFront(id), 40, 'a new price: the back of that level');
   assert.is(e.om.orders.price[e.om.orders.find(id)], 19_999);
-  assert.equal(events, [[ORDER_MODIFIED, 20_000, 2], [ORDER_MODIFIED, 20_000, 4], [ORDER_MODIFIED, 19_999, 4]]);
+  assert.equal(events, [
+    [ORDER_MODIFIED, 20_000, 2],
+    [ORDER_MODIFIED, 20_000, 4],
+    [ORDER_MODIFIED, 19_999, 4],
+  ]);
 });
 
 test('replace: a fill in flight counts against the new quantity; the order never fills more than asked from the call on', () => {
@@ -135,7 +160,10 @@ test('replace: a fill in flight counts against the new quantity; the order never
   assert.is(e.portfolio.position, 3, 'never more than the 3 asked for');
   assert.is(c.orderState(id), OS_NONE, 'the order has ended');
   assert.is(c.openBuyQty, 0);
-  assert.equal(events.map((x) => x[0]), [ORDER_ACK, ORDER_FILL, ORDER_CANCELED]);
+  assert.equal(
+    events.map((x) => x[0]),
+    [ORDER_ACK, ORDER_FILL, ORDER_CANCELED],
+  );
 });
 
 test('replace refused here leaves the order as it was: kill switch, risk limit, unknown id; refused by the exchange (post-only would cross): works on', () => {
@@ -177,11 +205,20 @@ test('a backtest session: replace() sends modifies, the order log records them a
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02' }, config);
   if (!v.ok) throw new Error('request');
   const spec = sessionSpecs(v.request, config, false)[0];
-  const rec = recordMarket(new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: 1 }), RecordRing.allocate(EV_STRIDE, 1 << 16, false), 60_000);
+  const rec = recordMarket(
+    new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: 1 }),
+    RecordRing.allocate(EV_STRIDE, 1 << 16, false),
+    60_000,
+  );
   let modified = 0;
   // One bid at the touch; every 200 ms one contract fewer (the place kept), back to 5 when at 1.
   const shrinker: StrategyDefinition = {
-    name: 'shrinker', version: '0', description: 'test', wakes: 'touch', levels: 0, params: {},
+    name: 'shrinker',
+    version: '0',
+    description: 'test',
+    wakes: 'touch',
+    levels: 0,
+    params: {},
     create: (_p, ctx) => {
       let id = 0;
       let qty = 5;
@@ -227,7 +264,22 @@ test('the CLI: the breakout example moves its take-profit with modifies, and --o
   const cfg = writeConfig('[simulation]\nsession_start = "09:30"\nsession_end = "10:30"\n');
   const csv = join(tempDir(), 'orders.csv');
   const file = join(ROOT, 'examples', 'strategies', 'breakout-taker.ts');
-  const r = runCli(['--backtest', '--config', cfg, '--strategy-file', file, '--strategy', 'breakout_taker', '--start', '2024-01-02', '--end', '2024-01-03', '--json', '--orders', csv]);
+  const r = runCli([
+    '--backtest',
+    '--config',
+    cfg,
+    '--strategy-file',
+    file,
+    '--strategy',
+    'breakout_taker',
+    '--start',
+    '2024-01-02',
+    '--end',
+    '2024-01-03',
+    '--json',
+    '--orders',
+    csv,
+  ]);
   assert.is(r.code, 0, r.stderr);
   const result = JSON.parse(r.stdout);
   const [head, ...lines] = readFileSync(csv, 'utf8').trimEnd().split('\n');

@@ -22,9 +22,18 @@ test('the same sweep gives byte-identical --out and table; points in grid order;
   const text = readFileSync(join(dir, 'a.json'), 'utf8');
   assert.is(text, readFileSync(join(dir, 'b.json'), 'utf8'));
   assert.is(a.stdout, b.stdout);
-  assert.match(a.stdout, /^Sweep: 2 points, ranked by total P&L; 1 of 2 points never traded \(no fill: listed last, unranked\)\n\s+rank\s+spread_multiplier\s+skew_factor\s+P&L\s+Sharpe/);
+  assert.match(
+    a.stdout,
+    /^Sweep: 2 points, ranked by total P&L; 1 of 2 points never traded \(no fill: listed last, unranked\)\n\s+rank\s+spread_multiplier\s+skew_factor\s+P&L\s+Sharpe/,
+  );
   const doc = JSON.parse(text);
-  assert.equal(doc.points.map((p: { params: unknown }) => p.params), [{ spread_multiplier: 1, skew_factor: 0.5 }, { spread_multiplier: 1.5, skew_factor: 0.5 }]);
+  assert.equal(
+    doc.points.map((p: { params: unknown }) => p.params),
+    [
+      { spread_multiplier: 1, skew_factor: 0.5 },
+      { spread_multiplier: 1.5, skew_factor: 0.5 },
+    ],
+  );
   // spread_multiplier 1 and skew_factor 0.5 are the config defaults: the point is the plain backtest.
   const single = runCli(['--backtest', '--json', ...DAY]);
   assert.is(single.code, 0, single.stderr);
@@ -41,23 +50,54 @@ test('the table: untraded points listed last and unranked; kill-switch trips sho
   const args = (out: string) => ['--sweep', 'spread_multiplier=1.5,1', '--sweep', 'max_drawdown_pct=0.0001,0.5', ...DAY, '--out', join(dir, out)];
   const r = runCli(args('t.csv'));
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^Sweep: 4 points, ranked by total P&L; 2 of 4 points never traded \(no fill: listed last, unranked\); 1 stopped by the kill switch\n/);
-  const rows = r.stdout.trimEnd().split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+  assert.match(
+    r.stdout,
+    /^Sweep: 4 points, ranked by total P&L; 2 of 4 points never traded \(no fill: listed last, unranked\); 1 stopped by the kill switch\n/,
+  );
+  const rows = r.stdout
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/));
   assert.is(rows[0].at(-1), 'switch', 'the last column is "kill switch"');
   // rank, the two parameters, P&L, Sharpe, max DD %, fills, ...
   const FILLS = 6;
   const body = rows.slice(1);
-  assert.equal(body.map((c) => c[0]), ['1', '2', '-', '-'], 'the two traded points ranked, then the two that never traded');
-  assert.equal(body.slice(2).map((c) => c[1]), ['1.5', '1.5']);
+  assert.equal(
+    body.map((c) => c[0]),
+    ['1', '2', '-', '-'],
+    'the two traded points ranked, then the two that never traded',
+  );
+  assert.equal(
+    body.slice(2).map((c) => c[1]),
+    ['1.5', '1.5'],
+  );
   assert.ok(body.slice(2).every((c) => c[FILLS] === '0'));
   assert.ok(body.slice(0, 2).every((c) => Number(c[FILLS]) > 0));
   const tripped = body.filter((c) => c.at(-1) === 'TRIPPED');
   assert.is(tripped.length, 1);
   assert.equal(tripped[0].slice(1, 3), ['1', '0.0001']);
-  const csv = readFileSync(join(dir, 't.csv'), 'utf8').trimEnd().split('\n').map((l) => l.split(','));
+  const csv = readFileSync(join(dir, 't.csv'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(','));
   const rank = csv[0].indexOf('rank');
-  assert.equal(csv.slice(1).map((c) => [c[0], c[rank]]), [['1.5', ''], ['1.5', ''], ['1', csv.slice(1)[2][rank]], ['1', csv.slice(1)[3][rank]]]);
-  assert.equal(csv.slice(3).map((c) => c[rank]).sort(), ['1', '2']);
+  assert.equal(
+    csv.slice(1).map((c) => [c[0], c[rank]]),
+    [
+      ['1.5', ''],
+      ['1.5', ''],
+      ['1', csv.slice(1)[2][rank]],
+      ['1', csv.slice(1)[3][rank]],
+    ],
+  );
+  assert.equal(
+    csv
+      .slice(3)
+      .map((c) => c[rank])
+      .sort(),
+    ['1', '2'],
+  );
 });
 
 test('--out FILE.csv: one row per point in grid order, numbers as in the JSON', () => {
@@ -76,25 +116,47 @@ test('--out FILE.csv: one row per point in grid order, numbers as in the JSON', 
     assert.is(cells[head.indexOf('total_pnl')], String(doc.points[i].result.total_pnl));
     assert.is(cells[head.indexOf('markout_1s_ticks')], String(doc.points[i].result.markouts['1s'].avg_ticks ?? ''));
   });
-  const ranks = lines.slice(1).map((l) => Number(l.split(',')[1])).sort();
+  const ranks = lines
+    .slice(1)
+    .map((l) => Number(l.split(',')[1]))
+    .sort();
   assert.equal(ranks, [1, 2, 3]);
 });
 
 test('--holdout-days: ranks on the earlier sessions, runs the best on the later ones', () => {
   const dir = tempDir();
   const out = join(dir, 'h.json');
-  const r = runCli(['--sweep', 'spread_multiplier=1,3', '--config', SHORT, '--start', '2024-01-02', '--end', '2024-01-03', '--holdout-days', '1', '--out', out]);
+  const r = runCli([
+    '--sweep',
+    'spread_multiplier=1,3',
+    '--config',
+    SHORT,
+    '--start',
+    '2024-01-02',
+    '--end',
+    '2024-01-03',
+    '--holdout-days',
+    '1',
+    '--out',
+    out,
+  ]);
   assert.is(r.code, 0, r.stderr);
   const doc = JSON.parse(readFileSync(out, 'utf8'));
   assert.is(doc.points[0].result.sessions, 1);
   assert.is(doc.holdout.rank_end_date, '2024-01-02');
   assert.is(doc.holdout.start_date, '2024-01-03');
   assert.is(doc.holdout.points.length, 2);
-  assert.equal(doc.holdout.points.map((p: { rank: number }) => p.rank), [1, 2]);
+  assert.equal(
+    doc.holdout.points.map((p: { rank: number }) => p.rank),
+    [1, 2],
+  );
   const best = doc.holdout.points[0];
   assert.equal(best.params, doc.points[best.grid_index].params);
   // spread_multiplier 3 never trades: it follows the point that traded, whatever their P&L.
-  assert.equal(doc.holdout.points.map((p: { params: { spread_multiplier: number } }) => p.params.spread_multiplier), [1, 3]);
+  assert.equal(
+    doc.holdout.points.map((p: { params: { spread_multiplier: number } }) => p.params.spread_multiplier),
+    [1, 3],
+  );
   assert.ok(doc.points[best.grid_index].result.total_fills > 0 && doc.points[doc.holdout.points[1].grid_index].result.total_fills === 0);
   assert.match(r.stdout, /Holdout 2024-01-03\.\.2024-01-03 \(ranked on 2024-01-02\.\.2024-01-02\)/);
 });

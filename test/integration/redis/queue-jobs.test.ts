@@ -92,10 +92,16 @@ test('a worker with the dataset under its own data_dir: the sweep equals the loc
 test('a worker without the dataset: the sweep fails at once with an error naming the data and the worker dir', async () => {
   const w = await procs.startWorker(lacking.config);
   try {
-    const why = await queuedSweep().then(() => 'completed', (e: Error) => e.message);
+    const why = await queuedSweep().then(
+      () => 'completed',
+      (e: Error) => e.message,
+    );
     assert.match(why, `recorded data '${DATA}' is not on this worker: no such dataset under ${join(lacking.dataDir, 'market')} of worker`);
     // Unrecoverable: one attempt per job, not BullMQ's retries.
-    const started = w.log().split('\n').filter((l) => l.includes('session job started'));
+    const started = w
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('session job started'));
     assert.ok(started.length > 0 && started.every((l) => l.includes('"attempt":1')), 'no job was attempted twice');
   } finally {
     await stop(w.child);
@@ -106,7 +112,10 @@ test("recorded data outside the engine's <data_dir>/market/ cannot go into a job
   const v = validateBacktestRequest({}, engineConfig, FIXTURE);
   assert.ok(v.ok);
   const [spec] = sessionSpecs(v.request, engineConfig, false);
-  assert.throws(() => toDatasetRef(spec, marketDataDir(engineConfig)), (e: Error) => e.message.startsWith(`recorded data ${FIXTURE} is not under ${join(engine.dataDir, 'market')}`));
+  assert.throws(
+    () => toDatasetRef(spec, marketDataDir(engineConfig)),
+    (e: Error) => e.message.startsWith(`recorded data ${FIXTURE} is not under ${join(engine.dataDir, 'market')}`),
+  );
 });
 
 test('a cancelled sweep removes its jobs still waiting: no worker runs them later', async () => {
@@ -116,7 +125,14 @@ test('a cancelled sweep removes its jobs still waiting: no worker runs them late
   assert.ok(parsed.ok);
   const queue = new Queue(SESSION_QUEUE, { connection: parsed.connection });
   // No worker: every session job waits in the queue.
-  const sweeps = new SweepService({ config: engineConfig, logger, pool: () => assert.unreachable('no pool with a queue') as never, poolThreads: 2, executor, dataDir: join(root, 'sweeps') });
+  const sweeps = new SweepService({
+    config: engineConfig,
+    logger,
+    pool: () => assert.unreachable('no pool with a queue') as never,
+    poolThreads: 2,
+    executor,
+    dataDir: join(root, 'sweeps'),
+  });
   try {
     await queue.drain();
     const out = sweeps.submit({ symbol: 'ES', startDate: '2024-01-02', endDate: '2024-01-05', grid: { skewFactor: [0, 1, 2] } });

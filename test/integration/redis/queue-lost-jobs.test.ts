@@ -36,7 +36,9 @@ const stop = (c: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') =>
 
 /** redis-server on `port`, empty, persisting nothing; resolves once it answers. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   children.push(redis);
   let out = '';
   redis.stdout!.on('data', (b: Buffer) => (out += b.toString()));
@@ -45,14 +47,25 @@ async function startRedis(port: number): Promise<ChildProcess> {
 }
 
 function startWorker(url: string): Promise<{ child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, [ENGINE, '--worker', '--queue', url, '--config', CONFIG], { env: { ...process.env, RUST_LOG: 'debug' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [ENGINE, '--worker', '--queue', url, '--config', CONFIG], {
+    env: { ...process.env, RUST_LOG: 'debug' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   let text = '';
   child.stderr!.on('data', (b: Buffer) => (text += b.toString()));
   return until('the worker is ready', () => text.includes('queue worker ready') && { child, log: () => text }, { timeoutMs: WAIT_MS, child });
 }
 
-type QueueHealth = { status: string; in_flight: number; requeued_jobs: number; failed_sessions: number; data_lost: number; unreachable_s: number | null; last_error: string | null };
+type QueueHealth = {
+  status: string;
+  in_flight: number;
+  requeued_jobs: number;
+  failed_sessions: number;
+  data_lost: number;
+  unreachable_s: number | null;
+  last_error: string | null;
+};
 async function health(base: string): Promise<{ status: number; queue: QueueHealth }> {
   const r = await fetch(`${base}/health`);
   const body = (await r.json()) as { queue: QueueHealth };
@@ -70,14 +83,27 @@ async function engine(url: string, unreachableMs: number) {
   const executor = await createQueueExecutor(url, config, { checkMs: 300, unreachableMs, onEvent: (msg) => events.push(msg) });
   const { logger } = capturingLogger('fatal');
   const svc = await BacktestService.open({ config, logger, dataDir: join(tempDir(), 'data'), executor });
-  const server = await startHttpServer({ runtime: new FakeRuntime(), config, logger, backtests: svc }, { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false });
+  const server = await startHttpServer(
+    { runtime: new FakeRuntime(), config, logger, backtests: svc },
+    { port: 0, host: '127.0.0.1', latencyDrainMs: 0, defaultMetrics: false },
+  );
   const base = `http://127.0.0.1:${server.port}`;
   const submit = async () => {
-    const r = await fetch(`${base}/api/backtest`, { method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' }, body: JSON.stringify(BODY) });
+    const r = await fetch(`${base}/api/backtest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+      body: JSON.stringify(BODY),
+    });
     assert.is(r.status, 202);
     return ((await r.json()) as { id: string }).id;
   };
-  const run = async (id: string) => (await (await fetch(`${base}/api/backtests/${id}`)).json()) as { status: string; error: { code: string; message: string } | null; total_pnl?: number; equity_curve?: unknown };
+  const run = async (id: string) =>
+    (await (await fetch(`${base}/api/backtests/${id}`)).json()) as {
+      status: string;
+      error: { code: string; message: string } | null;
+      total_pnl?: number;
+      equity_curve?: unknown;
+    };
   const close = async () => {
     await server.close();
     await executor.close();

@@ -75,7 +75,19 @@ test('a strategy from a file: the same result from the CLI (pool) and inline, wi
 
 test('a sweep point of the strategy equals the single run with the same parameters', () => {
   const out = join(dir, 'sweep.json');
-  const r = runCli(['--config', CONFIG, ...DATES, '--strategy-file', QUOTER, '--strategy', 'imbalance_quoter', '--sweep', 'params.threshold=0.5,0.7', '--out', out]);
+  const r = runCli([
+    '--config',
+    CONFIG,
+    ...DATES,
+    '--strategy-file',
+    QUOTER,
+    '--strategy',
+    'imbalance_quoter',
+    '--sweep',
+    'params.threshold=0.5,0.7',
+    '--out',
+    out,
+  ]);
   assert.is(r.code, 0, r.stderr);
   const doc = JSON.parse(readFileSync(out, 'utf8')) as { points: { params: Record<string, unknown>; result: Record<string, unknown> }[] };
   const point = doc.points.find((p) => p.params['params.threshold'] === 0.7)!;
@@ -97,7 +109,10 @@ test('over HTTP: named strategy and params give the same result; a path, an unkn
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   try {
-    const listed = (await (await fetch(`${base}/api/strategies`)).json()) as { default: string; strategies: { name: string; hash: string; wakes: string; params: { properties: Record<string, unknown> } }[] };
+    const listed = (await (await fetch(`${base}/api/strategies`)).json()) as {
+      default: string;
+      strategies: { name: string; hash: string; wakes: string; params: { properties: Record<string, unknown> } }[];
+    };
     assert.is(listed.default, 'market_maker');
     const q = listed.strategies.find((s) => s.name === 'imbalance_quoter')!;
     assert.is(q.wakes, 'touch');
@@ -130,7 +145,10 @@ test('over HTTP: named strategy and params give the same result; a path, an unkn
     assert.is(failed.status, 500, JSON.stringify(failed.body));
     const run = (await (await fetch(`${base}/api/backtests?limit=1`)).json()) as { runs: { id: string; status: string; error: { message: string } | null }[] };
     assert.is(run.runs[0].status, 'failed');
-    assert.match(run.runs[0].error!.message, /strategy throws_in_quote threw in quote\(\) at exchange time 2024-01-0[23]T\d\d:\d\d:\d\d\.\d{9}Z .*deliberate failure/);
+    assert.match(
+      run.runs[0].error!.message,
+      /strategy throws_in_quote threw in quote\(\) at exchange time 2024-01-0[23]T\d\d:\d\d:\d\d\.\d{9}Z .*deliberate failure/,
+    );
     const after = await post(REQUEST);
     assert.is(after.status, 200, JSON.stringify(after.body));
     assert.is(after.body.total_pnl, ok.body.total_pnl);

@@ -41,7 +41,8 @@ test('DrawdownPath replays the check exactly: its worst drawdown for any base an
     for (const x of values) path.add(x);
     const base = 1_000 + rng.next() * 100_000;
     const peakIn = rng.next() < 0.5 ? -Infinity : base + (rng.next() - 0.3) * 5_000;
-    let peak = peakIn, worst = 0;
+    let peak = peakIn,
+      worst = 0;
     for (const x of values) {
       const eq = base + x;
       if (eq > peak) peak = eq;
@@ -66,7 +67,13 @@ test('a tripped kill switch stops the account: later sessions do not trade, and 
   assert.equal(k.sessions_not_traded, ['2024-01-03', '2024-01-04']);
   assert.ok(k.equity! <= c.trading.initial_capital - 150, `equity at the trip ${k.equity}`);
   const later = r.session_results.filter((s) => s.date > '2024-01-02');
-  assert.equal(later.map((s) => [s.traded, s.fills, s.events, s.pnl]), [[false, 0, 0, 0], [false, 0, 0, 0]]);
+  assert.equal(
+    later.map((s) => [s.traded, s.fills, s.events, s.pnl]),
+    [
+      [false, 0, 0, 0],
+      [false, 0, 0, 0],
+    ],
+  );
   assert.is(r.total_fills, r.session_results[0].fills);
 });
 
@@ -77,7 +84,8 @@ test('drawdown is measured from the account peak across sessions: a limit no sin
   const free = await run(c, { seed: 42, initialCapital: capital, maxDrawdown: 1 });
   assert.is(free.result.kill_switch.tripped, false);
   // worst drawdown each day would see on its own (fresh account: what per-day runs checked) and on the account
-  let fresh = 0, account = 0;
+  let fresh = 0,
+    account = 0;
   for (const s of free.sessions) {
     const path = DrawdownPath.from(s.result!.drawdownPath);
     fresh = Math.max(fresh, path.maxDrawdown(capital, -Infinity));
@@ -100,7 +108,9 @@ test('the parallel run equals a strictly sequential run byte for byte, over seed
     cases.push({ body: { seed, endDate: '2024-01-03' }, loss: 400 });
     cases.push({ body: { seed, initialCapital: 50_000, maxDrawdown: 0.01, useML: true }, loss: 2_000 });
   }
-  let reruns = 0, trips = 0, notTraded = 0;
+  let reruns = 0,
+    trips = 0,
+    notTraded = 0;
   for (const { body, loss } of cases) {
     const c = config(8);
     c.risk.max_daily_loss = loss;

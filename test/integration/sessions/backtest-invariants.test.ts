@@ -6,7 +6,29 @@ import type { EngineConfig } from '../../../src/config/schema.ts';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
 import type { Engine } from '../../../src/trading/engine.ts';
-import { BID, CANCEL_SELF_MATCH, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LEAVES, ER_PRICE, ER_QTY, ER_REASON, ER_SIDE, ER_TS, ER_TYPE, EV_RECV, EV_TS, OM_NEW, OM_QTY, OM_SENT, OM_TS, OM_TYPE } from '../../../src/core/events.ts';
+import {
+  BID,
+  CANCEL_SELF_MATCH,
+  ER_ACK,
+  ER_CANCELED,
+  ER_EXCH_TS,
+  ER_FILL,
+  ER_ID,
+  ER_LEAVES,
+  ER_PRICE,
+  ER_QTY,
+  ER_REASON,
+  ER_SIDE,
+  ER_TS,
+  ER_TYPE,
+  EV_RECV,
+  EV_TS,
+  OM_NEW,
+  OM_QTY,
+  OM_SENT,
+  OM_TS,
+  OM_TYPE,
+} from '../../../src/core/events.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 function config(mut: (c: EngineConfig) => void): EngineConfig {
@@ -29,7 +51,9 @@ test('zero jitter: market data arrives exactly 50 Âµs late, orders exactly 100 Â
   });
   const received = new Set<number>();
   let lastRecv = -Infinity;
-  let orders = 0, reports = 0, events = 0;
+  let orders = 0,
+    reports = 0,
+    events = 0;
   const bad: string[] = [];
   runSession(spec(c, {}), {
     taps: {
@@ -160,9 +184,12 @@ test('our own orders never cross at the exchange: cancels go out before new orde
   // The exchange's view, replayed from its reports (they reach the engine in exchange-time
   // order); checked once all the reports of one exchange instant are in.
   const live = new Map<number, { side: number; price: number }>();
-  let crossings = 0, smpReports = 0, instant = -1;
+  let crossings = 0,
+    smpReports = 0,
+    instant = -1;
   const crossed = () => {
-    let maxBuy = -Infinity, minSell = Infinity;
+    let maxBuy = -Infinity,
+      minSell = Infinity;
     for (const o of live.values()) {
       if (o.side === BID) maxBuy = Math.max(maxBuy, o.price);
       else minSell = Math.min(minSell, o.price);
@@ -178,7 +205,8 @@ test('our own orders never cross at the exchange: cancels go out before new orde
       report(d, off) {
         if (d[off + ER_EXCH_TS] !== instant && crossed()) crossings++;
         instant = d[off + ER_EXCH_TS];
-        const type = d[off + ER_TYPE], id = d[off + ER_ID];
+        const type = d[off + ER_TYPE],
+          id = d[off + ER_ID];
         if (type === ER_ACK) live.set(id, { side: d[off + ER_SIDE], price: d[off + ER_PRICE] });
         else if (type === ER_CANCELED || (type === ER_FILL && d[off + ER_LEAVES] <= 0)) live.delete(id);
         if (type === ER_CANCELED && d[off + ER_REASON] === CANCEL_SELF_MATCH) smpReports++;

@@ -13,11 +13,54 @@ import { parseSymbol } from '../../../src/market/instruments.ts';
 const holidayDates = (y: number) => cmeHolidays(y).map((h) => h.date);
 
 test('holidays match the published NYSE schedules', () => {
-  assert.equal(holidayDates(2024), ['2024-01-01', '2024-01-15', '2024-02-19', '2024-03-29', '2024-05-27', '2024-06-19', '2024-07-04', '2024-09-02', '2024-11-28', '2024-12-25']);
-  assert.equal(holidayDates(2025), ['2025-01-01', '2025-01-09', '2025-01-20', '2025-02-17', '2025-04-18', '2025-05-26', '2025-06-19', '2025-07-04', '2025-09-01', '2025-11-27', '2025-12-25']);
+  assert.equal(holidayDates(2024), [
+    '2024-01-01',
+    '2024-01-15',
+    '2024-02-19',
+    '2024-03-29',
+    '2024-05-27',
+    '2024-06-19',
+    '2024-07-04',
+    '2024-09-02',
+    '2024-11-28',
+    '2024-12-25',
+  ]);
+  assert.equal(holidayDates(2025), [
+    '2025-01-01',
+    '2025-01-09',
+    '2025-01-20',
+    '2025-02-17',
+    '2025-04-18',
+    '2025-05-26',
+    '2025-06-19',
+    '2025-07-04',
+    '2025-09-01',
+    '2025-11-27',
+    '2025-12-25',
+  ]);
   // Saturday New Year's Day 2022 is not observed (Friday 2021-12-31 trades); Juneteenth from 2022.
-  assert.equal(holidayDates(2021), ['2021-01-01', '2021-01-18', '2021-02-15', '2021-04-02', '2021-05-31', '2021-07-05', '2021-09-06', '2021-11-25', '2021-12-24']);
-  assert.equal(holidayDates(2022), ['2022-01-17', '2022-02-21', '2022-04-15', '2022-05-30', '2022-06-20', '2022-07-04', '2022-09-05', '2022-11-24', '2022-12-26']);
+  assert.equal(holidayDates(2021), [
+    '2021-01-01',
+    '2021-01-18',
+    '2021-02-15',
+    '2021-04-02',
+    '2021-05-31',
+    '2021-07-05',
+    '2021-09-06',
+    '2021-11-25',
+    '2021-12-24',
+  ]);
+  assert.equal(holidayDates(2022), [
+    '2022-01-17',
+    '2022-02-21',
+    '2022-04-15',
+    '2022-05-30',
+    '2022-06-20',
+    '2022-07-04',
+    '2022-09-05',
+    '2022-11-24',
+    '2022-12-26',
+  ]);
   assert.is(cmeHolidays(2018).find((h) => h.date === '2018-12-05')?.name, 'National Day of Mourning (George H. W. Bush)');
 });
 
@@ -63,9 +106,19 @@ test('across a roll, each session result and each fill names the contract traded
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-03-06', endDate: '2024-03-07' }, config);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   const run = await runBacktest(v.request, config, { collectFills: true });
-  assert.equal(run.result.session_results.map((s) => [s.date, s.contract]), [['2024-03-06', 'ESH24'], ['2024-03-07', 'ESM24']]);
+  assert.equal(
+    run.result.session_results.map((s) => [s.date, s.contract]),
+    [
+      ['2024-03-06', 'ESH24'],
+      ['2024-03-07', 'ESM24'],
+    ],
+  );
   assert.equal(run.result.contracts, ['ESH24', 'ESM24']);
-  const rows = fillsCsv(v.request, run.sessions).trim().split('\n').slice(1).map((l) => l.split(','));
+  const rows = fillsCsv(v.request, run.sessions)
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split(','));
   assert.ok(rows.length > 0, 'the sessions filled');
   for (const [, date, symbol] of rows) assert.is(symbol, date === '2024-03-06' ? 'ESH24' : 'ESM24', date);
 });

@@ -66,7 +66,15 @@ test("a window of the day sees the whole session's efficient price; without the 
 const continuousExecutor: SessionExecutor = {
   parallel: true,
   threads: 2,
-  run: async (spec) => runSession(spec, { source: new MarketGenerator(ES, spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: spec.activity, profile: ON }) }),
+  run: async (spec) =>
+    runSession(spec, {
+      source: new MarketGenerator(ES, spec.date, spec.seed, {
+        sessionStartNs: spec.sessionStartNs,
+        sessionEndNs: spec.sessionEndNs,
+        activity: spec.activity,
+        profile: ON,
+      }),
+    }),
 };
 
 function config(): EngineConfig {
@@ -90,7 +98,10 @@ test('a backtest: each session closes at the path, and a session alone equals th
   for (const s of multi.session_results) {
     const i = path.dayIndex(s.date);
     assert.ok(s.open_mid !== null && s.close_mid !== null, s.date);
-    assert.ok(Math.abs((s.close_mid as number) / ES.tickSize - path.closeTicks[i]) <= 4, `${s.date}: close_mid ${s.close_mid}, path ${path.closeTicks[i] * ES.tickSize}`);
+    assert.ok(
+      Math.abs((s.close_mid as number) / ES.tickSize - path.closeTicks[i]) <= 4,
+      `${s.date}: close_mid ${s.close_mid}, path ${path.closeTicks[i] * ES.tickSize}`,
+    );
     assert.is(s.close_mid, s.final_mid);
   }
   assert.equal(alone.session_results[0], multi.session_results[1]);

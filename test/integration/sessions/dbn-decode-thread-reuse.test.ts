@@ -20,11 +20,15 @@ ensureBuilt();
 const H = 3600e9;
 const dir = mkdtempSync(join(tmpdir(), 'dbn-decode-reuse-'));
 const file = join(dir, 'es.mbo.dbn.zst');
-await exportSynthetic(file, [{ date: '2024-03-05', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 10 * H, activity: 1 }], {
-  schema: 'mbo',
-  marketDataLatencyNs: 50_000,
-  maxEventsPerSession: 150_000, // more than the decoder's shared ring holds, so it waits for room
-});
+await exportSynthetic(
+  file,
+  [{ date: '2024-03-05', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 10 * H, activity: 1 }],
+  {
+    schema: 'mbo',
+    marketDataLatencyNs: 50_000,
+    maxEventsPerSession: 150_000, // more than the decoder's shared ring holds, so it waits for room
+  },
+);
 const truncated = join(dir, 'truncated.mbo.dbn.zst');
 const bytes = readFileSync(file);
 writeFileSync(truncated, bytes.subarray(0, bytes.length >> 1));
@@ -45,7 +49,7 @@ test('a finished decoder worker decodes the next session on the same thread, wit
   assert.ok(expected.length > 100_000 * EV_STRIDE);
   assert.equal(a, expected);
   assert.equal(b, expected);
-  assert.is(second.threadId, first.threadId, 'the second session reused the first one\'s worker');
+  assert.is(second.threadId, first.threadId, "the second session reused the first one's worker");
 });
 
 test('after a failed session the worker takes the next one; one closed mid-file is replaced', () => {

@@ -17,11 +17,15 @@ const H = 3600e9;
 const FIXTURE = new URL('../../fixtures/dbn/test_data.mbo.v3.dbn.zst', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'dbn-inflate-'));
 const big = join(dir, 'es.mbo.dbn.zst');
-await exportSynthetic(big, [{ date: '2024-03-05', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 10.5 * H, activity: 1 }], {
-  schema: 'mbo',
-  marketDataLatencyNs: 50_000,
-  maxEventsPerSession: 60_000,
-});
+await exportSynthetic(
+  big,
+  [{ date: '2024-03-05', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 10.5 * H, activity: 1 }],
+  {
+    schema: 'mbo',
+    marketDataLatencyNs: 50_000,
+    maxEventsPerSession: 60_000,
+  },
+);
 
 /** Every record of the reader, exactly (bigints as text), and the count of MBO records. */
 function records(r: DbnReader): { text: string; mbo: number } {

@@ -76,7 +76,10 @@ test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a symbol of no known contract root is an error naming the file and the symbol', async () => {
   const file = await mboFile('zz.mbo.dbn.zst', 'ZZH4', [5000e9]);
-  assert.throws(() => planReplay(file), (e: Error) => e.message.includes(file) && e.message.includes('ZZH4') && /no symbol maps to a known contract/.test(e.message));
+  assert.throws(
+    () => planReplay(file),
+    (e: Error) => e.message.includes(file) && e.message.includes('ZZH4') && /no symbol maps to a known contract/.test(e.message),
+  );
   const v = validateBacktestRequest({}, config, file);
   assert.is(v.ok, false);
   if (!v.ok) assert.is(v.errors[0].field, 'data');
@@ -84,7 +87,10 @@ test('a symbol of no known contract root is an error naming the file and the sym
 
 test('a price off the tick grid is an error naming the file and the record', async () => {
   const file = await mboFile('offgrid.mbo.dbn.zst', 'ESH4', [5000e9, 5000.1e9]);
-  assert.throws(() => drain(file), (e: Error) => e.message.startsWith(`${file}: record 1: price 5000100000000`) && e.message.includes('ESH4'));
+  assert.throws(
+    () => drain(file),
+    (e: Error) => e.message.startsWith(`${file}: record 1: price 5000100000000`) && e.message.includes('ESH4'),
+  );
 });
 
 test('a truncated file fails the session (decoded in its own thread) with the decoder error naming the file', () => {
@@ -94,7 +100,10 @@ test('a truncated file fails the session (decoded in its own thread) with the de
   const v = validateBacktestRequest({}, config, file);
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
   const spec = sessionSpecs(v.request, config, false)[0];
-  assert.throws(() => runSession(spec), (e: Error) => e.message.includes(file));
+  assert.throws(
+    () => runSession(spec),
+    (e: Error) => e.message.includes(file),
+  );
 });
 
 test('cancels of orders never seen (a file starting mid-session) are counted and skipped', () => {

@@ -20,7 +20,10 @@ import { REALISTIC_FLOW } from '../../../src/market/profiles.ts';
 const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-flow-'));
 const DATE = '2024-03-05';
 const config = (queue: string) =>
-  parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[execution]\nqueue_model = "${queue}"\n`, `${queue}.toml`);
+  parseConfig(
+    `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[execution]\nqueue_model = "${queue}"\n`,
+    `${queue}.toml`,
+  );
 
 function ok<T>(v: { ok: true; request: T } | { ok: false; errors: unknown }): T {
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
@@ -36,7 +39,16 @@ test.before(async () => {
   const req = ok(validateBacktestRequest({ symbol: 'ES', startDate: DATE }, cfg));
   const s = sessionSpecs(req, cfg, false)[0];
   file = join(dir, `es-${DATE}.mbo.dbn.zst`);
-  const session = { date: s.date, rawSymbol: req.contracts[0], spec: contractForRoot(s.root), seed: s.seed, sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, activity: s.activity, profile: REALISTIC_FLOW };
+  const session = {
+    date: s.date,
+    rawSymbol: req.contracts[0],
+    spec: contractForRoot(s.root),
+    seed: s.seed,
+    sessionStartNs: s.sessionStartNs,
+    sessionEndNs: s.sessionEndNs,
+    activity: s.activity,
+    profile: REALISTIC_FLOW,
+  };
   await exportSynthetic(file, [session], { schema: 'mbo', marketDataLatencyNs: s.execution.latency.marketDataLatencyNs });
 });
 test.after(async () => {

@@ -20,7 +20,10 @@ const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-roundtrip-'));
 const DATE = '2024-03-05';
 // 10 simulated minutes: enough fills and cancels at our levels to tell queue models apart.
 const config = (queue: string) =>
-  parseConfig(`data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[execution]\nqueue_model = "${queue}"\n`, `${queue}.toml`);
+  parseConfig(
+    `data_dir = ${JSON.stringify(dir)}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[execution]\nqueue_model = "${queue}"\n`,
+    `${queue}.toml`,
+  );
 
 function ok<T>(v: { ok: true; request: T } | { ok: false; errors: unknown }): T {
   if (!v.ok) throw new Error(JSON.stringify(v.errors));
@@ -31,10 +34,24 @@ async function exportSession(cfg: EngineConfig, schema: 'mbo' | 'mbp-10'): Promi
   const req = ok(validateBacktestRequest({ symbol: 'ES', startDate: DATE }, cfg));
   const s = sessionSpecs(req, cfg, false)[0];
   const file = join(dir, `es-${DATE}.${schema}.dbn.zst`);
-  await exportSynthetic(file, [{ date: s.date, rawSymbol: req.contracts[0], spec: contractForRoot(s.root), seed: s.seed, sessionStartNs: s.sessionStartNs, sessionEndNs: s.sessionEndNs, activity: s.activity }], {
-    schema,
-    marketDataLatencyNs: s.execution.latency.marketDataLatencyNs,
-  });
+  await exportSynthetic(
+    file,
+    [
+      {
+        date: s.date,
+        rawSymbol: req.contracts[0],
+        spec: contractForRoot(s.root),
+        seed: s.seed,
+        sessionStartNs: s.sessionStartNs,
+        sessionEndNs: s.sessionEndNs,
+        activity: s.activity,
+      },
+    ],
+    {
+      schema,
+      marketDataLatencyNs: s.execution.latency.marketDataLatencyNs,
+    },
+  );
   return file;
 }
 
@@ -69,7 +86,10 @@ for (const queue of ['power', 'risk_averse']) {
     assert.is(withoutSource(replay.result), withoutSource(direct.result));
     // The export is clean: its opening clear is the only warm-up, nothing unknown, never crossed.
     const q = replay.result.data_quality!;
-    assert.equal([q.records_warmup, q.unknown_cancels, q.unknown_modifies, q.unknown_fills, q.time_clamped, q.crossed_ns, q.phase_changes], [1, 0, 0, 0, 0, 0, 0]);
+    assert.equal(
+      [q.records_warmup, q.unknown_cancels, q.unknown_modifies, q.unknown_fills, q.time_clamped, q.crossed_ns, q.phase_changes],
+      [1, 0, 0, 0, 0, 0, 0],
+    );
   });
 }
 

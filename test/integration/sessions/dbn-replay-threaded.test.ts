@@ -22,11 +22,15 @@ const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-threaded-'));
 
 async function exported(schema: 'mbo' | 'mbp-10', events: number): Promise<string> {
   const file = join(dir, `es.${schema}.dbn.zst`);
-  await exportSynthetic(file, [{ date: '2024-03-05', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 11, sessionStartNs: 9.5 * H, sessionEndNs: 10 * H, activity: 1 }], {
-    schema,
-    marketDataLatencyNs: 50_000,
-    maxEventsPerSession: events,
-  });
+  await exportSynthetic(
+    file,
+    [{ date: '2024-03-05', rawSymbol: 'ESH24', spec: contractForRoot('ES'), seed: 11, sessionStartNs: 9.5 * H, sessionEndNs: 10 * H, activity: 1 }],
+    {
+      schema,
+      marketDataLatencyNs: 50_000,
+      maxEventsPerSession: events,
+    },
+  );
   return file;
 }
 
@@ -74,7 +78,11 @@ for (const [name, file, perOrder] of [
     const got = drain(threaded);
     assert.ok(want.events.length / EV_STRIDE > SOURCE_RING_CAPACITY, `${want.events.length / EV_STRIDE} events: more than the shared ring holds`);
     const e = firstDifference(got.events, want.events);
-    assert.is(e, -1, `event ${Math.floor(e / EV_STRIDE)} differs: ${got.events.slice(e - (e % EV_STRIDE), e - (e % EV_STRIDE) + EV_STRIDE)} vs ${want.events.slice(e - (e % EV_STRIDE), e - (e % EV_STRIDE) + EV_STRIDE)}`);
+    assert.is(
+      e,
+      -1,
+      `event ${Math.floor(e / EV_STRIDE)} differs: ${got.events.slice(e - (e % EV_STRIDE), e - (e % EV_STRIDE) + EV_STRIDE)} vs ${want.events.slice(e - (e % EV_STRIDE), e - (e % EV_STRIDE) + EV_STRIDE)}`,
+    );
     const p = firstDifference(got.prio, want.prio);
     assert.is(p, -1, `priority of event ${p} differs: ${got.prio[p]} vs ${want.prio[p]}`);
     assert.is(got.prio.length, want.prio.length);

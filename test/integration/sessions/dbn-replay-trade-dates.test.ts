@@ -27,7 +27,12 @@ const H = 3600e9;
 const MIN = 60e9;
 const DAY = 24 * H;
 const UTC = (date: string) => BigInt(Date.parse(`${date}T00:00:00Z`)) * 1_000_000n;
-const A = 0x41, C = 0x43, R = 0x52, N = 0x4e, SB = 0x42, SA = 0x41;
+const A = 0x41,
+  C = 0x43,
+  R = 0x52,
+  N = 0x4e,
+  SB = 0x42,
+  SA = 0x41;
 const { F_LAST, F_SNAPSHOT } = FLAGS;
 
 /** [hours after the file's 00:00 UTC, action, side, price $, size, order id, flags] */
@@ -38,15 +43,35 @@ async function dailyFile(date: string, book: [number, number, number, number][],
   const file = join(dir, `glbx-mdp3-${date.replaceAll('-', '')}.mbo.dbn.zst`);
   const start = UTC(date);
   const m: DbnMetadata = {
-    version: 3, dataset: 'GLBX.MDP3', schema: 'mbo', start, end: start + BigInt(DAY), limit: 0n, stype_in: 'raw_symbol', stype_out: 'instrument_id',
-    ts_out: false, symbol_cstr_len: 71, symbols: ['ESH4'], partial: [], not_found: [],
+    version: 3,
+    dataset: 'GLBX.MDP3',
+    schema: 'mbo',
+    start,
+    end: start + BigInt(DAY),
+    limit: 0n,
+    stype_in: 'raw_symbol',
+    stype_out: 'instrument_id',
+    ts_out: false,
+    symbol_cstr_len: 71,
+    symbols: ['ESH4'],
+    partial: [],
+    not_found: [],
     mappings: [{ raw_symbol: 'ESH4', intervals: [{ start_date: date, end_date: date, symbol: '42' }] }],
   };
   const w = await DbnWriter.toFile(file, m);
   const f = newMboFields();
   f.instrumentId = 42;
   const put = (recvH: number, eventH: number, action: number, side: number, price: number, size: number, id: number, flags: number) => {
-    Object.assign(f, { tsRecvRel: recvH * H, tsEventRel: eventH * H, action, side, price: Number.isNaN(price) ? NaN : Math.round(price * 1e9), size, orderId: id, flags });
+    Object.assign(f, {
+      tsRecvRel: recvH * H,
+      tsEventRel: eventH * H,
+      action,
+      side,
+      price: Number.isNaN(price) ? NaN : Math.round(price * 1e9),
+      size,
+      orderId: id,
+      flags,
+    });
     w.writeMbo(f);
   };
   put(0, 0, R, N, NaN, 0, 0, 0);
@@ -63,30 +88,52 @@ const config = parseConfig(`data_dir = ${JSON.stringify(root)}\n`, 'test.toml');
 test.before(async () => {
   ensureBuilt();
   // Monday 2024-03-04 (New York = UTC-5): the day, then at 23:00 UTC (18:00 New York) the evening of trade date 03-05.
-  f04 = await dailyFile('2024-03-04', [[SB, 5000, 5, 1], [SA, 5000.25, 4, 2]], [
-    [15, A, SB, 4999.75, 2, 3, F_LAST],
-    [23, A, SA, 5000.5, 3, 4, F_LAST],
-  ]);
+  f04 = await dailyFile(
+    '2024-03-04',
+    [
+      [SB, 5000, 5, 1],
+      [SA, 5000.25, 4, 2],
+    ],
+    [
+      [15, A, SB, 4999.75, 2, 3, F_LAST],
+      [23, A, SA, 5000.5, 3, 4, F_LAST],
+    ],
+  );
   // Tuesday: its snapshot is the book above; 22:10-23:00 UTC a crossed pre-open of trade date 03-06.
-  f05 = await dailyFile('2024-03-05', [[SB, 5000, 5, 1], [SB, 4999.75, 2, 3], [SA, 5000.25, 4, 2], [SA, 5000.5, 3, 4]], [
-    [1, C, SA, 5000.5, 3, 4, F_LAST],
-    [15, C, SB, 4999.75, 2, 3, F_LAST],
-    [22 + 10 / 60, A, SB, 5000.5, 1, 5, F_LAST], // a bid through the ask: pre-open
-    [23, C, SB, 5000.5, 1, 5, F_LAST], // the open uncrosses
-    [23.5, A, SA, 5000.75, 1, 6, F_LAST],
-  ]);
+  f05 = await dailyFile(
+    '2024-03-05',
+    [
+      [SB, 5000, 5, 1],
+      [SB, 4999.75, 2, 3],
+      [SA, 5000.25, 4, 2],
+      [SA, 5000.5, 3, 4],
+    ],
+    [
+      [1, C, SA, 5000.5, 3, 4, F_LAST],
+      [15, C, SB, 4999.75, 2, 3, F_LAST],
+      [22 + 10 / 60, A, SB, 5000.5, 1, 5, F_LAST], // a bid through the ask: pre-open
+      [23, C, SB, 5000.5, 1, 5, F_LAST], // the open uncrosses
+      [23.5, A, SA, 5000.75, 1, 6, F_LAST],
+    ],
+  );
 });
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 test('sessions are trade dates, rolling at 17:00 New York, over the files that hold them', () => {
   const plan = planReplay(dir);
-  assert.equal(plan.sessions.map((s) => [s.date, s.sessionStartNs / H, s.sessionEndNs / H, s.replay.files]), [
-    ['2024-03-04', -5, 17, [f04]], // from the file's start (19:00 Sunday New York) to the close
-    ['2024-03-05', -7, 17, [f04, f05]], // from Monday's close: Monday's evening is in the file before
-    ['2024-03-06', -7, -5, [f05]], // Tuesday's evening, up to the end of the data
-  ]);
+  assert.equal(
+    plan.sessions.map((s) => [s.date, s.sessionStartNs / H, s.sessionEndNs / H, s.replay.files]),
+    [
+      ['2024-03-04', -5, 17, [f04]], // from the file's start (19:00 Sunday New York) to the close
+      ['2024-03-05', -7, 17, [f04, f05]], // from Monday's close: Monday's evening is in the file before
+      ['2024-03-06', -7, -5, [f05]], // Tuesday's evening, up to the end of the data
+    ],
+  );
   // --start names the trade date and finds its evening in the file before.
-  assert.equal(planReplay(dir, { startDate: '2024-03-05', endDate: '2024-03-05' }).sessions.map((s) => s.replay.files), [[f04, f05]]);
+  assert.equal(
+    planReplay(dir, { startDate: '2024-03-05', endDate: '2024-03-05' }).sessions.map((s) => s.replay.files),
+    [[f04, f05]],
+  );
 });
 
 test("a session over two files: the evening's records are in it, the book carries over, nothing unknown", () => {

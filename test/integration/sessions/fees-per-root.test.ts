@@ -15,7 +15,6 @@ import { configError } from '../../helpers/config-error.ts';
 import { MES_SCHEDULE, MES_SECTION } from '../../helpers/mes-fees.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
-
 /** The shipped config, traded over 10 minutes (enough fills of both kinds, a short run). */
 function shortSession(fees?: string): EngineConfig {
   const c = fees === undefined ? shippedConfigNoModel() : parseConfig(fees, 'fees.toml');
@@ -57,10 +56,16 @@ test('a malformed root [fees.Es] is a config error naming the key and the known 
 
 test('a section holds all three keys: a missing or unknown one is an error naming it', () => {
   const missing = configError('[fees.MES]\nmaker_fee = 0.1\nexchange_fee = 0.35\n');
-  assert.equal(missing.issues.map((i) => i.key), ['fees.MES.taker_fee']);
+  assert.equal(
+    missing.issues.map((i) => i.key),
+    ['fees.MES.taker_fee'],
+  );
   assert.match(missing.message, /fees\.MES\.taker_fee = \(missing\): expected a number \(USD per contract per fill/);
   const unknown = configError(`${MES_SECTION}makerfee = 0.1\n`);
-  assert.equal(unknown.issues.map((i) => i.key), ['fees.MES.makerfee']);
+  assert.equal(
+    unknown.issues.map((i) => i.key),
+    ['fees.MES.makerfee'],
+  );
   assert.match(unknown.issues[0].expected, /in \[fees\.MES\].*did you mean "maker_fee"/);
   const wrongType = configError('[fees.MES]\nmaker_fee = "0.1"\ntaker_fee = 0.25\nexchange_fee = 0.35\n');
   assert.match(wrongType.message, /fees\.MES\.maker_fee = "0\.1": expected a number/);
@@ -84,7 +89,8 @@ test('an MES backtest charges every fill the MES schedule and the result names i
   const { result, sessions } = await backtest('MES', shortSession(MES_SECTION));
   const cols = sessions[0].result!.fillColumns!;
   assert.ok(cols.fee.length > 20, `only ${cols.fee.length} fills`);
-  let makers = 0, sum = 0;
+  let makers = 0,
+    sum = 0;
   for (let i = 0; i < cols.fee.length; i++) {
     const maker = cols.liq[i] === LIQ_MAKER;
     if (maker) makers++;

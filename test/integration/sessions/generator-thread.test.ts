@@ -44,7 +44,10 @@ test('a session fed by the generator thread computes exactly what the inline gen
   const [spec] = sessionSpecs(req, config, false);
   const inline = runSession({ ...spec, generatorThread: false });
   const threaded = runSession({ ...spec, generatorThread: true });
-  assert.ok(inline.eventsProcessed > 2 * SOURCE_RING_CAPACITY, `${inline.eventsProcessed} events: more than the shared ring holds, so the worker waits for room`);
+  assert.ok(
+    inline.eventsProcessed > 2 * SOURCE_RING_CAPACITY,
+    `${inline.eventsProcessed} events: more than the shared ring holds, so the worker waits for room`,
+  );
   assert.ok(inline.fills > 0, 'the session traded');
   assert.equal(threaded, inline);
 });

@@ -20,12 +20,17 @@ function gaps(profile: Record<string, number> = {}): { durations: number[]; oneT
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 14, false);
   const book = new DenseBook(4096);
   const durations: number[] = [];
-  let gapStart = -1, last = OPEN, oneTick = 0, total = 0;
+  let gapStart = -1,
+    last = OPEN,
+    oneTick = 0,
+    total = 0;
   while (!g.done) {
     ring.release();
     const n = g.generate(ring, 4096);
     for (let i = 0; i < n; i++) {
-      const o = ring.peek(), d = ring.data, ts = d[o + EV_TS];
+      const o = ring.peek(),
+        d = ring.data,
+        ts = d[o + EV_TS];
       if (ts > OPEN) {
         total += ts - last;
         if (book.bestAsk - book.bestBid === 1) oneTick += ts - last;

@@ -16,7 +16,10 @@ const opts = { symbol: 'ES', startDate: '2024-01-03', endDate: '2024-01-03', see
 
 test('none, mlp and ofi on one short session: the MLP row is the useML backtest; the signals move the quotes', async () => {
   const rows = await compareSignals({ ...opts, signals: ['none', 'mlp', 'ofi'] });
-  assert.equal(rows.map((r) => r.signal), ['none', 'mlp', 'ofi']);
+  assert.equal(
+    rows.map((r) => r.signal),
+    ['none', 'mlp', 'ofi'],
+  );
   const [none, mlp, ofi] = rows.map((r) => r.runs[0]);
   assert.is(none.predictions, 0);
   assert.ok(mlp.predictions > 50_000 && ofi.predictions === mlp.predictions, `predictions ${mlp.predictions} / ${ofi.predictions}`);
@@ -35,7 +38,10 @@ test('none, mlp and ofi on one short session: the MLP row is the useML backtest;
   assert.is(table[0], 'ES 2024-01-03..2024-01-03, seeds 7, config test config');
   assert.ok(table[2].startsWith('| signal | P&L seed 7 | total P&L | fills | fees | markouts'), table[2]);
   assert.is(table.filter((l) => l.startsWith('| ')).length, 4, 'header + 3 signals');
-  assert.ok(table.some((l) => l.startsWith('| ofi | ')), table.join('\n'));
+  assert.ok(
+    table.some((l) => l.startsWith('| ofi | ')),
+    table.join('\n'),
+  );
 });
 
 async function rejects(p: Promise<unknown>, re: RegExp): Promise<void> {

@@ -31,7 +31,8 @@ function randomModel(sizes: number[], seed: number, hidden: 'relu' | 'linear' = 
   const rng = new Rng(seed);
   const layers: LayerSpec[] = [];
   for (let k = 0; k + 1 < sizes.length; k++) {
-    const inputs = sizes[k], outputs = sizes[k + 1];
+    const inputs = sizes[k],
+      outputs = sizes[k + 1];
     layers.push({
       inputs,
       outputs,
@@ -106,7 +107,15 @@ test('shipped model: SIMD predictions equal the scalar ones bit for bit', () => 
 });
 
 test('other shapes (odd widths, blocks of eight and their rest, several layers, memory growth) give the scalar bits', () => {
-  const shapes = [[FEATURE_COUNT, 1], [FEATURE_COUNT, 3, 1], [FEATURE_COUNT, 8, 1], [FEATURE_COUNT, 17, 5, 1], [FEATURE_COUNT, 16, 16, 1], [FEATURE_COUNT, 33, 2, 7, 1], [FEATURE_COUNT, 130, 90, 1]];
+  const shapes = [
+    [FEATURE_COUNT, 1],
+    [FEATURE_COUNT, 3, 1],
+    [FEATURE_COUNT, 8, 1],
+    [FEATURE_COUNT, 17, 5, 1],
+    [FEATURE_COUNT, 16, 16, 1],
+    [FEATURE_COUNT, 33, 2, 7, 1],
+    [FEATURE_COUNT, 130, 90, 1],
+  ];
   shapes.forEach((s, i) => {
     const m = randomModel(s, 100 + i);
     assertSameBits(m, inputs(m, 500, 2, 200 + i));

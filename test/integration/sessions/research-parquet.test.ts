@@ -31,14 +31,20 @@ test.after(() => {
 });
 
 function csvRows(csv: string): string[][] {
-  return csv.trimEnd().split('\n').map((l) => l.split(','));
+  return csv
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(','));
 }
 
 /** Every Parquet value, compared with the CSV field of the same row and column. */
 function assertParquetEqualsCsv(cols: Column[]): void {
   const csv = csvRows(toCsv(cols));
   const table = tableFromIPC(readParquet(toParquet(cols)).intoIPCStream());
-  assert.equal(table.schema.fields.map((f) => f.name), csv[0]);
+  assert.equal(
+    table.schema.fields.map((f) => f.name),
+    csv[0],
+  );
   assert.is(table.numRows, csv.length - 1);
   cols.forEach((c, k) => {
     const col = table.getChildAt(k)!;
@@ -60,7 +66,10 @@ function assertParquetEqualsCsv(cols: Column[]): void {
 
 test('the fills CSV keeps the nine historical columns first, then the new ones', () => {
   const header = toCsv(fillTable(v.request, run.sessions)).split('\n')[0];
-  assert.is(header, 'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id,time_ns,position_after,realized_pnl_gross,realized_pnl_net,mid,markout_100ms,markout_1s,markout_10s,markout_60s');
+  assert.is(
+    header,
+    'time,session_date,symbol,side,price,quantity,liquidity,fee,order_id,time_ns,position_after,realized_pnl_gross,realized_pnl_net,mid,markout_100ms,markout_1s,markout_10s,markout_60s',
+  );
   assert.is(FILL_COLUMNS.length, 18);
 });
 
@@ -73,7 +82,10 @@ test('fills: the Parquet file read by parquet-wasm equals the CSV, value for val
 test('equity: the Parquet file equals the CSV and holds every sample of the result', () => {
   const cols = equityTable(run.result.equity_curve);
   assert.is(cols[0].values.length, run.result.equity_curve.length);
-  assert.equal(cols[2].values, run.result.equity_curve.map((p) => p.equity));
+  assert.equal(
+    cols[2].values,
+    run.result.equity_curve.map((p) => p.equity),
+  );
   assertParquetEqualsCsv(cols);
 });
 
@@ -135,7 +147,10 @@ test('per-fill columns add up to the result: markouts per horizon, position afte
     assert.is(Number(pos[last]), s.final_position, s.date);
   }
   const mids = col('mid');
-  assert.ok(mids.every((x) => x === null || (typeof x === 'number' && x > 4000)), 'mid in index points');
+  assert.ok(
+    mids.every((x) => x === null || (typeof x === 'number' && x > 4000)),
+    'mid in index points',
+  );
 });
 
 test.run();

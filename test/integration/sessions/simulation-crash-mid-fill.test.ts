@@ -46,9 +46,14 @@ for (const step of [1, 2, 3]) {
     // A restart after the crash says what was found of the booking. A loaded machine may add
     // restarts of its own (a thread that misses its heartbeat), before the crash or between it and
     // the thread that reports it.
-    const message = await until('the ENGINE_RESTART alert of the crash mid-fill', () => restartAlerts.slice(seen).find((m) => m.includes('when an engine thread died')), {
-      context: () => `restart alerts since the fault: ${JSON.stringify(restartAlerts.slice(seen))}; fills ${count0} -> ${fills.length}; workers ${JSON.stringify(rt.health().workers)}`,
-    });
+    const message = await until(
+      'the ENGINE_RESTART alert of the crash mid-fill',
+      () => restartAlerts.slice(seen).find((m) => m.includes('when an engine thread died')),
+      {
+        context: () =>
+          `restart alerts since the fault: ${JSON.stringify(restartAlerts.slice(seen))}; fills ${count0} -> ${fills.length}; workers ${JSON.stringify(rt.health().workers)}`,
+      },
+    );
     assert.match(message, EXPECTED[step], `restart alerts since the fault: ${JSON.stringify(restartAlerts.slice(seen))}`);
     await until('the restarted engine thread to be healthy', () => restarts() > n && rt.health().healthy);
     // Trading goes on after the restart, and the snapshot catches up with the fill stream.
@@ -57,7 +62,8 @@ for (const step of [1, 2, 3]) {
     const count = fills.length;
     await until('a fill after the restart', () => fills.length > count, {
       timeoutMs: 3 * WAIT_MS,
-      context: () => `position ${rt.state('ESH24')!.position.contracts}; counters ${JSON.stringify(rt.state('ESH24')!.counters)}; workers ${JSON.stringify(rt.health().workers)}`,
+      context: () =>
+        `position ${rt.state('ESH24')!.position.contracts}; counters ${JSON.stringify(rt.state('ESH24')!.counters)}; workers ${JSON.stringify(rt.health().workers)}`,
     });
     const s = await until('snapshot and fill stream to agree', () => {
       const st = rt.state('ESH24')!;

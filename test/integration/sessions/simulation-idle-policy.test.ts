@@ -44,7 +44,10 @@ async function threadUse(before: Set<string>, samples: number): Promise<ThreadUs
     await sleep(10);
   }
   const seconds = (performance.now() - t0) / 1000;
-  return tids.map((t) => ({ runnable: running.get(t)! / samples, cores: ((threadStat(t)?.cpuTicks ?? first.get(t)!) - first.get(t)!) / TICKS_PER_S / seconds }));
+  return tids.map((t) => ({
+    runnable: running.get(t)! / samples,
+    cores: ((threadStat(t)?.cpuTicks ?? first.get(t)!) - first.get(t)!) / TICKS_PER_S / seconds,
+  }));
 }
 
 async function run(policy: EngineIdlePolicy, check: (threads: ThreadUse[]) => void): Promise<void> {
@@ -67,7 +70,10 @@ async function run(policy: EngineIdlePolicy, check: (threads: ThreadUse[]) => vo
     if (linux) check(await threadUse(before, 100));
     else console.log('  (no /proc/self/task: not Linux, thread states not checked)');
     assert.ok(rt.health().healthy, JSON.stringify(rt.health()));
-    assert.ok(rt.health().workers.every((w) => w.restarts === 0), JSON.stringify(rt.health().workers));
+    assert.ok(
+      rt.health().workers.every((w) => w.restarts === 0),
+      JSON.stringify(rt.health().workers),
+    );
   } finally {
     await rt.stop();
   }

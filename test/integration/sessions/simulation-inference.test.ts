@@ -44,7 +44,10 @@ async function run(policy: EngineIdlePolicy): Promise<void> {
       assert.ok(Number.isFinite(st.prediction!.value_ticks), `${s}: a finite prediction`);
       assert.ok(st.latency.inference.count > 0, `${s}: inference latency is measured`);
     }
-    assert.ok(rt.health().workers.every((w) => w.restarts === 0), JSON.stringify(rt.health().workers));
+    assert.ok(
+      rt.health().workers.every((w) => w.restarts === 0),
+      JSON.stringify(rt.health().workers),
+    );
   } finally {
     await rt.stop();
   }

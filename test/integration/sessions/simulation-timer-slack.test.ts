@@ -17,7 +17,7 @@ function slacks(): Map<string, number | null> {
   return new Map(readdirSync('/proc/self/task').map((tid) => [tid, threadTimerSlackNs(tid)]));
 }
 
-test('setThreadTimerSlack() sets the calling thread\'s slack', () => {
+test("setThreadTimerSlack() sets the calling thread's slack", () => {
   if (!linux) return console.log('  (no /proc/thread-self: not Linux, nothing to check)');
   const mine = threadTimerSlackNs()!;
   try {

@@ -41,7 +41,14 @@ test('wallMs() is the same clock in a worker thread: a reading there falls betwe
   // Bundled as the simulation's workers are (tsx's loader does not reach a worker thread here).
   const dir = mkdtempSync(join(tmpdir(), 'wall-clock-'));
   const file = join(dir, 'worker.mjs');
-  buildSync({ entryPoints: [fileURLToPath(new URL('../../fixtures/wall-clock-worker.ts', import.meta.url))], outfile: file, bundle: true, platform: 'node', format: 'esm', logLevel: 'error' });
+  buildSync({
+    entryPoints: [fileURLToPath(new URL('../../fixtures/wall-clock-worker.ts', import.meta.url))],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'error',
+  });
   const worker = new Worker(file, { workerData: sab });
   try {
     for (let k = 1; k <= 50; k++) {

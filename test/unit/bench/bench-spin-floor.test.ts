@@ -24,7 +24,7 @@ test('two gaps: the quantile crosses from the longest gap to both', () => {
 test('quantiles match the delays of instants laid on a fine grid over a timeline of gaps', () => {
   // Deterministic gaps of 1-80 µs between stretches of 5-200 µs of running, over ~1 s.
   let seed = 7;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const gaps: number[] = [];
   const starts: number[] = [];
   let t = 0;

@@ -51,8 +51,12 @@ test('the views follow every change: resize, empty, trade and clear()', () => {
 
 /** A deterministic feed around a wandering centre (adds, cancels and trades on both sides). */
 function feed(n: number): { kind: Int32Array; side: Int32Array; price: Int32Array; qty: Int32Array } {
-  const kind = new Int32Array(n), side = new Int32Array(n), price = new Int32Array(n), qty = new Int32Array(n);
-  let x = 0x9e3779b9, centre = 20_000;
+  const kind = new Int32Array(n),
+    side = new Int32Array(n),
+    price = new Int32Array(n),
+    qty = new Int32Array(n);
+  let x = 0x9e3779b9,
+    centre = 20_000;
   for (let i = 0; i < n; i++) {
     x ^= x << 13;
     x ^= x >>> 17;
@@ -73,7 +77,8 @@ test('1M updates allocate nothing, from int32 and from float64 fields', async ()
   const f = feed(n);
   const rec = new Float64Array(n * 4);
   for (let i = 0; i < n; i++) [rec[4 * i], rec[4 * i + 1], rec[4 * i + 2], rec[4 * i + 3]] = [f.kind[i], f.side[i], f.price[i], f.qty[i]];
-  const ints = new DenseBook(4096), doubles = new DenseBook(4096);
+  const ints = new DenseBook(4096),
+    doubles = new DenseBook(4096);
   // Each pass starts from an empty book: measureAllocation may run a pass again (a GC left by an
   // earlier test file), and the books are compared after however many passes each had.
   const fromInts = (): void => {

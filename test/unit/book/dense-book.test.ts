@@ -48,10 +48,11 @@ class RefBook {
       if (now !== before && now !== NO_PRICE && Math.abs(now - this.anchor) > this.half / 2) {
         this.anchor = now;
         for (const book of [this.bids, this.asks]) {
-          for (const p of [...book.keys()]) if (Math.abs(p - this.anchor) >= this.half) {
-            book.delete(p);
-            this.evicted++;
-          }
+          for (const p of [...book.keys()])
+            if (Math.abs(p - this.anchor) >= this.half) {
+              book.delete(p);
+              this.evicted++;
+            }
         }
         this.recomputeBests();
       }
@@ -170,7 +171,8 @@ class Feed {
       if (p === NO_PRICE) return this.wear(side, side === BID ? bb : ba);
       const s = ref.size(side, p);
       let qty: number;
-      if (u < 0.04) qty = s + 1 + rng.int(5); // more than rests: clamps at zero
+      if (u < 0.04)
+        qty = s + 1 + rng.int(5); // more than rests: clamps at zero
       else if (u < 0.35) qty = s;
       else qty = 1 + rng.int(s);
       return this.emit(MD_CANCEL, side, p, qty);
@@ -220,17 +222,46 @@ interface RunStats {
  * Drives `n` feed updates into a DenseBook and the reference and compares them after every
  * update for the first `everyUntil` updates, then after every `thenEvery`-th.
  */
-function run(opts: { seed: number; n: number; capacity: number; band: number; trim: boolean; windowedRef: boolean; everyUntil: number; thenEvery: number }): RunStats {
+function run(opts: {
+  seed: number;
+  n: number;
+  capacity: number;
+  band: number;
+  trim: boolean;
+  windowedRef: boolean;
+  everyUntil: number;
+  thenEvery: number;
+}): RunStats {
   const rng = new Rng(opts.seed);
   const book = new DenseBook(opts.capacity);
   const ref = new RefBook(opts.windowedRef ? opts.capacity >> 1 : null);
   const start = 20_000;
   const feed = new Feed(rng, ref, start, opts.band, opts.trim);
-  const dp = new Int32Array(LEVELS), ds = new Int32Array(LEVELS);
-  const rp: number[] = [], rs: number[] = [];
-  const st: RunStats = { updates: 0, compared: 0, path: 0, lowBid: Infinity, highBid: -Infinity, touchEmptied: 0, trades: 0, clamped: 0, noops: 0, outOfRange: 0, evicted: 0, maxBidLevels: 0 };
+  const dp = new Int32Array(LEVELS),
+    ds = new Int32Array(LEVELS);
+  const rp: number[] = [],
+    rs: number[] = [];
+  const st: RunStats = {
+    updates: 0,
+    compared: 0,
+    path: 0,
+    lowBid: Infinity,
+    highBid: -Infinity,
+    touchEmptied: 0,
+    trades: 0,
+    clamped: 0,
+    noops: 0,
+    outOfRange: 0,
+    evicted: 0,
+    maxBidLevels: 0,
+  };
   const fail = (i: number, what: string, got: unknown, want: unknown): never => {
-    throw new assert.Assertion({ message: `update ${i} (kind ${feed.kind} side ${feed.side} price ${feed.price} qty ${feed.qty}): ${what}: dense ${got} != reference ${want}`, operator: 'equal', actual: got, expects: want });
+    throw new assert.Assertion({
+      message: `update ${i} (kind ${feed.kind} side ${feed.side} price ${feed.price} qty ${feed.qty}): ${what}: dense ${got} != reference ${want}`,
+      operator: 'equal',
+      actual: got,
+      expects: want,
+    });
   };
   let lastCentre = feed.centre;
   for (let i = 0; i < opts.n; i++) {
@@ -317,7 +348,8 @@ test('empty book', () => {
   assert.not.ok(b.hasTwoSides());
   assert.ok(Number.isNaN(b.mid()));
   assert.ok(Number.isNaN(b.spread()));
-  const p = new Int32Array(5), s = new Int32Array(5);
+  const p = new Int32Array(5),
+    s = new Int32Array(5);
   assert.is(b.levels(BID, 5, p, s), 0);
   assert.is(b.levels(ASK, 5, p, s), 0);
   assert.is(b.depth(BID, 5), 0);
@@ -343,7 +375,8 @@ test('one side empty', () => {
   assert.not.ok(b.hasTwoSides());
   assert.ok(Number.isNaN(b.mid()));
   assert.ok(Number.isNaN(b.spread()));
-  const p = new Int32Array(5), s = new Int32Array(5);
+  const p = new Int32Array(5),
+    s = new Int32Array(5);
   assert.is(b.levels(ASK, 5, p, s), 0);
   assert.is(b.levels(BID, 5, p, s), 2);
   assert.equal([...p.subarray(0, 2)], [1000, 998]);
@@ -405,7 +438,8 @@ test('an update outside the window is counted in outOfRange and ignored', () => 
   // the ignored adds did not land on their aliased slots (1032 & 63 === 968 & 63)
   assert.is(b.asks[1032 & b.mask], 0);
   assert.is(b.bids[968 & b.mask], 0);
-  const p = new Int32Array(5), s = new Int32Array(5);
+  const p = new Int32Array(5),
+    s = new Int32Array(5);
   assert.is(b.levels(ASK, 5, p, s), 2);
   assert.equal([...p.subarray(0, 2)], [1001, 1031]);
   assert.is(b.levels(BID, 5, p, s), 2);
@@ -460,7 +494,8 @@ test('the price trends past the capacity: old levels do not alias onto new price
   assert.is(b.size(BID, 1064), 5);
   assert.is(b.bids[1064 & b.mask], 5, 'the deep 1000 bid is gone from the shared slot');
   assert.is(b.bidLevels, 1070 - 1037 + 1, 'bids 1037..1070 are inside the window, older ones dropped');
-  const p = new Int32Array(40), s = new Int32Array(40);
+  const p = new Int32Array(40),
+    s = new Int32Array(40);
   assert.is(b.levels(BID, 40, p, s), 34);
   assert.is(p[33], 1037);
   assert.ok(s.subarray(0, 34).every((x) => x === 5));

@@ -21,8 +21,10 @@ import { recordedStream } from '../../helpers/pipeline-digest.ts';
 
 test("scope 'volatility' gives scope 'all''s volatility and mid after every event", () => {
   const rec = recordedStream();
-  const bookAll = new DenseBook(4096), bookVol = new DenseBook(4096);
-  const all = new FeatureExtractor(), vol = new FeatureExtractor({}, 'volatility');
+  const bookAll = new DenseBook(4096),
+    bookVol = new DenseBook(4096);
+  const all = new FeatureExtractor(),
+    vol = new FeatureExtractor({}, 'volatility');
   const e = rec.events;
   let differ = 0;
   for (let i = 0, o = 0; i < rec.count; i++, o += EV_STRIDE) {
@@ -39,12 +41,15 @@ test("scope 'volatility' gives scope 'all''s volatility and mid after every even
 
 test("onQuietEvent, where it applies, leaves the state onEvent would; it never applies in scope 'all'", () => {
   const rec = recordedStream();
-  const bookA = new DenseBook(4096), bookB = new DenseBook(4096);
-  const full = new FeatureExtractor({}, 'volatility'), quick = new FeatureExtractor({}, 'volatility');
+  const bookA = new DenseBook(4096),
+    bookB = new DenseBook(4096);
+  const full = new FeatureExtractor({}, 'volatility'),
+    quick = new FeatureExtractor({}, 'volatility');
   const all = new FeatureExtractor();
   const state = (x: FeatureExtractor) => (x as unknown as { s: Float64Array }).s;
   const e = rec.events;
-  let quiet = 0, differ = 0;
+  let quiet = 0,
+    differ = 0;
   for (let i = 0, o = 0; i < rec.count; i++, o += EV_STRIDE) {
     bookA.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
     bookB.apply(e[o + EV_KIND], e[o + EV_SIDE], e[o + EV_PRICE], e[o + EV_QTY]);
@@ -52,7 +57,8 @@ test("onQuietEvent, where it applies, leaves the state onEvent would; it never a
     if (quick.onQuietEvent(bookB.bestBid, bookB.bestAsk, e, o)) quiet++;
     else quick.onEvent(bookB.bestBid, bookB.bestAsk, bookB, e, o);
     assert.is(all.onQuietEvent(bookA.bestBid, bookA.bestAsk, e, o), false);
-    const a = state(full), b = state(quick);
+    const a = state(full),
+      b = state(quick);
     if (a.some((v, k) => !Object.is(v, b[k])) || full.ready !== quick.ready || full.twoSided !== quick.twoSided) differ++;
   }
   assert.is(differ, 0, `${differ} events where the state differs`);
@@ -61,7 +67,21 @@ test("onQuietEvent, where it applies, leaves the state onEvent would; it never a
 
 test("scope 'volatility': every other output throws, naming it", () => {
   const fx = new FeatureExtractor({}, 'volatility');
-  for (const name of ['microprice', 'spread', 'imbalanceL1', 'imbalanceL5', 'ofi', 'ofiNorm', 'tradeImbalance', 'vpin', 'momentum', 'depthAvg', 'buyVolume', 'sellVolume', 'values'] as const) {
+  for (const name of [
+    'microprice',
+    'spread',
+    'imbalanceL1',
+    'imbalanceL5',
+    'ofi',
+    'ofiNorm',
+    'tradeImbalance',
+    'vpin',
+    'momentum',
+    'depthAvg',
+    'buyVolume',
+    'sellVolume',
+    'values',
+  ] as const) {
     assert.throws(() => fx[name], new RegExp(`feature ${name} is not computed`), name);
   }
   assert.is(fx.volatility, 1, 'volInit');
@@ -95,11 +115,14 @@ test("an engine with a model refuses scope 'volatility'", () => {
   assert.is(make('all').features.scope, 'all');
 });
 
-test("a backtest session computes every feature only with the model", () => {
+test('a backtest session computes every feature only with the model', () => {
   const rec = recordedStream();
   for (const useML of [false, true]) {
     let scope = '';
-    runSession(sessionSpec(useML), { source: new ReplaySource(rec.events, 1000), taps: { marketDataDone: (_d, _o, engine) => (scope = engine.features.scope) } });
+    runSession(sessionSpec(useML), {
+      source: new ReplaySource(rec.events, 1000),
+      taps: { marketDataDone: (_d, _o, engine) => (scope = engine.features.scope) },
+    });
     assert.is(scope, useML ? 'all' : 'volatility');
   }
 });

@@ -40,7 +40,8 @@ class Harness {
     this.fx = new FeatureExtractor(opts);
   }
   ev(ts: number, kind: number, side: number, price: number, qty: number): FeatureExtractor {
-    const d = this.data, o = this.off;
+    const d = this.data,
+      o = this.off;
     d[o + EV_TS] = ts;
     d[o + EV_KIND] = kind;
     d[o + EV_SIDE] = side;
@@ -86,17 +87,24 @@ test('feature vector layout: names, indices, values mirror the scalar outputs', 
   assert.is(FEATURE_NAMES.length, FEATURE_COUNT);
   assert.is(new Set(FEATURE_NAMES).size, FEATURE_COUNT);
   const idx = [F_MICRO_OFFSET, F_SPREAD, F_IMB_L1, F_IMB_L5, F_OFI, F_TRADE_IMB, F_VOL, F_VPIN, F_MOMENTUM];
-  assert.equal([...idx].sort((a, b) => a - b), [...Array(FEATURE_COUNT).keys()]);
+  assert.equal(
+    [...idx].sort((a, b) => a - b),
+    [...Array(FEATURE_COUNT).keys()],
+  );
   assert.is(FEATURE_NAMES[F_OFI], 'ofi_norm');
   assert.is(FEATURE_NAMES[F_VPIN], 'vpin');
-  assert.not.ok(FEATURE_NAMES.some((n) => n === 'mid' || n === 'microprice'), 'no absolute price in the vector');
+  assert.not.ok(
+    FEATURE_NAMES.some((n) => n === 'mid' || n === 'microprice'),
+    'no absolute price in the vector',
+  );
   const h = new Harness({ vpinBucketVolume: 5, vpinBuckets: 2 });
   h.add(0, BID, 1000, 30);
   h.add(0, ASK, 1001, 10);
   h.add(S / 2, BID, 999, 12);
   h.trade(S, ASK, 1001, 6);
   h.trade(2 * S, BID, 1000, 4);
-  const fx = h.fx, v = fx.values;
+  const fx = h.fx,
+    v = fx.values;
   assert.is(v.length, FEATURE_COUNT);
   assert.is(v[F_MICRO_OFFSET], fx.microprice - fx.mid);
   assert.is(v[F_SPREAD], fx.spread);
@@ -260,7 +268,7 @@ test('OFI: exponential time decay and depth normalisation', () => {
   close(h.fx.ofi, 7.357588823, 1e-8);
   // average depth: 100 -> 110 with tau 10 s over 1 s: 100 + (1 - e^-0.1) * 10
   close(h.fx.depthAvg, 100 + (1 - Math.exp(-0.1)) * 10, 1e-9);
-  close(h.fx.depthAvg, 100.951625820, 1e-8);
+  close(h.fx.depthAvg, 100.95162582, 1e-8);
   close(h.fx.ofiNorm, (20 * Math.exp(-1)) / (100 + (1 - Math.exp(-0.1)) * 10), 1e-12);
   const o = h.fx.ofi;
   h.add(S, BID, 990, 1); // same timestamp: no decay at all
@@ -292,7 +300,8 @@ test('trade-flow imbalance with the same decay', () => {
   assert.is(fx.sellVolume, 5);
   h.trade(S, BID, 1000, 10);
   // buys 10/e, sells 5/e + 10: (3.6788 - 11.8394) / 15.5182
-  const b = 10 * Math.exp(-1), s = 5 * Math.exp(-1) + 10;
+  const b = 10 * Math.exp(-1),
+    s = 5 * Math.exp(-1) + 10;
   close(fx.tradeImbalance, (b - s) / (b + s), 1e-12);
   close(fx.tradeImbalance, -0.525873, 1e-6);
   assert.is(fx.values[F_TRADE_IMB], fx.tradeImbalance);
@@ -406,7 +415,8 @@ class Flow {
     this.centre = base;
   }
   private put(kind: number, side: number, price: number, qty: number): void {
-    const r = this.rec, o = this.off;
+    const r = this.rec,
+      o = this.off;
     r[o + EV_TS] = this.ts;
     r[o + EV_KIND] = kind;
     r[o + EV_SIDE] = side;
@@ -417,10 +427,12 @@ class Flow {
   // call V8 does not inline (rng.next() from this large method) is a HeapNumber allocation,
   // which would be charged to the code under test.
   next(): void {
-    const rng = this.rng, b = this.book;
+    const rng = this.rng,
+      b = this.book;
     if (rng.int(3) !== 0) this.ts += 1 + rng.int(2_000_000);
     if (rng.int(100) === 0) this.centre += rng.int(2) === 0 ? -1 : 1;
-    const bb = b.bestBid, ba = b.bestAsk;
+    const bb = b.bestBid,
+      ba = b.bestAsk;
     const r = rng.int(100);
     if (ba !== NO_PRICE && ba < this.centre && r < 30) return this.put(MD_TRADE, ASK, ba, b.bestAskSize);
     if (bb !== NO_PRICE && bb > this.centre + 1 && r < 30) return this.put(MD_TRADE, BID, bb, b.bestBidSize);
@@ -455,12 +467,14 @@ test('random feed: L5 imbalance equals a full recomputation, values stay in rang
   const fx = new FeatureExtractor({ vpinBucketVolume: 200 });
   const rec = new Float64Array(EV_STRIDE);
   const flow = new Flow(new Rng(99), book, rec, 0, 20_000);
-  let checked = 0, trades = 0;
+  let checked = 0,
+    trades = 0;
   for (let i = 0; i < 200_000; i++) {
     step(flow, book, fx, rec, 0);
     if (rec[EV_KIND] === MD_TRADE) trades++;
     if (!fx.twoSided) continue;
-    let wb = 0, wa = 0;
+    let wb = 0,
+      wa = 0;
     for (let k = 0; k < 5; k++) {
       wb += Math.exp(-k / 2) * book.size(BID, book.bestBid - k);
       wa += Math.exp(-k / 2) * book.size(ASK, book.bestAsk + k);
@@ -492,7 +506,14 @@ test('random feed: the volatility and momentum, kept as of the last mid change, 
   const hs = o.volHorizonNs / S;
   const rec = new Float64Array(EV_STRIDE);
   const flow = new Flow(new Rng(7), book, rec, 0, 20_000);
-  let q = o.volInit * o.volInit * hs, ema = 0, mid = 0, last = NaN, ready = false, moves = 0, worstVol = 0, worstMom = 0;
+  let q = o.volInit * o.volInit * hs,
+    ema = 0,
+    mid = 0,
+    last = NaN,
+    ready = false,
+    moves = 0,
+    worstVol = 0,
+    worstMom = 0;
   for (let i = 0; i < 200_000; i++) {
     step(flow, book, fx, rec, 0);
     const ts = rec[EV_TS];
@@ -531,7 +552,13 @@ test('volatilityStandInto: up to its time the sum stays at or above the band, an
   const rng = new Rng(12);
   const at = new Float64Array(4); // [lo, the sum at the requote, moves, until]
   const sum = new Float64Array(1);
-  let bands = 0, heldEvents = 0, expired = 0, endedByTime = 0, moves = 0, movesAtBand = 0, mid = fx.mid;
+  let bands = 0,
+    heldEvents = 0,
+    expired = 0,
+    endedByTime = 0,
+    moves = 0,
+    movesAtBand = 0,
+    mid = fx.mid;
   for (let i = 0; i < 300_000; i++) {
     step(flow, book, fx, rec, 0);
     if (fx.mid !== mid) moves++;
@@ -556,7 +583,10 @@ test('volatilityStandInto: up to its time the sum stays at or above the band, an
     movesAtBand = moves;
     bands++;
   }
-  assert.ok(bands > 10_000 && heldEvents > 100_000 && endedByTime > 1_000, `${bands} bands, ${heldEvents} events standing, ${expired} ended, ${endedByTime} by time`);
+  assert.ok(
+    bands > 10_000 && heldEvents > 100_000 && endedByTime > 1_000,
+    `${bands} bands, ${heldEvents} events standing, ${expired} ended, ${endedByTime} by time`,
+  );
 });
 
 test('the vector does not depend on the price level', () => {
@@ -572,7 +602,8 @@ test('the vector does not depend on the price level', () => {
     }
     return out;
   };
-  const a = run(4_000), b = run(24_000);
+  const a = run(4_000),
+    b = run(24_000);
   assert.is(a.length, b.length);
   for (let i = 0; i < a.length; i++) {
     for (let k = 0; k < FEATURE_COUNT; k++) close(a[i][k], b[i][k], 1e-9, `sample ${i} ${FEATURE_NAMES[k]}`);

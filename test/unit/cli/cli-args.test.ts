@@ -36,7 +36,23 @@ test('--help and -h win over everything else', () => {
 });
 
 test('every backtest flag', () => {
-  const o = ok(['--backtest', '--json', '--fills', 'out.csv', '--start', '2024-01-02', '--end', '2024-01-05', '--seed', '7', '--symbol', 'ES', '--use-ml', '--config', 'c.toml']);
+  const o = ok([
+    '--backtest',
+    '--json',
+    '--fills',
+    'out.csv',
+    '--start',
+    '2024-01-02',
+    '--end',
+    '2024-01-05',
+    '--seed',
+    '7',
+    '--symbol',
+    'ES',
+    '--use-ml',
+    '--config',
+    'c.toml',
+  ]);
   assert.equal(o, {
     backtest: true,
     json: true,
@@ -120,17 +136,38 @@ test('repeated flags are an error', () => {
 });
 
 test('backtest-only flags without --backtest', () => {
-  for (const argv of [['--json'], ['--fills', 'f.csv'], ['--start', '2024-01-02'], ['--end', '2024-01-02'], ['--seed', '1'], ['--symbol', 'ES'], ['--use-ml']]) {
+  for (const argv of [
+    ['--json'],
+    ['--fills', 'f.csv'],
+    ['--start', '2024-01-02'],
+    ['--end', '2024-01-02'],
+    ['--seed', '1'],
+    ['--symbol', 'ES'],
+    ['--use-ml'],
+  ]) {
     fails(argv, new RegExp(`${argv[0]} only applies with --backtest`));
   }
   fails(['--json', '--use-ml'], /--json, --use-ml only apply with --backtest/);
 });
 
 test('USAGE documents every flag, the environment and the exit codes', () => {
-  for (const s of ['--backtest', '--config PATH', '--json', '--fills FILE', '--start YYYY-MM-DD', '--end YYYY-MM-DD', '--seed N', '--symbol SYMBOL', '--use-ml', '--help', '-h']) {
+  for (const s of [
+    '--backtest',
+    '--config PATH',
+    '--json',
+    '--fills FILE',
+    '--start YYYY-MM-DD',
+    '--end YYYY-MM-DD',
+    '--seed N',
+    '--symbol SYMBOL',
+    '--use-ml',
+    '--help',
+    '-h',
+  ]) {
     assert.ok(USAGE.includes(s), `USAGE lacks ${s}`);
   }
-  for (const s of ['RUST_LOG', 'RUST_BACKTRACE', 'PORT', 'HOST', 'LOG_DIR', 'LOG_MAX_SIZE_MB', 'LOG_MAX_FILES', 'ENGINE_CONFIG']) assert.ok(USAGE.includes(s), `USAGE lacks ${s}`);
+  for (const s of ['RUST_LOG', 'RUST_BACKTRACE', 'PORT', 'HOST', 'LOG_DIR', 'LOG_MAX_SIZE_MB', 'LOG_MAX_FILES', 'ENGINE_CONFIG'])
+    assert.ok(USAGE.includes(s), `USAGE lacks ${s}`);
   assert.match(USAGE, /0\s+success/);
   assert.match(USAGE, /1\s+runtime or configuration error/);
   assert.match(USAGE, /2\s+usage error/);

@@ -56,7 +56,11 @@ test('every bounded config number accepts its upper bound and refuses past it, n
 test('initial_capital 1e308 and 5e-324 are refused; max_drawdown_pct keeps accepting 0.001', () => {
   for (const v of ['1e308', '5e-324', '0.5']) {
     const e = configError(`[trading]\ninitial_capital = ${v}\n`);
-    assert.equal(e.issues.map((i) => i.key), ['trading.initial_capital'], v);
+    assert.equal(
+      e.issues.map((i) => i.key),
+      ['trading.initial_capital'],
+      v,
+    );
   }
   assert.is(parseConfig('[risk]\nmax_drawdown_pct = 0.001\n', 'config.toml').risk.max_drawdown_pct, 0.001);
   assert.is(parseConfig('[trading]\ninitial_capital = 1\n', 'config.toml').trading.initial_capital, 1);
@@ -75,7 +79,10 @@ test('cors_origins: scheme://host[:port] origins, or "*" alone', () => {
     ['"*"', /an array of origins/],
   ] as const) {
     const e = configError(`[http]\ncors_origins = ${bad}\n`);
-    assert.ok(e.issues.some((i) => i.key.startsWith('http.cors_origins') && what.test(i.expected)), `${bad}: ${e.message}`);
+    assert.ok(
+      e.issues.some((i) => i.key.startsWith('http.cors_origins') && what.test(i.expected)),
+      `${bad}: ${e.message}`,
+    );
   }
 });
 
@@ -83,8 +90,16 @@ test('[http] host is an address to bind; allowed_hosts are names without a port'
   assert.is(parseConfig('', 'config.toml').http.host, '127.0.0.1', 'loopback by default');
   for (const h of ['0.0.0.0', '::', '::1', '10.0.0.5', 'localhost']) assert.is(parseConfig(`[http]\nhost = "${h}"\n`, 'config.toml').http.host, h);
   assert.match(configError('[http]\nhost = "all"\n').message, /http\.host = "all": expected an IP address to listen on/);
-  assert.equal(parseConfig('[http]\nallowed_hosts = ["engine", "mm.example.com", "[::1]", "10.0.0.5"]\n', 'config.toml').http.allowed_hosts, ['engine', 'mm.example.com', '[::1]', '10.0.0.5']);
-  assert.match(configError('[http]\nallowed_hosts = ["engine:9090"]\n').message, /http\.allowed_hosts\[0\] = "engine:9090": expected a host name or IP address without a port/);
+  assert.equal(parseConfig('[http]\nallowed_hosts = ["engine", "mm.example.com", "[::1]", "10.0.0.5"]\n', 'config.toml').http.allowed_hosts, [
+    'engine',
+    'mm.example.com',
+    '[::1]',
+    '10.0.0.5',
+  ]);
+  assert.match(
+    configError('[http]\nallowed_hosts = ["engine:9090"]\n').message,
+    /http\.allowed_hosts\[0\] = "engine:9090": expected a host name or IP address without a port/,
+  );
   assert.match(configError('[http]\napi_token_file = ""\n').message, /http\.api_token_file = "": expected a non-empty string/);
 });
 

@@ -20,7 +20,19 @@ const REFERENCE: EngineConfig = {
   fees: { maker_fee: 0.25, taker_fee: 0.85, exchange_fee: 1.18 },
   contracts: {},
   market: {},
-  simulation: { seed: 42, start_date: '2024-01-02', end_date: '2024-01-02', session_start: '09:30', session_end: '16:00', speed: 1, activity: 1, source: 'synthetic', replay_path: '', regular_hours_only: false, engine_idle: 'spin' },
+  simulation: {
+    seed: 42,
+    start_date: '2024-01-02',
+    end_date: '2024-01-02',
+    session_start: '09:30',
+    session_end: '16:00',
+    speed: 1,
+    activity: 1,
+    source: 'synthetic',
+    replay_path: '',
+    regular_hours_only: false,
+    engine_idle: 'spin',
+  },
   execution: { queue_model: 'power', queue_power: 2 },
   strategy: {
     name: 'market_maker',
@@ -270,15 +282,30 @@ test('loadConfig: --config path, ENGINE_CONFIG, precedence and missing files', (
     assert.is(shipped.path, defaultConfigPath(), 'an empty ENGINE_CONFIG counts as unset');
 
     const missing = join(dir, 'missing.toml');
-    assert.throws(() => loadConfig({ path: missing, env: {} }), (e: unknown) => e instanceof ConfigError && e.message.includes(missing) && e.message.includes('--config') && /does not exist/.test(e.message));
-    assert.throws(() => loadConfig({ env: { ENGINE_CONFIG: missing } }), (e: unknown) => e instanceof ConfigError && e.message.includes(missing) && e.message.includes('ENGINE_CONFIG'));
+    assert.throws(
+      () => loadConfig({ path: missing, env: {} }),
+      (e: unknown) => e instanceof ConfigError && e.message.includes(missing) && e.message.includes('--config') && /does not exist/.test(e.message),
+    );
+    assert.throws(
+      () => loadConfig({ env: { ENGINE_CONFIG: missing } }),
+      (e: unknown) => e instanceof ConfigError && e.message.includes(missing) && e.message.includes('ENGINE_CONFIG'),
+    );
     // an explicit missing file never falls back to the shipped config, even when the env one exists
-    assert.throws(() => loadConfig({ path: missing, env: { ENGINE_CONFIG: b } }), (e: unknown) => e instanceof ConfigError && e.message.includes(missing));
-    assert.throws(() => loadConfig({ path: dir, env: {} }), (e: unknown) => e instanceof ConfigError && /is a directory/.test(e.message));
+    assert.throws(
+      () => loadConfig({ path: missing, env: { ENGINE_CONFIG: b } }),
+      (e: unknown) => e instanceof ConfigError && e.message.includes(missing),
+    );
+    assert.throws(
+      () => loadConfig({ path: dir, env: {} }),
+      (e: unknown) => e instanceof ConfigError && /is a directory/.test(e.message),
+    );
 
     // validation messages name the file as given
     writeFileSync(a, '[risk]\nmax_drawdown_pct = 6\n');
-    assert.throws(() => loadConfig({ path: a, env: {} }), (e: unknown) => e instanceof ConfigError && e.message === `${a}: risk.max_drawdown_pct = 6: expected a fraction in (0, 1], e.g. 0.06 for 6%`);
+    assert.throws(
+      () => loadConfig({ path: a, env: {} }),
+      (e: unknown) => e instanceof ConfigError && e.message === `${a}: risk.max_drawdown_pct = 6: expected a fraction in (0, 1], e.g. 0.06 for 6%`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -288,7 +315,17 @@ test('loadConfig: --config path, ENGINE_CONFIG, precedence and missing files', (
 
 function capture() {
   const lines: string[] = [];
-  return { lines, records: () => lines.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)), dest: { write: (s: string) => void lines.push(s) } };
+  return {
+    lines,
+    records: () =>
+      lines
+        .join('')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    dest: { write: (s: string) => void lines.push(s) },
+  };
 }
 
 test('log: RUST_LOG beats the config level; config level applies otherwise', () => {
@@ -296,13 +333,19 @@ test('log: RUST_LOG beats the config level; config level applies otherwise', () 
   const la = createLogger({ configLevel: 'error', env: { RUST_LOG: 'debug' }, destination: a.dest });
   la.debug('d');
   assert.is(la.level, 'debug');
-  assert.equal(a.records().map((r) => [r.level, r.msg]), [['debug', 'd']]);
+  assert.equal(
+    a.records().map((r) => [r.level, r.msg]),
+    [['debug', 'd']],
+  );
 
   const b = capture();
   const lb = createLogger({ configLevel: 'warn', env: {}, destination: b.dest });
   lb.info('hidden');
   lb.warn('shown');
-  assert.equal(b.records().map((r) => r.msg), ['shown']);
+  assert.equal(
+    b.records().map((r) => r.msg),
+    ['shown'],
+  );
 
   assert.is(createLogger({ env: {}, destination: capture().dest }).level, 'info');
   assert.is(createLogger({ env: { RUST_LOG: 'trace' }, destination: capture().dest }).level, 'trace');

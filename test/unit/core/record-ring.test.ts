@@ -43,7 +43,7 @@ test('append: records across the wrap land at their sequences, in order, and not
   assert.equal(Array.from(r.data.subarray(3 * stride, 5 * stride)), [-1, -1, -1, -1, -1, -1]);
 });
 
-test('copyTo: records across both rings\' wraps arrive in order and are not consumed', () => {
+test("copyTo: records across both rings' wraps arrive in order and are not consumed", () => {
   const src = RecordRing.allocate(2, 8, false);
   const out = RecordRing.allocate(2, 4, false);
   for (let i = 0; i < 6; i++) src.claimUnchecked(); // the source's tail at 6, two slots before its wrap

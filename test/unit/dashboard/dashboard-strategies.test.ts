@@ -33,7 +33,10 @@ test("a file's parameters: one field each, as params.NAME, with the schema's typ
   assert.is(threshold.exclusiveMin, false);
   assert.is(paramHint(threshold), 'imbalance beyond which the opposite quote steps back · 0 … 1 · default 0.6');
   assert.is(f.find((x) => x.param === 'size')!.description, 'contracts per quote (contracts)');
-  assert.equal(f.map((x) => x.unit), ['contracts', '', 'contracts', 'ms']);
+  assert.equal(
+    f.map((x) => x.unit),
+    ['contracts', '', 'contracts', 'ms'],
+  );
 });
 
 test('the built-in: its older request fields under their own names, use_ml left to useML, an exclusive bound kept', () => {
@@ -55,29 +58,58 @@ test('the built-in: its older request fields under their own names, use_ml left 
 });
 
 test('the unit: the last parenthesised group of the description, nested parentheses included', () => {
-  assert.equal(paramFields(builtin).map((x) => [x.param, x.unit]), [
-    ['order_size', 'contracts'],
-    ['spread_multiplier', ''],
-    ['skew_factor', ''],
-    ['inventory_limit', 'contracts'],
-    ['vol_spread_factor', 'ticks per tick/sqrt(s)'],
-    ['ml_weight', 'ticks per predicted tick'],
-  ]);
+  assert.equal(
+    paramFields(builtin).map((x) => [x.param, x.unit]),
+    [
+      ['order_size', 'contracts'],
+      ['spread_multiplier', ''],
+      ['skew_factor', ''],
+      ['inventory_limit', 'contracts'],
+      ['vol_spread_factor', 'ticks per tick/sqrt(s)'],
+      ['ml_weight', 'ticks per predicted tick'],
+    ],
+  );
   assert.is(unitOf('a (b'), '');
   assert.is(unitOf('f(x)'), '');
   assert.is(unitOf('no unit'), '');
 });
 
 test('a boolean parameter is a boolean field with its default', () => {
-  const s: StrategyInfo = { ...example, name: 'b', params: { type: 'object', properties: { hedge: { type: 'boolean', default: true, description: 'hedge' } } } };
+  const s: StrategyInfo = {
+    ...example,
+    name: 'b',
+    params: { type: 'object', properties: { hedge: { type: 'boolean', default: true, description: 'hedge' } } },
+  };
   const [f] = paramFields(s);
   assert.equal([f.field, f.type, f.default, rangeText(f)], ['params.hedge', 'boolean', true, 'true or false']);
 });
 
 test("sweep axes: the strategy's parameters, then the keys any strategy may vary", () => {
-  assert.equal(sweepAxes(example), ['params.size', 'params.threshold', 'params.max_position', 'params.refresh_ms', 'positionLimit', 'maxDrawdown', 'queueModel', 'queuePower', 'useML']);
+  assert.equal(sweepAxes(example), [
+    'params.size',
+    'params.threshold',
+    'params.max_position',
+    'params.refresh_ms',
+    'positionLimit',
+    'maxDrawdown',
+    'queueModel',
+    'queuePower',
+    'useML',
+  ]);
   // The built-in keeps the keys the form offered before strategies were a port.
-  assert.equal(sweepAxes(builtin), ['spreadMultiplier', 'skewFactor', 'inventoryLimit', 'useML', 'orderSize', 'mlWeight', 'volSpreadFactor', 'positionLimit', 'maxDrawdown', 'queueModel', 'queuePower']);
+  assert.equal(sweepAxes(builtin), [
+    'spreadMultiplier',
+    'skewFactor',
+    'inventoryLimit',
+    'useML',
+    'orderSize',
+    'mlWeight',
+    'volSpreadFactor',
+    'positionLimit',
+    'maxDrawdown',
+    'queueModel',
+    'queuePower',
+  ]);
   assert.equal(sweepAxes(null), ['positionLimit', 'maxDrawdown', 'queueModel', 'queuePower', 'useML']);
 });
 

@@ -38,13 +38,27 @@ test('heatmap: one cell per pair of values, the best over the other parameters',
   const h = heatmap(POINTS, 'spreadMultiplier', 'skewFactor', 'total_pnl');
   assert.equal(h.xs, [1, 2]);
   assert.equal(h.ys, [0, 0.5]);
-  assert.equal(h.cells, [[-50, 30], [20, 45]], '(2, 0.5): the better of 30 and 45');
+  assert.equal(
+    h.cells,
+    [
+      [-50, 30],
+      [20, 45],
+    ],
+    '(2, 0.5): the better of 30 and 45',
+  );
   assert.is(h.min, -50);
   assert.is(h.max, 45);
   const dd = heatmap(POINTS, 'spreadMultiplier', 'skewFactor', 'max_drawdown_pct');
   assert.equal(dd.cells[1][1], 0.5, 'drawdown: lower is better');
   const sparse = heatmap(POINTS.slice(0, 3), 'spreadMultiplier', 'skewFactor', 'total_pnl');
-  assert.equal(sparse.cells, [[-50, 30], [20, null]], 'a pair with no point is empty');
+  assert.equal(
+    sparse.cells,
+    [
+      [-50, 30],
+      [20, null],
+    ],
+    'a pair with no point is empty',
+  );
 });
 
 /** Hue of an hsl() colour. */

@@ -8,7 +8,13 @@ import { dirname, join, relative } from 'node:path';
 import { ROOT } from '../../helpers/cli.ts';
 import { begin, end, TABLES, withTable } from '../../../scripts/docs-tables.ts';
 
-const pages = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Markdown without its fenced code blocks and inline code spans (links there are not links). */
 function prose(text: string): string {
@@ -76,12 +82,17 @@ test('the README is a short entry: at most 260 lines, with a link to every docs 
   assert.equal(unlinked, []);
 });
 
-test('the README\'s folder map names every top-level folder and every folder in src/', () => {
+test("the README's folder map names every top-level folder and every folder in src/", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const map = readme.slice(readme.indexOf('\n## Folder map\n'));
   const dirs = (d: string) =>
     readdirSync(join(ROOT, d), { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !['node_modules', 'dist', 'data', 'logs', 'scratch', 'test-artifacts', 'coverage'].includes(e.name) && !(d === '.' && e.name.startsWith('.') && e.name !== '.ci'))
+      .filter(
+        (e) =>
+          e.isDirectory() &&
+          !['node_modules', 'dist', 'data', 'logs', 'scratch', 'test-artifacts', 'coverage'].includes(e.name) &&
+          !(d === '.' && e.name.startsWith('.') && e.name !== '.ci'),
+      )
       .map((e) => (d === '.' ? `${e.name}/` : `${d}/${e.name}/`));
   const missing = [...dirs('.'), ...dirs('src')].filter((d) => !map.includes(`\`${d}\``));
   assert.equal(missing, []);

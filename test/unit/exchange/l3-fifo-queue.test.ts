@@ -1,6 +1,25 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASK, BID, EV_STRIDE, MD_ADD, MD_CANCEL, MD_TRADE, OM_NEW, OM_STRIDE, OM_ID, OM_PRICE, OM_QTY, OM_SIDE, OM_TS, OM_TYPE, ER_STRIDE, ER_TYPE, ER_FILL, ER_QTY } from '../../../src/core/events.ts';
+import {
+  ASK,
+  BID,
+  EV_STRIDE,
+  MD_ADD,
+  MD_CANCEL,
+  MD_TRADE,
+  OM_NEW,
+  OM_STRIDE,
+  OM_ID,
+  OM_PRICE,
+  OM_QTY,
+  OM_SIDE,
+  OM_TS,
+  OM_TYPE,
+  ER_STRIDE,
+  ER_TYPE,
+  ER_FILL,
+  ER_QTY,
+} from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { L3FifoQueueModel, L3Tape } from '../../../src/exchange/l3-fifo-queue.ts';
 import { queueModelFromName } from '../../../src/exchange/queue-model.ts';
@@ -11,7 +30,11 @@ import { MboBook } from '../../../src/market/replay/mbo-book.ts';
 
 const F_LAST = FLAGS.F_LAST;
 
-const A = 0x41, C = 0x43, M = 0x4d, F = 0x46, B = 0x42;
+const A = 0x41,
+  C = 0x43,
+  M = 0x4d,
+  F = 0x46,
+  B = 0x42;
 
 test('l3_fifo needs an MBO tape: a clear error without one', () => {
   assert.throws(() => queueModelFromName('l3_fifo', 2), /l3_fifo.*order-level market data \(MBO\)/);
@@ -57,7 +80,12 @@ function replay(records: [number, number, number, number, number, number][], ord
   q.drainTo(md, 64, tape, 0);
   const er = RecordRing.allocate(ER_STRIDE, 64, false);
   const x = buildExchange(
-    { latency: { orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, fees: { root: 'ES', source: 'fees', makerFee: 0, takerFee: 0, exchangeFee: 0 }, queueModel: 'l3_fifo', queuePower: 2 },
+    {
+      latency: { orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 },
+      fees: { root: 'ES', source: 'fees', makerFee: 0, takerFee: 0, exchangeFee: 0 },
+      queueModel: 'l3_fifo',
+      queuePower: 2,
+    },
     er,
     1,
     tape,
@@ -132,7 +160,7 @@ test('MBO modifies: up loses priority (moves behind us), down keeps it; unknown 
   assert.is(r.book.levelSize(BID, 100), 9);
 });
 
-test('MBO book without perOrder merges one event\'s changes at a level into one L2 event', () => {
+test("MBO book without perOrder merges one event's changes at a level into one L2 event", () => {
   const q = new EventQueue();
   const book = new MboBook(q, false);
   // one record at time ts (the book takes its time from the queue)

@@ -11,9 +11,12 @@ test('deterministic per seed, different across seeds', () => {
   const a = new LatencyModel(P, new Rng(7));
   const b = new LatencyModel(P, new Rng(7));
   const c = new LatencyModel(P, new Rng(8));
-  let same = 0, diff = 0;
+  let same = 0,
+    diff = 0;
   for (let i = 0; i < 1000; i++) {
-    const x = a.orderEntry(AT, 0), y = b.orderEntry(AT, 0), z = c.orderEntry(AT, 0);
+    const x = a.orderEntry(AT, 0),
+      y = b.orderEntry(AT, 0),
+      z = c.orderEntry(AT, 0);
     if (x === y) same++;
     if (x !== z) diff++;
     assert.is(a.marketData(AT, 0), b.marketData(AT, 0));
@@ -25,7 +28,11 @@ test('deterministic per seed, different across seeds', () => {
 
 test('each leg is base + integer jitter within [-jitter, +jitter], covering the range', () => {
   const m = new LatencyModel({ orderLatencyNs: 1000, marketDataLatencyNs: 500, responseLatencyNs: 2000, jitterNs: 5 }, new Rng(1));
-  const legs: Array<[() => number, number]> = [[() => m.orderEntry(AT, 0), 1000], [() => m.marketData(AT, 0), 500], [() => m.response(AT, 0), 2000]];
+  const legs: Array<[() => number, number]> = [
+    [() => m.orderEntry(AT, 0), 1000],
+    [() => m.marketData(AT, 0), 500],
+    [() => m.response(AT, 0), 2000],
+  ];
   for (const [leg, base] of legs) {
     const seen = new Set<number>();
     let sum = 0;
@@ -46,7 +53,9 @@ test('never negative when the jitter exceeds the base', () => {
   const m = new LatencyModel({ orderLatencyNs: 100, marketDataLatencyNs: 0, responseLatencyNs: 10, jitterNs: 1000 }, new Rng(3));
   let zeros = 0;
   for (let i = 0; i < 10000; i++) {
-    const a = m.orderEntry(AT, 0), b = m.marketData(AT, 0), c = m.response(AT, 0);
+    const a = m.orderEntry(AT, 0),
+      b = m.marketData(AT, 0),
+      c = m.response(AT, 0);
     assert.ok(a >= 0 && b >= 0 && c >= 0);
     assert.ok(a <= 1100 && b <= 1000 && c <= 1010);
     if (b === 0) zeros++;
@@ -72,9 +81,10 @@ test('rejects negative or non-finite parameters', () => {
   assert.throws(() => new LatencyModel({ ...P, jitterNs: 2 ** 31 }, new Rng(1)), /jitterNs must be at most 2147483647/);
 });
 
-test('the config\'s largest jitter (1 s) stays within [-jitter, +jitter]', () => {
+test("the config's largest jitter (1 s) stays within [-jitter, +jitter]", () => {
   const m = new LatencyModel({ ...P, marketDataLatencyNs: 30e9, jitterNs: 1e9 }, new Rng(3));
-  let lo = Infinity, hi = -Infinity;
+  let lo = Infinity,
+    hi = -Infinity;
   for (let i = 0; i < 5000; i++) {
     const v = m.marketData(AT, 0) - 30e9;
     lo = Math.min(lo, v);

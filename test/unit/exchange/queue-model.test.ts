@@ -27,7 +27,7 @@ test('power n=2: the squared fast path gives the same double as the formula with
     return f > after ? after : f > 0 ? f : 0;
   };
   let seed = 12345;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
   for (let i = 0; i < 20000; i++) {
     const before = 1 + Math.floor(rand() * 500);
     const front = i % 2 === 0 ? Math.floor(rand() * before) : rand() * before; // whole and fractional fronts

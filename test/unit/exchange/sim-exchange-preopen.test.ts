@@ -5,9 +5,39 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  ASK, BID, ER_ACK, ER_CANCELED, ER_EXCH_TS, ER_FILL, ER_ID, ER_LIQ, ER_PRICE, ER_QTY, ER_STRIDE, ER_TYPE, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE,
-  EV_STRIDE, EV_TS, FLAG_IOC, LIQ_MAKER, MD_ADD, MD_CANCEL, MD_TRADE, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE,
-  OM_TS, OM_TYPE,
+  ASK,
+  BID,
+  ER_ACK,
+  ER_CANCELED,
+  ER_EXCH_TS,
+  ER_FILL,
+  ER_ID,
+  ER_LIQ,
+  ER_PRICE,
+  ER_QTY,
+  ER_STRIDE,
+  ER_TYPE,
+  EV_KIND,
+  EV_PRICE,
+  EV_QTY,
+  EV_SIDE,
+  EV_STRIDE,
+  EV_TS,
+  FLAG_IOC,
+  LIQ_MAKER,
+  MD_ADD,
+  MD_CANCEL,
+  MD_TRADE,
+  OM_FLAGS,
+  OM_ID,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SENT,
+  OM_SIDE,
+  OM_STRIDE,
+  OM_TS,
+  OM_TYPE,
 } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
@@ -16,7 +46,14 @@ import { LatencyModel } from '../../../src/exchange/latency.ts';
 import { PowerQueueModel } from '../../../src/exchange/queue-model.ts';
 import { SimExchange } from '../../../src/exchange/sim-exchange.ts';
 
-interface Report { type: number; id: number; price: number; qty: number; exch: number; liq: number }
+interface Report {
+  type: number;
+  id: number;
+  price: number;
+  qty: number;
+  exch: number;
+  liq: number;
+}
 
 class Harness {
   readonly ring = RecordRing.allocate(ER_STRIDE, 1024, false);
@@ -31,13 +68,24 @@ class Harness {
 
   md(ts: number, kind: number, side: number, price: number, qty: number): void {
     const e = this.ev;
-    e[EV_TS] = ts; e[EV_KIND] = kind; e[EV_SIDE] = side; e[EV_PRICE] = price; e[EV_QTY] = qty;
+    e[EV_TS] = ts;
+    e[EV_KIND] = kind;
+    e[EV_SIDE] = side;
+    e[EV_PRICE] = price;
+    e[EV_QTY] = qty;
     this.ex.onMarketEvent(e, 0);
   }
 
   order(ts: number, id: number, side: number, price: number, qty: number, flags = 0): void {
     const m = this.om;
-    m[OM_TS] = ts; m[OM_SENT] = ts; m[OM_TYPE] = OM_NEW; m[OM_ID] = id; m[OM_SIDE] = side; m[OM_PRICE] = price; m[OM_QTY] = qty; m[OM_FLAGS] = flags;
+    m[OM_TS] = ts;
+    m[OM_SENT] = ts;
+    m[OM_TYPE] = OM_NEW;
+    m[OM_ID] = id;
+    m[OM_SIDE] = side;
+    m[OM_PRICE] = price;
+    m[OM_QTY] = qty;
+    m[OM_FLAGS] = flags;
     this.ex.onOrderMessage(m, 0);
   }
 
@@ -62,7 +110,10 @@ function wideBookWithOurBuy(): Harness {
   h.md(1, MD_ADD, BID, 100, 5);
   h.md(2, MD_ADD, ASK, 105, 5);
   h.order(10, 1, BID, 102, 2);
-  assert.equal(h.drain().map((r) => r.type), [ER_ACK]);
+  assert.equal(
+    h.drain().map((r) => r.type),
+    [ER_ACK],
+  );
   return h;
 }
 
@@ -70,7 +121,10 @@ test('continuous market: an ask added through our resting buy fills it at its ow
   const h = wideBookWithOurBuy();
   h.md(20, MD_ADD, ASK, 101, 3);
   const f = fills(h.drain());
-  assert.equal(f.map((r) => [r.price, r.qty, r.exch]), [[102, 2, 20]]);
+  assert.equal(
+    f.map((r) => [r.price, r.qty, r.exch]),
+    [[102, 2, 20]],
+  );
   assert.is(h.ex.halted, false);
   assert.is(h.ex.phaseChanges, 0);
 });
@@ -85,7 +139,10 @@ test('crossed book: nothing fills our buy; at the uncross it fills at the new be
   h.md(50, MD_CANCEL, BID, 106, 1); // the opening: bid 100, ask 101
   assert.is(h.ex.halted, false);
   const f = fills(h.drain());
-  assert.equal(f.map((r) => [r.id, r.price, r.qty, r.exch, r.liq]), [[1, 101, 2, 50, LIQ_MAKER]]);
+  assert.equal(
+    f.map((r) => [r.id, r.price, r.qty, r.exch, r.liq]),
+    [[1, 101, 2, 50, LIQ_MAKER]],
+  );
   assert.is(h.ex.phaseChanges, 2);
   assert.is(h.ex.crossedNsAt(1000), 30, 'crossed from 20 to 50');
 });
@@ -100,7 +157,10 @@ test('an order not through the opening touch keeps resting after the uncross, an
   assert.equal(fills(h.drain()), []);
   assert.is(h.ex.crossedNsAt(100), 20);
   h.md(60, MD_ADD, ASK, 102, 1);
-  assert.equal(fills(h.drain()).map((r) => [r.price, r.qty]), [[102, 2]]);
+  assert.equal(
+    fills(h.drain()).map((r) => [r.price, r.qty]),
+    [[102, 2]],
+  );
 });
 
 test('a crossed book at the end counts its time up to the end; a NEW takes nothing while halted (IOC cancelled)', () => {
@@ -108,7 +168,10 @@ test('a crossed book at the end counts its time up to the end; a NEW takes nothi
   h.md(20, MD_ADD, BID, 105, 1); // locked at 105
   h.order(30, 2, BID, 105, 1, FLAG_IOC);
   const r = h.drain();
-  assert.equal(r.map((x) => x.type), [ER_ACK, ER_CANCELED]);
+  assert.equal(
+    r.map((x) => x.type),
+    [ER_ACK, ER_CANCELED],
+  );
   assert.is(h.ex.crossedNsAt(120), 100);
 });
 

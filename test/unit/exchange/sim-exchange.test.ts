@@ -2,11 +2,55 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { measureAllocation } from '../../helpers/allocation.ts';
 import {
-  ASK, BID, ER_ACK, ER_CANCEL_REJECT, ER_CANCELED, ER_EXCH_TS, ER_FEE, ER_FILL, ER_ID, ER_LEAVES, ER_LIQ,
-  ER_PRICE, ER_QTY, ER_REASON, ER_REJECT, ER_SENT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_KIND, EV_PRICE,
-  EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, FLAG_IOC, FLAG_POST_ONLY, LIQ_MAKER, LIQ_TAKER, MD_ADD, MD_CANCEL,
-  MD_TRADE, OM_CANCEL, OM_FLAGS, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SENT, OM_SIDE, OM_STRIDE, OM_TS,
-  OM_TYPE, REJECT_BAD_ORDER, REJECT_NONE, REJECT_POST_ONLY_CROSS, REJECT_UNKNOWN_ORDER, CANCEL_SELF_MATCH,
+  ASK,
+  BID,
+  ER_ACK,
+  ER_CANCEL_REJECT,
+  ER_CANCELED,
+  ER_EXCH_TS,
+  ER_FEE,
+  ER_FILL,
+  ER_ID,
+  ER_LEAVES,
+  ER_LIQ,
+  ER_PRICE,
+  ER_QTY,
+  ER_REASON,
+  ER_REJECT,
+  ER_SENT,
+  ER_SIDE,
+  ER_STRIDE,
+  ER_TS,
+  ER_TYPE,
+  EV_KIND,
+  EV_PRICE,
+  EV_QTY,
+  EV_SIDE,
+  EV_STRIDE,
+  EV_TS,
+  FLAG_IOC,
+  FLAG_POST_ONLY,
+  LIQ_MAKER,
+  LIQ_TAKER,
+  MD_ADD,
+  MD_CANCEL,
+  MD_TRADE,
+  OM_CANCEL,
+  OM_FLAGS,
+  OM_ID,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SENT,
+  OM_SIDE,
+  OM_STRIDE,
+  OM_TS,
+  OM_TYPE,
+  REJECT_BAD_ORDER,
+  REJECT_NONE,
+  REJECT_POST_ONLY_CROSS,
+  REJECT_UNKNOWN_ORDER,
+  CANCEL_SELF_MATCH,
 } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
@@ -23,8 +67,18 @@ const TAKER = 0.85 + 1.18;
 const RESP = 200_000; // response latency, ns
 
 interface Report {
-  ts: number; exch: number; type: number; id: number; side: number; price: number; qty: number;
-  leaves: number; liq: number; fee: number; reason: number; sent: number;
+  ts: number;
+  exch: number;
+  type: number;
+  id: number;
+  side: number;
+  price: number;
+  qty: number;
+  leaves: number;
+  liq: number;
+  fee: number;
+  reason: number;
+  sent: number;
 }
 
 class Harness {
@@ -46,20 +100,36 @@ class Harness {
 
   md(ts: number, kind: number, side: number, price: number, qty: number): void {
     const e = this.ev;
-    e[EV_TS] = ts; e[EV_KIND] = kind; e[EV_SIDE] = side; e[EV_PRICE] = price; e[EV_QTY] = qty;
+    e[EV_TS] = ts;
+    e[EV_KIND] = kind;
+    e[EV_SIDE] = side;
+    e[EV_PRICE] = price;
+    e[EV_QTY] = qty;
     this.ex.onMarketEvent(e, 0);
   }
 
   send(ts: number, type: number, id: number, side: number, price: number, qty: number, flags = 0, sent = ts - 1000): void {
     const m = this.om;
-    m[OM_TS] = ts; m[OM_SENT] = sent; m[OM_TYPE] = type; m[OM_ID] = id; m[OM_SIDE] = side;
-    m[OM_PRICE] = price; m[OM_QTY] = qty; m[OM_FLAGS] = flags;
+    m[OM_TS] = ts;
+    m[OM_SENT] = sent;
+    m[OM_TYPE] = type;
+    m[OM_ID] = id;
+    m[OM_SIDE] = side;
+    m[OM_PRICE] = price;
+    m[OM_QTY] = qty;
+    m[OM_FLAGS] = flags;
     this.ex.onOrderMessage(m, 0);
   }
 
-  buy(ts: number, id: number, price: number, qty: number, flags = 0): void { this.send(ts, OM_NEW, id, BID, price, qty, flags); }
-  sell(ts: number, id: number, price: number, qty: number, flags = 0): void { this.send(ts, OM_NEW, id, ASK, price, qty, flags); }
-  cancel(ts: number, id: number): void { this.send(ts, OM_CANCEL, id, 0, 0, 0); }
+  buy(ts: number, id: number, price: number, qty: number, flags = 0): void {
+    this.send(ts, OM_NEW, id, BID, price, qty, flags);
+  }
+  sell(ts: number, id: number, price: number, qty: number, flags = 0): void {
+    this.send(ts, OM_NEW, id, ASK, price, qty, flags);
+  }
+  cancel(ts: number, id: number): void {
+    this.send(ts, OM_CANCEL, id, 0, 0, 0);
+  }
 
   drain(): Report[] {
     const out: Report[] = [];
@@ -67,9 +137,18 @@ class Harness {
     while (this.ring.available() > 0) {
       const o = this.ring.peek();
       out.push({
-        ts: d[o + ER_TS], exch: d[o + ER_EXCH_TS], type: d[o + ER_TYPE], id: d[o + ER_ID], side: d[o + ER_SIDE],
-        price: d[o + ER_PRICE], qty: d[o + ER_QTY], leaves: d[o + ER_LEAVES], liq: d[o + ER_LIQ], fee: d[o + ER_FEE],
-        reason: d[o + ER_REASON], sent: d[o + ER_SENT],
+        ts: d[o + ER_TS],
+        exch: d[o + ER_EXCH_TS],
+        type: d[o + ER_TYPE],
+        id: d[o + ER_ID],
+        side: d[o + ER_SIDE],
+        price: d[o + ER_PRICE],
+        qty: d[o + ER_QTY],
+        leaves: d[o + ER_LEAVES],
+        liq: d[o + ER_LIQ],
+        fee: d[o + ER_FEE],
+        reason: d[o + ER_REASON],
+        sent: d[o + ER_SENT],
       });
       this.ring.advance();
     }
@@ -121,8 +200,18 @@ test('a new passive order is acked and its front equals the displayed size', () 
   const r = h.drain();
   assert.is(r.length, 3);
   assert.equal(r[0], {
-    ts: 5_000 + RESP, exch: 5_000, type: ER_ACK, id: 1, side: BID, price: 19999, qty: 0, leaves: 5,
-    liq: LIQ_MAKER, fee: 0, reason: REJECT_NONE, sent: 4_000,
+    ts: 5_000 + RESP,
+    exch: 5_000,
+    type: ER_ACK,
+    id: 1,
+    side: BID,
+    price: 19999,
+    qty: 0,
+    leaves: 5,
+    liq: LIQ_MAKER,
+    fee: 0,
+    reason: REJECT_NONE,
+    sent: 4_000,
   });
   assert.is(r[1].type, ER_ACK);
   assert.is(r[1].side, ASK);
@@ -148,8 +237,18 @@ test('trades consume the queue ahead first, then fill us partially, then fully',
   let r = h.drain();
   assert.is(r.length, 1);
   assert.equal(r[0], {
-    ts: 11_000 + RESP, exch: 11_000, type: ER_FILL, id: 1, side: BID, price: 19999, qty: 2, leaves: 3,
-    liq: LIQ_MAKER, fee: 2 * MAKER, reason: REJECT_NONE, sent: 4_000, // sent = the NEW's OM_SENT
+    ts: 11_000 + RESP,
+    exch: 11_000,
+    type: ER_FILL,
+    id: 1,
+    side: BID,
+    price: 19999,
+    qty: 2,
+    leaves: 3,
+    liq: LIQ_MAKER,
+    fee: 2 * MAKER,
+    reason: REJECT_NONE,
+    sent: 4_000, // sent = the NEW's OM_SENT
   });
   h.md(12_000, MD_TRADE, BID, 19999, 10); // more than our leaves: fill 3, done
   r = h.drain();
@@ -267,11 +366,14 @@ test('post-only orders that would cross are rejected', () => {
   h.sell(5_000, 2, 19998, 1, FLAG_POST_ONLY); // through the best bid
   h.buy(5_000, 3, 19999, 1, FLAG_POST_ONLY); // joins the bid: fine
   const r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.reason]), [
-    [ER_REJECT, 1, REJECT_POST_ONLY_CROSS],
-    [ER_REJECT, 2, REJECT_POST_ONLY_CROSS],
-    [ER_ACK, 3, REJECT_NONE],
-  ]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.reason]),
+    [
+      [ER_REJECT, 1, REJECT_POST_ONLY_CROSS],
+      [ER_REJECT, 2, REJECT_POST_ONLY_CROSS],
+      [ER_ACK, 3, REJECT_NONE],
+    ],
+  );
   assert.is(h.ex.liveOrders(), 1);
   assert.is(h.ex.orderFront(1), -1);
 });
@@ -281,12 +383,15 @@ test('an IOC taker order walks the levels up to its limit with the taker fee and
   h.seedBook();
   h.buy(5_000, 7, 20001, 55, FLAG_IOC);
   const r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.price, x.qty, x.leaves, x.liq]), [
-    [ER_ACK, 20001, 0, 55, LIQ_MAKER],
-    [ER_FILL, 20000, 30, 25, LIQ_TAKER],
-    [ER_FILL, 20001, 20, 5, LIQ_TAKER],
-    [ER_CANCELED, 20001, 0, 5, LIQ_MAKER],
-  ]);
+  assert.equal(
+    r.map((x) => [x.type, x.price, x.qty, x.leaves, x.liq]),
+    [
+      [ER_ACK, 20001, 0, 55, LIQ_MAKER],
+      [ER_FILL, 20000, 30, 25, LIQ_TAKER],
+      [ER_FILL, 20001, 20, 5, LIQ_TAKER],
+      [ER_CANCELED, 20001, 0, 5, LIQ_MAKER],
+    ],
+  );
   close(r[1].fee, 30 * TAKER);
   close(r[2].fee, 20 * TAKER);
   for (const x of r) {
@@ -302,10 +407,22 @@ test('an IOC taker order walks the levels up to its limit with the taker fee and
   // sell side: an IOC sell for less than the touch size takes only the touch
   h.sell(6_000, 8, 19990, 10, FLAG_IOC);
   const s = h.drain();
-  assert.equal(s.map((x) => [x.type, x.price, x.qty, x.leaves]), [[ER_ACK, 19990, 0, 10], [ER_FILL, 19999, 10, 0]]);
+  assert.equal(
+    s.map((x) => [x.type, x.price, x.qty, x.leaves]),
+    [
+      [ER_ACK, 19990, 0, 10],
+      [ER_FILL, 19999, 10, 0],
+    ],
+  );
   // an IOC that does not cross at all is cancelled whole
   h.buy(7_000, 9, 19990, 3, FLAG_IOC);
-  assert.equal(h.drain().map((x) => [x.type, x.qty, x.leaves]), [[ER_ACK, 0, 3], [ER_CANCELED, 0, 3]]);
+  assert.equal(
+    h.drain().map((x) => [x.type, x.qty, x.leaves]),
+    [
+      [ER_ACK, 0, 3],
+      [ER_CANCELED, 0, 3],
+    ],
+  );
 });
 
 test('a crossing limit order takes liquidity and rests the remainder without phantom fills', () => {
@@ -313,10 +430,13 @@ test('a crossing limit order takes liquidity and rests the remainder without pha
   h.seedBook();
   h.buy(5_000, 1, 20000, 40); // takes 30 at 20000, rests 10 at 20000
   let r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.price, x.qty, x.leaves, x.liq]), [
-    [ER_ACK, 20000, 0, 40, LIQ_MAKER],
-    [ER_FILL, 20000, 30, 10, LIQ_TAKER],
-  ]);
+  assert.equal(
+    r.map((x) => [x.type, x.price, x.qty, x.leaves, x.liq]),
+    [
+      [ER_ACK, 20000, 0, 40, LIQ_MAKER],
+      [ER_FILL, 20000, 30, 10, LIQ_TAKER],
+    ],
+  );
   assert.is(h.ex.liveOrders(), 1);
   assert.is(h.ex.orderLeaves(1), 10);
   assert.is(h.ex.orderFront(1), 0);
@@ -328,7 +448,10 @@ test('a crossing limit order takes liquidity and rests the remainder without pha
   // new size offered at our price trades with us
   h.md(7_000, MD_ADD, ASK, 20000, 2);
   r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.price, x.qty, x.leaves, x.liq]), [[ER_FILL, 20000, 10, 0, LIQ_MAKER]]);
+  assert.equal(
+    r.map((x) => [x.type, x.price, x.qty, x.leaves, x.liq]),
+    [[ER_FILL, 20000, 10, 0, LIQ_MAKER]],
+  );
 });
 
 test('cancel of a live order vs a cancel that arrives too late', () => {
@@ -340,7 +463,13 @@ test('cancel of a live order vs a cancel that arrives too late', () => {
   h.md(6_000, MD_TRADE, BID, 19999, 52); // order 1: 2 filled, 3 left
   h.send(7_000, OM_CANCEL, 1, BID, 0, 0, 0, 6_500);
   let r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.qty, x.leaves]), [[ER_FILL, 1, 2, 3], [ER_CANCELED, 1, 0, 3]]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.qty, x.leaves]),
+    [
+      [ER_FILL, 1, 2, 3],
+      [ER_CANCELED, 1, 0, 3],
+    ],
+  );
   assert.is(r[1].sent, 6_500); // the cancel's send time
   assert.is(r[1].price, 19999);
   assert.is(r[1].exch, 7_000);
@@ -353,13 +482,16 @@ test('cancel of a live order vs a cancel that arrives too late', () => {
   h.send(8_100, OM_CANCEL, 2, BID, 0, 0, 0, 7_900);
   h.send(8_200, OM_CANCEL, 42, BID, 0, 0, 0, 8_000); // never existed
   r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.reason]), [
-    [ER_ACK, 3, REJECT_NONE],
-    [ER_FILL, 3, REJECT_NONE],
-    [ER_FILL, 2, REJECT_NONE],
-    [ER_CANCEL_REJECT, 2, REJECT_UNKNOWN_ORDER],
-    [ER_CANCEL_REJECT, 42, REJECT_UNKNOWN_ORDER],
-  ]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.reason]),
+    [
+      [ER_ACK, 3, REJECT_NONE],
+      [ER_FILL, 3, REJECT_NONE],
+      [ER_FILL, 2, REJECT_NONE],
+      [ER_CANCEL_REJECT, 2, REJECT_UNKNOWN_ORDER],
+      [ER_CANCEL_REJECT, 42, REJECT_UNKNOWN_ORDER],
+    ],
+  );
   assert.is(r[3].sent, 7_900);
   assert.is(h.ex.liveOrders(), 0);
 });
@@ -379,20 +511,23 @@ test('malformed orders, duplicate live ids and a full order table are rejected',
   h.buy(5_000, 12, 19990, 1); // no free slot
   h.buy(5_000, 13, 20000, 1, FLAG_IOC); // IOC needs no slot
   const r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.reason]), [
-    [ER_REJECT, 1, REJECT_BAD_ORDER],
-    [ER_REJECT, 2, REJECT_BAD_ORDER],
-    [ER_REJECT, 3, REJECT_BAD_ORDER],
-    [ER_REJECT, 4, REJECT_BAD_ORDER],
-    [ER_REJECT, 5, REJECT_BAD_ORDER],
-    [ER_REJECT, 6, REJECT_BAD_ORDER],
-    [ER_ACK, 10, REJECT_NONE],
-    [ER_REJECT, 10, REJECT_BAD_ORDER],
-    [ER_ACK, 11, REJECT_NONE],
-    [ER_REJECT, 12, REJECT_BAD_ORDER],
-    [ER_ACK, 13, REJECT_NONE],
-    [ER_FILL, 13, REJECT_NONE],
-  ]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.reason]),
+    [
+      [ER_REJECT, 1, REJECT_BAD_ORDER],
+      [ER_REJECT, 2, REJECT_BAD_ORDER],
+      [ER_REJECT, 3, REJECT_BAD_ORDER],
+      [ER_REJECT, 4, REJECT_BAD_ORDER],
+      [ER_REJECT, 5, REJECT_BAD_ORDER],
+      [ER_REJECT, 6, REJECT_BAD_ORDER],
+      [ER_ACK, 10, REJECT_NONE],
+      [ER_REJECT, 10, REJECT_BAD_ORDER],
+      [ER_ACK, 11, REJECT_NONE],
+      [ER_REJECT, 12, REJECT_BAD_ORDER],
+      [ER_ACK, 13, REJECT_NONE],
+      [ER_FILL, 13, REJECT_NONE],
+    ],
+  );
   assert.is(h.ex.capacityRejects, 1);
   assert.is(h.ex.liveOrders(), 2);
 });
@@ -410,7 +545,13 @@ test('reset forgets orders, the book and the report clock', () => {
   h.buy(200, 1, 19999, 1); // id 1 is free again
   h.md(300, MD_ADD, ASK, 19999, 1); // no stale order at 20001 to fill; ours at 19999 fills
   const r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.ts]), [[ER_ACK, 1, 200 + RESP], [ER_FILL, 1, 300 + RESP]]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.ts]),
+    [
+      [ER_ACK, 1, 200 + RESP],
+      [ER_FILL, 1, 300 + RESP],
+    ],
+  );
 });
 
 test('report times: exchange time + response latency, never out of order', () => {
@@ -420,7 +561,14 @@ test('report times: exchange time + response latency, never out of order', () =>
   h.buy(5_000, 1, 19999, 5);
   h.md(6_000, MD_TRADE, BID, 19999, 51);
   h.md(7_000, MD_TRADE, BID, 19999, 1);
-  assert.equal(h.drain().map((x) => [x.exch, x.ts]), [[5_000, 5_000 + RESP], [6_000, 6_000 + RESP], [7_000, 7_000 + RESP]]);
+  assert.equal(
+    h.drain().map((x) => [x.exch, x.ts]),
+    [
+      [5_000, 5_000 + RESP],
+      [6_000, 6_000 + RESP],
+      [7_000, 7_000 + RESP],
+    ],
+  );
   // a scripted latency: a slow report holds back the next one (one TCP session)
   const seq = [50_000, 1_000, 1_000, 1_000];
   let k = 0;
@@ -430,14 +578,23 @@ test('report times: exchange time + response latency, never out of order', () =>
   g.buy(10_000, 1, 19999, 5); // 60_000
   g.buy(20_000, 2, 19998, 5); // 21_000 -> held to 60_000
   g.buy(70_000, 3, 19997, 5); // 71_000
-  assert.equal(g.drain().map((x) => x.ts), [60_000, 60_000, 71_000]);
+  assert.equal(
+    g.drain().map((x) => x.ts),
+    [60_000, 60_000, 71_000],
+  );
   // a latency series keyed on the send time (a recorded latency plugs in the same way)
   const byTime: Latency = { orderEntry: () => 0, marketData: () => 0, response: (at, i) => (at[i] < 50_000 ? 2_000 : 30_000) };
   const t = new Harness({ latency: byTime });
   t.seedBook();
   t.buy(10_000, 1, 19999, 5);
   t.buy(60_000, 2, 19998, 5);
-  assert.equal(t.drain().map((x) => [x.exch, x.ts]), [[10_000, 12_000], [60_000, 90_000]]);
+  assert.equal(
+    t.drain().map((x) => [x.exch, x.ts]),
+    [
+      [10_000, 12_000],
+      [60_000, 90_000],
+    ],
+  );
   // jittered latency: ER_TS in [exch + base - j, ...] and non-decreasing
   const lat = new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 10_000, jitterNs: 5_000 }, new Rng(5));
   const j = new Harness({ latency: lat, ringCapacity: 4096 });
@@ -448,7 +605,8 @@ test('report times: exchange time + response latency, never out of order', () =>
   }
   const rs = j.drain();
   assert.is(rs.length, 1000);
-  let prev = -Infinity, held = 0;
+  let prev = -Infinity,
+    held = 0;
   for (const x of rs) {
     assert.ok(x.ts >= x.exch + 5_000, `report too early: ${x.ts - x.exch}`);
     assert.ok(x.ts >= prev);
@@ -468,7 +626,10 @@ test('a full reports ring counts overflows instead of throwing', () => {
   assert.is(h.ex.liveOrders(), 6); // the orders themselves were accepted
   h.drain();
   h.cancel(6_000, 1);
-  assert.equal(h.drain().map((x) => [x.type, x.id]), [[ER_CANCELED, 1]]);
+  assert.equal(
+    h.drain().map((x) => [x.type, x.id]),
+    [[ER_CANCELED, 1]],
+  );
 });
 
 test('no allocation: 1M market events with a few live orders do not grow the heap or trigger GC', async () => {
@@ -485,7 +646,8 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
     let lvl = rng.int(10);
     const side = lvl < 5 ? BID : ASK;
     const u = rng.next();
-    let kind = MD_ADD, qty = 1 + rng.int(10);
+    let kind = MD_ADD,
+      qty = 1 + rng.int(10);
     if (u < 0.35) {
       kind = MD_CANCEL;
     } else if (u < 0.5) {
@@ -499,7 +661,11 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
     }
     sizes[lvl] += kind === MD_ADD ? qty : -qty;
     const o = i * EV_STRIDE;
-    ev[o + EV_TS] = ts; ev[o + EV_KIND] = kind; ev[o + EV_SIDE] = side; ev[o + EV_PRICE] = P - 5 + lvl; ev[o + EV_QTY] = qty;
+    ev[o + EV_TS] = ts;
+    ev[o + EV_KIND] = kind;
+    ev[o + EV_SIDE] = side;
+    ev[o + EV_PRICE] = P - 5 + lvl;
+    ev[o + EV_QTY] = qty;
   }
   const ring = RecordRing.allocate(ER_STRIDE, 1024, false);
   const lat = new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 200_000, jitterNs: 20_000 }, new Rng(3));
@@ -512,8 +678,14 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
   // to a call V8 does not inline is boxed, and the test must not allocate what it measures.
   const send = (evIndex: number, side: number, price: number): void => {
     const ts = ev[evIndex * EV_STRIDE + EV_TS];
-    om[OM_TS] = ts; om[OM_SENT] = ts - 100_000; om[OM_TYPE] = OM_NEW; om[OM_ID] = stats[0]++; om[OM_SIDE] = side;
-    om[OM_PRICE] = price; om[OM_QTY] = 5; om[OM_FLAGS] = FLAG_POST_ONLY;
+    om[OM_TS] = ts;
+    om[OM_SENT] = ts - 100_000;
+    om[OM_TYPE] = OM_NEW;
+    om[OM_ID] = stats[0]++;
+    om[OM_SIDE] = side;
+    om[OM_PRICE] = price;
+    om[OM_QTY] = 5;
+    om[OM_FLAGS] = FLAG_POST_ONLY;
     ex.onOrderMessage(om, 0);
   };
   // a few live orders: both touches and one level deeper, re-quoted when filled
@@ -547,15 +719,19 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
   const CHUNK = 1000;
   for (let k = 0; k < WARM; k += CHUNK) run(k, k + CHUNK);
   await new Promise((r) => setTimeout(r, 100));
-  const fills0 = stats[1], requotes0 = stats[3];
+  const fills0 = stats[1],
+    requotes0 = stats[3];
 
   // What other test files ran before in this process (other queue models, replay) can leave call
   // sites to be re-optimised during the first events measured: code, not data, but it lands in the
   // heap (~1 MB seen). So SETTLE events run first, then 1M events must leave the heap flat.
   // Allocating per event would grow it by megabytes (1M x even 16 bytes) and fail either way.
-  const settle = await measureAllocation(() => {
-    for (let k = WARM; k < WARM + SETTLE; k += CHUNK) run(k, k + CHUNK);
-  }, { fullGcFirst: true });
+  const settle = await measureAllocation(
+    () => {
+      for (let k = WARM; k < WARM + SETTLE; k += CHUNK) run(k, k + CHUNK);
+    },
+    { fullGcFirst: true },
+  );
   const { gcs, heapGrowth } = await measureAllocation(() => {
     for (let k = WARM + SETTLE; k < N; k += CHUNK) run(k, k + CHUNK);
   });
@@ -567,9 +743,10 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
   assert.is(ex.reportOverflows, 0);
   assert.ok(heapGrowth < 1 << 20, `heap grew by ${heapGrowth} bytes over 1M events`);
   assert.is(gcs, 0, `${gcs} garbage collections during 1M events`);
-  console.log(`  1M events: heap ${heapGrowth} B, ${gcs} GCs (settling: ${settle.heapGrowth} B, ${settle.gcs} GCs), ${fills} fills, ${stats[3] - requotes0} re-quotes`);
+  console.log(
+    `  1M events: heap ${heapGrowth} B, ${gcs} GCs (settling: ${settle.heapGrowth} B, ${settle.gcs} GCs), ${fills} fills, ${stats[3] - requotes0} re-quotes`,
+  );
 });
-
 
 test('a trade fills at most its size across all our orders at one level, in queue order', () => {
   const h = new Harness();
@@ -580,8 +757,18 @@ test('a trade fills at most its size across all our orders at one level, in queu
   h.drain();
   h.md(9_000, MD_TRADE, BID, 19999, 5); // one 5-lot trade
   const r = h.drain().filter((x) => x.type === ER_FILL);
-  assert.equal(r.map((x) => [x.id, x.qty]), [[1, 2], [2, 3]], 'the older order first, then what is left of the trade');
-  assert.is(r.reduce((s, x) => s + x.qty, 0), 5);
+  assert.equal(
+    r.map((x) => [x.id, x.qty]),
+    [
+      [1, 2],
+      [2, 3],
+    ],
+    'the older order first, then what is left of the trade',
+  );
+  assert.is(
+    r.reduce((s, x) => s + x.qty, 0),
+    5,
+  );
   assert.is(h.ex.orderLeaves(2), 2);
 });
 
@@ -615,7 +802,10 @@ test('our earlier order absorbs part of a trade before it reaches a later one', 
   // queue: 3 market, our 5, 7 market, our 4. A 12-lot trade takes 3 + our 5 + 4 of the 7.
   h.md(9_000, MD_TRADE, BID, 19999, 12);
   const r = h.drain().filter((x) => x.type === ER_FILL);
-  assert.equal(r.map((x) => [x.id, x.qty]), [[1, 5]]);
+  assert.equal(
+    r.map((x) => [x.id, x.qty]),
+    [[1, 5]],
+  );
   assert.is(h.ex.orderFront(2), 3, '3 market contracts are still ahead of the later order');
   // The feed's 12-lot emptied the displayed level (10), so the front is past it: size added now
   // caps the front at the level (2), and size added after that joins behind (the front stays).
@@ -634,21 +824,36 @@ test('self-match prevention (CME default, cancel resting): a new order that woul
   h.drain();
   h.buy(7_000, 4, 20000, 1, FLAG_POST_ONLY); // does not cross the market (best ask 20001), would trade with ours
   let r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.side, x.price, x.leaves, x.reason, x.exch, x.sent]), [
-    [ER_ACK, 4, BID, 20000, 1, REJECT_NONE, 7_000, 6_000],
-    [ER_CANCELED, 2, ASK, 20000, 1, CANCEL_SELF_MATCH, 7_000, 6_000], // only the order the 1-lot would have traded with
-  ]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.side, x.price, x.leaves, x.reason, x.exch, x.sent]),
+    [
+      [ER_ACK, 4, BID, 20000, 1, REJECT_NONE, 7_000, 6_000],
+      [ER_CANCELED, 2, ASK, 20000, 1, CANCEL_SELF_MATCH, 7_000, 6_000], // only the order the 1-lot would have traded with
+    ],
+  );
   assert.is(h.ex.selfMatchPrevented, 1);
   assert.is(h.ex.orderLeaves(3), 2);
   assert.is(h.ex.orderLeaves(4), 1, 'the incoming order rests');
   h.buy(8_000, 5, 20001, 1, FLAG_POST_ONLY); // crosses the market: post-only reject, no self-match
   h.buy(9_000, 6, 19999, 1, FLAG_POST_ONLY); // below our sell: nothing to prevent
   r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.reason]), [[ER_REJECT, 5, REJECT_POST_ONLY_CROSS], [ER_ACK, 6, REJECT_NONE]]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.reason]),
+    [
+      [ER_REJECT, 5, REJECT_POST_ONLY_CROSS],
+      [ER_ACK, 6, REJECT_NONE],
+    ],
+  );
   assert.is(h.ex.selfMatchPrevented, 1);
   h.sell(10_000, 7, 20000, 1, FLAG_POST_ONLY); // our bid 4 rests at 20000 now: the sell would trade with it
   r = h.drain();
-  assert.equal(r.map((x) => [x.type, x.id, x.reason]), [[ER_ACK, 7, REJECT_NONE], [ER_CANCELED, 4, CANCEL_SELF_MATCH]]);
+  assert.equal(
+    r.map((x) => [x.type, x.id, x.reason]),
+    [
+      [ER_ACK, 7, REJECT_NONE],
+      [ER_CANCELED, 4, CANCEL_SELF_MATCH],
+    ],
+  );
   assert.is(h.ex.selfMatchPrevented, 2);
 });
 

@@ -74,7 +74,11 @@ let exported = false;
 
 async function exportTruth(): Promise<void> {
   if (exported) return;
-  await exportSynthetic(data, [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile: TRUTH }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }], { schema: 'mbo', marketDataLatencyNs: 50_000 });
+  await exportSynthetic(
+    data,
+    [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile: TRUTH }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
+    { schema: 'mbo', marketDataLatencyNs: 50_000 },
+  );
   writeFileSync(baseFile, profileFileJson('ES', BASE, {}, {}));
   exported = true;
 }
@@ -82,7 +86,11 @@ async function exportTruth(): Promise<void> {
 function run(argv: string[]): { code: number; out: string; err: string } {
   let out = '';
   let err = '';
-  const code = runCalibrateCommand(argv, (s) => (out += s), (s) => (err += s));
+  const code = runCalibrateCommand(
+    argv,
+    (s) => (out += s),
+    (s) => (err += s),
+  );
   return { code, out, err };
 }
 
@@ -132,11 +140,17 @@ test('the calibrated market on another seed has the recorded data facts, within 
     ['spread_gap_median_ns', 0.25],
     ['annualised_vol', 0.5],
   ];
-  const misses = tolerances.filter(([k, tol]) => !(Math.abs(synthetic[k] / recorded[k] - 1) <= tol)).map(([k, tol]) => `${k}: synthetic ${synthetic[k]}, recorded ${recorded[k]} (> ${tol * 100}%)`);
+  const misses = tolerances
+    .filter(([k, tol]) => !(Math.abs(synthetic[k] / recorded[k] - 1) <= tol))
+    .map(([k, tol]) => `${k}: synthetic ${synthetic[k]}, recorded ${recorded[k]} (> ${tol * 100}%)`);
   assert.equal(misses, [], misses.join('\n'));
   // The facts command takes the same profile for its synthetic column.
   let out = '';
-  const code = runFactsCommand(['--profile', fitted, '--seed', '8', '--from', '09:30', '--to', '10:00', '--json'], (s) => (out += s), () => {});
+  const code = runFactsCommand(
+    ['--profile', fitted, '--seed', '8', '--from', '09:30', '--to', '10:00', '--json'],
+    (s) => (out += s),
+    () => {},
+  );
   assert.is(code, 0);
   assert.is(JSON.parse(out).sessions[0].facts.l2_events, synthetic.l2_events);
 });
@@ -161,10 +175,26 @@ test('a bad profile file is a config error naming market.profile, the key, the v
   const cases: [string, string | null, RegExp][] = [
     ['missing.json', null, /market\.profile = ".*missing\.json": expected a market profile file .*no such file/],
     ['not-json.json', '{ addSize: 3', /not JSON/],
-    ['neg.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: { addSize: -2 } }), /profile\.addSize = -2: expected a number >= 1/],
-    ['unknown.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: { addSizes: 3 } }), /profile\.addSizes: unknown key \(expected one of annualVol, /],
-    ['kind.json', JSON.stringify({ kind: 'something', version: 1, root: 'ES', profile: {} }), /kind = "something": expected "futures-mm-engine market profile"/],
-    ['shares.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: {}, extra: { modifyDownShare: 0.7, modifyUpShare: 0.5 } }), /extra\.modifyUpShare = 0\.5: expected at most 1 - extra\.modifyDownShare \(0\.7\)/],
+    [
+      'neg.json',
+      JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: { addSize: -2 } }),
+      /profile\.addSize = -2: expected a number >= 1/,
+    ],
+    [
+      'unknown.json',
+      JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: { addSizes: 3 } }),
+      /profile\.addSizes: unknown key \(expected one of annualVol, /,
+    ],
+    [
+      'kind.json',
+      JSON.stringify({ kind: 'something', version: 1, root: 'ES', profile: {} }),
+      /kind = "something": expected "futures-mm-engine market profile"/,
+    ],
+    [
+      'shares.json',
+      JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ES', profile: {}, extra: { modifyDownShare: 0.7, modifyUpShare: 0.5 } }),
+      /extra\.modifyUpShare = 0\.5: expected at most 1 - extra\.modifyDownShare \(0\.7\)/,
+    ],
     ['root.json', JSON.stringify({ kind: 'futures-mm-engine market profile', version: 1, root: 'ZZ', profile: {} }), /unknown contract root 'ZZ'/],
   ];
   try {

@@ -22,7 +22,9 @@ import { ES_PROFILE, type MarketProfile, REALISTIC_FLOW } from '../../../src/mar
 
 const H = 3600e9;
 const ES = contractForRoot('ES');
-const A = 0x41, C = 0x43, M = 0x4d;
+const A = 0x41,
+  C = 0x43,
+  M = 0x4d;
 
 /** The first `max` events of a session as flat numbers (ts, kind, side, price, qty each). */
 function stream(profile: Partial<MarketProfile> | undefined, max: number, startH = 9.5, endH = 16, seed = 42): Float64Array {
@@ -79,8 +81,21 @@ test('neutral values are neutral whatever their companions: the same stream as E
   const base = stream(undefined, 200_000);
   const other = stream({ modifyDownShare: 0.9, modifyUpShare: 0.1, modifySize: 7, burstDecayS: 3, openSpikeDecayS: 5, closeSpikeDecayS: 500 }, 200_000);
   assert.is(base.length, 5 * 200_000);
-  assert.ok(base.every((x, i) => Object.is(x, other[i])), 'streams differ');
-  for (const k of ['addSize1Prob', 'deepAddSize1Prob', 'cancelSize1Prob', 'tradeSize1Prob', 'modifyPerCancel', 'burstBranching', 'openSpikeBoost', 'closeSpikeBoost'] as const) assert.is(ES_PROFILE[k], 0, k);
+  assert.ok(
+    base.every((x, i) => Object.is(x, other[i])),
+    'streams differ',
+  );
+  for (const k of [
+    'addSize1Prob',
+    'deepAddSize1Prob',
+    'cancelSize1Prob',
+    'tradeSize1Prob',
+    'modifyPerCancel',
+    'burstBranching',
+    'openSpikeBoost',
+    'closeSpikeBoost',
+  ] as const)
+    assert.is(ES_PROFILE[k], 0, k);
   // And the realistic flow does change it (the comparison above can fail).
   const real = stream(REALISTIC_FLOW, 1000);
   assert.not.ok(real.every((x, i) => Object.is(x, base[i])));
@@ -117,7 +132,10 @@ test('MboFromL2 modifies: size down keeps the place, size up and price moves go 
   recs.length = 0;
   m.apply(MD_CANCEL, BID, 100, 2, MOD_DOWN); // the newest order larger than 2: id 3, 5 -> 3, in place
   assert.equal(recs, [[M, 0x42, 3, 100, 3]]);
-  assert.equal(m.orders(BID, 100).map((o) => o.id), [1, 2, 3]);
+  assert.equal(
+    m.orders(BID, 100).map((o) => o.id),
+    [1, 2, 3],
+  );
   recs.length = 0;
   m.apply(MD_ADD, BID, 100, 4, MOD_UP); // the newest grows: id 3, 3 -> 7, last
   assert.equal(recs, [[M, 0x42, 3, 100, 7]]);
@@ -126,15 +144,32 @@ test('MboFromL2 modifies: size down keeps the place, size up and price moves go 
   assert.equal(recs, []);
   m.apply(MD_ADD, BID, 99, 1, MOD_MOVE_TO); // ... and joins the back of 99
   assert.equal(recs, [[M, 0x42, 2, 99, 1]]);
-  assert.equal(m.orders(BID, 100).map((o) => [o.id, o.size]), [[1, 3], [3, 7]]);
-  assert.equal(m.orders(BID, 99).map((o) => [o.id, o.size]), [[4, 2], [2, 1]]);
+  assert.equal(
+    m.orders(BID, 100).map((o) => [o.id, o.size]),
+    [
+      [1, 3],
+      [3, 7],
+    ],
+  );
+  assert.equal(
+    m.orders(BID, 99).map((o) => [o.id, o.size]),
+    [
+      [4, 2],
+      [2, 1],
+    ],
+  );
   // No order fits: a move of 5 at 100 (orders of 3 and 7) and a size-down of 2 at 99 (orders of
   // 2 and 1) are written as untagged events: C records (newest first), an A.
   recs.length = 0;
   m.apply(MD_CANCEL, BID, 100, 5, MOD_MOVE_FROM);
   m.apply(MD_ADD, ASK, 101, 5, MOD_MOVE_TO);
   m.apply(MD_CANCEL, BID, 99, 2, MOD_DOWN);
-  assert.equal(recs, [[C, 0x42, 3, 100, 5], [A, 0x41, 5, 101, 5], [C, 0x42, 2, 99, 1], [C, 0x42, 4, 99, 1]]);
+  assert.equal(recs, [
+    [C, 0x42, 3, 100, 5],
+    [A, 0x41, 5, 101, 5],
+    [C, 0x42, 2, 99, 1],
+    [C, 0x42, 4, 99, 1],
+  ]);
   assert.is(m.modifyFallbacks, 2);
   // A session cut between a move's two halves: the next session starts with no order in flight.
   m.apply(MD_ADD, BID, 100, 1); // id 6
@@ -147,9 +182,18 @@ test('MboFromL2 modifies: size down keeps the place, size up and price moves go 
 
 // A 30-minute ES export with the realistic flow, as `npm run facts -- --data` reads it.
 const dir = mkdtempSync(join(tmpdir(), 'market-flow-'));
-const SESSION: ExportSession = { date: '2024-03-15', rawSymbol: 'ESM24', spec: ES, seed: 42, sessionStartNs: 9.5 * H, sessionEndNs: 10 * H, activity: 1, profile: REALISTIC_FLOW };
+const SESSION: ExportSession = {
+  date: '2024-03-15',
+  rawSymbol: 'ESM24',
+  spec: ES,
+  seed: 42,
+  sessionStartNs: 9.5 * H,
+  sessionEndNs: 10 * H,
+  activity: 1,
+  profile: REALISTIC_FLOW,
+};
 
-test('30-minute ES export with REALISTIC_FLOW: the issue\'s targets, measured from its MBO records', async () => {
+test("30-minute ES export with REALISTIC_FLOW: the issue's targets, measured from its MBO records", async () => {
   const file = join(dir, 'es-30min.mbo.dbn.zst');
   await exportSynthetic(file, [SESSION], { schema: 'mbo', marketDataLatencyNs: 0 });
   const [f] = dbnFacts(file).map((s) => s.facts);
@@ -166,15 +210,27 @@ test('30-minute ES export with REALISTIC_FLOW: the issue\'s targets, measured fr
   assert.is(f.add_size_median, 1);
   // The same window generated directly gives the same facts, to the last digit: the M records
   // replay (src/market/replay/mbo-book.ts) to the generator's own level changes.
-  const direct = syntheticFacts({ root: 'ES', date: SESSION.date, seed: SESSION.seed, startNs: SESSION.sessionStartNs, endNs: SESSION.sessionEndNs, profile: REALISTIC_FLOW });
+  const direct = syntheticFacts({
+    root: 'ES',
+    date: SESSION.date,
+    seed: SESSION.seed,
+    startNs: SESSION.sessionStartNs,
+    endNs: SESSION.sessionEndNs,
+    profile: REALISTIC_FLOW,
+  });
   for (const { key } of FACTS) assert.ok(Object.is(f[key], direct.facts[key]), `${key}: export ${f[key]} vs direct ${direct.facts[key]}`);
 });
 
-test('export M records: the order book they build equals the L2 stream\'s at every timestamp, with CME priority', async () => {
+test("export M records: the order book they build equals the L2 stream's at every timestamp, with CME priority", async () => {
   const EVENTS = 300_000;
   const writer = await DbnWriter.toBytes(exportMetadata([SESSION], 'mbo'));
   const l2: number[][] = [];
-  writeSessions(writer, [SESSION], { schema: 'mbo', marketDataLatencyNs: 0, maxEventsPerSession: EVENTS, onEvent: (ts, kind, side, price, qty) => l2.push([ts, kind, side, price, qty]) });
+  writeSessions(writer, [SESSION], {
+    schema: 'mbo',
+    marketDataLatencyNs: 0,
+    maxEventsPerSession: EVENTS,
+    onEvent: (ts, kind, side, price, qty) => l2.push([ts, kind, side, price, qty]),
+  });
   const bytes = writer.close();
   const tick = nanosPerTick(ES);
   const ref = new Map<number, number>(); // level -> size from the L2 events
@@ -217,7 +273,11 @@ test('export M records: the order book they build equals the L2 stream\'s at eve
       const o = orders.get(m.order_id)!;
       o.size -= m.size;
       levels.set(o.k, (levels.get(o.k) ?? 0) - m.size);
-      if (o.size === 0) queues.set(o.k, q(o.k).filter((id) => id !== m.order_id));
+      if (o.size === 0)
+        queues.set(
+          o.k,
+          q(o.k).filter((id) => id !== m.order_id),
+        );
     } else if (m.action === 'M') {
       mods++;
       const o = orders.get(m.order_id);
@@ -225,10 +285,14 @@ test('export M records: the order book they build equals the L2 stream\'s at eve
       levels.set(o.k, (levels.get(o.k) ?? 0) - o.size);
       levels.set(k, (levels.get(k) ?? 0) + m.size);
       const before = q(o.k).indexOf(m.order_id);
-      if (k === o.k && m.size < o.size) kept++; // size down: keeps its place
+      if (k === o.k && m.size < o.size)
+        kept++; // size down: keeps its place
       else {
         // Size up or a new price: the back of the (new) queue, as at CME.
-        queues.set(o.k, q(o.k).filter((id) => id !== m.order_id));
+        queues.set(
+          o.k,
+          q(o.k).filter((id) => id !== m.order_id),
+        );
         q(k).push(m.order_id);
         if (k !== o.k) moved++;
       }
@@ -247,7 +311,11 @@ test('facts command: --flow realistic measures the realistic flow; a bad --flow 
   const run = (...argv: string[]) => {
     let out = '';
     let err = '';
-    const code = runFactsCommand(argv, (x) => (out += x), (x) => (err += x));
+    const code = runFactsCommand(
+      argv,
+      (x) => (out += x),
+      (x) => (err += x),
+    );
     return { code, out, err };
   };
   const real = run('--from', '09:30', '--to', '09:40', '--flow', 'realistic', '--json');

@@ -114,7 +114,10 @@ test('the shipped model loads: format, features, size, recorded data and metrics
   assert.ok(m.roots.includes('ES'));
   assert.ok(multiplyAdds(m) > 0 && multiplyAdds(m) <= 2000, `multiply-adds ${multiplyAdds(m)}`);
   assert.ok(m.modelVersion.length > 0);
-  const t = m.training as { seed: number; data: { train: { samples: number; sessions: { date: string; seed: number }[] }; test: { samples: number; sessions: { date: string; seed: number }[] } } };
+  const t = m.training as {
+    seed: number;
+    data: { train: { samples: number; sessions: { date: string; seed: number }[] }; test: { samples: number; sessions: { date: string; seed: number }[] } };
+  };
   assert.ok(Number.isInteger(t.seed));
   assert.ok(t.data.train.samples > 100_000 && t.data.test.samples > 10_000);
   // held out = other dates and other seeds than any training session
@@ -143,7 +146,10 @@ test('the shipped model matches the reference implementation', () => {
 // To refresh: PRINT_PINS=1 node --import tsx node_modules/uvu/bin.js test ml-model
 const PINNED = {
   version: 'es-mlp-9x16x16x1-h1s-a06fd8f5565b',
-  outputs: [-0.7264584522376766, 0.7122429919694957, 0.587567174552298, -0.05054734916563898, -1.24593522058099, -1.280440289478118, 17.5694813547193, -13.43804028505827],
+  outputs: [
+    -0.7264584522376766, 0.7122429919694957, 0.587567174552298, -0.05054734916563898, -1.24593522058099, -1.280440289478118, 17.5694813547193,
+    -13.43804028505827,
+  ],
 };
 
 test('the shipped model gives the pinned outputs on fixed inputs', () => {
@@ -228,11 +234,7 @@ test('feature names mismatch', () => {
   has(errorOf(mutated((m) => (m.features[2] = 'imbalance_l3'))), 'feature names mismatch', 'missing imbalance_l1', 'unknown "imbalance_l3"');
   has(errorOf(mutated((m) => m.features.pop())), 'feature names mismatch', 'missing momentum');
   has(errorOf(mutated((m) => m.features.push('extra'))), 'feature names mismatch', 'unknown "extra"');
-  has(
-    errorOf(mutated((m) => ([m.features[0], m.features[1]] = [m.features[1], m.features[0]]))),
-    'feature names mismatch',
-    'different order',
-  );
+  has(errorOf(mutated((m) => ([m.features[0], m.features[1]] = [m.features[1], m.features[0]]))), 'feature names mismatch', 'different order');
   has(errorOf(mutated((m) => (m.featureOptions.ofiTauNs = 5e8))), 'feature option ofiTauNs');
 });
 
@@ -241,11 +243,16 @@ test('wrong weight shapes and bad numbers', () => {
   has(errorOf(mutated((m) => m.layers[0].bias.push(0))), 'layers[0].bias has 3 values, expected 2');
   has(errorOf(mutated((m) => (m.layers[1].inputs = 3))), 'layers[1].inputs is 3, expected 2');
   has(errorOf(mutated((m) => (m.layers[0].inputs = 8))), 'layers[0].inputs is 8', 'number of features');
-  has(errorOf(mutated((m) => {
+  has(
+    errorOf(
+      mutated((m) => {
         m.layers[1].outputs = 2;
         m.layers[1].weights.push(0, 0);
         m.layers[1].bias.push(0);
-      })), 'output layer and must have 1 output');
+      }),
+    ),
+    'output layer and must have 1 output',
+  );
   has(errorOf(mutated((m) => (m.layers[0].weights[3] = null as never))), 'layers[0].weights[3] is not a finite number');
   has(errorOf(mutated((m) => (m.layers[0].activation = 'tanh' as never))), 'layers[0].activation', 'tanh');
   has(errorOf(mutated((m) => (m.layers = []))), '"layers" must be a non-empty array');

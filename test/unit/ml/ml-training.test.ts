@@ -85,7 +85,16 @@ test('every built-in root ships its own model (models/<ROOT>.json)', () => {
 for (const root of ROOTS) {
   test(`the shipped ${root} model was trained on the data this build produces (else: npm run train -- --root ${root})`, () => {
     const m = shipped(root);
-    const c = m.training.dataCheck as { root: string; date: string; seed: number; start: string; end: string; sample: TrainConfig['sample']; samples: number; sha256: string };
+    const c = m.training.dataCheck as {
+      root: string;
+      date: string;
+      seed: number;
+      start: string;
+      end: string;
+      sample: TrainConfig['sample'];
+      samples: number;
+      sha256: string;
+    };
     assert.ok(c && typeof c.sha256 === 'string', `models/${root}.json has no training.dataCheck: retrain with npm run train -- --root ${root}`);
     const d = buildDataset([sessionRef(c.root, c.date, c.seed, c.start, c.end)], c.sample);
     assert.is(d.n, c.samples);
@@ -127,7 +136,8 @@ test('exactly representable values of the math primitives, and the pinned bits o
     got[name] = sha256(new Uint8Array(out.buffer));
   }
   if (process.env.PRINT_PINS === '1') console.log(JSON.stringify(got));
-  for (const [name, [, want]] of Object.entries(LIBM)) assert.is(got[name], want, `Math.${name} gives other bits than the pinned Node build: generated markets and trained models will differ`);
+  for (const [name, [, want]] of Object.entries(LIBM))
+    assert.is(got[name], want, `Math.${name} gives other bits than the pinned Node build: generated markets and trained models will differ`);
 });
 
 test('Adam: running products for the bias corrections; the first step moves each weight by lr', () => {
@@ -181,7 +191,8 @@ test('a signal baseline: z-score, clamp at +-2, least-squares scale on the train
 
 test('every shipped model records every baseline; a broken record is an error naming the key', () => {
   for (const root of ROOTS.slice(1)) {
-    for (const name of ['ofi', 'imbalance', 'microprice', 'ofi-clamp'] as const) assert.ok(signalBaselineOf(shipped(root).training, name).scale > 0, `${root} ${name}`);
+    for (const name of ['ofi', 'imbalance', 'microprice', 'ofi-clamp'] as const)
+      assert.ok(signalBaselineOf(shipped(root).training, name).scale > 0, `${root} ${name}`);
   }
   const m = shipped();
   assert.equal({ ...signalBaselineOf(m.training, 'ofi-clamp') }, { feature: 'ofi_norm', mean: 0, std: 1, clip: 2, scale: 1 }, 'the raw clamp: nothing fitted');

@@ -38,7 +38,12 @@ test('FIFO round trip: realised P&L, fees, closed-trade P&L net of pro-rata fees
 test('equity identity: cash flows + final mark equal realised + unrealised - fees', () => {
   const p = new Portfolio(0, TICK_VALUE);
   const fills: [number, number, number][] = [
-    [BID, 100, 3], [ASK, 103, 1], [ASK, 101, 4], [BID, 99, 2], [BID, 104, 5], [ASK, 102, 1],
+    [BID, 100, 3],
+    [ASK, 103, 1],
+    [ASK, 101, 4],
+    [BID, 99, 2],
+    [BID, 104, 5],
+    [ASK, 102, 1],
   ];
   let cash = 0;
   let fees = 0;

@@ -12,7 +12,13 @@ const isNice = (step: number) => {
 };
 
 test('ticks at 1-2-5 steps covering the range; whole numbers for contracts', () => {
-  for (const [lo, hi] of [[-61_100, -30_700], [0, 2.6954], [940_001.12, 1_000_000], [-1.3, 1.5], [5_201.25, 5_468.5]]) {
+  for (const [lo, hi] of [
+    [-61_100, -30_700],
+    [0, 2.6954],
+    [940_001.12, 1_000_000],
+    [-1.3, 1.5],
+    [5_201.25, 5_468.5],
+  ]) {
     const t = niceTicks(lo, hi);
     const step = t[1] - t[0];
     assert.ok(isNice(Number(step.toPrecision(12))), `step ${step} for ${lo}..${hi}`);
@@ -28,9 +34,19 @@ test('ticks at 1-2-5 steps covering the range; whole numbers for contracts', () 
 
 test('the session axis: one block per trade date, the night left out, instants placed inside their block', () => {
   const at = (d: string, hm: string) => Date.parse(`${d}T${hm}:00-05:00`); // January: New York is UTC-5
-  const instants = [at('2024-01-04', '09:30'), at('2024-01-04', '16:00'), at('2024-01-05', '09:30'), at('2024-01-05', '16:00'), at('2024-01-08', '09:30'), at('2024-01-08', '16:00')];
+  const instants = [
+    at('2024-01-04', '09:30'),
+    at('2024-01-04', '16:00'),
+    at('2024-01-05', '09:30'),
+    at('2024-01-05', '16:00'),
+    at('2024-01-08', '09:30'),
+    at('2024-01-08', '16:00'),
+  ];
   const axis = new SessionAxis(instants);
-  assert.equal(axis.blocks.map((b) => b.date), ['2024-01-04', '2024-01-05', '2024-01-08']);
+  assert.equal(
+    axis.blocks.map((b) => b.date),
+    ['2024-01-04', '2024-01-05', '2024-01-08'],
+  );
   const width = axis.blocks.reduce((n, b) => n + b.w, 0);
   assert.ok(width > 0.95, `sessions take ${width} of the axis (a continuous axis gave them about a quarter)`);
   assert.is(axis.pos(at('2024-01-04', '09:30')), 0);
@@ -56,10 +72,19 @@ test('P&L by hour sums the equity changes within sessions; the histogram counts 
     { t: at('2024-01-05', '09:30'), equity: 1000 }, // the overnight jump is no hour's P&L
     { t: at('2024-01-05', '09:45'), equity: 1010 },
   ];
-  assert.equal([...pnlByHour(curve)], [[9, 0], [10, 5]]);
+  assert.equal(
+    [...pnlByHour(curve)],
+    [
+      [9, 0],
+      [10, 5],
+    ],
+  );
   const values = [-160.5, -12, -9.99, -0.01, 3, 3, 40];
   const h = histogram(values);
-  assert.is(h.reduce((n, [, c]) => n + c, 0), values.length);
+  assert.is(
+    h.reduce((n, [, c]) => n + c, 0),
+    values.length,
+  );
   const step = h[1][0] - h[0][0];
   assert.ok(isNice(step), `bin width ${step}`);
   assert.ok(h[0][0] <= -160.5);

@@ -98,7 +98,13 @@ test('sameQuotesAt: when a lower volatility gives the same quotes, every volatil
   let tried = 0;
   let same = 0;
   for (let n = 0; n < 3000; n++) {
-    const p = { ...params, skewFactor: [0, 0.1, 0.5, 2][rng.int(4)], volSpreadFactor: [0, 0.5, 1.3][rng.int(3)], spreadMultiplier: [0.5, 1, 2][rng.int(3)], useML: rng.int(2) === 1 };
+    const p = {
+      ...params,
+      skewFactor: [0, 0.1, 0.5, 2][rng.int(4)],
+      volSpreadFactor: [0, 0.5, 1.3][rng.int(3)],
+      spreadMultiplier: [0.5, 1, 2][rng.int(3)],
+      useML: rng.int(2) === 1,
+    };
     const mm = new MarketMaker(p);
     const bb = 1000 + rng.int(5);
     const ba = bb + 1 + rng.int(3);
@@ -131,7 +137,14 @@ test('signalBand: every signal and volatility in the box gives the decided quote
   let tried = 0;
   let wide = 0;
   for (let n = 0; n < 3000; n++) {
-    const p = { ...params, skewFactor: [0, 0.1, 0.5, 2][rng.int(4)], volSpreadFactor: [0, 0.5, 1.3][rng.int(3)], spreadMultiplier: [0.5, 1, 2][rng.int(3)], useML: true, mlWeight: [0.3, 1, 4][rng.int(3)] };
+    const p = {
+      ...params,
+      skewFactor: [0, 0.1, 0.5, 2][rng.int(4)],
+      volSpreadFactor: [0, 0.5, 1.3][rng.int(3)],
+      spreadMultiplier: [0.5, 1, 2][rng.int(3)],
+      useML: true,
+      mlWeight: [0.3, 1, 4][rng.int(3)],
+    };
     const mm = new MarketMaker(p);
     const bb = 1000 + rng.int(5);
     const ba = bb + 1 + rng.int(3);
@@ -156,7 +169,11 @@ test('signalBand: every signal and volatility in the box gives the decided quote
     for (const s of signals) {
       for (const v of sigmas) {
         quote(mm, bb, ba, v, pos, s, reduceOnly);
-        assert.equal([mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize], want, `signal ${s} in [${sLo}, ${sHi}], sigma ${v} in [${lo}, ${sigma}] (pos ${pos}, params ${JSON.stringify(p)})`);
+        assert.equal(
+          [mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize],
+          want,
+          `signal ${s} in [${sLo}, ${sHi}], sigma ${v} in [${lo}, ${sigma}] (pos ${pos}, params ${JSON.stringify(p)})`,
+        );
       }
     }
   }
@@ -166,7 +183,11 @@ test('signalBand: every signal and volatility in the box gives the decided quote
 
 test('signalBand: the signal alone without the model, without a signal, or with mlWeight 0', () => {
   const band = new Float64Array(2);
-  for (const [useML, mlWeight, signal] of [[false, 1, 0.3], [true, 1, NaN], [true, 0, 0.3]] as const) {
+  for (const [useML, mlWeight, signal] of [
+    [false, 1, 0.3],
+    [true, 1, NaN],
+    [true, 0, 0.3],
+  ] as const) {
     const mm = new MarketMaker({ ...params, useML, mlWeight });
     quote(mm, 100, 102, 0.5, 0, signal, false);
     mm.inputs[IN_SIGMA_LO] = 0.5;

@@ -24,7 +24,7 @@ test('a list keeps its order; a range expands with the decimals it was written w
   assert.equal(axis('queue_model=power,risk_averse').values, ['power', 'risk_averse']);
 });
 
-test('config keys and the request\'s camelCase names name the same row', () => {
+test("config keys and the request's camelCase names name the same row", () => {
   assert.is(sweepKey('spreadMultiplier'), sweepKey('spread_multiplier'));
   assert.is(axis('maxDrawdown=0.05').key.key, 'max_drawdown_pct');
   assert.is(new Set(SWEEP_KEYS.map((k) => k.key)).size, SWEEP_KEYS.length);
@@ -50,7 +50,14 @@ test('the grid is the cartesian product, last axis fastest', () => {
   assert.ok(g.ok);
   const axes = (g as { ok: true; value: SweepAxis[] }).value;
   assert.is(pointCount(axes), 6);
-  assert.equal(gridPoints(axes), [[1, 0], [1, 0.5], [1, 1], [2, 0], [2, 0.5], [2, 1]]);
+  assert.equal(gridPoints(axes), [
+    [1, 0],
+    [1, 0.5],
+    [1, 1],
+    [2, 0],
+    [2, 0.5],
+    [2, 1],
+  ]);
   assert.equal(gridPoints([]), [[]], 'no axis: one point, the base request');
 });
 

@@ -27,10 +27,13 @@ function errors(naming: 'key' | 'name', ...args: string[]): FieldError[] {
   return (p as { ok: false; errors: FieldError[] }).errors;
 }
 
-test('request keys set the request; config-only keys set the point\'s config', () => {
+test("request keys set the request; config-only keys set the point's config", () => {
   const pts = planned('spread_multiplier=1.5,2', 'order_size=2', 'queue_model=risk_averse');
   assert.is(pts.length, 2);
-  assert.equal(pts.map((p) => p.index), [0, 1]);
+  assert.equal(
+    pts.map((p) => p.index),
+    [0, 1],
+  );
   assert.equal(pts[1].params, { spread_multiplier: 2, order_size: 2, queue_model: 'risk_averse' });
   assert.is(pts[0].request.spreadMultiplier, 1.5);
   assert.is(pts[1].request.spreadMultiplier, 2);
@@ -42,7 +45,10 @@ test('request keys set the request; config-only keys set the point\'s config', (
 
 test('a value out of bounds names the key and the value (config key on the CLI, camelCase over HTTP)', () => {
   const e = errors('key', 'spread_multiplier=1,0');
-  assert.equal(e.map((x) => x.field), ['spread_multiplier']);
+  assert.equal(
+    e.map((x) => x.field),
+    ['spread_multiplier'],
+  );
   assert.match(e[0].message, /expected a number > 0, got 0/);
   const h = errors('name', 'spreadMultiplier=1,0');
   assert.is(h[0].field, 'spreadMultiplier');

@@ -7,8 +7,28 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
 import {
-  ASK, BID, ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_REJECT, ER_SIDE, ER_STRIDE, ER_TS, ER_TYPE, EV_STRIDE, MD_ADD, MD_CANCEL,
-  OM_CANCEL, OM_ID, OM_NEW, OM_PRICE, OM_QTY, OM_SIDE, OM_STRIDE, OM_TYPE,
+  ASK,
+  BID,
+  ER_ACK,
+  ER_CANCELED,
+  ER_ID,
+  ER_LEAVES,
+  ER_REJECT,
+  ER_SIDE,
+  ER_STRIDE,
+  ER_TS,
+  ER_TYPE,
+  EV_STRIDE,
+  MD_ADD,
+  MD_CANCEL,
+  OM_CANCEL,
+  OM_ID,
+  OM_NEW,
+  OM_PRICE,
+  OM_QTY,
+  OM_SIDE,
+  OM_STRIDE,
+  OM_TYPE,
 } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
@@ -22,7 +42,13 @@ const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;
 const MS = 1e6;
 
-interface Msg { type: number; id: number; side: number; price: number; qty: number }
+interface Msg {
+  type: number;
+  id: number;
+  side: number;
+  price: number;
+  qty: number;
+}
 
 function setup() {
   const om = RecordRing.allocate(OM_STRIDE, 1024, false);
@@ -79,7 +105,13 @@ function setup() {
 
 test('the engine quotes both sides after the open, one new order each', () => {
   const { opening } = setup();
-  assert.equal(opening.map((m) => [m.type, m.side]), [[OM_NEW, BID], [OM_NEW, ASK]]);
+  assert.equal(
+    opening.map((m) => [m.type, m.side]),
+    [
+      [OM_NEW, BID],
+      [OM_NEW, ASK],
+    ],
+  );
 });
 
 test('a working order the exchange refuses is replaced at once, on its side', () => {
@@ -87,7 +119,11 @@ test('a working order the exchange refuses is replaced at once, on its side', ()
   const bid = opening.find((m) => m.side === BID)!;
   report(OPEN + 3 * MS, ER_REJECT, bid);
   const after = sent();
-  assert.equal(after.map((m) => [m.type, m.side]), [[OM_NEW, BID]], 'the bid is quoted again, nothing else is sent');
+  assert.equal(
+    after.map((m) => [m.type, m.side]),
+    [[OM_NEW, BID]],
+    'the bid is quoted again, nothing else is sent',
+  );
   assert.is(after[0].price, bid.price);
 });
 
@@ -95,7 +131,10 @@ test('a working order the exchange cancels is replaced at once, on its side', ()
   const { sent, report, opening } = setup();
   const ask = opening.find((m) => m.side === ASK)!;
   report(OPEN + 3 * MS, ER_CANCELED, ask);
-  assert.equal(sent().map((m) => [m.type, m.side]), [[OM_NEW, ASK]]);
+  assert.equal(
+    sent().map((m) => [m.type, m.side]),
+    [[OM_NEW, ASK]],
+  );
 });
 
 test('the cancel confirmation of an order already replaced sends nothing, and the new quotes stand', () => {

@@ -6,7 +6,22 @@ import { marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts'
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Allocation, runProbe } from '../../helpers/allocation.ts';
-import { ER_ACK, ER_CANCELED, ER_ID, ER_LEAVES, ER_STRIDE, ER_TS, ER_TYPE, EV_RECV, EV_STRIDE, OM_ID, OM_NEW, OM_QTY, OM_STRIDE, OM_TYPE } from '../../../src/core/events.ts';
+import {
+  ER_ACK,
+  ER_CANCELED,
+  ER_ID,
+  ER_LEAVES,
+  ER_STRIDE,
+  ER_TS,
+  ER_TYPE,
+  EV_RECV,
+  EV_STRIDE,
+  OM_ID,
+  OM_NEW,
+  OM_QTY,
+  OM_STRIDE,
+  OM_TYPE,
+} from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
@@ -23,7 +38,15 @@ const OPEN = parseClock('09:30')!;
 const CLOSE = parseClock('16:00')!;
 
 function options(extra: Partial<WarmerOptions> = {}): WarmerOptions {
-  return { spec: ES, initialCapital: config.trading.initial_capital, limits: riskLimits(config), quote: quoteParams(config), latency: latencyParams(config), flattenMinutes: config.strategy.flatten_minutes, ...extra };
+  return {
+    spec: ES,
+    initialCapital: config.trading.initial_capital,
+    limits: riskLimits(config),
+    quote: quoteParams(config),
+    latency: latencyParams(config),
+    flattenMinutes: config.strategy.flatten_minutes,
+    ...extra,
+  };
 }
 
 test('every run sends cancels and new orders through the shadow engine, none refused', () => {
