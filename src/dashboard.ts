@@ -56,7 +56,8 @@ function readAllowedHosts(raw: string | undefined): string[] {
   for (const name of names) {
     if (name !== '*' && !(name.length <= 253 && HOST_NAME.test(name))) {
       usageError(
-        `DASHBOARD_ALLOWED_HOSTS=${JSON.stringify(raw)}: ${JSON.stringify(name)} is not a host name; expected comma-separated names without a port, e.g. "dash.example.com,[::1]", or "*" for any Host`,
+        `DASHBOARD_ALLOWED_HOSTS=${JSON.stringify(raw)}: ${JSON.stringify(name)} is not a host name; expected comma-separated names without ` +
+          `a port, e.g. "dash.example.com,[::1]", or "*" for any Host`,
       );
     }
   }

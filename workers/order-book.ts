@@ -75,7 +75,8 @@ await loadStrategies(cfg.strategy.files);
 const STRATEGY = configuredStrategy(cfg);
 if (init.strategyHash !== undefined && STRATEGY.hash !== init.strategyHash) {
   throw new Error(
-    `strategy '${STRATEGY.def.name}' changed on disk since the engine started (hash ${STRATEGY.hash.slice(0, 12)}, was ${init.strategyHash.slice(0, 12)}): restart the engine to use the new version`,
+    `strategy '${STRATEGY.def.name}' changed on disk since the engine started (hash ${STRATEGY.hash.slice(0, 12)}, was ` +
+      `${init.strategyHash.slice(0, 12)}): restart the engine to use the new version`,
   );
 }
 

@@ -37,7 +37,8 @@ export const backtestRequestSchema = z
       .max(SYMBOL_MAX_CHARS, `${SYMBOL}, at most ${SYMBOL_MAX_CHARS} characters`)
       .meta({
         description:
-          'contract root such as "ES" (the front month of each date) or a month-coded symbol such as "ESH24" (that contract only, up to its last trading day); default: the root of the first [trading] symbols entry',
+          'contract root such as "ES" (the front month of each date) or a month-coded symbol such as "ESH24" (that contract only, up to its ' +
+          'last trading day); default: the root of the first [trading] symbols entry',
         examples: ['ES'],
       }),
     startDate: date('first session date (default [simulation] start_date)'),
@@ -67,7 +68,8 @@ export const backtestRequestSchema = z
     flattenOnKill: z
       .boolean('true or false')
       .describe(
-        "after the kill switch trips, close the position with IOC orders through the simulated exchange (latency, fees, slippage; their fills are in the results); default [risk] flatten_on_kill, false: keep it, as CME's kill switch does",
+        'after the kill switch trips, close the position with IOC orders through the simulated exchange (latency, fees, slippage; their ' +
+          "fills are in the results); default [risk] flatten_on_kill, false: keep it, as CME's kill switch does",
       ),
     positionLimit: contracts('hard position limit (default: the smaller of [trading] max_position and [risk] max_position)'),
     dataset: z
@@ -77,7 +79,8 @@ export const backtestRequestSchema = z
       .refine((n) => !n.split('/').some((p) => p === '.' || p === '..'), DATASET_EXPECTED)
       .meta({
         description:
-          'recorded market data to replay instead of the synthetic market: a DBN file or directory of daily files under <data_dir>/market/ (see GET /api/datasets); the sessions are the days the data holds',
+          'recorded market data to replay instead of the synthetic market: a DBN file or directory of daily files under <data_dir>/market/ ' +
+          '(see GET /api/datasets); the sessions are the days the data holds',
         examples: ['glbx-mdp3-20240102.mbo.dbn.zst'],
       }),
     strategy: z
@@ -92,7 +95,8 @@ export const backtestRequestSchema = z
       .refine((o) => Object.keys(o).length <= 256, PARAMS)
       .meta({
         description:
-          "the strategy's parameters by their declared names (GET /api/strategies lists them, with bounds); an omitted one takes [strategy.<name>], else its default",
+          "the strategy's parameters by their declared names (GET /api/strategies lists them, with bounds); an omitted one takes " +
+          '[strategy.<name>], else its default',
         examples: [{ spread_multiplier: 1.5 }],
       }),
     seed: z

@@ -56,7 +56,8 @@ export const backtestResultSchema = z
     sharpe_ratio: z
       .number()
       .describe(
-        `the run's Sharpe ratio, on the basis sharpe_basis names: sharpe_daily from ${DAILY_SHARPE_MIN_DAYS} sessions on, else sharpe_intraday_1min (docs/metrics.md)`,
+        `the run's Sharpe ratio, on the basis sharpe_basis names: sharpe_daily from ${DAILY_SHARPE_MIN_DAYS} sessions on, else ` +
+          `sharpe_intraday_1min (docs/metrics.md)`,
       ),
     sharpe_basis: z
       .enum(['daily', 'intraday_1min'])
@@ -65,7 +66,8 @@ export const backtestResultSchema = z
       .number()
       .nullable()
       .describe(
-        `mean / sample std (n-1) of the daily returns of the account's equity (session closes; a session not traded after a kill-switch stop is a zero return) x sqrt(252); null with fewer than ${DAILY_SHARPE_MIN_DAYS} sessions`,
+        `mean / sample std (n-1) of the daily returns of the account's equity (session closes; a session not traded after a kill-switch stop ` +
+          `is a zero return) x sqrt(252); null with fewer than ${DAILY_SHARPE_MIN_DAYS} sessions`,
       ),
     sharpe_intraday_1min: intradaySharpe,
     max_drawdown_pct_1min: z.number().describe('max drawdown over the per-minute equity samples only (equity_curve), percent: never above max_drawdown_pct'),
@@ -75,7 +77,8 @@ export const backtestResultSchema = z
     zero_ahead_fills: z
       .int()
       .describe(
-        'maker fills of orders that joined an empty price level (nothing displayed ahead when they arrived): a check on how often a fill came from winning a race for a new level',
+        'maker fills of orders that joined an empty price level (nothing displayed ahead when they arrived): a check on how often a fill ' +
+          'came from winning a race for a new level',
       ),
     volume: z.int().describe('contracts filled'),
     fees: usd('fees paid, every fill of the run (negative: a net rebate)'),

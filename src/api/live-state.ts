@@ -114,7 +114,8 @@ export const symbolStateSchema = z
         sharpe_ratio: intradaySharpe
           .nullable()
           .describe(
-            "the intraday Sharpe ratio: the current session's per-minute equity returns, mean / sample std (n-1) x sqrt(252 x 390); null with fewer than two returns",
+            "the intraday Sharpe ratio: the current session's per-minute equity returns, mean / sample std (n-1) x sqrt(252 x 390); null " +
+              'with fewer than two returns',
           ),
       })
       .describe('Trade statistics of the current session (docs/metrics.md).'),

@@ -10,7 +10,8 @@ export const tradeMetricFields = {
   max_drawdown_pct: z
     .number()
     .describe(
-      'maximum of (running peak - equity) / running peak over every equity change the risk checks see (each fill and each new two-sided mid): the figure the kill switch acts on, percent (5.2 = 5.2%); docs/metrics.md',
+      'maximum of (running peak - equity) / running peak over every equity change the risk checks see (each fill and each new two-sided ' +
+        'mid): the figure the kill switch acts on, percent (5.2 = 5.2%); docs/metrics.md',
     ),
 };
 

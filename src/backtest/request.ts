@@ -139,7 +139,9 @@ function validateReplayRequest(r: BacktestRequest, config: EngineConfig, dataPat
       errors: [
         {
           field: 'endDate',
-          message: `${plan.sessions.length} sessions in the data: at most [backtest] max_days = ${config.backtest.max_days} per request (narrow startDate/endDate)`,
+          message:
+            `${plan.sessions.length} sessions in the data: at most [backtest] max_days = ${config.backtest.max_days} per request ` +
+            `(narrow startDate/endDate)`,
         },
       ],
     };
@@ -263,7 +265,9 @@ function resolveStrategy(
 
 const unknownContract = (symbol: string): FieldError => ({
   field: 'symbol',
-  message: `unknown contract '${symbol}': expected one of ${knownRoots().join(', ')} (or a month-coded symbol such as ESH24; add a [contracts.${symbol.replace(/[FGHJKMNQUVXZ]\d{1,2}$/, '')}] table to the config for another CME future)`,
+  message:
+    `unknown contract '${symbol}': expected one of ${knownRoots().join(', ')} (or a month-coded symbol such as ESH24; add a ` +
+    `[contracts.${symbol.replace(/[FGHJKMNQUVXZ]\d{1,2}$/, '')}] table to the config for another CME future)`,
 });
 
 /** Validates a request; `dataPath` is the CLI's --data (recorded data at any path the user names). */

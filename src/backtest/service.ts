@@ -285,7 +285,8 @@ export class BacktestService {
         kind: 'busy',
         retryAfterS,
         message:
-          `this request has ${sessions} session(s) and ${queued} are running or queued: together over [backtest] max_queued_sessions = ${this.maxQueuedSessions} ` +
+          `this request has ${sessions} session(s) and ${queued} are running or queued: together over [backtest] max_queued_sessions = ` +
+          `${this.maxQueuedSessions} ` +
           `for a pool of ${this.poolSize} thread(s); the queue drains in about ${retryAfterS} s`,
       };
     }

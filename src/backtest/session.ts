@@ -201,7 +201,8 @@ export function sessionStrategyDef(spec: SessionSpec): StrategyDefinition {
   if (!r) throw new Error(`session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' is not loaded in this process`);
   if (r.hash !== spec.strategy.hash)
     throw new Error(
-      `session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' here (hash ${r.hash.slice(0, 12)}) is not the run's (hash ${spec.strategy.hash.slice(0, 12)})`,
+      `session ${spec.root} ${spec.date}: strategy '${spec.strategy.name}' here (hash ${r.hash.slice(0, 12)}) is not the run's (hash ` +
+        `${spec.strategy.hash.slice(0, 12)})`,
     );
   return r.def;
 }
@@ -230,7 +231,8 @@ export function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Session
   } catch (e) {
     if (e instanceof StrategyError) {
       throw new Error(
-        `session ${spec.root} ${spec.date}: strategy ${e.strategy} threw in ${e.callback}() at exchange time ${exchTime(spec.date, e.exchTs)}: ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`,
+        `session ${spec.root} ${spec.date}: strategy ${e.strategy} threw in ${e.callback}() at exchange time ` +
+          `${exchTime(spec.date, e.exchTs)}: ${e.cause instanceof Error ? e.cause.message : String(e.cause)}`,
         { cause: e.cause },
       );
     }

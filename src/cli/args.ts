@@ -109,7 +109,10 @@ function checkClock(flag: string, v: string): string | undefined {
 // and the data's definitions, both read after the flags; the request check names unknown roots.
 function checkSymbol(v: string): string | undefined {
   if (ROOT_RE.test(v) || SYMBOL_RE.test(v)) return undefined;
-  return `--symbol ${JSON.stringify(v)}: expected a contract root such as ES or a month-coded symbol such as ESH24: malformed contract symbol '${v}': expected root + month code (${MONTH_CODES}) + year, e.g. ESH24 or ESH4`;
+  return (
+    `--symbol ${JSON.stringify(v)}: expected a contract root such as ES or a month-coded symbol such as ESH24: malformed contract ` +
+    `symbol '${v}': expected root + month code (${MONTH_CODES}) + year, e.g. ESH24 or ESH4`
+  );
 }
 
 /** Every flag, in usage order: the parser, the usage text and the --help docs test all read this. */
@@ -295,7 +298,9 @@ export const FLAGS: Record<string, Flag> = {
     value: 'NAME|FILE',
     backtestOnly: false,
     only: 'strategy-check',
-    help: 'run a strategy several times in one thread and once in a fresh one, with the quiet path and its promise on and off; report determinism, allocations and ns per event; exit',
+    help:
+      'run a strategy several times in one thread and once in a fresh one, with the quiet path and its promise on and off; report ' +
+      'determinism, allocations and ns per event; exit',
     set: (o, v) => void (o.strategyCheck = v),
   },
   sweep: {

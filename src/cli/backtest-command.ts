@@ -74,7 +74,9 @@ export function formatSummary(r: BacktestResult, risk?: EngineConfig['risk']): s
     ['kill switch', killSwitchLine(r.kill_switch)],
     ...(r.data_quality ? [['data quality', qualityLine(r.data_quality)] as [string, string]] : []),
   ];
-  const head = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ${r.use_ml ? 'on' : 'off'}${r.data_source === 'synthetic' ? '' : `, market ${r.data_source}`}`;
+  const head =
+    `Backtest ${r.symbol} ${r.start_date}..${r.end_date}: ${r.sessions} session${r.sessions === 1 ? '' : 's'}, seed ${r.seed}, ML ` +
+    `${r.use_ml ? 'on' : 'off'}${r.data_source === 'synthetic' ? '' : `, market ${r.data_source}`}`;
   // A run its kill switch stopped is not a plain success: say so first, and when and why.
   const stopped = r.kill_switch.tripped ? [`STOPPED by the kill switch: ${killSwitchLine(r.kill_switch)}`] : [];
   const perSession = r.session_results.length > 1 ? ['', 'Sessions:', ...sessionTable(r)] : [];
@@ -86,7 +88,10 @@ function killSwitchLine(k: BacktestResult['kill_switch']): string {
   if (!k.tripped) return 'not tripped';
   const skipped = k.sessions_not_traded.length;
   // New York time, as people read CME times; the JSON keeps the UTC instant.
-  return `tripped at ${k.at ? nyStamp(Date.parse(k.at), true) : 'n/a'} (session ${k.session_date}, ${k.rule}, equity ${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`;
+  return (
+    `tripped at ${k.at ? nyStamp(Date.parse(k.at), true) : 'n/a'} (session ${k.session_date}, ${k.rule}, equity ` +
+    `${usd(k.equity ?? NaN)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''}`
+  );
 }
 
 export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig, log: pino.Logger): Promise<number> {
@@ -170,7 +175,8 @@ export async function backtestCommand(opts: CliOptions, fullConfig: EngineConfig
     summaryTo.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : formatSummary(r, config.risk));
     const eps = r.events_processed / (wallMs / 1000);
     process.stderr.write(
-      `wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`,
+      `wall time ${(wallMs / 1000).toFixed(2)} s, ${int(Math.round(eps))} events/s ` +
+        `${executor ? `on the queue ${opts.queue}` : `over ${Math.min(poolSize, req.dates.length)} worker(s)`}\n`,
     );
     log.info({ total_pnl: r.total_pnl, events: r.events_processed, wall_ms: Math.round(wallMs) }, 'backtest finished');
     warnDataQuality((o, m) => log.warn(o, m), r.session_results);

@@ -53,7 +53,8 @@ export async function exportDbnCommand(opts: CliOptions, fullConfig: EngineConfi
   }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   process.stdout.write(
-    `wrote ${out}: ${schema}, ${r.sessions} session${r.sessions === 1 ? '' : 's'} (${req.dates.join(', ')}), ${r.events.toLocaleString('en-US')} L2 events as ${r.records.toLocaleString('en-US')} records\n`,
+    `wrote ${out}: ${schema}, ${r.sessions} session${r.sessions === 1 ? '' : 's'} (${req.dates.join(', ')}), ` +
+      `${r.events.toLocaleString('en-US')} L2 events as ${r.records.toLocaleString('en-US')} records\n`,
   );
   process.stderr.write(`wall time ${seconds.toFixed(2)} s\n`);
   return 0;

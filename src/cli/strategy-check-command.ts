@@ -72,7 +72,8 @@ export function formatReport(r: CheckReport): string {
   const lines = [
     `Strategy check: ${st.name} ${st.version} (sha256 ${st.hash.slice(0, 16)}, ${st.file ?? 'built-in'})`,
     `  parameters        ${params}`,
-    `  session           ${r.session.root} ${r.session.date} seed ${r.session.seed}, its first ${int(r.session.events)} market events (recorded once, replayed by every run)`,
+    `  session           ${r.session.root} ${r.session.date} seed ${r.session.seed}, its first ${int(r.session.events)} market events ` +
+      `(recorded once, replayed by every run)`,
   ];
   const first = r.runs.thread[0];
   if (first) lines.push(`  traded            ${int(first.ordersSent)} orders, ${int(first.fills)} fills in the first session`);
@@ -81,7 +82,9 @@ export function formatReport(r: CheckReport): string {
   const c = r.cost;
   if (c) {
     lines.push(
-      `  cost              ${c.cpuNsPerEvent.toFixed(1)} ns/event CPU (${c.wallNsPerEvent.toFixed(1)} wall), ${c.gcs} GC${c.gcs === 1 ? '' : 's'}, ${c.allocatedBytesPerEvent.toFixed(1)} B/event allocated, ${(100 * c.quietShare).toFixed(1)} % of events on the quiet path` +
+      `  cost              ${c.cpuNsPerEvent.toFixed(1)} ns/event CPU (${c.wallNsPerEvent.toFixed(1)} wall), ${c.gcs} ` +
+        `GC${c.gcs === 1 ? '' : 's'}, ${c.allocatedBytesPerEvent.toFixed(1)} B/event allocated, ${(100 * c.quietShare).toFixed(1)} % of ` +
+        `events on the quiet path` +
         ` (the third session in its thread, ${int(c.events)} events; measured on this machine, not judged)`,
     );
   }

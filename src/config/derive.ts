@@ -48,7 +48,10 @@ export function latencyParams(c: EngineConfig): LatencyParams {
  */
 export function feesMissing(c: EngineConfig, root: string, source: string): string | null {
   if (Object.prototype.hasOwnProperty.call(c.fees, root) || (source === 'built-in' && Object.prototype.hasOwnProperty.call(CONTRACTS, root))) return null;
-  return `${root} (${source}) has no fee schedule: add [fees.${root}] with maker_fee, taker_fee and exchange_fee to the config (the flat [fees] table holds E-mini figures and applies to built-in roots only)`;
+  return (
+    `${root} (${source}) has no fee schedule: add [fees.${root}] with maker_fee, taker_fee and exchange_fee to the config (the flat ` +
+    `[fees] table holds E-mini figures and applies to built-in roots only)`
+  );
 }
 
 /** The fee schedule of `root`: its [fees.<ROOT>] section, else (a built-in root) the flat [fees] table. */

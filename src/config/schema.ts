@@ -121,7 +121,8 @@ const feesShape = {
 // are E-mini ones, and charging them on a Treasury or a metal would be a guess.
 const rootFeesShape = { maker_fee: fee(), taker_fee: fee(), exchange_fee: fee() };
 const FEE_KEYS = Object.keys(feesShape);
-const ROOT_FEES_EXPECTED = `a table [fees.<ROOT>] (${Object.keys(rootFeesShape).join(', ')}) for a contract root, or a known [fees] key (${FEE_KEYS.join(', ')})`;
+const ROOT_FEES_EXPECTED =
+  `a table [fees.<ROOT>] (${Object.keys(rootFeesShape).join(', ')}) for a contract root, or a known [fees] key ` + `(${FEE_KEYS.join(', ')})`;
 
 /** A fee schedule as written in the config: [fees] or a root's [fees.<ROOT>] (USD per contract per fill). */
 export interface FeeTable {
@@ -239,7 +240,8 @@ const strategyShape = {
 };
 
 /** [strategy.<name>]: that strategy's parameters (checked against its declaration once it is loaded). */
-const STRATEGY_TABLE_EXPECTED = `a table [strategy.<name>] of a strategy's parameters (numbers and booleans), or a known [strategy] key (${Object.keys(strategyShape).join(', ')})`;
+const STRATEGY_TABLE_EXPECTED =
+  `a table [strategy.<name>] of a strategy's parameters (numbers and booleans), or a known [strategy] key ` + `(${Object.keys(strategyShape).join(', ')})`;
 const strategyParamsTable = z.record(
   z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a parameter name'),
   z.union([z.number(), z.boolean()], 'a number or a boolean'),
@@ -503,7 +505,9 @@ export const EngineConfigSchema = z
           code: 'custom',
           path: ['fees', key],
           input: c.fees[key],
-          message: `${ROOT_FEES_EXPECTED}: a root of 1 to 3 capital letters (known roots: ${knownRoots(table).join(', ')}, or one that recorded data's definitions bring)`,
+          message:
+            `${ROOT_FEES_EXPECTED}: a root of 1 to 3 capital letters (known roots: ${knownRoots(table).join(', ')}, or one that ` +
+            `recorded data's definitions bring)`,
         });
       }
     }
@@ -513,7 +517,9 @@ export const EngineConfigSchema = z
         code: 'custom',
         path: ['fees', root],
         input: undefined,
-        message: `a table [fees.${root}] (${Object.keys(rootFeesShape).join(', ')}): [contracts.${root}] is configured, and the flat [fees] table (E-mini figures) does not apply to a configured root`,
+        message:
+          `a table [fees.${root}] (${Object.keys(rootFeesShape).join(', ')}): [contracts.${root}] is configured, and the flat [fees] ` +
+          `table (E-mini figures) does not apply to a configured root`,
       });
     }
     if (Array.isArray(c.trading.symbols)) {

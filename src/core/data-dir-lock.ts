@@ -37,7 +37,9 @@ export class DataDirLocked extends Error {
     readonly holder: Holder,
   ) {
     super(
-      `data_dir = ${JSON.stringify(dir)} is locked by another engine (pid ${holder.pid}${holder.host === hostname() ? '' : ` on host ${holder.host}`}, since ${holder.since}; ${join(dir, LOCK_FILE)}): stop it, or give this one another data_dir`,
+      `data_dir = ${JSON.stringify(dir)} is locked by another engine (pid ` +
+        `${holder.pid}${holder.host === hostname() ? '' : ` on host ${holder.host}`}, since ${holder.since}; ${join(dir, LOCK_FILE)}): stop ` +
+        `it, or give this one another data_dir`,
     );
   }
 }

@@ -27,7 +27,8 @@ function checkToken(token: string, source: string): string {
   if (token.length < MIN_TOKEN_CHARS || token.length > MAX_TOKEN_CHARS || /\s/.test(token)) {
     // Never echo the token itself: only its length.
     throw new Error(
-      `${source}: expected a token of ${MIN_TOKEN_CHARS}..${MAX_TOKEN_CHARS} characters without spaces (got ${token.length} characters), e.g. from \`openssl rand -hex 32\``,
+      `${source}: expected a token of ${MIN_TOKEN_CHARS}..${MAX_TOKEN_CHARS} characters without spaces (got ${token.length} characters), ` +
+        `e.g. from \`openssl rand -hex 32\``,
     );
   }
   return token;

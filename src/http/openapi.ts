@@ -166,7 +166,8 @@ function buildDocument() {
       version: VERSION,
       description:
         'Health, Prometheus metrics, live simulation state and stream, and backtests of the CME futures market-making engine. ' +
-        'Errors are always JSON `{ "error": { "code", "message", "fields"? } }`. Prices are in price units, money in USD, times ISO 8601 unless a field says otherwise.',
+        'Errors are always JSON `{ "error": { "code", "message", "fields"? } }`. Prices are in price units, money in USD, times ISO 8601 ' +
+        'unless a field says otherwise.',
       // package.json is private and names no license: no license is granted (SPDX LicenseRef- form).
       license: { name: 'Proprietary (no license granted)', identifier: 'LicenseRef-Proprietary' },
     },
@@ -194,7 +195,8 @@ function buildDocument() {
           tags: ['ops'],
           summary: 'Prometheus metrics (text exposition format 0.0.4)',
           description:
-            'engine_* metrics (base units, `symbol` label where relevant): events, orders, fills by side and liquidity, cancels, rejects, ring drops and predictions totals; ' +
+            'engine_* metrics (base units, `symbol` label where relevant): events, orders, fills by side and liquidity, cancels, rejects, ' +
+            'ring drops and predictions totals; ' +
             'position, P&L, fees, equity, drawdown ratio and kill switch gauges; tick-to-trade, book-update and inference latency histograms (seconds); ' +
             'worker up/heartbeat/restarts; SSE clients; backtests by outcome and their duration; HTTP requests. Followed by the Node default metrics.',
           responses: {
@@ -269,10 +271,12 @@ function buildDocument() {
             '415': err('Content-Type is not application/json (unsupported_media_type)'),
             '422': err('The Idempotency-Key was used with a different request (idempotency_key_mismatch, `fields` names the header)'),
             '500': err(
-              'The run failed (backtest_failed), its journal could not be written (storage_error: with respond-async, nothing was started) or an unexpected error (internal_error)',
+              'The run failed (backtest_failed), its journal could not be written (storage_error: with respond-async, nothing was started) ' +
+                'or an unexpected error (internal_error)',
             ),
             '503': err(
-              'Queue full in sessions ([backtest] max_queued_sessions; busy, Retry-After = estimated drain time), shutting down (shutting_down), or the run was cancelled (cancelled)',
+              'Queue full in sessions ([backtest] max_queued_sessions; busy, Retry-After = estimated drain time), shutting down ' +
+                '(shutting_down), or the run was cancelled (cancelled)',
               retryAfter,
             ),
           },
@@ -319,7 +323,8 @@ function buildDocument() {
           tags: ['backtest'],
           summary: 'Recorded market data (DBN) a backtest request may name as its dataset',
           description:
-            'The .dbn / .dbn.zst files and directories of daily files under <data_dir>/market/. Each file is read once to count its records (cached until it changes).',
+            'The .dbn / .dbn.zst files and directories of daily files under <data_dir>/market/. Each file is read once to count its records ' +
+            '(cached until it changes).',
           responses: { ...common, '200': ok('Datasets', 'DatasetList') },
         },
       },
@@ -329,7 +334,9 @@ function buildDocument() {
           tags: ['backtest'],
           summary: 'Strategies a backtest request may name, with their parameters',
           description:
-            'The built-ins and the strategies loaded at start from files ([strategy] files, --strategy-file): name, version, content hash, what wakes each, and the JSON Schema of its parameters. A request names a strategy and sets `params`; it never carries code or a path.',
+            'The built-ins and the strategies loaded at start from files ([strategy] files, --strategy-file): name, version, content hash, ' +
+            'what wakes each, and the JSON Schema of its parameters. A request names a strategy and sets `params`; it never carries code ' +
+            'or a path.',
           responses: { ...common, '200': ok('Strategies', 'StrategyList') },
         },
       },
@@ -362,7 +369,8 @@ function buildDocument() {
               headers: { Location: { description: 'URL of the sweep, /api/sweeps/{id}', schema: { type: 'string' } } },
             },
             '400': err(
-              'Malformed JSON (invalid_json) or invalid fields, grid parameters or values, Idempotency-Key, or more than [sweep] max_points (invalid_request, with `fields`)',
+              'Malformed JSON (invalid_json) or invalid fields, grid parameters or values, Idempotency-Key, or more than [sweep] max_points ' +
+                '(invalid_request, with `fields`)',
             ),
             '413': err('Body over 64 KiB (payload_too_large)'),
             '415': err('Content-Type is not application/json (unsupported_media_type)'),
@@ -455,7 +463,8 @@ function buildDocument() {
           type: 'http',
           scheme: 'bearer',
           description:
-            'The API token (ENGINE_API_TOKEN or [http] api_token_file). Optional: without a token configured the engine asks for none. With one, POST and DELETE ' +
+            'The API token (ENGINE_API_TOKEN or [http] api_token_file). Optional: without a token configured the engine asks for none. With ' +
+            'one, POST and DELETE ' +
             'require it, and with [http] require_auth_for_reads every route but /health, /metrics and /openapi.json.',
         },
       },

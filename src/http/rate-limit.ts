@@ -1,5 +1,6 @@
 // Per-client rate limit of mutating requests (POST, DELETE), of the research artifacts' GETs
-// (each may recompute a run) and of reads refused for want of the API token: at most [http] rate_limit_requests in each window of rate_limit_window_s seconds, then
+// (each may recompute a run) and of reads refused for want of the API token: at most [http]
+// rate_limit_requests in each window of rate_limit_window_s seconds, then
 // 429 with Retry-After (seconds until the window resets). A client is its API token when it sent
 // the right one, else its IP address. It runs before authentication, so a flood of bad tokens is
 // limited by address like any other.
@@ -39,7 +40,8 @@ export function rateLimit(o: RateLimitOptions): MiddlewareHandler<AppEnv> | null
         c,
         429,
         'rate_limited',
-        `more than ${o.limit} POST/DELETE requests (or artifact GETs, or requests without the API token) from this client within ${o.windowS} s ([http] rate_limit_requests); retry after the seconds in Retry-After`,
+        `more than ${o.limit} POST/DELETE requests (or artifact GETs, or requests without the API token) from this client within ` +
+          `${o.windowS} s ([http] rate_limit_requests); retry after the seconds in Retry-After`,
       ),
   });
 }

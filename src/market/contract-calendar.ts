@@ -140,7 +140,10 @@ export function lastSessionDate(c: Contract, sessionStartNs: number, sessionEndN
 export function expiryMessage(c: Contract, sessionStartNs: number, sessionEndNs: number): string {
   const f = ruleOf(c);
   const last = lastSessionDate(c, sessionStartNs, sessionEndNs);
-  return `${contractSymbol(c)} trades until its last trading day ${lastTradingDay(c)} (trading terminates at ${TERMINATION_LABEL[f]}; its last session is ${last})`;
+  return (
+    `${contractSymbol(c)} trades until its last trading day ${lastTradingDay(c)} (trading terminates at ${TERMINATION_LABEL[f]}; its ` +
+    `last session is ${last})`
+  );
 }
 
 /** The front-month contract of a root on a session date (see the roll rule above). */

@@ -162,7 +162,8 @@ export function rememberDataContract(spec: ContractSpec): void {
   const had = fromData.get(spec.root);
   if (had && (had.tickSize !== spec.tickSize || had.tickValue !== spec.tickValue)) {
     throw new Error(
-      `${spec.source}: ${spec.root} tick ${spec.tickSize} ($${spec.tickValue}) differs from ${had.source} (tick ${had.tickSize}, $${had.tickValue}); add [contracts.${spec.root}] to say which is right`,
+      `${spec.source}: ${spec.root} tick ${spec.tickSize} ($${spec.tickValue}) differs from ${had.source} (tick ${had.tickSize}, ` +
+        `$${had.tickValue}); add [contracts.${spec.root}] to say which is right`,
     );
   }
   fromData.set(spec.root, spec);

@@ -154,7 +154,8 @@ export function readMarketProfile(path: string): MarketProfileFile {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ProfileFileError(
-      `${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a profile file' : (e as Error).message} (expected a market profile JSON file, as npm run calibrate writes)`,
+      `${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a profile file' : (e as Error).message} ` +
+        `(expected a market profile JSON file, as npm run calibrate writes)`,
     );
   }
   let json: unknown;

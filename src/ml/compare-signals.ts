@@ -55,7 +55,8 @@ export async function compareSignals(o: CompareOptions): Promise<SignalRow[]> {
       // No pool: sessions run inline, one after another, each with this predictor.
       const r = (await runBacktest(v.request, o.config, { predictor })).result;
       o.log?.(
-        `${signal.padEnd(10)} seed ${seed}: P&L ${r.total_pnl.toFixed(2)} over ${r.sessions} session(s), ${r.total_fills} fills (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+        `${signal.padEnd(10)} seed ${seed}: P&L ${r.total_pnl.toFixed(2)} over ${r.sessions} session(s), ${r.total_fills} fills ` +
+          `(${((performance.now() - t0) / 1000).toFixed(1)} s)`,
       );
       runs.push(r);
     }

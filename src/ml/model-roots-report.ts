@@ -71,7 +71,8 @@ export function modelRootsMarkdown(models: ModelFile[]): string {
     const sessions = (m.training.data as { test: { sessions: { date: string; seed: number }[] } }).test.sessions;
     out.push('', `### ${m.roots.join(', ')}: \`${m.modelVersion}\``, '');
     out.push(
-      `Held-out sessions ${sessions.map((s) => `${s.date}/seed ${s.seed}`).join(', ')}; best epoch ${m.training.bestEpoch}; standard deviation of the label on the training sessions ${fix(m.training.labelStd as number, 3)} ticks.`,
+      `Held-out sessions ${sessions.map((s) => `${s.date}/seed ${s.seed}`).join(', ')}; best epoch ${m.training.bestEpoch}; standard ` +
+        `deviation of the label on the training sessions ${fix(m.training.labelStd as number, 3)} ticks.`,
       '',
     );
     out.push(row(['predictor', 'MSE', 'R²', 'corr', 'dir.acc', 'top10%', 'top10%mv']));
@@ -93,7 +94,8 @@ export function modelRootsMarkdown(models: ModelFile[]): string {
     out.push(
       '',
       b.modelBeatsIt
-        ? `The model beats the best untrained signal (${b.name}): MSE ${fix(t.model.mse, 5)} vs ${fix(b.metrics.mse, 5)}, R² ${fix(t.model.r2, 4)} vs ${fix(b.metrics.r2, 4)}.`
+        ? `The model beats the best untrained signal (${b.name}): MSE ${fix(t.model.mse, 5)} vs ${fix(b.metrics.mse, 5)}, R² ` +
+            `${fix(t.model.r2, 4)} vs ${fix(b.metrics.r2, 4)}.`
         : `**The model does NOT beat the best untrained signal (${b.name})**: MSE ${fix(t.model.mse, 5)} vs ${fix(b.metrics.mse, 5)}.`,
     );
     // MSE is what the model is trained and judged on; where a signal is surer of the direction of
@@ -103,7 +105,8 @@ export function modelRootsMarkdown(models: ModelFile[]): string {
     if (surer.length) {
       const best = surer.reduce((x, y) => (top(t.baselines[y]) > top(t.baselines[x]) ? y : x));
       out.push(
-        `On the top 10 % of |prediction| the ${best} signal gets the direction right more often than the model (${pct(top(t.baselines[best]))} vs ${pct(top(t.model))}).`,
+        `On the top 10 % of |prediction| the ${best} signal gets the direction right more often than the model ` +
+          `(${pct(top(t.baselines[best]))} vs ${pct(top(t.model))}).`,
       );
     }
   }

@@ -51,7 +51,9 @@ export function loadRootModel(config: EngineConfig, root: string): ModelLoad {
   if (!r.model.roots.includes(root)) {
     return {
       ok: false,
-      error: `the model for ${root}: ${path} holds ${r.model.modelVersion}, trained on ${r.model.roots.join(', ')}, not ${root} (train one with: ${trainCommand(root)})`,
+      error:
+        `the model for ${root}: ${path} holds ${r.model.modelVersion}, trained on ${r.model.roots.join(', ')}, not ${root} (train one ` +
+        `with: ${trainCommand(root)})`,
     };
   }
   return r;

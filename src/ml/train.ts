@@ -113,7 +113,8 @@ export function trainModel(cfg: TrainConfig, log: (line: string) => void = () =>
     const valMse = net.mse(xVal, yVal);
     history.push({ epoch, lr: round6(lr), trainMse: round6(se / train.n), valMse: round6(valMse) });
     log(
-      `  epoch ${String(epoch).padStart(2)}  lr ${lr.toExponential(2)}  train MSE ${(se / train.n).toFixed(5)}  validation MSE ${valMse.toFixed(5)}${valMse < best.mse ? '  *' : ''}`,
+      `  epoch ${String(epoch).padStart(2)}  lr ${lr.toExponential(2)}  train MSE ${(se / train.n).toFixed(5)}  validation MSE ` +
+        `${valMse.toFixed(5)}${valMse < best.mse ? '  *' : ''}`,
     );
     if (valMse < best.mse) {
       best = { mse: valMse, epoch, params: net.snapshot() };

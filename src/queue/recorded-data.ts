@@ -27,7 +27,8 @@ export function toDatasetRef(spec: SessionSpec, marketDir: string): SessionSpec 
     const file = realOrNull(f);
     if (root === null || file === null || !inside(root, file)) {
       throw new Error(
-        `recorded data ${f} is not under ${marketDir}: queue workers find recorded data by dataset name under their own <data_dir>/market/, so put it there and name it`,
+        `recorded data ${f} is not under ${marketDir}: queue workers find recorded data by dataset name under their own <data_dir>/market/, ` +
+          `so put it there and name it`,
       );
     }
     return relative(root, file).split(sep).join('/');

@@ -22,7 +22,8 @@ export function fromStrategyRef(spec: SessionSpec): SessionSpec {
   if (!r) throw new UnrecoverableError(`strategy '${name}' is not loaded on ${where}: start the worker with --strategy-file naming its file`);
   if (r.hash !== hash) {
     throw new UnrecoverableError(
-      `strategy '${name}' on ${where} (${r.file ?? 'built-in'}, hash ${r.hash.slice(0, 12)}) is not the submitter's (hash ${hash.slice(0, 12)}): load the same version of the file on both`,
+      `strategy '${name}' on ${where} (${r.file ?? 'built-in'}, hash ${r.hash.slice(0, 12)}) is not the submitter's (hash ` +
+        `${hash.slice(0, 12)}): load the same version of the file on both`,
     );
   }
   return { ...spec, strategy: { ...spec.strategy, file: r.file } };

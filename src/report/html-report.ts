@@ -69,11 +69,17 @@ export function markoutsBy(fills: Column[], liq: 'maker' | 'taker' | null): (num
 
 /** A figure computed from the result's (data-derived names how), not one of its fields. */
 function derived(key: string, label: string, value: number, text: string, how: string): string {
-  return `<div class="fig"><span class="k">${esc(label)}</span><span class="v" data-derived="${esc(key)}" data-from="${esc(how)}" data-value="${esc(JSON.stringify(value))}">${esc(text)}</span></div>`;
+  return (
+    `<div class="fig"><span class="k">${esc(label)}</span><span class="v" data-derived="${esc(key)}" data-from="${esc(how)}" ` +
+    `data-value="${esc(JSON.stringify(value))}">${esc(text)}</span></div>`
+  );
 }
 
 function figure(key: string, label: string, value: unknown, text: string): string {
-  return `<div class="fig"><span class="k">${esc(label)}</span><span class="v" data-figure="${esc(key)}" data-value="${esc(JSON.stringify(value))}">${esc(text)}</span></div>`;
+  return (
+    `<div class="fig"><span class="k">${esc(label)}</span><span class="v" data-figure="${esc(key)}" ` +
+    `data-value="${esc(JSON.stringify(value))}">${esc(text)}</span></div>`
+  );
 }
 
 function eventMarkers(r: BacktestResult): Marker[] {
@@ -88,7 +94,12 @@ function killBanner(r: BacktestResult): string {
   if (!k.tripped) return '';
   const skipped = k.sessions_not_traded.length;
   const when = k.at ? nyStamp(Date.parse(k.at)) : 'unknown time';
-  return `<p class="banner kill" data-kill-switch="${esc(k.at ?? '')}">Stopped by the kill switch at ${esc(when)} (session ${esc(k.session_date ?? 'n/a')}, ${esc(k.rule ?? 'n/a')}, equity ${k.equity === null ? 'n/a' : usd(k.equity)})${skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded: ${esc(k.sessions_not_traded.join(', '))}` : ''}.</p>`;
+  const later = skipped ? `; ${skipped} later session${skipped === 1 ? '' : 's'} not traded: ${esc(k.sessions_not_traded.join(', '))}` : '';
+  return (
+    `<p class="banner kill" data-kill-switch="${esc(k.at ?? '')}">Stopped by the kill switch at ${esc(when)} (session ` +
+    `${esc(k.session_date ?? 'n/a')}, ${esc(k.rule ?? 'n/a')}, equity ` +
+    `${k.equity === null ? 'n/a' : usd(k.equity)})${later}.</p>`
+  );
 }
 
 const defined = (t: number[], y: number[]): Point[] => t.map((x, i): Point => [x, y[i]]).filter((p) => !Number.isNaN(p[1]));
@@ -102,7 +113,10 @@ function dataQualitySection(r: BacktestResult): string {
   const body = rows
     .map(
       (f) =>
-        `<tr data-quality="${f}"><td>${f}</td><td class="n" data-value="${q[f]}">${q[f].toLocaleString('en-US')}</td>${r.session_results.map((s) => `<td class="n">${(s.data_quality?.[f] ?? 0).toLocaleString('en-US')}</td>`).join('')}<td>${esc(REPLAY_QUALITY[f])}</td></tr>`,
+        `<tr data-quality="${f}"><td>${f}</td><td class="n" ` +
+        `data-value="${q[f]}">${q[f].toLocaleString('en-US')}</td>` +
+        r.session_results.map((s) => `<td class="n">${(s.data_quality?.[f] ?? 0).toLocaleString('en-US')}</td>`).join('') +
+        `<td>${esc(REPLAY_QUALITY[f])}</td></tr>`,
     )
     .join('');
   return `<h2>Recorded data quality</h2>${rows.length ? `<table>${head}${body}</table>` : '<p>every counter is zero</p>'}`;
@@ -230,17 +244,27 @@ export function buildReport({ result: r, fills, quotes, config }: ReportInput): 
   const markoutRows = MARKOUT_LABELS.map((l, h) => {
     const m = r.markouts[l];
     const cell = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
-    return `<tr><td>+${l}</td><td data-figure="markouts.${l}.avg_ticks" data-value="${esc(JSON.stringify(m?.avg_ticks ?? null))}">${cell(m?.avg_ticks ?? null)}</td><td data-markout="maker" data-value="${esc(JSON.stringify(maker[h]))}">${cell(maker[h])}</td><td data-markout="taker" data-value="${esc(JSON.stringify(taker[h]))}">${cell(taker[h])}</td><td data-markout="all-fills" data-value="${esc(JSON.stringify(all[h]))}">${m?.fills_qty ?? 0}</td></tr>`;
+    return (
+      `<tr><td>+${l}</td><td data-figure="markouts.${l}.avg_ticks" ` +
+      `data-value="${esc(JSON.stringify(m?.avg_ticks ?? null))}">${cell(m?.avg_ticks ?? null)}</td><td data-markout="maker" ` +
+      `data-value="${esc(JSON.stringify(maker[h]))}">${cell(maker[h])}</td><td data-markout="taker" ` +
+      `data-value="${esc(JSON.stringify(taker[h]))}">${cell(taker[h])}</td><td data-markout="all-fills" ` +
+      `data-value="${esc(JSON.stringify(all[h]))}">${m?.fills_qty ?? 0}</td></tr>`
+    );
   }).join('');
   const sessionRows = r.session_results
     .map(
       (s) =>
-        `<tr data-session="${esc(s.date)}"><td>${esc(s.date)}</td><td>${esc(s.contract)}</td><td>${s.traded ? 'yes' : 'no'}</td><td class="n" data-value="${s.pnl}">${usd(s.pnl)}</td><td class="n">${s.fills.toLocaleString('en-US')}</td><td class="n">${s.events.toLocaleString('en-US')}</td><td class="n">${s.final_position}</td><td class="n">${s.final_mid ?? 'n/a'}</td><td>${s.kill_switch ? 'tripped' : ''}</td></tr>`,
+        `<tr data-session="${esc(s.date)}"><td>${esc(s.date)}</td><td>${esc(s.contract)}</td><td>${s.traded ? 'yes' : 'no'}</td><td ` +
+        `class="n" data-value="${s.pnl}">${usd(s.pnl)}</td><td class="n">${s.fills.toLocaleString('en-US')}</td><td ` +
+        `class="n">${s.events.toLocaleString('en-US')}</td><td class="n">${s.final_position}</td><td ` +
+        `class="n">${s.final_mid ?? 'n/a'}</td><td>${s.kill_switch ? 'tripped' : ''}</td></tr>`,
     )
     .join('');
   const listed = markers.slice(0, MAX_EVENTS_LISTED);
+  const more = markers.length > listed.length ? `<p>${markers.length - listed.length} more not listed (all are on the charts).</p>` : '';
   const events = listed.length
-    ? `<ul>${listed.map((m) => `<li><time datetime="${new Date(m.x).toISOString()}">${nyStamp(m.x)}</time> ${esc(m.label)}</li>`).join('')}</ul>${markers.length > listed.length ? `<p>${markers.length - listed.length} more not listed (all are on the charts).</p>` : ''}`
+    ? `<ul>${listed.map((m) => `<li><time datetime="${new Date(m.x).toISOString()}">${nyStamp(m.x)}</time> ${esc(m.label)}</li>`).join('')}</ul>${more}`
     : '<p>none</p>';
   const quality = dataQualitySection(r);
   const title = `Backtest ${r.symbol} ${r.start_date}..${r.end_date}`;
@@ -272,12 +296,16 @@ ${killBanner(r)}
 <table class="meta">${meta.map(([a, b]) => `<tr><th>${esc(a)}</th><td data-meta="${esc(a)}">${esc(b)}</td></tr>`).join('')}</table>
 <h2>Figures</h2><div class="figs">${figures.join('')}</div>
 <h2>Charts</h2>
-<p>Times are New York (ET), the exchange's. The time axis shows the sessions side by side, nights, weekends and holidays left out: a line breaks between sessions, each block is labelled with its session date. Dashed vertical lines: risk alerts (orange, red when critical) and the kill switch (purple). Long series are reduced to at most 2,000 points each (fill markers to ${MAX_DOTS} a side), keeping each bucket's low and high. The data files keep UTC and nanoseconds.</p>
+<p>Times are New York (ET), the exchange's. The time axis shows the sessions side by side, nights, weekends and holidays left out:
+a line breaks between sessions, each block is labelled with its session date. Dashed vertical lines: risk alerts (orange, red when
+critical) and the kill switch (purple). Long series are reduced to at most 2,000 points each (fill markers to ${MAX_DOTS} a side),
+keeping each bucket's low and high. The data files keep UTC and nanoseconds.</p>
 ${charts.join('\n')}
 <h2>Markouts</h2>
 <table><tr><th>horizon</th><th>all fills (result)</th><th>maker</th><th>taker</th><th>contracts measured</th></tr>${markoutRows}</table>
 <h2>Sessions</h2>
-<table><tr><th>date</th><th>contract</th><th>traded</th><th>P&amp;L</th><th>fills</th><th>events</th><th>final position</th><th>final mid</th><th>kill switch</th></tr>${sessionRows}</table>
+<table><tr><th>date</th><th>contract</th><th>traded</th><th>P&amp;L</th><th>fills</th><th>events</th><th>final position</th><th>final mid</th>
+<th>kill switch</th></tr>${sessionRows}</table>
 ${quality}<h2>Risk events</h2>${events}
 <h2>Parameters</h2><pre>${esc(JSON.stringify({ params: r.params, fee_schedule: r.fee_schedule }, null, 2))}</pre>
 ${config === undefined ? '' : `<h2>Config</h2><pre>${esc(JSON.stringify(config, null, 2))}</pre>`}

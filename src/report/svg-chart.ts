@@ -101,11 +101,13 @@ export function timeChart(
   const sy = (y: number) => H - PAD.b - ((y - y0) / (y1 - y0)) * (H - PAD.t - PAD.b);
   const parts: string[] = axis.blocks.map(
     (b) =>
-      `<rect class="session" data-session="${b.date}" x="${f2(PAD.l + b.x * (W - PAD.l - PAD.r))}" y="${PAD.t}" width="${f2(b.w * (W - PAD.l - PAD.r))}" height="${H - PAD.t - PAD.b}"/>`,
+      `<rect class="session" data-session="${b.date}" x="${f2(PAD.l + b.x * (W - PAD.l - PAD.r))}" y="${PAD.t}" ` +
+      `width="${f2(b.w * (W - PAD.l - PAD.r))}" height="${H - PAD.t - PAD.b}"/>`,
   );
   for (const y of ticks) {
     parts.push(
-      `<line class="grid" x1="${PAD.l}" x2="${W - PAD.r}" y1="${f2(sy(y))}" y2="${f2(sy(y))}"/><text class="ytick" x="${PAD.l - 4}" y="${f2(sy(y) + 4)}" text-anchor="end" data-tick="${y}">${esc(opts.yFormat(y))}</text>`,
+      `<line class="grid" x1="${PAD.l}" x2="${W - PAD.r}" y1="${f2(sy(y))}" y2="${f2(sy(y))}"/><text class="ytick" x="${PAD.l - 4}" ` +
+        `y="${f2(sy(y) + 4)}" text-anchor="end" data-tick="${y}">${esc(opts.yFormat(y))}</text>`,
     );
   }
   // One block per session: its date in the middle, New York times at its edges when there is room.
@@ -116,7 +118,8 @@ export function timeChart(
     if (i % every === 0) parts.push(`<text class="session-date" x="${f2(x0 + bw / 2)}" y="${H - 4}" text-anchor="middle">${b.date}</text>`);
     if (bw > 150)
       parts.push(
-        `<text x="${f2(x0 + 2)}" y="${H - PAD.b + 12}">${nyTime(b.start).slice(0, 5)} ET</text><text x="${f2(x0 + bw - 2)}" y="${H - PAD.b + 12}" text-anchor="end">${nyTime(b.end).slice(0, 5)}</text>`,
+        `<text x="${f2(x0 + 2)}" y="${H - PAD.b + 12}">${nyTime(b.start).slice(0, 5)} ET</text><text x="${f2(x0 + bw - 2)}" ` +
+          `y="${H - PAD.b + 12}" text-anchor="end">${nyTime(b.end).slice(0, 5)}</text>`,
       );
   });
   for (const m of opts.markers ?? []) {
@@ -144,13 +147,17 @@ export function timeChart(
     parts.push(`<path class="series" data-series="${esc(s.name)}" data-points="${s.points.length}" d="${d}" stroke="${s.color}"/>`);
   }
   // Legend: only the series with points; a thinned marker series says how many it shows.
+  const count = (n: number): string => n.toLocaleString('en-US');
   const legend = shown
-    .map(
-      (s) =>
-        `<span style="color:${s.color}">■ ${esc(s.name)}${s.style === 'dots' && s.points.length < s.total ? ` (${s.points.length.toLocaleString('en-US')} of ${s.total.toLocaleString('en-US')} shown)` : ''}</span>`,
-    )
+    .map((s) => {
+      const thinned = s.style === 'dots' && s.points.length < s.total ? ` (${count(s.points.length)} of ${count(s.total)} shown)` : '';
+      return `<span style="color:${s.color}">■ ${esc(s.name)}${thinned}</span>`;
+    })
     .join(' ');
-  return `<figure id="${esc(id)}"><figcaption>${esc(title)} ${legend}</figcaption><svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg></figure>`;
+  return (
+    `<figure id="${esc(id)}"><figcaption>${esc(title)} ${legend}</figcaption><svg class="chart" viewBox="0 0 ${W} ${H}" role="img" ` +
+    `aria-label="${esc(title)}">${parts.join('')}</svg></figure>`
+  );
 }
 
 export interface BarGroup {
@@ -187,7 +194,9 @@ export function barChart(
       const y = Math.min(sy(v), sy(0));
       const h = Math.max(Math.abs(sy(v) - sy(0)), 1);
       parts.push(
-        `<path class="series bar" data-series="${esc(names[bi].name)}" data-group="${esc(g.label)}" data-value="${v}" style="fill:${names[bi].color}" d="M${f2(gx + bi * bw)} ${f2(y)}h${f2(bw - 2)}v${f2(h)}h${f2(-(bw - 2))}Z"><title>${esc(`${names[bi].name} ${g.label}: ${yFormat(v)}`)}</title></path>`,
+        `<path class="series bar" data-series="${esc(names[bi].name)}" data-group="${esc(g.label)}" data-value="${v}" ` +
+          `style="fill:${names[bi].color}" d="M${f2(gx + bi * bw)} ` +
+          `${f2(y)}h${f2(bw - 2)}v${f2(h)}h${f2(-(bw - 2))}Z"><title>${esc(`${names[bi].name} ${g.label}: ${yFormat(v)}`)}</title></path>`,
       );
     });
   });
@@ -196,7 +205,10 @@ export function barChart(
     .filter((_, bi) => groups.some((g) => g.values[bi] !== null))
     .map((s) => `<span style="color:${s.color}">■ ${esc(s.name)}</span>`)
     .join(' ');
-  return `<figure id="${esc(id)}"><figcaption>${esc(title)} ${legend}</figcaption><svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(title)}">${parts.join('')}</svg></figure>`;
+  return (
+    `<figure id="${esc(id)}"><figcaption>${esc(title)} ${legend}</figcaption><svg class="chart" viewBox="0 0 ${W} ${H}" role="img" ` +
+    `aria-label="${esc(title)}">${parts.join('')}</svg></figure>`
+  );
 }
 
 export { esc };

@@ -33,7 +33,8 @@ export function liveMarketError(config: EngineConfig): string | null {
   const l3 = config.execution.queue_model === L3_QUEUE_MODEL;
   if (config.simulation.source !== 'replay') {
     return l3
-      ? `[execution] queue_model = "${L3_QUEUE_MODEL}" needs order-level (MBO) data: set [simulation] source = "replay" with an MBO replay_path, or use power or risk_averse`
+      ? `[execution] queue_model = "${L3_QUEUE_MODEL}" needs order-level (MBO) data: set [simulation] source = "replay" with an MBO ` +
+          `replay_path, or use power or risk_averse`
       : null;
   }
   for (const symbol of config.trading.symbols) {
@@ -41,7 +42,10 @@ export function liveMarketError(config: EngineConfig): string | null {
       const plan = liveReplayPlan(config, symbol)!;
       if (plan.sessions.length === 0) return `[simulation] replay_path ${config.simulation.replay_path}: no session to replay`;
       if (l3 && plan.schema !== 'mbo')
-        return `[execution] queue_model = "${L3_QUEUE_MODEL}" needs order-level (MBO) data; [simulation] replay_path ${config.simulation.replay_path} is ${plan.schema}`;
+        return (
+          `[execution] queue_model = "${L3_QUEUE_MODEL}" needs order-level (MBO) data; [simulation] replay_path ` +
+          `${config.simulation.replay_path} is ${plan.schema}`
+        );
     } catch (e) {
       return `[simulation] replay_path: ${e instanceof Error ? e.message : String(e)}`;
     }

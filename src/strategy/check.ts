@@ -120,11 +120,15 @@ function judge(thread: CheckRun[], fresh: CheckRun[]): Verdict[] {
   let detail: string;
   if (reproducible) detail = `${hashes.length} sessions, ${same.length} in one thread and 1 in a fresh thread: the same result (sha256 ${short(a.hash)})`;
   else if (same[1].hash !== a.hash && c.hash === a.hash)
-    detail = `the second session in one thread differs from the first, and a fresh thread repeats the first: the strategy keeps state from one session to the next (module-level variables, or state on the definition object); keep it in what create() returns`;
+    detail =
+      `the second session in one thread differs from the first, and a fresh thread repeats the first: the strategy keeps state from ` +
+      `one session to the next (module-level variables, or state on the definition object); keep it in what create() returns`;
   else if (same.every((r) => r.hash === a.hash))
     detail = `a fresh thread's session differs from the ${same.length} in the first thread: the result depends on something outside the session`;
   else
-    detail = `the sessions differ (sha256 ${hashes.map(short).join(', ')}): the results are not reproducible (Math.random, the clock, or state kept between sessions)`;
+    detail =
+      `the sessions differ (sha256 ${hashes.map(short).join(', ')}): the results are not reproducible (Math.random, the clock, or ` +
+      `state kept between sessions)`;
   out.push({ check: 'determinism', status: reproducible ? 'pass' : 'fail', detail });
 
   // r against `base`: the run that differs from it in that one respect.
@@ -143,9 +147,11 @@ function judge(thread: CheckRun[], fresh: CheckRun[]): Verdict[] {
       a,
       !a.promise
         ? 'the strategy makes no standing promise: no event is taken on the quiet path'
-        : 'the engine is handed every event for this strategy (it reads features beyond the volatility, or the book below the touch, or the model runs): no quiet path',
+        : 'the engine is handed every event for this strategy (it reads features beyond the volatility, or the book below the touch, or the ' +
+            'model runs): no quiet path',
       `on (${pct(a.quietEvents / a.events)} of events taken quietly) and off: the same result`,
-      `with the quiet path on (${pct(a.quietEvents / a.events)} of events taken quietly) the result differs from the engine handed every event: bounds() let the engine skip events that changed what the strategy reads or decides (its bounds outlast its decision)`,
+      `with the quiet path on (${pct(a.quietEvents / a.events)} of events taken quietly) the result differs from the engine handed every ` +
+        `event: bounds() let the engine skip events that changed what the strategy reads or decides (its bounds outlast its decision)`,
     ),
   });
   const promiseOff = thread.find((r) => r.mode === 'promise-off');
@@ -156,7 +162,8 @@ function judge(thread: CheckRun[], fresh: CheckRun[]): Verdict[] {
       quietOff ?? a,
       a.promise ? 'no run without the promise' : 'the strategy makes no standing promise: it is asked at every event it wakes for',
       `kept, and removed (onMarket and quote() at every event): the same result${quietOff ? ', both with the quiet path off' : ''}`,
-      'with the promise removed (onMarket and quote() at every event) the result differs: its stands() or bands() said the decision stood when quote() would have changed it (or quote() or onMarket changes state with every call)',
+      'with the promise removed (onMarket and quote() at every event) the result differs: its stands() or bands() said the decision stood ' +
+        'when quote() would have changed it (or quote() or onMarket changes state with every call)',
     ),
   });
 
@@ -165,7 +172,8 @@ function judge(thread: CheckRun[], fresh: CheckRun[]): Verdict[] {
     check: 'clock and random',
     status: totals.length ? 'fail' : 'pass',
     detail: totals.length
-      ? `called inside callbacks: ${totals.map(([k, n]) => `${k} ${n.toLocaleString('en-US')} times`).join(', ')}, over ${thread.length + fresh.length} sessions; use ctx.random() (seeded) and ctx.now / ctx.exchTs (the session's clock)`
+      ? `called inside callbacks: ${totals.map(([k, n]) => `${k} ${n.toLocaleString('en-US')} times`).join(', ')}, over ` +
+        `${thread.length + fresh.length} sessions; use ctx.random() (seeded) and ctx.now / ctx.exchTs (the session's clock)`
       : 'no Math.random, Date.now or performance.now call inside a callback',
   });
   return out;

@@ -112,7 +112,8 @@ export async function resolveStrategy(name: string, hash: string, file: string |
   if (!r) throw new Error(`strategy '${name}' is not loaded in this process (load it with --strategy-file or [strategy] files)`);
   if (r.hash !== hash) {
     throw new Error(
-      `strategy '${name}' here (${r.file ?? 'built-in'}, hash ${r.hash.slice(0, 12)}) is not the run's (hash ${hash.slice(0, 12)}): the file changed since the run was submitted, or another version is loaded here`,
+      `strategy '${name}' here (${r.file ?? 'built-in'}, hash ${r.hash.slice(0, 12)}) is not the run's (hash ${hash.slice(0, 12)}): the file ` +
+        `changed since the run was submitted, or another version is loaded here`,
     );
   }
   return r.def;

@@ -105,7 +105,8 @@ export function sweepTable(doc: SweepDocument): string {
     const h = doc.holdout;
     parts.push(
       '',
-      `Holdout ${h.start_date}..${h.end_date} (ranked on ${h.rank_start_date}..${h.rank_end_date}): the best ${h.points.length} on sessions not used to rank them`,
+      `Holdout ${h.start_date}..${h.end_date} (ranked on ${h.rank_start_date}..${h.rank_end_date}): the best ${h.points.length} on sessions ` +
+        `not used to rank them`,
     );
     parts.push(
       ...grid(

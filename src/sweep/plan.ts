@@ -98,7 +98,9 @@ export function holdoutSplit(
   if (holdoutDays >= d.length) {
     return {
       ok: false,
-      error: `${holdoutDays} holdout days leave no session to rank on: ${req.startDate}..${req.endDate} has ${d.length} trading day${d.length === 1 ? '' : 's'}`,
+      error:
+        `${holdoutDays} holdout days leave no session to rank on: ${req.startDate}..${req.endDate} has ${d.length} trading ` +
+        `day${d.length === 1 ? '' : 's'}`,
     };
   }
   const cut = d.length - holdoutDays;

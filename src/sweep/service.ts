@@ -145,7 +145,9 @@ export class SweepService {
       return {
         kind: 'busy',
         retryAfterS,
-        message: `this sweep costs ${sessions} sessions (${points} points) and ${queued} are running or queued: together over [sweep] max_queued_sessions = ${this.o.config.sweep.max_queued_sessions}; retry in about ${retryAfterS} s`,
+        message:
+          `this sweep costs ${sessions} sessions (${points} points) and ${queued} are running or queued: together over [sweep] ` +
+          `max_queued_sessions = ${this.o.config.sweep.max_queued_sessions}; retry in about ${retryAfterS} s`,
       };
     }
     const now = new Date();

@@ -32,7 +32,8 @@ export interface DashboardApp {
 // Only our bundle runs: no inline script, no third-party origin. lightweight-charts sets element
 // styles, hence 'unsafe-inline' for styles only.
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; " +
+  "form-action 'none'; frame-ancestors 'none'";
 
 export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
   const app = new Hono();
@@ -51,7 +52,8 @@ export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
       return errorJson(
         400,
         'invalid_host',
-        `the Host header name ${JSON.stringify(shown)} is not allowed: expected ${LOOPBACK_HOSTS.join(', ')} (any port) or a name listed in DASHBOARD_ALLOWED_HOSTS`,
+        `the Host header name ${JSON.stringify(shown)} is not allowed: expected ${LOOPBACK_HOSTS.join(', ')} (any port) or a name listed in ` +
+          `DASHBOARD_ALLOWED_HOSTS`,
         [{ field: 'Host', message: 'expected an allowed host name' }],
       );
     });

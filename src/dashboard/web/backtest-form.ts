@@ -544,7 +544,9 @@ export class BacktestPanel {
       const skipped = k.sessions_not_traded.length;
       const at = k.at ? Date.parse(k.at) : Number.NaN;
       this.setMessage(
-        `stopped by the kill switch at ${Number.isFinite(at) ? `${fmtNyDate(at)} ${fmtNyTimeMs(at)} ET` : DASH} (session ${k.session_date}, ${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ${r.id}`,
+        `stopped by the kill switch at ${Number.isFinite(at) ? `${fmtNyDate(at)} ${fmtNyTimeMs(at)} ET` : DASH} (session ${k.session_date}, ` +
+          `${k.rule}, equity ${fmtUsd(k.equity)})${skipped ? ` · ${skipped} later session${skipped === 1 ? '' : 's'} not traded` : ''} · ` +
+          `${r.id}`,
         'warn',
       );
     } else this.setMessage(`completed ${r.id}`, 'ok');

@@ -139,7 +139,8 @@ export class LadderView {
     const ticks = book.spread === null ? null : Math.round(book.spread / f.tick);
     setText(
       this.spreadCell,
-      `spread ${book.spread === null ? DASH : f.price(book.spread)}${ticks === null ? '' : ` (${ticks} tick${ticks === 1 ? '' : 's'})`}   mid ${f.fine(book.mid)}   micro ${book.microprice === null ? DASH : book.microprice.toFixed(f.decimals + 2)}`,
+      `spread ${book.spread === null ? DASH : f.price(book.spread)}${ticks === null ? '' : ` (${ticks} tick${ticks === 1 ? '' : 's'})`}   ` +
+        `mid ${f.fine(book.mid)}   micro ${book.microprice === null ? DASH : book.microprice.toFixed(f.decimals + 2)}`,
     );
 
     let bidDepth = 0;

@@ -99,7 +99,9 @@ export class PriceChartView {
     const p = st.prediction;
     const model = st.model.loaded ? `model ${st.model.version ?? ''}` : `no model${st.model.error ? `: ${st.model.error}` : ''}`;
     const pred = p
-      ? `forecast(+${p.horizon_ms >= 1000 ? `${p.horizon_ms / 1000}s` : `${p.horizon_ms}ms`}) ${st.book.mid === null ? DASH : (st.book.mid + p.value_ticks * f.tick).toFixed(f.decimals + 2)}  signal ${p.value_ticks >= 0 ? '+' : ''}${p.value_ticks.toFixed(3)}t  age ${p.age_ms.toFixed(0)}ms`
+      ? `forecast(+${p.horizon_ms >= 1000 ? `${p.horizon_ms / 1000}s` : `${p.horizon_ms}ms`}) ` +
+        `${st.book.mid === null ? DASH : (st.book.mid + p.value_ticks * f.tick).toFixed(f.decimals + 2)}  signal ` +
+        `${p.value_ticks >= 0 ? '+' : ''}${p.value_ticks.toFixed(3)}t  age ${p.age_ms.toFixed(0)}ms`
       : 'no prediction';
     setText(this.legend, `mid ${f.fine(st.book.mid)}  ${pred}  ·  ${model}`);
     // A drawn forecast reads as one the quotes follow; say whether they do.
@@ -115,7 +117,8 @@ export class PriceChartView {
   }
 
   private syncMarkers(st: SymbolState, h: SymbolHistory): void {
-    const sig = `${st.symbol}|${h.fills.id}.${h.fills.revision}|${h.mid.epoch}|${h.fills.list.length && Date.parse(h.fills.list[0].time) / 1000 > (h.mid.lastTime ?? 0) ? h.mid.lastTime : ''}`;
+    const fillsAhead = h.fills.list.length && Date.parse(h.fills.list[0].time) / 1000 > (h.mid.lastTime ?? 0);
+    const sig = `${st.symbol}|${h.fills.id}.${h.fills.revision}|${h.mid.epoch}|${fillsAhead ? h.mid.lastTime : ''}`;
     if (sig === this.markersSig) return;
     this.markersSig = sig;
     // Only fills inside the drawn range (a marker outside it would be pinned to the nearest edge).

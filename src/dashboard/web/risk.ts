@@ -81,7 +81,8 @@ export class RiskView {
     }
     setText(
       this.limits,
-      `max order ${fmtInt(r.limits.max_order_size)} · position limit ${fmtInt(r.limits.position_limit)} · max drawdown ${fmtPct(r.limits.max_drawdown_pct, 2)} of peak · max daily loss $${fmtUsd0(r.limits.max_daily_loss)}`,
+      `max order ${fmtInt(r.limits.max_order_size)} · position limit ${fmtInt(r.limits.position_limit)} · max drawdown ` +
+        `${fmtPct(r.limits.max_drawdown_pct, 2)} of peak · max daily loss $${fmtUsd0(r.limits.max_daily_loss)}`,
     );
 
     const last = r.alerts[r.alerts.length - 1];

@@ -216,7 +216,10 @@ export class SweepPanel {
       const hold = Number(this.inputs.holdoutDays.value) || 0;
       const ranked = points * Math.max(0, days - hold);
       const held = hold ? Math.min(HOLDOUT_TOP, points) * hold : 0;
-      text = `${fmtInt(points)} point${points === 1 ? '' : 's'} × ${fmtInt(days - hold)} session${days - hold === 1 ? '' : 's'}${hold ? ` + the best ${Math.min(HOLDOUT_TOP, points)} × ${hold} holdout` : ''} = ${fmtInt(ranked + held)} backtest session${ranked + held === 1 ? '' : 's'}`;
+      text =
+        `${fmtInt(points)} point${points === 1 ? '' : 's'} × ${fmtInt(days - hold)} ` +
+        `session${days - hold === 1 ? '' : 's'}${hold ? ` + the best ${Math.min(HOLDOUT_TOP, points)} × ${hold} holdout` : ''} = ` +
+        `${fmtInt(ranked + held)} backtest session${ranked + held === 1 ? '' : 's'}`;
     }
     setText(this.estimate, `Cost: ${text}`);
   }

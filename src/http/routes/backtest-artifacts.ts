@@ -72,7 +72,8 @@ export function registerBacktestArtifacts(app: App, ctx: ApiContext): void {
       throw new ApiError(
         503,
         'busy',
-        `recomputing backtest ${id}'s artifacts costs ${sessions} session(s), over [backtest] max_queued_sessions = ${svc.maxQueuedSessions} with the runs admitted; retry in about ${retryAfterS} s`,
+        `recomputing backtest ${id}'s artifacts costs ${sessions} session(s), over [backtest] max_queued_sessions = ${svc.maxQueuedSessions} ` +
+          `with the runs admitted; retry in about ${retryAfterS} s`,
         undefined,
         {
           'Retry-After': String(retryAfterS),

@@ -163,7 +163,8 @@ const fmt = (x: number | boolean | undefined): string =>
 export function calibrationTable(root: string, c: Calibration, base: Readonly<MarketProfile>, outPath: string): string {
   const i = c.inputs;
   const lines = [
-    `${root}: ${i.sessions} session(s), ${(i.seconds / 3600).toFixed(2)} h, ${i.flowEvents} order-flow events, ${i.marketOrders} market orders, ${i.gaps} wide-spread gaps (${i.mbo ? 'MBO' : 'MBP-10'})`,
+    `${root}: ${i.sessions} session(s), ${(i.seconds / 3600).toFixed(2)} h, ${i.flowEvents} order-flow events, ${i.marketOrders} market ` +
+      `orders, ${i.gaps} wide-spread gaps (${i.mbo ? 'MBO' : 'MBP-10'})`,
     '',
     '| parameter | fitted | base | from |',
     '|---|---:|---:|---|',

@@ -96,7 +96,9 @@ export function calibrateWithSimulation(data: CalibrationMeter, base: Readonly<M
   }
   if (o.iterations > 0) for (const k of [...keys, ...shares]) out.fitted[k] = `${target.fitted[k]}; corrected by ${o.iterations} rounds of simulation`;
   if (o.iterations > 0) {
-    out.fitted.burstBranching = `Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without bursts (Hawkes exponential kernel), then the factor of the window with the larger excess matched over ${o.iterations} rounds`;
+    out.fitted.burstBranching =
+      `Fano factors of flow-event counts in 20 ms and 1 s windows over those of the fitted model simulated without ` +
+      `bursts (Hawkes exponential kernel), then the factor of the window with the larger excess matched over ${o.iterations} rounds`;
     if ((out.extra.burstBranching ?? 0) > 0 && out.extra.burstDecayS !== undefined) {
       out.fitted.burstDecayS = "the decay time of the first round's fit of both Fano factors";
       delete out.kept.burstDecayS;

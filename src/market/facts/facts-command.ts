@@ -104,7 +104,8 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
     for (const s of sources)
       if (s.path !== null && !existsSync(s.path))
         throw new FlagError(
-          `${s.flag} ${JSON.stringify(s.path)}: no such file or directory (expected a DBN file or a directory of them${s.flag === '--vs' ? ', or synthetic' : ''})`,
+          `${s.flag} ${JSON.stringify(s.path)}: no such file or directory (expected a DBN file or a directory of ` +
+            `them${s.flag === '--vs' ? ', or synthetic' : ''})`,
         );
     if (seeds.length > 0 && sources.every((s) => s.path !== null)) throw new FlagError('--seeds: only for the synthetic market (no source is synthetic)');
     // The synthetic market's root: a month-coded --symbol is its root's market.

@@ -43,5 +43,6 @@ export function factsTable(columns: readonly FactsColumn[]): string {
 /** Full precision; a fact the source cannot give is null. */
 export function factsJson(columns: readonly FactsColumn[]): string {
   const plain = (s: SessionFacts) => ({ ...s, facts: Object.fromEntries(FACTS.map((f) => [f.key, Number.isFinite(s.facts[f.key]) ? s.facts[f.key] : null])) });
-  return `${JSON.stringify({ sessions: columns.map((c) => ({ ...plain(c.session), ...(c.seedRuns ? { seed_runs: c.seedRuns.map(plain) } : {}) })) }, null, 2)}\n`;
+  const sessions = columns.map((c) => ({ ...plain(c.session), ...(c.seedRuns ? { seed_runs: c.seedRuns.map(plain) } : {}) }));
+  return `${JSON.stringify({ sessions }, null, 2)}\n`;
 }

@@ -72,7 +72,9 @@ export function fileInstruments(file: string, m: DbnMetadata, data: ReadonlyMap<
   if (out.length === 0) {
     const named = m.mappings.map((x) => x.raw_symbol).concat(m.symbols);
     throw new Error(
-      `${file}: no symbol maps to a known contract (symbols: ${[...new Set(named)].join(', ') || 'none'}; known roots: ${Object.keys(known).join(', ')}): a root outside these needs a [contracts.<ROOT>] table in the config or definition records in the data (docs/instruments.md)`,
+      `${file}: no symbol maps to a known contract (symbols: ${[...new Set(named)].join(', ') || 'none'}; known roots: ` +
+        `${Object.keys(known).join(', ')}): a root outside these needs a [contracts.<ROOT>] table in the config or definition records in the ` +
+        `data (docs/instruments.md)`,
     );
   }
   return out;

@@ -236,7 +236,8 @@ export class DbnMarketSource implements MarketSource {
       const t = price / this.spec.tickUnits;
       if (t !== Math.floor(t)) {
         throw new Error(
-          `${this.spec.files[this.fileIndex]}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s tick (${this.spec.tickUnits})`,
+          `${this.spec.files[this.fileIndex]}: record ${c.index}: price ${price} (1e-9 units) is not a multiple of ${this.spec.symbol}'s ` +
+            `tick (${this.spec.tickUnits})`,
         );
       }
       a[i] = t;

@@ -49,7 +49,8 @@ export function specFromDefinition(d: InstrumentDefMsg, where: string): Contract
       odds.push(`tick_size ${table.tickSize} in ${table.source}, ${tickSize} in the data (min_price_increment ${d.min_price_increment})`);
     if (tickValue !== null && table.tickValue !== tickValue) {
       odds.push(
-        `tick value $${table.tickValue} in ${table.source} (point_value ${table.pointValue}), $${tickValue} in the data (min_price_increment_amount ${d.min_price_increment_amount} / display_factor ${d.display_factor})`,
+        `tick value $${table.tickValue} in ${table.source} (point_value ${table.pointValue}), $${tickValue} in the data ` +
+          `(min_price_increment_amount ${d.min_price_increment_amount} / display_factor ${d.display_factor})`,
       );
     }
     if (odds.length) throw new Error(`${from} contradicts the contract table: ${odds.join('; ')}. Fix [contracts.${root}] (or remove it to use the data's)`);
@@ -57,7 +58,8 @@ export function specFromDefinition(d: InstrumentDefMsg, where: string): Contract
   }
   if (tickValue === null) {
     throw new Error(
-      `${from}: min_price_increment_amount is null (CME may leave tag 1146 empty), so the tick value is unknown: add [contracts.${root}] with point_value to the config`,
+      `${from}: min_price_increment_amount is null (CME may leave tag 1146 empty), so the tick value is unknown: add [contracts.${root}] ` +
+        `with point_value to the config`,
     );
   }
   return {

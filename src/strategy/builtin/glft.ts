@@ -99,7 +99,8 @@ export const glft: StrategyDefinition = {
   name: 'glft',
   version: '1.0.0',
   description:
-    'GLFT market maker (Guéant-Lehalle-Fernandez-Tapia closed form) with the trade intensity A·exp(-k·depth) and the volatility fitted online on a rolling window',
+    'GLFT market maker (Guéant-Lehalle-Fernandez-Tapia closed form) with the trade intensity A·exp(-k·depth) and the volatility fitted ' +
+    'online on a rolling window',
   wakes: 'touch_and_trades',
   levels: LEVELS,
   stateSlots: 2,

@@ -138,7 +138,8 @@ export const marketMaker: StrategyDefinition = {
   name: MARKET_MAKER,
   version: '1.0.0',
   description:
-    'Avellaneda-Stoikov style market maker on the tick grid: quotes around a reservation price skewed by inventory and (with useML) the model signal, half-spread from the volatility',
+    'Avellaneda-Stoikov style market maker on the tick grid: quotes around a reservation price skewed by inventory and (with useML) the ' +
+    'model signal, half-spread from the volatility',
   wakes: 'book',
   book: 'touch',
   features: 'volatility',
