@@ -12,9 +12,11 @@ import * as assert from 'uvu/assert';
 import {
   ASK,
   BID,
+  ER_CANCELED,
   ER_FILL,
   ER_ID,
   ER_LEAVES,
+  ER_MODIFIED,
   ER_QTY,
   ER_STRIDE,
   ER_TYPE,
@@ -28,6 +30,7 @@ import {
   MD_CANCEL,
   MD_TRADE,
   OM_ID,
+  OM_MODIFY,
   OM_NEW,
   OM_PRICE,
   OM_QTY,
@@ -182,9 +185,11 @@ function scenario(make: QueueModelFactory, seed: number, mix: { add: number; can
 /**
  * The same kind of scenario through the simulated exchange, with orders of ours resting at the
  * level (the exchange caps what the model says reached an order at its leaves, and shares one
- * trade among our orders in arrival order). Returns what the reports said.
+ * trade among our orders in arrival order), and our orders modified now and then (smaller at
+ * the same price: priority kept; larger, or away and back: priority lost), as a strategy's
+ * replace() sends them. Returns what the reports said.
  */
-function throughExchange(make: QueueModelFactory, seed: number): { fills: number; trades: number; checked: number } {
+function throughExchange(make: QueueModelFactory, seed: number): { fills: number; trades: number; checked: number; modifies: number } {
   const P = 20_000;
   const rng = new Rng(seed);
   const tape = new L3Tape(TAPE);
@@ -203,8 +208,10 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
     fills = 0,
     trades = 0,
     checked = 0;
-  const ordered = new Map<number, number>(); // id -> qty
+  const ordered = new Map<number, number>(); // id -> total quantity (filled + working), as last confirmed
   const filled = new Map<number, number>(); // id -> contracts filled so far
+  const live = new Set<number>();
+  let modifies = 0;
   const md = (kind: number, side: number, price: number, qty: number, prio: number): number => {
     tape.set(seq, prio);
     tape.cur = seq++;
@@ -226,8 +233,13 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
         assert.ok(Number.isInteger(q) && q > 0, `a fill of ${q} contracts`);
         assert.ok(filled.get(id)! <= ordered.get(id)!, `order ${id} of ${ordered.get(id)} filled ${filled.get(id)}`);
         assert.is(d[o + ER_LEAVES], ordered.get(id)! - filled.get(id)!, `order ${id}: leaves after the fill`);
+        if (d[o + ER_LEAVES] === 0) live.delete(d[o + ER_ID]);
         checked++;
-      }
+      } else if (d[o + ER_TYPE] === ER_MODIFIED) {
+        const id = d[o + ER_ID];
+        ordered.set(id, (filled.get(id) ?? 0) + d[o + ER_LEAVES]);
+        modifies++;
+      } else if (d[o + ER_TYPE] === ER_CANCELED) live.delete(d[o + ER_ID]);
       reports.advance();
     }
     reports.release();
@@ -250,11 +262,35 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
     om[OM_PRICE] = P;
     om[OM_QTY] = qty;
     ex.onOrderMessage(om, 0);
+    live.add(id);
     for (let k = 0, n = rng.int(4); k < n; k++) add(1 + rng.int(20));
   }
+  // A modify of our order `id` to `price` and a new total quantity (filled + working).
+  const modify = (id: number, price: number, total: number) => {
+    om[OM_TS] = ts += 1000;
+    om[OM_SENT] = ts - 500;
+    om[OM_TYPE] = OM_MODIFY;
+    om[OM_ID] = id;
+    om[OM_SIDE] = BID;
+    om[OM_PRICE] = price;
+    om[OM_QTY] = total;
+    ex.onOrderMessage(om, 0);
+  };
   for (let k = 0; k < 300; k++) {
     const u = rng.next();
-    if (u < 0.4 || queue.length === 0) add(1 + rng.int(20));
+    if (u < 0.05 && live.size > 0) {
+      const id = [...live][rng.int(live.size)];
+      const done = filled.get(id) ?? 0;
+      const working = ordered.get(id)! - done;
+      const kind = rng.int(3);
+      if (kind === 0) modify(id, P, done + Math.max(1, working - 1 - rng.int(working)));
+      else if (kind === 1) modify(id, P, done + working + 1 + rng.int(3));
+      else {
+        modify(id, P - 1, done + working);
+        modify(id, P, done + working);
+      }
+      md(MD_ADD, ASK, P + 5, 1, seq); // delivers the modify's reports
+    } else if (u < 0.4 || queue.length === 0) add(1 + rng.int(20));
     else if (u < 0.7) {
       const i = rng.int(queue.length),
         o = queue[i];
@@ -273,7 +309,7 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
       trades++;
     }
   }
-  return { fills, trades, checked };
+  return { fills, trades, checked, modifies };
 }
 
 const MIXES = {
@@ -310,10 +346,16 @@ export function describeQueueModel(name: string, make: QueueModelFactory): void 
     });
   }
 
-  test(`queue model ${name}, through the exchange: a trade fills at most its size, an order at most its quantity, only trades fill`, () => {
-    let checked = 0;
-    for (let seed = 1; seed <= 20; seed++) checked += throughExchange(make, seed).checked;
+  test(`queue model ${name}, through the exchange with our modifies: a trade fills at most its size, an order at most its quantity, only trades fill`, () => {
+    let checked = 0,
+      modifies = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = throughExchange(make, seed);
+      checked += r.checked;
+      modifies += r.modifies;
+    }
     assert.ok(checked > 0, 'no fill of ours in 20 sessions: the fill path was not exercised');
+    assert.ok(modifies > 0, 'no modify of ours confirmed in 20 sessions: the modify path was not exercised');
   });
 
   test(`queue model ${name}: a trade smaller than a known queue ahead fills nothing`, () => {
