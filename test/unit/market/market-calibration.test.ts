@@ -18,7 +18,7 @@ import { dbnFacts, syntheticFacts } from '../../../src/market/facts/facts.ts';
 import { runFactsCommand } from '../../../src/market/facts/facts-command.ts';
 import { CONTRACTS, contractForRoot } from '../../../src/market/instruments.ts';
 import { profileFileJson, readMarketProfile, withSelectedProfile } from '../../../src/market/profile-file.ts';
-import { type MarketProfile, profileFor } from '../../../src/market/profiles.ts';
+import { type MarketProfile, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'market-calibration-'));
 const H = 3600e9;
@@ -153,6 +153,69 @@ test('the calibrated market on another seed has the recorded data facts, within 
   );
   assert.is(code, 0);
   assert.is(JSON.parse(out).sessions[0].facts.l2_events, synthetic.l2_events);
+});
+
+// The same recovery under the realistic order flow (1-lot sizes, modifies, Hawkes bursts, the open
+// spike): truth and base both carry REALISTIC_FLOW (the spikes are taken as given, not fitted).
+// Tolerances: docs/calibration.md, "Parameter recovery under the realistic flow".
+const FLOW_BASE: MarketProfile = { ...BASE, ...REALISTIC_FLOW };
+const FLOW_TRUTH: MarketProfile = { ...TRUTH, ...REALISTIC_FLOW };
+const FLOW_RELATIVE: Partial<Record<keyof MarketProfile, number>> = {
+  ...RELATIVE,
+  addSize: 0.06,
+  cancelSize: 0.06,
+  deepAddSize: 0.08,
+  deepCancelSize: 0.15,
+  deepShapePeak: 0.25,
+  modifyPerCancel: 0.25,
+};
+
+test('parameter recovery under the realistic flow: annualVol, the rates, sizes and flow structure within tolerances', async () => {
+  const flowData = join(dir, 'flow.mbo.dbn.zst');
+  const flowBase = join(dir, 'flow-base.json');
+  const flowFitted = join(dir, 'flow-fitted.json');
+  await exportSynthetic(
+    flowData,
+    [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile: FLOW_TRUTH }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
+    { schema: 'mbo', marketDataLatencyNs: 50_000 },
+  );
+  writeFileSync(flowBase, profileFileJson('ES', FLOW_BASE, {}, {}));
+  const r = run(['--data', flowData, '--out', flowFitted, '--from', '09:30', '--to', '10:00', '--base', flowBase]);
+  assert.is(r.code, 0, r.err);
+  const file = readMarketProfile(flowFitted);
+  const got = { ...file.profile, ...file.extra } as MarketProfile;
+  const misses: string[] = [];
+  for (const [k, tol] of Object.entries(FLOW_RELATIVE) as [keyof MarketProfile, number][]) {
+    const err = Math.abs(Number(got[k]) / Number(FLOW_TRUTH[k]) - 1);
+    if (!(err <= tol)) misses.push(`${k}: fitted ${got[k]}, truth ${FLOW_TRUTH[k]} (${(err * 100).toFixed(1)}% > ${tol * 100}%)`);
+  }
+  const absolute: Partial<Record<keyof MarketProfile, number>> = {
+    ...ABSOLUTE,
+    addSize1Prob: 0.02,
+    cancelSize1Prob: 0.02,
+    deepAddSize1Prob: 0.02,
+    burstBranching: 0.1,
+  };
+  for (const [k, tol] of Object.entries(absolute) as [keyof MarketProfile, number][]) {
+    if (!(Math.abs(Number(got[k]) - Number(FLOW_TRUTH[k])) <= tol)) misses.push(`${k}: fitted ${got[k]}, truth ${FLOW_TRUTH[k]} (> ${tol} apart)`);
+  }
+  assert.equal(misses, [], misses.join('\n'));
+  // The facts: the calibrated market on seed 8 against the recorded data (1-minute vol: 29 returns each).
+  const recorded = dbnFacts(flowData, { fromNs: FROM, toNs: TO })[0].facts;
+  const synthetic = syntheticFacts({
+    root: 'ES',
+    profile: withSelectedProfile({}, flowFitted).ES.profile,
+    date: '2024-03-15',
+    seed: 8,
+    startNs: FROM,
+    endNs: TO,
+  }).facts;
+  for (const [k, tol] of [
+    ['annualised_vol', 0.5],
+    ['size1_share', 0.1],
+    ['mean_best_queue', 0.15],
+  ] as [string, number][])
+    assert.ok(Math.abs(synthetic[k] / recorded[k] - 1) <= tol, `${k}: synthetic ${synthetic[k]}, recorded ${recorded[k]} (> ${tol * 100}%)`);
 });
 
 test('[market] profile selects the file for its root in every spec the config makes; without it no spec has a profile', () => {
