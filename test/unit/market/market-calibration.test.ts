@@ -117,9 +117,10 @@ test('parameter recovery: the fitted profile of an exported synthetic market is 
     assert.is(got[k], BASE[k], k);
     assert.ok(k in cal.kept, `${k} listed as kept`);
   }
-  // The flow structure's parameters: no 1-lot excess, no modifies in this market.
+  // The flow structure's parameters: no 1-lot excess, no modifies, no open spike in this market.
   assert.ok((file.extra?.addSize1Prob ?? 1) < 0.02, `addSize1Prob ${file.extra?.addSize1Prob}`);
   assert.is(file.extra?.modifyPerCancel, 0);
+  assert.ok((file.extra?.openSpikeBoost ?? 1) < 0.5, `openSpikeBoost ${file.extra?.openSpikeBoost} (no spike in this market)`);
 });
 
 test('the calibrated market on another seed has the recorded data facts, within tolerances', async () => {
@@ -170,15 +171,23 @@ const FLOW_RELATIVE: Partial<Record<keyof MarketProfile, number>> = {
   modifyPerCancel: 0.25,
 };
 
-test('parameter recovery under the realistic flow: annualVol, the rates, sizes and flow structure within tolerances', async () => {
-  const flowData = join(dir, 'flow.mbo.dbn.zst');
-  const flowBase = join(dir, 'flow-base.json');
-  const flowFitted = join(dir, 'flow-fitted.json');
+const flowData = join(dir, 'flow.mbo.dbn.zst');
+let flowExported = false;
+
+async function exportFlowTruth(): Promise<void> {
+  if (flowExported) return;
   await exportSynthetic(
     flowData,
     [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile: FLOW_TRUTH }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
     { schema: 'mbo', marketDataLatencyNs: 50_000 },
   );
+  flowExported = true;
+}
+
+test('parameter recovery under the realistic flow: annualVol, the rates, sizes and flow structure within tolerances', async () => {
+  await exportFlowTruth();
+  const flowBase = join(dir, 'flow-base.json');
+  const flowFitted = join(dir, 'flow-fitted.json');
   writeFileSync(flowBase, profileFileJson('ES', FLOW_BASE, {}, {}));
   const r = run(['--data', flowData, '--out', flowFitted, '--from', '09:30', '--to', '10:00', '--base', flowBase]);
   assert.is(r.code, 0, r.err);
@@ -195,6 +204,7 @@ test('parameter recovery under the realistic flow: annualVol, the rates, sizes a
     cancelSize1Prob: 0.02,
     deepAddSize1Prob: 0.02,
     burstBranching: 0.1,
+    openSpikeBoost: 1.5,
   };
   for (const [k, tol] of Object.entries(absolute) as [keyof MarketProfile, number][]) {
     if (!(Math.abs(Number(got[k]) - Number(FLOW_TRUTH[k])) <= tol)) misses.push(`${k}: fitted ${got[k]}, truth ${FLOW_TRUTH[k]} (> ${tol} apart)`);
@@ -216,6 +226,25 @@ test('parameter recovery under the realistic flow: annualVol, the rates, sizes a
     ['mean_best_queue', 0.15],
   ] as [string, number][])
     assert.ok(Math.abs(synthetic[k] / recorded[k] - 1) <= tol, `${k}: synthetic ${synthetic[k]}, recorded ${recorded[k]} (> ${tol * 100}%)`);
+});
+
+// The base a user gets by default (the root's own profile) has no spikes: the open spike must be
+// fitted, or the U-shape takes it, and annualVol, divided by the U-shape, comes out far low.
+test('realistic flow calibrated on a base without spikes: the open spike is fitted, annualVol and openBoost recovered', async () => {
+  await exportFlowTruth();
+  const plainFitted = join(dir, 'flow-plain-fitted.json');
+  writeFileSync(baseFile, profileFileJson('ES', BASE, {}, {}));
+  const r = run(['--data', flowData, '--out', plainFitted, '--from', '09:30', '--to', '10:00', '--base', baseFile]);
+  assert.is(r.code, 0, r.err);
+  const file = readMarketProfile(plainFitted);
+  const got = file.profile as MarketProfile;
+  assert.ok(Math.abs(got.annualVol / FLOW_TRUTH.annualVol - 1) <= 0.15, `annualVol ${got.annualVol}, truth ${FLOW_TRUTH.annualVol}`);
+  assert.ok(Math.abs(got.openBoost / FLOW_TRUTH.openBoost - 1) <= 0.3, `openBoost ${got.openBoost}, truth ${FLOW_TRUTH.openBoost}`);
+  // The base's spike decay (60 s) is not the truth's (40 s): the spike's extra events (boost x decay) are what is identified.
+  const area = (file.extra?.openSpikeBoost ?? 0) * BASE.openSpikeDecayS;
+  const truthArea = FLOW_TRUTH.openSpikeBoost * FLOW_TRUTH.openSpikeDecayS;
+  assert.ok(Math.abs(area / truthArea - 1) <= 0.25, `openSpikeBoost x decay ${area}, truth ${truthArea}`);
+  assert.ok('openSpikeBoost' in (file.calibration as { fitted: Record<string, string> }).fitted, 'openSpikeBoost listed as fitted');
 });
 
 test('[market] profile selects the file for its root in every spec the config makes; without it no spec has a profile', () => {
