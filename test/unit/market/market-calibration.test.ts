@@ -72,13 +72,18 @@ const baseFile = join(dir, 'base.json');
 const fitted = join(dir, 'fitted.json');
 let exported = false;
 
-async function exportTruth(): Promise<void> {
-  if (exported) return;
+/** The recorded data: `profile` on 2024-03-15 09:30-10:00, seed 7, exported as DBN MBO to `path`. */
+async function exportMarket(path: string, profile: MarketProfile): Promise<void> {
   await exportSynthetic(
-    data,
-    [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile: TRUTH }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
+    path,
+    [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
     { schema: 'mbo', marketDataLatencyNs: 50_000 },
   );
+}
+
+async function exportTruth(): Promise<void> {
+  if (exported) return;
+  await exportMarket(data, TRUTH);
   writeFileSync(baseFile, profileFileJson('ES', BASE, {}, {}));
   exported = true;
 }
@@ -157,7 +162,7 @@ test('the calibrated market on another seed has the recorded data facts, within 
 });
 
 // The same recovery under the realistic order flow (1-lot sizes, modifies, Hawkes bursts, the open
-// spike): truth and base both carry REALISTIC_FLOW (the spikes are taken as given, not fitted).
+// spike): truth and base both carry REALISTIC_FLOW (the base gives the spikes' decay times; their boosts are fitted).
 // Tolerances: docs/calibration.md, "Parameter recovery under the realistic flow".
 const FLOW_BASE: MarketProfile = { ...BASE, ...REALISTIC_FLOW };
 const FLOW_TRUTH: MarketProfile = { ...TRUTH, ...REALISTIC_FLOW };
@@ -176,11 +181,7 @@ let flowExported = false;
 
 async function exportFlowTruth(): Promise<void> {
   if (flowExported) return;
-  await exportSynthetic(
-    flowData,
-    [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile: FLOW_TRUTH }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
-    { schema: 'mbo', marketDataLatencyNs: 50_000 },
-  );
+  await exportMarket(flowData, FLOW_TRUTH);
   flowExported = true;
 }
 
