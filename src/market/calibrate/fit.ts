@@ -48,7 +48,7 @@ export function activityAt(s: ActivityShape, tod: number): number {
 /**
  * The order-flow structure's spikes at the open and the close (order flow only, mean 1 over the
  * session), when the profile has them (the flow structure's openSpikeBoost, openSpikeDecayS,
- * closeSpikeBoost, closeSpikeDecayS; kept from the base profile, not fitted); 1 without them.
+ * closeSpikeBoost, closeSpikeDecayS; the boosts fitted by fitSpikes, the decay times the base's); 1 without them.
  */
 export function spikeAt(p: object, tod: number): number {
   const v = p as Record<string, number | undefined>;
@@ -110,8 +110,16 @@ export function fitActivity(
   base: ActivityShape,
 ): { shape: ActivityShape; open: boolean; close: boolean; openDecay: boolean; closeDecay: boolean } {
   const pts = byTimeOfDay(rows);
-  const open = covers(pts, RTH_OPEN_NS);
-  const close = covers(pts, RTH_CLOSE_NS);
+  return fitShape(pts, base, covers(pts, RTH_OPEN_NS), covers(pts, RTH_CLOSE_NS));
+}
+
+/** fitActivity on minutes pooled by time of day, the open (close) part fitted when `open` (`close`). */
+function fitShape(
+  pts: readonly { tod: number; n: number; s: number }[],
+  base: ActivityShape,
+  open: boolean,
+  close: boolean,
+): { shape: ActivityShape; open: boolean; close: boolean; openDecay: boolean; closeDecay: boolean } {
   // Over a shorter span a long decay and a higher level look alike (and the level is the rates'):
   // the decay time is fitted only from DECAY_SPAN_S on, up to that span; else it is the base's.
   const openMax = span(pts, RTH_OPEN_NS);
@@ -178,6 +186,61 @@ export function fitActivity(
     }
   }
   return { shape: best.shape, open, close, openDecay, closeDecay };
+}
+
+/** A spike is fitted from the minutes within this many of its decay times of the open (close). */
+export const SPIKE_SPAN = 4;
+
+/**
+ * The open and close spikes' boosts (decay times: the base's), each when the window holds the
+ * edge's first (last) minute and the U-shape's part there. The spikes multiply the order flow
+ * but not the variance rate, so a spike the fit lacked would be read as a steeper U-shape, and
+ * the volatility estimate, which divides by the U-shape, would come out low (docs/calibration.md).
+ * First the U-shape is fitted without the minutes within SPIKE_SPAN decay times of the edge
+ * (where the spike is a constant, folded into the level); then the boost is the weighted least
+ * squares fit (Poisson weights) of those minutes' excess over that U-shape: events/s = level x
+ * U(t) x (1 + boost x e^(-t/decay)), averaged over the minute. Null for an edge not fitted.
+ */
+export function fitSpikes(rows: readonly MinuteRow[], base: ActivityShape): { open: number | null; close: number | null } {
+  const pts = byTimeOfDay(rows);
+  const v = base as unknown as Record<string, number | undefined>;
+  const oD = v.openSpikeDecayS ?? 60;
+  const cD = v.closeSpikeDecayS ?? 60;
+  const near = (p: { tod: number }, at: number, d: number): boolean => Math.abs(p.tod - at) / NS < SPIKE_SPAN * d;
+  const edge = (at: number): boolean => covers(pts, at) && Math.min(...pts.map((p) => Math.abs(p.tod - at) / NS)) <= 60;
+  const open = edge(RTH_OPEN_NS);
+  const close = edge(RTH_CLOSE_NS);
+  if (!open && !close) return { open: null, close: null };
+  const far = pts.filter((p) => !(open && near(p, RTH_OPEN_NS, oD)) && !(close && near(p, RTH_CLOSE_NS, cD)));
+  const flat = { ...base, openSpikeBoost: 0, closeSpikeBoost: 0 };
+  const u = fitShape(far, flat, covers(pts, RTH_OPEN_NS), covers(pts, RTH_CLOSE_NS)).shape;
+  const f = (p: { tod: number }): number => overMinute(p.tod, (t) => activityAt(u, t));
+  // The level over the far minutes (Poisson weights), then each spike's excess over it.
+  let fy = 0;
+  let ff = 0;
+  for (const p of far) {
+    const w = (p.s * p.s) / Math.max(1, p.n);
+    fy += w * f(p) * (p.n / p.s);
+    ff += w * f(p) * f(p);
+  }
+  if (!(ff > 0)) return { open: null, close: null };
+  const level = fy / ff;
+  const boost = (at: (t: number) => number, d: number, isNear: (p: { tod: number }) => boolean): number => {
+    let xy = 0;
+    let xx = 0;
+    for (const p of pts) {
+      if (!isNear(p)) continue;
+      const x = level * f(p) * overMinute(p.tod, (t) => Math.exp(-at(t) / d));
+      const w = (p.s * p.s) / Math.max(1, p.n);
+      xy += w * x * (p.n / p.s - level * f(p));
+      xx += w * x * x;
+    }
+    return xx > 0 ? Math.min(MAX_BOOST, Math.max(0, xy / xx)) : 0;
+  };
+  return {
+    open: open ? boost(sinceOpenS, oD, (p) => near(p, RTH_OPEN_NS, oD)) : null,
+    close: close ? boost(toCloseS, cD, (p) => near(p, RTH_CLOSE_NS, cD)) : null,
+  };
 }
 
 /** Gaussian elimination with partial pivoting; null when singular. */
@@ -331,6 +394,16 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
   const seconds = sum((r) => r.seconds);
   if (!(seconds > 60)) throw new Error(`calibration needs at least a minute of market data after the opening book, got ${seconds.toFixed(1)} s`);
 
+  const spikes = fitSpikes(rows, p);
+  const spikeWhy = `flow events per minute within ${SPIKE_SPAN} decay times of the edge over the U-shape fitted without them (decay time: the base's)`;
+  for (const [k, v] of [
+    ['openSpikeBoost', spikes.open],
+    ['closeSpikeBoost', spikes.close],
+  ] as const) {
+    if (v === null) continue;
+    p[k] = v;
+    fitted[k] = spikeWhy;
+  }
   const act = fitActivity(rows, p);
   const shapeWhy = 'flow events per minute: weighted least squares of the U-shape';
   const decayWhy = `the window spans less than ${DECAY_SPAN_S / 60} minutes from it (a longer decay would look like a higher level)`;
@@ -374,6 +447,8 @@ export function calibrate(m: CalibrationMeter, base: Readonly<MarketProfile>): C
   p.cancelHazard = (can.observedMean * sum((r) => r.bestCancels)) / sum((r) => a(r) * r.bestQueueS);
   fitted.cancelHazard = 'contracts cancelled at the best over the activity-weighted best-queue contract-seconds';
   const extra: FlowExtra = { addSize1Prob: add.p, cancelSize1Prob: can.p };
+  if (spikes.open !== null) extra.openSpikeBoost = spikes.open;
+  if (spikes.close !== null) extra.closeSpikeBoost = spikes.close;
 
   const mkts = sum((r) => r.marketOrders);
   p.marketRate = mkts / exposure / 2;

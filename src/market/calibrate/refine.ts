@@ -4,7 +4,7 @@
 // settles below its target; gaps close faster when the price is moving). The fitted profile is
 // simulated on the data's own windows, the same estimators read the simulation, and each biased
 // parameter is scaled by data estimate / simulation estimate; a few rounds converge. Parameters
-// whose estimators are unbiased in the model (sizes, race delays, volatility) are left as fitted.
+// whose estimators are unbiased in the model (race delays, burst size) are left as fitted.
 
 import type { ContractSpec } from '../instruments.ts';
 import type { MarketProfile } from '../profiles.ts';
@@ -14,13 +14,16 @@ import { CalibrationMeter, fanoFactor } from './measure.ts';
 import { measureSynthetic } from './sources.ts';
 
 /**
- * Parameters corrected by simulation, scaled by data / simulation: the rates and shapes whose
+ * Parameters corrected by simulation, scaled by data / simulation: annualVol (the mid sampled
+ * every 10 s carries the mid's own noise around the latent price: its lag and the pressure term,
+ * 5-10 % of the volatility in a 30-minute ES window), the rates and shapes whose
  * estimators the model's feedback biases, and the sizes, which the order-flow structure's
  * modifies blur (a modify is a small cancel or add at the best in the level changes) and its
  * 1-lot market orders (a point mass at 1 the two-geometric fit does not have). Where an
  * estimator is unbiased in the model the correction is 1 up to the simulation's sampling noise.
  */
 export const CORRECTED_KEYS = [
+  'annualVol',
   'queueTarget',
   'cancelHazard',
   'marketRate',

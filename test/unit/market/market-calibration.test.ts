@@ -18,7 +18,7 @@ import { dbnFacts, syntheticFacts } from '../../../src/market/facts/facts.ts';
 import { runFactsCommand } from '../../../src/market/facts/facts-command.ts';
 import { CONTRACTS, contractForRoot } from '../../../src/market/instruments.ts';
 import { profileFileJson, readMarketProfile, withSelectedProfile } from '../../../src/market/profile-file.ts';
-import { type MarketProfile, profileFor } from '../../../src/market/profiles.ts';
+import { type MarketProfile, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'market-calibration-'));
 const H = 3600e9;
@@ -72,13 +72,18 @@ const baseFile = join(dir, 'base.json');
 const fitted = join(dir, 'fitted.json');
 let exported = false;
 
-async function exportTruth(): Promise<void> {
-  if (exported) return;
+/** The recorded data: `profile` on 2024-03-15 09:30-10:00, seed 7, exported as DBN MBO to `path`. */
+async function exportMarket(path: string, profile: MarketProfile): Promise<void> {
   await exportSynthetic(
-    data,
-    [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile: TRUTH }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
+    path,
+    [{ date: '2024-03-15', rawSymbol: 'ESH4', spec: { ...CONTRACTS.ES, profile }, seed: 7, sessionStartNs: FROM, sessionEndNs: TO, activity: 1 }],
     { schema: 'mbo', marketDataLatencyNs: 50_000 },
   );
+}
+
+async function exportTruth(): Promise<void> {
+  if (exported) return;
+  await exportMarket(data, TRUTH);
   writeFileSync(baseFile, profileFileJson('ES', BASE, {}, {}));
   exported = true;
 }
@@ -117,9 +122,10 @@ test('parameter recovery: the fitted profile of an exported synthetic market is 
     assert.is(got[k], BASE[k], k);
     assert.ok(k in cal.kept, `${k} listed as kept`);
   }
-  // The flow structure's parameters: no 1-lot excess, no modifies in this market.
+  // The flow structure's parameters: no 1-lot excess, no modifies, no open spike in this market.
   assert.ok((file.extra?.addSize1Prob ?? 1) < 0.02, `addSize1Prob ${file.extra?.addSize1Prob}`);
   assert.is(file.extra?.modifyPerCancel, 0);
+  assert.ok((file.extra?.openSpikeBoost ?? 1) < 0.5, `openSpikeBoost ${file.extra?.openSpikeBoost} (no spike in this market)`);
 });
 
 test('the calibrated market on another seed has the recorded data facts, within tolerances', async () => {
@@ -153,6 +159,93 @@ test('the calibrated market on another seed has the recorded data facts, within 
   );
   assert.is(code, 0);
   assert.is(JSON.parse(out).sessions[0].facts.l2_events, synthetic.l2_events);
+});
+
+// The same recovery under the realistic order flow (1-lot sizes, modifies, Hawkes bursts, the open
+// spike): truth and base both carry REALISTIC_FLOW (the base gives the spikes' decay times; their boosts are fitted).
+// Tolerances: docs/calibration.md, "Parameter recovery under the realistic flow".
+const FLOW_BASE: MarketProfile = { ...BASE, ...REALISTIC_FLOW };
+const FLOW_TRUTH: MarketProfile = { ...TRUTH, ...REALISTIC_FLOW };
+const FLOW_RELATIVE: Partial<Record<keyof MarketProfile, number>> = {
+  ...RELATIVE,
+  addSize: 0.06,
+  cancelSize: 0.06,
+  deepAddSize: 0.08,
+  deepCancelSize: 0.15,
+  deepShapePeak: 0.25,
+  modifyPerCancel: 0.25,
+};
+
+const flowData = join(dir, 'flow.mbo.dbn.zst');
+let flowExported = false;
+
+async function exportFlowTruth(): Promise<void> {
+  if (flowExported) return;
+  await exportMarket(flowData, FLOW_TRUTH);
+  flowExported = true;
+}
+
+test('parameter recovery under the realistic flow: annualVol, the rates, sizes and flow structure within tolerances', async () => {
+  await exportFlowTruth();
+  const flowBase = join(dir, 'flow-base.json');
+  const flowFitted = join(dir, 'flow-fitted.json');
+  writeFileSync(flowBase, profileFileJson('ES', FLOW_BASE, {}, {}));
+  const r = run(['--data', flowData, '--out', flowFitted, '--from', '09:30', '--to', '10:00', '--base', flowBase]);
+  assert.is(r.code, 0, r.err);
+  const file = readMarketProfile(flowFitted);
+  const got = { ...file.profile, ...file.extra } as MarketProfile;
+  const misses: string[] = [];
+  for (const [k, tol] of Object.entries(FLOW_RELATIVE) as [keyof MarketProfile, number][]) {
+    const err = Math.abs(Number(got[k]) / Number(FLOW_TRUTH[k]) - 1);
+    if (!(err <= tol)) misses.push(`${k}: fitted ${got[k]}, truth ${FLOW_TRUTH[k]} (${(err * 100).toFixed(1)}% > ${tol * 100}%)`);
+  }
+  const absolute: Partial<Record<keyof MarketProfile, number>> = {
+    ...ABSOLUTE,
+    addSize1Prob: 0.02,
+    cancelSize1Prob: 0.02,
+    deepAddSize1Prob: 0.02,
+    burstBranching: 0.1,
+    openSpikeBoost: 1.5,
+  };
+  for (const [k, tol] of Object.entries(absolute) as [keyof MarketProfile, number][]) {
+    if (!(Math.abs(Number(got[k]) - Number(FLOW_TRUTH[k])) <= tol)) misses.push(`${k}: fitted ${got[k]}, truth ${FLOW_TRUTH[k]} (> ${tol} apart)`);
+  }
+  assert.equal(misses, [], misses.join('\n'));
+  // The facts: the calibrated market on seed 8 against the recorded data (1-minute vol: 29 returns each).
+  const recorded = dbnFacts(flowData, { fromNs: FROM, toNs: TO })[0].facts;
+  const synthetic = syntheticFacts({
+    root: 'ES',
+    profile: withSelectedProfile({}, flowFitted).ES.profile,
+    date: '2024-03-15',
+    seed: 8,
+    startNs: FROM,
+    endNs: TO,
+  }).facts;
+  for (const [k, tol] of [
+    ['annualised_vol', 0.5],
+    ['size1_share', 0.1],
+    ['mean_best_queue', 0.15],
+  ] as [string, number][])
+    assert.ok(Math.abs(synthetic[k] / recorded[k] - 1) <= tol, `${k}: synthetic ${synthetic[k]}, recorded ${recorded[k]} (> ${tol * 100}%)`);
+});
+
+// The base a user gets by default (the root's own profile) has no spikes: the open spike must be
+// fitted, or the U-shape takes it, and annualVol, divided by the U-shape, comes out far low.
+test('realistic flow calibrated on a base without spikes: the open spike is fitted, annualVol and openBoost recovered', async () => {
+  await exportFlowTruth();
+  const plainFitted = join(dir, 'flow-plain-fitted.json');
+  writeFileSync(baseFile, profileFileJson('ES', BASE, {}, {}));
+  const r = run(['--data', flowData, '--out', plainFitted, '--from', '09:30', '--to', '10:00', '--base', baseFile]);
+  assert.is(r.code, 0, r.err);
+  const file = readMarketProfile(plainFitted);
+  const got = file.profile as MarketProfile;
+  assert.ok(Math.abs(got.annualVol / FLOW_TRUTH.annualVol - 1) <= 0.15, `annualVol ${got.annualVol}, truth ${FLOW_TRUTH.annualVol}`);
+  assert.ok(Math.abs(got.openBoost / FLOW_TRUTH.openBoost - 1) <= 0.3, `openBoost ${got.openBoost}, truth ${FLOW_TRUTH.openBoost}`);
+  // The base's spike decay (60 s) is not the truth's (40 s): the spike's extra events (boost x decay) are what is identified.
+  const area = (file.extra?.openSpikeBoost ?? 0) * BASE.openSpikeDecayS;
+  const truthArea = FLOW_TRUTH.openSpikeBoost * FLOW_TRUTH.openSpikeDecayS;
+  assert.ok(Math.abs(area / truthArea - 1) <= 0.25, `openSpikeBoost x decay ${area}, truth ${truthArea}`);
+  assert.ok('openSpikeBoost' in (file.calibration as { fitted: Record<string, string> }).fitted, 'openSpikeBoost listed as fitted');
 });
 
 test('[market] profile selects the file for its root in every spec the config makes; without it no spec has a profile', () => {
