@@ -166,6 +166,13 @@ export function tableRows(s: Sections): Row[] {
       target: '-',
       met: '-',
     });
+    rows.push({
+      benchmark: 'Market generation, realistic flow + daily path (ev/s)',
+      ours: f1(t.generationRealistic.eventsPerSec),
+      comparedWith: `${(100 * (t.generationRealistic.vsDefault - 1)).toFixed(1)} % against the default market, rounds alternated (issue 49: REALISTIC_FLOW, continuousPath)`,
+      target: '-',
+      met: '-',
+    });
     const d = t.oneDay;
     rows.push({
       benchmark: 'Backtest, one day, generation included (ev/s)',

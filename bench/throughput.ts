@@ -17,6 +17,7 @@ import type { EngineConfig } from '../src/config/schema.ts';
 import { EV_STRIDE } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
+import { type MarketProfile, REALISTIC_FLOW } from '../src/market/profiles.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { ReplaySource } from '../src/backtest/replay-source.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
@@ -56,6 +57,11 @@ function balanceBound(sizes: number[], workers: number): number {
 export interface ThroughputBench {
   recording: { events: number; session: string };
   generation: { eventsPerSec: number; rounds: number[] };
+  /**
+   * The same, with the market of issue 49 turned on (REALISTIC_FLOW and the daily path: what
+   * the default becomes when it flips), in rounds alternated with the default's.
+   */
+  generationRealistic: { eventsPerSec: number; rounds: number[]; vsDefault: number };
   speedOfLight: { bareLoopEventsPerSec: number; replayRingEventsPerSec: number; checksum: number };
   pipeline: PipelineRun;
   pipelineWithModel: PipelineRun;
@@ -123,11 +129,15 @@ async function oneDayBacktest(cfg: EngineConfig, rounds: number): Promise<OneDay
   };
 }
 
-function generationRate(spec: SessionSpec, maxEvents: number): number {
+/** Issue 49's market: the realistic order flow on the continuous daily path. */
+const REALISTIC_MARKET: Partial<MarketProfile> = { ...REALISTIC_FLOW, continuousPath: true };
+
+function generationRate(spec: SessionSpec, maxEvents: number, profile?: Partial<MarketProfile>): number {
   const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, {
     sessionStartNs: spec.sessionStartNs,
     sessionEndNs: spec.sessionEndNs,
     activity: spec.activity,
+    profile,
   });
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 16, false);
   let n = 0;
@@ -274,10 +284,15 @@ export async function benchThroughput(
   o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean; peerStream: BookStream },
 ): Promise<ThroughputBench> {
   const n = rec.count;
-  note(`throughput: generation`);
+  note(`throughput: generation, the default market and issue 49's alternated`);
   generationRate(spec, Math.min(n, 300_000)); // warm-up
+  generationRate(spec, Math.min(n, 300_000), REALISTIC_MARKET);
   const gen: number[] = [];
-  for (let r = 0; r < o.rounds; r++) gen.push(generationRate(spec, n));
+  const genReal: number[] = [];
+  for (let r = 0; r < o.rounds; r++) {
+    gen.push(generationRate(spec, n));
+    genReal.push(generationRate(spec, n, REALISTIC_MARKET));
+  }
 
   note(`throughput: speed of light`);
   let checksum = 0;
@@ -366,6 +381,7 @@ export async function benchThroughput(
       session: `${spec.root} ${spec.date} seed ${spec.seed}, ${config.simulation.session_start}-${config.simulation.session_end} New York`,
     },
     generation: { eventsPerSec: median(gen), rounds: gen },
+    generationRealistic: { eventsPerSec: median(genReal), rounds: genReal, vsDefault: median(genReal) / median(gen) },
     speedOfLight: { bareLoopEventsPerSec: sol, replayRingEventsPerSec: median(ringRates), checksum },
     pipeline: pipe,
     pipelineWithModel: pipeML,
