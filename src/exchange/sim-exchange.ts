@@ -567,8 +567,7 @@ export class SimExchange {
     this.stageMsg(ER_ACK, data, off, REJECT_NONE);
     this.rec[ER_LEAVES] = qty;
     this.flush();
-    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)])
-      this.preventSelfMatch(data, off, side, price, qty);
+    if (this.meetsOurs(side, price)) this.preventSelfMatch(data, off, side, price, qty);
     let rem = qty;
     if (crosses && !this.halted) rem = this.take(data, off, side, price, qty);
     if (rem <= 0) return;
@@ -579,6 +578,11 @@ export class SimExchange {
       return;
     }
     this.rest(data, off, side, price, rem, qty, (flags & FLAG_POST_ONLY) !== 0 ? 1 : 0);
+  }
+
+  /** An order at `price` on `side` would meet one of ours on the other side (self-match prevention). */
+  private meetsOurs(side: number, price: number): boolean {
+    return side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)];
   }
 
   /** An order at `price` on `side` would trade with the displayed market's other side. */
@@ -640,8 +644,7 @@ export class SimExchange {
     this.stageMsg(ER_MODIFIED, data, off, REJECT_NONE);
     this.rec[ER_LEAVES] = leaves;
     this.flush();
-    if (side === BID ? -price <= this.reach[reachKey(MD_ADD, BID)] : price <= this.reach[reachKey(MD_ADD, ASK)])
-      this.preventSelfMatch(data, off, side, price, leaves);
+    if (this.meetsOurs(side, price)) this.preventSelfMatch(data, off, side, price, leaves);
     let rem = leaves;
     if (crosses && !this.halted) rem = this.take(data, off, side, price, leaves);
     if (rem > 0) this.rest(data, off, side, price, rem, qty, postOnly);
