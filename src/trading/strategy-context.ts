@@ -153,21 +153,25 @@ export class EngineContext implements StrategyContext {
     return this.e.om.settled;
   }
 
-  send(side: number, price: number, qty: number, flags: number): number {
+  /**
+   * An order at `price` may go out now (no kill switch, no failure, the session still open), with
+   * the reduce-only window current in every callback, onOrder's too.
+   */
+  private mayOrder(price: number): boolean {
     const e = this.e;
-    if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs) return 0;
-    if (price === NO_PRICE) return 0;
-    e.om.reduceOnly = e.lastExchTs >= e.reduceOnlyFromNs; // current in every callback, onOrder's too
-    return e.om.send(side, price, qty, flags); // the order manager refuses a side other than BID or ASK
+    if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs || price === NO_PRICE) return false;
+    e.om.reduceOnly = e.lastExchTs >= e.reduceOnlyFromNs;
+    return true;
+  }
+  send(side: number, price: number, qty: number, flags: number): number {
+    // The order manager refuses a side other than BID or ASK.
+    return this.mayOrder(price) ? this.e.om.send(side, price, qty, flags) : 0;
   }
   cancel(id: number): boolean {
     return this.e.om.cancel(id);
   }
   replace(id: number, price: number, qty: number): number {
-    const e = this.e;
-    if (e.risk.killed || e.failed !== null || e.lastExchTs >= e.sessionEndNs || price === NO_PRICE) return 0;
-    e.om.reduceOnly = e.lastExchTs >= e.reduceOnlyFromNs;
-    return e.om.modify(id, price, qty) ? id : 0;
+    return this.mayOrder(price) && this.e.om.modify(id, price, qty) ? id : 0;
   }
   wakeAt(ns: number, id: number): void {
     this.e.setTimer(id, ns, 0);
