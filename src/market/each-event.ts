@@ -4,6 +4,7 @@
 import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
 import type { MarketSource } from '../backtest/session.ts';
+import { MboFromL2 } from '../data/dbn/mbo-from-l2.ts';
 import { MarketGenerator } from './generator.ts';
 
 /** One event; `tag` is the generator's modify tag (modify-tags.ts), 0 for other sources. */
@@ -29,4 +30,18 @@ export function eachEvent(source: MarketSource | MarketGenerator, sink: EventSin
       ring.advance();
     }
   }
+}
+
+/**
+ * Every event of a generator, and its orders as the MBO records its DBN export writes (MboFromL2):
+ * `onRecord` gets each record's time, action (char code) and size, after `onEvent` got its event.
+ */
+export function eachEventAndRecord(gen: MarketGenerator, onEvent: EventSink, onRecord: (ts: number, action: number, size: number) => void): void {
+  let ts = 0;
+  const mbo = new MboFromL2((action, _side, _id, _price, size) => onRecord(ts, action, size));
+  eachEvent(gen, (t, kind, side, price, qty, tag) => {
+    ts = t;
+    onEvent(t, kind, side, price, qty, tag);
+    mbo.apply(kind, side, price, qty, tag);
+  });
 }

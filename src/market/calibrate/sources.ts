@@ -2,8 +2,7 @@
 // backtest replays it, one trade date after another) or a synthetic session (tests).
 
 import type { MarketSource } from '../../backtest/session.ts';
-import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
-import { eachEvent } from '../each-event.ts';
+import { eachEvent, eachEventAndRecord } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import type { ContractSpec } from '../instruments.ts';
 import { planReplay } from '../replay/dataset.ts';
@@ -63,13 +62,11 @@ export function measureSynthetic(
 ): CalibrationMeter {
   const gen = new MarketGenerator(spec, date, seed, { sessionStartNs: startNs, sessionEndNs: endNs });
   meter.startSession(date, startNs, endNs, true, true);
-  let ts = 0;
-  const mbo = new MboFromL2((action, _side, _id, _price, size) => meter.onRecord(ts, action, size));
-  eachEvent(gen, (t, kind, side, price, qty, tag) => {
-    ts = t;
-    meter.onEvent(t, kind, side, price, qty);
-    mbo.apply(kind, side, price, qty, tag);
-  });
+  eachEventAndRecord(
+    gen,
+    (t, kind, side, price, qty) => meter.onEvent(t, kind, side, price, qty),
+    (t, action, size) => meter.onRecord(t, action, size),
+  );
   meter.endSession();
   return meter;
 }

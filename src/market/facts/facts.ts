@@ -4,8 +4,7 @@
 // come from the L2 events (MarketStats), order-flow facts from the records (OrderFlowStats). A
 // fact the source cannot give is NaN: shown as n/a, null in JSON, never estimated.
 
-import { MboFromL2 } from '../../data/dbn/mbo-from-l2.ts';
-import { eachEvent } from '../each-event.ts';
+import { eachEvent, eachEventAndRecord } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import { contractForRoot } from '../instruments.ts';
 import type { MarketProfile } from '../profiles.ts';
@@ -138,13 +137,11 @@ export function syntheticFacts(o: SyntheticOptions): SessionFacts {
   const gen = new MarketGenerator(spec, o.date, o.seed, { sessionStartNs: o.startNs, sessionEndNs: o.endNs, profile: o.profile });
   const book = new BookMeter(o.startNs);
   const flow = new OrderFlowStats(o.startNs, true);
-  let ts = 0;
-  const mbo = new MboFromL2((action, _side, _id, _price, size) => flow.onRecord(ts, action, size));
-  eachEvent(gen, (t, kind, side, price, qty, tag) => {
-    ts = t;
-    book.onEvent(t, kind, side, price, qty);
-    mbo.apply(kind, side, price, qty, tag);
-  });
+  eachEventAndRecord(
+    gen,
+    (t, kind, side, price, qty) => book.onEvent(t, kind, side, price, qty),
+    (t, action, size) => flow.onRecord(t, action, size),
+  );
   return {
     source: `synthetic ${o.root} seed ${o.seed}`,
     kind: 'synthetic',
