@@ -13,6 +13,7 @@ import type { Latency } from '../src/exchange/latency.ts';
 import type { SimExchange } from '../src/exchange/sim-exchange.ts';
 import { buildExchange, seededLatency } from '../src/exchange/venue.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
+import type { ContractSpec } from '../src/market/instruments.ts';
 import type { MarketSource } from '../src/backtest/session.ts';
 import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
 import { DbnMarketSource, TAPE_CAPACITY } from '../src/market/replay/dbn-source.ts';
@@ -49,6 +50,8 @@ class Feed {
   private readonly plan: ReplayPlan | null;
   /** Order priorities of MBO replay for l3_fifo, by sequence of the local ring. */
   private readonly tape: L3Tape | null;
+  /** The symbol's contract spec (its [market] profile file read once, not at every session). */
+  private readonly spec: ContractSpec;
   private readonly mdLatency: Latency;
   private readonly mdLink = new FifoLink();
   /** Events of `local` published to the engine but not yet executed by the exchange. */
@@ -68,6 +71,7 @@ class Feed {
     this.md = new RecordRing(mem.md);
     this.om = new RecordRing(mem.om);
     const seed = cfg.simulation.seed;
+    this.spec = specOf(mem.root, init.config);
     this.mdLatency = seededLatency(latencyParams(cfg), hashSeed(`live-md|${mem.symbol}`, seed));
     this.plan = liveReplayPlan(cfg, mem.symbol);
     this.tape = this.plan?.sessions[0]?.replay.perOrder ? new L3Tape(TAPE_CAPACITY) : null;
@@ -83,7 +87,7 @@ class Feed {
     this.gen?.close?.();
     this.gen = this.plan
       ? this.recorded(k, startNs - this.offset, endNs - this.offset)
-      : new MarketGenerator(specOf(this.mem.root, init.config), this.clock.date(k), cfg.simulation.seed, {
+      : new MarketGenerator(this.spec, this.clock.date(k), cfg.simulation.seed, {
           sessionStartNs: startNs - this.offset,
           sessionEndNs: endNs - this.offset,
           activity: cfg.simulation.activity,

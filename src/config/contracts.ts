@@ -2,17 +2,11 @@
 // loader, the live simulation and its workers): the [contracts] tables over the built-in ones,
 // and the [market] profile file's profile on its root's spec (profile-file.ts).
 
-import { type ContractSpec, contractForRoot, contractsOf } from '../market/instruments.ts';
+import { type ContractSpec, contractsOf } from '../market/instruments.ts';
 import { withSelectedProfile } from '../market/profile-file.ts';
-import { type MarketProfile, profileFor } from '../market/profiles.ts';
 import type { EngineConfig } from './schema.ts';
 
 /** The config's specs by root: its [contracts] roots and the root of its [market] profile. */
 export function configContracts(c: Pick<EngineConfig, 'contracts' | 'market'>): Record<string, ContractSpec> {
   return withSelectedProfile(contractsOf(c.contracts), c.market?.profile);
-}
-
-/** The synthetic market's profile of `root` under the config. */
-export function marketProfileFor(c: Pick<EngineConfig, 'contracts' | 'market'>, root: string): MarketProfile {
-  return profileFor(contractForRoot(root, configContracts(c)));
 }

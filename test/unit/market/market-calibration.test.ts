@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, parseConfig } from '../../../src/config/load.ts';
-import { marketProfileFor } from '../../../src/config/contracts.ts';
+import { configContracts } from '../../../src/config/contracts.ts';
 import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
 import { runCalibrateCommand } from '../../../src/market/calibrate/calibrate-command.ts';
 import { dbnFacts, syntheticFacts } from '../../../src/market/facts/facts.ts';
@@ -254,7 +254,7 @@ test('[market] profile selects the file for its root in every spec the config ma
     const c = parseConfig(text, 'test.toml');
     const file = readMarketProfile(fitted);
     assert.equal(contractForRoot('ES').profile?.cancelHazard, file.profile.cancelHazard);
-    assert.equal(marketProfileFor(c, 'ES').addSize, file.profile.addSize);
+    assert.equal(profileFor(contractForRoot('ES', configContracts(c))).addSize, file.profile.addSize);
     assert.is(contractForRoot('NQ').profile, undefined, 'other roots keep their own profile');
     assert.is(profileFor(contractForRoot('ES')).queueTarget, file.profile.queueTarget);
   } finally {
