@@ -173,6 +173,10 @@ pool_size = 2
   dashUrl = `http://127.0.0.1:${port}`;
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   page = await browser.newPage({ viewport: { width: 1680, height: 1050 } });
+  // Clicks and fills wait for the element to be actionable: on a machine busy with the whole
+  // suite and two CPU hogs, Playwright's 30 s default ran out once (a click on a visible, stable
+  // button), and the form's later cases then started from the wrong state.
+  page.setDefaultTimeout(3 * WAIT_MS);
   page.on('console', (m: ConsoleMessage) => {
     if (m.type() === 'error') consoleErrors.push({ phase, text: m.text(), url: m.location().url });
   });
@@ -561,6 +565,7 @@ const CLIPPED = `(() => {
 
 test('a 390 px phone: nothing is clipped; the fills table scrolls inside its own box', async () => {
   const phone = await browser!.newPage({ viewport: { width: 390, height: 844 } });
+  phone.setDefaultTimeout(3 * WAIT_MS);
   try {
     await phone.goto(dashUrl);
     await phone.waitForSelector('html[data-conn="live"]', { timeout: WAIT_MS });
