@@ -102,8 +102,8 @@ export interface MarketProfile {
   /** Half-life (trading days) of the daily path's pull toward the middle of the contract's price range. */
   pathReversionDays: number;
   // ---- Order-flow structure (docs/synthetic-market.md "Order-flow structure"). Each has a neutral
-  // value (ES_PROFILE's) under which the generator draws the same random numbers in the same order
-  // as without it; REALISTIC_FLOW holds the values that give real ES MBO's structure. ----
+  // value (NEUTRAL_FLOW's) under which the generator draws the same random numbers in the same
+  // order as without it; ES_PROFILE holds the values that give real ES MBO's structure. ----
   /**
    * Sizes as a mixture: size 1 with this probability, else a geometric whose mean keeps the
    * mean size above (addSize, deepAddSize, cancelSize: (mean - p) / (1 - p)), so the contracts
@@ -180,12 +180,75 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
   openDecayS: 1200,
   closeBoost: 4,
   closeDecayS: 1200,
-  continuousPath: false,
+  continuousPath: true,
   gapSd: 0.0035,
   gapJumpProb: 0.1,
   gapJumpSd: 0.009,
   pathReversionDays: 60,
-  // Neutral order-flow structure: today's stream, bit for bit (REALISTIC_FLOW below).
+  // Order-flow structure of real ES MBO (docs/synthetic-market.md "Order-flow structure"): 1-lot
+  // dominated sizes (the rest larger, so the mean sizes stay as calibrated), modifies, Hawkes
+  // bursts and the open/close spikes. The calibrated mean sizes and rates are left alone, so it
+  // applies to every root's profile.
+  addSize1Prob: 0.6,
+  deepAddSize1Prob: 0.6,
+  cancelSize1Prob: 0.6,
+  tradeSize1Prob: 0.2,
+  modifyPerCancel: 0.9,
+  modifyDownShare: 0.4,
+  modifyUpShare: 0.2,
+  modifySize: 1.5,
+  burstBranching: 0.85,
+  burstDecayS: 0.002,
+  openSpikeBoost: 7,
+  openSpikeDecayS: 40,
+  closeSpikeBoost: 5,
+  closeSpikeDecayS: 60,
+});
+
+/** The order-flow fields of the profile (REALISTIC_FLOW and NEUTRAL_FLOW set exactly these). */
+type FlowFields = Pick<
+  MarketProfile,
+  | 'addSize1Prob'
+  | 'deepAddSize1Prob'
+  | 'cancelSize1Prob'
+  | 'tradeSize1Prob'
+  | 'modifyPerCancel'
+  | 'modifyDownShare'
+  | 'modifyUpShare'
+  | 'modifySize'
+  | 'burstBranching'
+  | 'burstDecayS'
+  | 'openSpikeBoost'
+  | 'openSpikeDecayS'
+  | 'closeSpikeBoost'
+  | 'closeSpikeDecayS'
+>;
+
+/** The default market's order-flow structure (ES_PROFILE's), as profile overrides. */
+export const REALISTIC_FLOW: Readonly<FlowFields> = Object.freeze({
+  addSize1Prob: ES_PROFILE.addSize1Prob,
+  deepAddSize1Prob: ES_PROFILE.deepAddSize1Prob,
+  cancelSize1Prob: ES_PROFILE.cancelSize1Prob,
+  tradeSize1Prob: ES_PROFILE.tradeSize1Prob,
+  modifyPerCancel: ES_PROFILE.modifyPerCancel,
+  modifyDownShare: ES_PROFILE.modifyDownShare,
+  modifyUpShare: ES_PROFILE.modifyUpShare,
+  modifySize: ES_PROFILE.modifySize,
+  burstBranching: ES_PROFILE.burstBranching,
+  burstDecayS: ES_PROFILE.burstDecayS,
+  openSpikeBoost: ES_PROFILE.openSpikeBoost,
+  openSpikeDecayS: ES_PROFILE.openSpikeDecayS,
+  closeSpikeBoost: ES_PROFILE.closeSpikeBoost,
+  closeSpikeDecayS: ES_PROFILE.closeSpikeDecayS,
+});
+
+/**
+ * The neutral order-flow structure: every size from its geometric, no modifies, no bursts, no
+ * spikes. With it the generator draws the same random numbers in the same order as before the
+ * flow fields existed (the market of v0.1.0's first releases; the calibration's base, the facts
+ * command's `--flow neutral`).
+ */
+export const NEUTRAL_FLOW: Readonly<FlowFields> = Object.freeze({
   addSize1Prob: 0,
   deepAddSize1Prob: 0,
   cancelSize1Prob: 0,
@@ -202,29 +265,8 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
   closeSpikeDecayS: 60,
 });
 
-/**
- * The order-flow structure of real ES MBO (issue 49 §2; docs/synthetic-market.md): 1-lot
- * dominated sizes (the rest larger, so the mean sizes stay as calibrated), modifies, Hawkes
- * bursts and the opening spike. It leaves the calibrated mean sizes and rates alone, so it
- * applies to every root's profile. Applied as profile overrides (`GeneratorOptions.profile`);
- * ES_PROFILE keeps the neutral values until the default market moves.
- */
-export const REALISTIC_FLOW: Readonly<Partial<MarketProfile>> = Object.freeze({
-  addSize1Prob: 0.6,
-  deepAddSize1Prob: 0.6,
-  cancelSize1Prob: 0.6,
-  tradeSize1Prob: 0.2,
-  modifyPerCancel: 0.9,
-  modifyDownShare: 0.4,
-  modifyUpShare: 0.2,
-  modifySize: 1.5,
-  burstBranching: 0.85,
-  burstDecayS: 0.002,
-  openSpikeBoost: 7,
-  openSpikeDecayS: 40,
-  closeSpikeBoost: 5,
-  closeSpikeDecayS: 60,
-});
+/** The market before issue 49 (each session on its own, neutral flow), for tests and comparisons. */
+export const NEUTRAL_MARKET: Readonly<Partial<MarketProfile>> = Object.freeze({ continuousPath: false, ...NEUTRAL_FLOW });
 
 /** Why a root cannot run on the synthetic market: its contract table has no market profile. */
 export function marketMissing(root: string, source: string): string {

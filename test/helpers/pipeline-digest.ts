@@ -13,6 +13,7 @@ import { ReplaySource, recordMarket } from '../../src/backtest/replay-source.ts'
 import { runSession, type SessionSpec } from '../../src/backtest/session.ts';
 import { MarketGenerator } from '../../src/market/generator.ts';
 import { contractForRoot } from '../../src/market/instruments.ts';
+import type { MarketProfile } from '../../src/market/profiles.ts';
 
 export const DIGEST_EVENTS = 300_000;
 
@@ -28,12 +29,17 @@ function sha(value: unknown): string {
   return createHash('sha256').update(json).digest('hex');
 }
 
-export function recordedStream(): { events: Float64Array; count: number } {
+/**
+ * The first DIGEST_EVENTS events of the session from `afterOpenNs` after its open, on the default
+ * market or with `profile`'s overrides (e.g. NEUTRAL_MARKET, the market before issue 49).
+ */
+export function recordedStream(afterOpenNs = 0, profile?: Partial<MarketProfile>): { events: Float64Array; count: number } {
   const s = spec(false);
   const gen = new MarketGenerator(contractForRoot(s.root), s.date, s.seed, {
-    sessionStartNs: s.sessionStartNs,
+    sessionStartNs: s.sessionStartNs + afterOpenNs,
     sessionEndNs: s.sessionEndNs,
     activity: s.activity,
+    profile,
   });
   return recordMarket(gen, RecordRing.allocate(EV_STRIDE, 1 << 16, false), DIGEST_EVENTS);
 }

@@ -29,8 +29,10 @@ const mode = process.argv[2];
 // 'recording': without it, with everything --fills/--orders/--quotes record.
 const s =
   mode === 'model' ? spec(true, true) : mode === 'recording' ? { ...spec(false, true), record: { orders: true, quotePositions: true } } : spec(false, false);
+// The events from 10:30, past the opening spike, whose first million events span only minutes:
+// from there they span enough of the market's moves for thousands of fills.
 const gen = new MarketGenerator(contractForRoot(s.root), s.date, s.seed, {
-  sessionStartNs: s.sessionStartNs,
+  sessionStartNs: s.sessionStartNs + 3600e9,
   sessionEndNs: s.sessionEndNs,
   activity: s.activity,
 });

@@ -8,12 +8,12 @@ import { parseArgs } from 'node:util';
 import { parseClock, parseDate } from '../calendar.ts';
 import { contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
 import { withSelectedProfile } from '../profile-file.ts';
-import { type MarketProfile, REALISTIC_FLOW } from '../profiles.ts';
+import { type MarketProfile, NEUTRAL_FLOW } from '../profiles.ts';
 import { dbnFacts, type SessionFacts, syntheticFacts } from './facts.ts';
 import { type FactsColumn, factsJson, factsTable } from './table.ts';
 
 export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs synthetic|PATH] [--symbol ES] [--date YYYY-MM-DD]
-                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--flow realistic | --profile FILE] [--json]
+                        [--seed N] [--seeds A-B] [--from HH:MM] [--to HH:MM] [--flow neutral | --profile FILE] [--json]
   --data PATH     a DBN file or directory (MBO or MBP-10); default: the synthetic market
   --vs SOURCE     a second source side by side: synthetic, or a DBN path
   --symbol S      synthetic: the contract root (default ES); data: a root or contract among its symbols
@@ -21,7 +21,7 @@ export const FACTS_USAGE = `usage: npm run facts -- [--data PATH] [--vs syntheti
   --seed N        synthetic: the seed (default 42)
   --seeds A-B     synthetic: also run seeds A..B and show their range in brackets
   --from, --to    the window, New York time (synthetic default 09:30-16:00; data: the whole trade date)
-  --flow F        synthetic: the order-flow structure, neutral (default) or realistic (REALISTIC_FLOW)
+  --flow F        synthetic: the order-flow structure, realistic (default) or neutral (NEUTRAL_FLOW)
   --profile FILE  synthetic: a market profile file (npm run calibrate; docs/calibration.md) for its root
   --json          full precision JSON instead of the table`;
 
@@ -98,7 +98,7 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
       throw new FlagError(`--to ${a.to} is not after --from ${a.from}: expected a window of at least one minute`);
     if (a.flow !== undefined && a.flow !== 'neutral' && a.flow !== 'realistic')
       throw new FlagError(`--flow ${JSON.stringify(a.flow)}: expected neutral or realistic`);
-    const flowProfile = a.flow === 'realistic' ? REALISTIC_FLOW : undefined;
+    const flowProfile = a.flow === 'neutral' ? NEUTRAL_FLOW : undefined;
     const sources: Source[] = [{ flag: '--data', path: a.data ?? null }];
     if (a.vs !== undefined) sources.push({ flag: '--vs', path: a.vs === 'synthetic' ? null : a.vs });
     for (const s of sources)
@@ -139,7 +139,7 @@ export function runFactsCommand(argv: string[], out: (s: string) => void, err: (
         startNs: fromNs ?? parseClock('09:30')!,
         endNs: toNs ?? parseClock('16:00')!,
       });
-      if (flowProfile) f.source += ' realistic flow';
+      if (flowProfile) f.source += ' neutral flow';
       return f;
     };
     columns = [];

@@ -14,21 +14,38 @@
 // without it, 99275ebe... and 9ed077ee...); every other value is as before. Issue 49 added the
 // session's openMidTicks (its open_mid): the digests moved by that field alone (without it they
 // are the previous pins, d0d6f461... and fb3c0c83...).
+// Issue 49 made the realistic order flow and the continuous daily path the default market: the
+// pinned session now starts an hour after the open (the first 300k events of the opening spike
+// span two minutes and gave 8 fills; from 10:30, 1,015 without the model), with the eight models
+// retrained on the new market. The market before it (NEUTRAL_MARKET) still gives the previous
+// pins from the open, bit for bit, without the model and for the feature vector (the model it
+// was pinned with is the one retrained).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
+import { NEUTRAL_MARKET } from '../../../src/market/profiles.ts';
 import { featureVectors, recordedStream, sessionDigest } from '../../helpers/pipeline-digest.ts';
 
-const rec = recordedStream();
+const HOUR = 3600e9;
+const rec = recordedStream(HOUR);
+const vectorDigest = (r: typeof rec) =>
+  createHash('sha256')
+    .update(JSON.stringify(featureVectors(50_000, false, r)))
+    .digest('hex');
 
 test('session results equal the pinned ones, without and with the model', () => {
-  assert.is(sessionDigest(false, rec), 'b47222d2839ec499cffc14474519b58bbad56252601abcc46877898994c1dfbd');
-  assert.is(sessionDigest(true, rec), '2c30e19c7f8da438a6b512952c323d15d09bee7c1f4ef13de494be7896000528');
+  assert.is(sessionDigest(false, rec), 'cd52b3bc2d0f19efc4c0dd58746431c4a16713e6027760ddbe69da9f7f4ad541');
+  assert.is(sessionDigest(true, rec), '63c89291bc0fc7477bc90a912d539b057d693461755a7c99807421231b4ba2d6');
 });
 
 test('the feature vector equals the pinned one at every checkpoint', () => {
-  const json = JSON.stringify(featureVectors(50_000, false, rec));
-  assert.is(createHash('sha256').update(json).digest('hex'), '07aea4b2caf635de853cfe6c94d82cd1288240af1b865e5a81af05a78318d002');
+  assert.is(vectorDigest(rec), 'a89782b9590de12e579d08da148c43015b857fa5f17e808510ef4ed9ca2e684b');
+});
+
+test('the market before issue 49 (NEUTRAL_MARKET) gives the previous pins from the open', () => {
+  const before = recordedStream(0, NEUTRAL_MARKET);
+  assert.is(sessionDigest(false, before), 'b47222d2839ec499cffc14474519b58bbad56252601abcc46877898994c1dfbd');
+  assert.is(vectorDigest(before), '07aea4b2caf635de853cfe6c94d82cd1288240af1b865e5a81af05a78318d002');
 });
 
 test('outputs computed on read do not depend on when, or how often, they are read', () => {

@@ -11,14 +11,18 @@ import { DbnReader, DbnWriter, FLAGS, isMbo, isMbp, type MboMsg, type MbpMsg, ne
 import { type ExportSession, exportMetadata, nanosPerTick, syntheticInstrumentId, writeSessions } from '../../../src/data/dbn/synthetic-export.ts';
 import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
+import { NEUTRAL_FLOW } from '../../../src/market/profiles.ts';
 
 const ES = contractForRoot('ES');
 const H = 3600e9;
 const LATENCY = 50_000;
 const EVENTS = 60_000;
+// The neutral flow (adds, cancels and trades only) so that every queue keeps the order of its
+// adds; the default flow's modifies (M records, with CME's priority rules) are checked in
+// test/unit/market/market-flow.test.ts.
 const SESSIONS: ExportSession[] = [
-  { date: '2024-01-02', rawSymbol: 'ESH24', spec: ES, seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, activity: 1 },
-  { date: '2024-01-03', rawSymbol: 'ESH24', spec: ES, seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, activity: 1 },
+  { date: '2024-01-02', rawSymbol: 'ESH24', spec: ES, seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, activity: 1, profile: NEUTRAL_FLOW },
+  { date: '2024-01-03', rawSymbol: 'ESH24', spec: ES, seed: 7, sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, activity: 1, profile: NEUTRAL_FLOW },
 ];
 
 interface L2 {
@@ -130,7 +134,7 @@ test('MBO: the L2 book rebuilt from the orders equals the generator\'s at every 
   assert.is(e, mbo.events.length);
   assert.is(resets, 2);
   // And the final book equals the generator's own DenseBook after the same events.
-  const gen = new MarketGenerator(ES, SESSIONS[1].date, SESSIONS[1].seed, { sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, activity: 1 });
+  const gen = new MarketGenerator(ES, SESSIONS[1].date, SESSIONS[1].seed, { sessionStartNs: 9.5 * H, sessionEndNs: 16 * H, activity: 1, profile: NEUTRAL_FLOW });
   const ring = RecordRing.allocate(EV_STRIDE, 1 << 12, false);
   for (let n = 0; n < EVENTS; ) {
     const got = gen.generate(ring, Math.min(ring.free(), EVENTS - n));

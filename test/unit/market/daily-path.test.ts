@@ -95,7 +95,7 @@ test('the path depends only on (root, seed): the same object for the same inputs
   assert.is.not(fresh, a);
   assert.is(fresh.gap[i], a.gap[i], 'the gaps do not depend on the reversion');
   assert.is.not(dailyPath(ES, p, 43).openTicks[i], a.openTicks[i]);
-  assert.is(ES_PROFILE.continuousPath, false, 'the default reproduces the market of before (the pinned digests)');
+  assert.is(ES_PROFILE.continuousPath, true, 'the default market is one path across days');
 });
 
 test('a date without a session is refused with the date in the message', () => {

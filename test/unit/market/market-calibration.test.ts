@@ -18,7 +18,7 @@ import { dbnFacts, syntheticFacts } from '../../../src/market/facts/facts.ts';
 import { runFactsCommand } from '../../../src/market/facts/facts-command.ts';
 import { CONTRACTS, contractForRoot } from '../../../src/market/instruments.ts';
 import { profileFileJson, readMarketProfile, withSelectedProfile } from '../../../src/market/profile-file.ts';
-import { type MarketProfile, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import { type MarketProfile, NEUTRAL_MARKET, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'market-calibration-'));
 const H = 3600e9;
@@ -27,7 +27,9 @@ const TO = 10 * H;
 
 // Volatility clustering off in truth and base: the activity is the U-shape alone, so a 30-minute
 // window identifies the rates (with clustering a day's activity level is part of its rates).
-const BASE: MarketProfile = { ...profileFor(CONTRACTS.ES), volOfVol: 0, dailyVolDispersion: 0 };
+// First the neutral flow (each size from its geometric, no modifies, bursts or spikes), then
+// below the default market's realistic flow.
+const BASE: MarketProfile = { ...profileFor(CONTRACTS.ES), ...NEUTRAL_MARKET, volOfVol: 0, dailyVolDispersion: 0 };
 const TRUTH: MarketProfile = {
   ...BASE,
   annualVol: 0.2,

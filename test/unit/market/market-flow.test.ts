@@ -1,7 +1,7 @@
 // The synthetic market's order-flow structure (issue 49 §2; docs/synthetic-market.md "Order-flow
-// structure"): REALISTIC_FLOW gives real ES MBO's structure on a 30-minute export measured by the
+// structure"): the default market's flow (REALISTIC_FLOW) gives real ES MBO's structure on a 30-minute export measured by the
 // facts command's DBN reader; its modifies are M records that replay to the generator's own book
-// with CME's priority rules; the neutral values draw exactly what the generator drew without them.
+// with CME's priority rules; the neutral values (NEUTRAL_FLOW) draw exactly what the generator drew without them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { dbnFacts, FACTS, syntheticFacts } from '../../../src/market/facts/facts
 import { MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { MOD_DOWN, MOD_MOVE_FROM, MOD_MOVE_TO, MOD_UP } from '../../../src/market/modify-tags.ts';
-import { ES_PROFILE, type MarketProfile, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import { ES_PROFILE, type MarketProfile, NEUTRAL_FLOW, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
 
 const H = 3600e9;
 const ES = contractForRoot('ES');
@@ -75,11 +75,14 @@ test('with the realistic flow and modify tags, a million events allocate nothing
   assert.ok(heapGrowth < 1 << 20, `heap grew by ${heapGrowth} bytes over 1M events`);
 });
 
-test('neutral values are neutral whatever their companions: the same stream as ES_PROFILE', () => {
+test('neutral values are neutral whatever their companions: the same stream as NEUTRAL_FLOW', () => {
   // With the size-1 shares, the modify hazard, the burst branching and the spike boosts at 0,
-  // the other new fields (modify shares and size, burst decay, spike decays) must not matter.
-  const base = stream(undefined, 200_000);
-  const other = stream({ modifyDownShare: 0.9, modifyUpShare: 0.1, modifySize: 7, burstDecayS: 3, openSpikeDecayS: 5, closeSpikeDecayS: 500 }, 200_000);
+  // the other flow fields (modify shares and size, burst decay, spike decays) must not matter.
+  const base = stream(NEUTRAL_FLOW, 200_000);
+  const other = stream(
+    { ...NEUTRAL_FLOW, modifyDownShare: 0.9, modifyUpShare: 0.1, modifySize: 7, burstDecayS: 3, openSpikeDecayS: 5, closeSpikeDecayS: 500 },
+    200_000,
+  );
   assert.is(base.length, 5 * 200_000);
   assert.ok(
     base.every((x, i) => Object.is(x, other[i])),
@@ -94,10 +97,12 @@ test('neutral values are neutral whatever their companions: the same stream as E
     'burstBranching',
     'openSpikeBoost',
     'closeSpikeBoost',
-  ] as const)
-    assert.is(ES_PROFILE[k], 0, k);
-  // And the realistic flow does change it (the comparison above can fail).
-  const real = stream(REALISTIC_FLOW, 1000);
+  ] as const) {
+    assert.is(NEUTRAL_FLOW[k], 0, k);
+    assert.ok(ES_PROFILE[k] > 0, `the default market has ${k}`);
+  }
+  // And the default (realistic) flow does change it (the comparison above can fail).
+  const real = stream(undefined, 1000);
   assert.not.ok(real.every((x, i) => Object.is(x, base[i])));
 });
 
@@ -180,7 +185,7 @@ test('MboFromL2 modifies: size down keeps the place, size up and price moves go 
   assert.equal(recs, [[A, 0x42, 7, 99, 1]]);
 });
 
-// A 30-minute ES export with the realistic flow, as `npm run facts -- --data` reads it.
+// A 30-minute ES export of the default market (its flow is REALISTIC_FLOW), as `npm run facts -- --data` reads it.
 const dir = mkdtempSync(join(tmpdir(), 'market-flow-'));
 const SESSION: ExportSession = {
   date: '2024-03-15',
@@ -190,10 +195,9 @@ const SESSION: ExportSession = {
   sessionStartNs: 9.5 * H,
   sessionEndNs: 10 * H,
   activity: 1,
-  profile: REALISTIC_FLOW,
 };
 
-test("30-minute ES export with REALISTIC_FLOW: the issue's targets, measured from its MBO records", async () => {
+test("30-minute ES export of the default market: the issue's targets, measured from its MBO records", async () => {
   const file = join(dir, 'es-30min.mbo.dbn.zst');
   await exportSynthetic(file, [SESSION], { schema: 'mbo', marketDataLatencyNs: 0 });
   const [f] = dbnFacts(file).map((s) => s.facts);
@@ -216,7 +220,6 @@ test("30-minute ES export with REALISTIC_FLOW: the issue's targets, measured fro
     seed: SESSION.seed,
     startNs: SESSION.sessionStartNs,
     endNs: SESSION.sessionEndNs,
-    profile: REALISTIC_FLOW,
   });
   for (const { key } of FACTS) assert.ok(Object.is(f[key], direct.facts[key]), `${key}: export ${f[key]} vs direct ${direct.facts[key]}`);
 });
@@ -307,7 +310,7 @@ test("export M records: the order book they build equals the L2 stream's at ever
   assert.ok(mods > 1000 && kept > 100 && moved > 100, `${mods} M records: ${kept} size-down, ${moved} price moves`);
 });
 
-test('facts command: --flow realistic measures the realistic flow; a bad --flow exits 2 naming it', () => {
+test('facts command: --flow neutral measures the neutral flow, the default the realistic one; a bad --flow exits 2 naming it', () => {
   const run = (...argv: string[]) => {
     let out = '';
     let err = '';
@@ -318,9 +321,12 @@ test('facts command: --flow realistic measures the realistic flow; a bad --flow 
     );
     return { code, out, err };
   };
-  const real = run('--from', '09:30', '--to', '09:40', '--flow', 'realistic', '--json');
+  const real = run('--from', '09:30', '--to', '09:40', '--json');
   assert.is(real.code, 0, real.err);
-  const neutral = run('--from', '09:30', '--to', '09:40', '--json');
+  assert.equal(run('--from', '09:30', '--to', '09:40', '--flow', 'realistic', '--json').out, real.out);
+  const neutral = run('--from', '09:30', '--to', '09:40', '--flow', 'neutral', '--json');
+  assert.is(neutral.code, 0, neutral.err);
+  assert.match(JSON.parse(neutral.out).sessions[0].source, /neutral flow/);
   const share = (o: string) => JSON.parse(o).sessions[0].facts.modify_share;
   assert.ok(share(real.out) >= 0.1, real.out.slice(0, 300));
   assert.is(share(neutral.out), 0);
