@@ -1,4 +1,4 @@
-// Training and evaluation of the mid-move model (npm run train; entry: train-cli.ts).
+// Training and evaluation of the mid-move model (npm run train; entry: src/bin/train.ts).
 //
 // Data: synthetic sessions of one contract root (dataset.ts; one model per root, written to
 // models/<ROOT>.json), sampled every 100 ms of market time, label = mid move over the next 1 s

@@ -19,7 +19,7 @@ export interface DashboardAppOptions {
   recorder?: StreamRecorder;
   /**
    * Host names this server answers besides localhost, 127.0.0.1 and [::1] (any port); ["*"] turns
-   * the check off. DASHBOARD_ALLOWED_HOSTS in dashboard.ts; default none.
+   * the check off. DASHBOARD_ALLOWED_HOSTS in src/bin/dashboard.ts; default none.
    */
   allowedHosts?: readonly string[];
 }

@@ -106,7 +106,7 @@ test('POST /api/backtest: useML on NQ runs with the NQ model; on a root without 
 
 test('npm run train refuses an unknown root, a root without a market, and bad arguments (exit 2)', () => {
   const train = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'ml', 'train-cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'bin', 'train.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   let r = train('--root', 'ZZ');
   assert.is(r.status, 2, r.stderr);
   assert.match(r.stderr, /--root ZZ: unknown contract root 'ZZ'/);

@@ -15,11 +15,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import { packageRoot } from './core/paths.ts';
-import { createDashboardApp } from './dashboard/server/app.ts';
-import { StreamRecorder } from './dashboard/server/recorder.ts';
-import { createLogger } from './log.ts';
-import { VERSION } from './version.ts';
+import { packageRoot } from '../core/paths.ts';
+import { createDashboardApp } from '../dashboard/server/app.ts';
+import { StreamRecorder } from '../dashboard/server/recorder.ts';
+import { createLogger } from '../log.ts';
+import { VERSION } from '../version.ts';
 
 const DEFAULT_PORT = 3000;
 const DEFAULT_ENGINE_URL = 'http://127.0.0.1:9090';

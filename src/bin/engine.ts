@@ -1,19 +1,19 @@
 // CLI entry: `node dist/engine.js [--backtest] [--config PATH] ...`.
 // Exit codes: 0 ok, 1 runtime or config error, 2 usage error.
 
-import { parseArgs, USAGE } from './cli/args.ts';
-import { backtestCommand } from './cli/backtest-command.ts';
-import { exportDbnCommand } from './cli/export-dbn-command.ts';
-import { inspectCommand } from './cli/inspect-command.ts';
-import { simulateCommand } from './cli/simulate-command.ts';
-import { sweepCommand } from './cli/sweep-command.ts';
-import { workerCommand } from './queue/worker.ts';
-import { ConfigError, loadConfig } from './config/load.ts';
-import { createLogger } from './log.ts';
-import { stderrLog } from './cli/held-log.ts';
-import { setUpStrategies } from './strategy/setup.ts';
-import { strategyCheckCommand } from './cli/strategy-check-command.ts';
-import { VERSION } from './version.ts';
+import { parseArgs, USAGE } from '../cli/args.ts';
+import { backtestCommand } from '../cli/backtest-command.ts';
+import { exportDbnCommand } from '../cli/export-dbn-command.ts';
+import { inspectCommand } from '../cli/inspect-command.ts';
+import { simulateCommand } from '../cli/simulate-command.ts';
+import { sweepCommand } from '../cli/sweep-command.ts';
+import { workerCommand } from '../queue/worker.ts';
+import { ConfigError, loadConfig } from '../config/load.ts';
+import { createLogger } from '../log.ts';
+import { stderrLog } from '../cli/held-log.ts';
+import { setUpStrategies } from '../strategy/setup.ts';
+import { strategyCheckCommand } from '../cli/strategy-check-command.ts';
+import { VERSION } from '../version.ts';
 
 async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2));
