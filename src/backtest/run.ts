@@ -1,7 +1,7 @@
 // Runs a backtest: one session per business day, each a task on the Piscina pool (in parallel,
 // one per worker), chained into one account (account.ts) and merged into one result. With no
 // pool (tests, a one-off), sessions run inline, one after another. Where they run is a port
-// (SessionExecutor): the pool, inline, or a BullMQ queue of worker processes (src/queue).
+// (SessionExecutor): the pool, inline, or a BullMQ queue of worker processes (src/jobs).
 
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -22,7 +22,7 @@ export interface BacktestTask {
 
 /**
  * Where sessions run, a port: the Piscina pool of this process (poolExecutor), inline (no pool),
- * or a queue of other processes (src/queue). Every executor runs the same SessionSpec (plain data,
+ * or a queue of other processes (src/jobs). Every executor runs the same SessionSpec (plain data,
  * seed and model included) through runSession, so the account and the merge see the same results.
  */
 export interface SessionExecutor {
@@ -35,7 +35,7 @@ export interface SessionExecutor {
   health?(): ExecutorHealth;
 }
 
-/** /health's `queue` (src/queue/executor.ts). */
+/** /health's `queue` (src/jobs/executor.ts). */
 export interface ExecutorHealth {
   status: 'ok' | 'unreachable';
   url: string;

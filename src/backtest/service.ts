@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { Piscina } from 'piscina';
 import type pino from 'pino';
-import type { BacktestResult, BacktestRun } from '../api/backtest-run.ts';
+import type { BacktestResult, BacktestRun } from '../wire/backtest-run.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { Admission } from './admission.ts';
 import { requestHash, replayable } from './journal/idempotency.ts';
@@ -68,7 +68,7 @@ export interface BacktestServiceOptions {
   progressIntervalMs?: number;
   /** Replaces runBacktest (tests). */
   runner?: Runner;
-  /** Where sessions run instead of the pool (QUEUE_URL: BullMQ workers, src/queue). */
+  /** Where sessions run instead of the pool (QUEUE_URL: BullMQ workers, src/jobs). */
   executor?: SessionExecutor;
 }
 

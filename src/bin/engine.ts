@@ -7,7 +7,7 @@ import { exportDbnCommand } from '../cli/export-dbn-command.ts';
 import { inspectCommand } from '../cli/inspect-command.ts';
 import { simulateCommand } from '../cli/simulate-command.ts';
 import { sweepCommand } from '../cli/sweep-command.ts';
-import { workerCommand } from '../queue/worker.ts';
+import { workerCommand } from '../jobs/worker.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import { createLogger } from '../log.ts';
 import { stderrLog } from '../cli/held-log.ts';

@@ -9,7 +9,7 @@
 
 import type { MiddlewareHandler } from 'hono';
 import { rateLimiter } from 'hono-rate-limiter';
-import { ARTIFACT_NAMES } from '../api/backtest-artifacts.ts';
+import { ARTIFACT_NAMES } from '../wire/backtest-artifacts.ts';
 import type { AppEnv } from './context.ts';
 import { apiError } from './errors.ts';
 

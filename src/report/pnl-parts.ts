@@ -1,7 +1,7 @@
 // The report's one place that reads P&L's parts from a result and from the fills table
 // (docs/metrics.md: gross − fees = net).
 
-import type { BacktestResult } from '../api/backtest-run.ts';
+import type { BacktestResult } from '../wire/backtest-run.ts';
 import type { Column } from '../research/fill-table.ts';
 
 export interface PnlParts {

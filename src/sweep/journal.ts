@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, re
 import { join } from 'node:path';
 import { writeAtomicSync } from '../core/atomic-write.ts';
 import type pino from 'pino';
-import type { SweepListItem, SweepRun } from '../api/sweep.ts';
+import type { SweepListItem, SweepRun } from '../wire/sweep.ts';
 import { IdempotencyKeys } from '../backtest/journal/idempotency.ts';
 import { QUARANTINE_DIR } from '../backtest/journal/quarantine.ts';
 import { boundedError, MAX_HEADER_BYTES } from '../backtest/journal/record.ts';

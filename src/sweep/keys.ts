@@ -2,7 +2,7 @@
 // (the CLI's --sweep) and the request's camelCase name (the HTTP grid). A key with a request
 // field varies that field of the request; any other key varies the config the point runs with
 // (the request has no field for it), validated by the config schema. Either way a value is
-// checked by the same bounds as a single run (src/api/bounds.ts).
+// checked by the same bounds as a single run (src/wire/bounds.ts).
 
 export type SweepSection = 'strategy' | 'risk' | 'execution' | 'params';
 

@@ -16,7 +16,7 @@ export interface SweepPointResult {
 
 export interface SweepRunOptions {
   pool?: Piscina | null;
-  /** Where sessions run instead of the pool (e.g. the BullMQ queue, src/queue). */
+  /** Where sessions run instead of the pool (e.g. the BullMQ queue, src/jobs). */
   executor?: SessionExecutor;
   /** Points run at once (default 1; with a pool, its thread count is a good value). */
   concurrency?: number;

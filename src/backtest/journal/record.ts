@@ -4,7 +4,7 @@
 // reads only the first line of each file (a few hundred bytes), so 10,000 runs load without
 // parsing their results; GET /api/backtests/{id} reads the second line on demand.
 
-import { BACKTEST_STATUSES, type BacktestListItem, type BacktestResult, type BacktestStatus } from '../../api/backtest-run.ts';
+import { BACKTEST_STATUSES, type BacktestListItem, type BacktestResult, type BacktestStatus } from '../../wire/backtest-run.ts';
 import type { ResolvedRequest } from '../request.ts';
 
 /** What the list serves, plus the run's idempotency key (remembered, never listed). */

@@ -7,7 +7,7 @@
 // the same parameter twice, since the engine resolves the old field into the parameter (and wants
 // use_ml through useML, which also loads the model).
 
-import type { StrategyInfo, StrategyList } from '../../api/strategies.ts';
+import type { StrategyInfo, StrategyList } from '../../wire/strategies.ts';
 import { SWEEP_KEYS } from '../../sweep/keys.ts';
 
 export type { StrategyInfo, StrategyList };

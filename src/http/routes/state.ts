@@ -1,7 +1,7 @@
 // GET /api/state[?symbol=X]: the live state of every symbol (or one). The stream's `state` event
 // carries the same payload.
 
-import type { StatePayload, SymbolState } from '../../api/live-state.ts';
+import type { StatePayload, SymbolState } from '../../wire/live-state.ts';
 import type { RuntimeView } from '../../runtime/view.ts';
 import { VERSION } from '../../version.ts';
 import { uptimeSeconds, type ApiContext, type App } from '../context.ts';

@@ -1,6 +1,6 @@
 // GET /api/strategies: the strategies this engine loaded (built-ins and files named at start).
 
-import type { StrategyList } from '../../api/strategies.ts';
+import type { StrategyList } from '../../wire/strategies.ts';
 import { strategyInfos } from '../../strategy/info.ts';
 import type { ApiContext, App } from '../context.ts';
 

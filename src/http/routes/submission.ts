@@ -3,7 +3,7 @@
 
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { FieldError } from '../../api/error.ts';
+import type { FieldError } from '../../wire/error.ts';
 import type { ApiContext, AppEnv } from '../context.ts';
 import { apiError } from '../errors.ts';
 

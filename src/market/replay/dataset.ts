@@ -6,7 +6,7 @@
 
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Dataset } from '../../api/datasets.ts';
+import type { Dataset } from '../../wire/datasets.ts';
 import { DbnReader, type DbnMetadata, FLAGS, sessionMidnightUnixNs } from '../../data/dbn/index.ts';
 import { type ContractSpec, contractForRoot, knownRoots, parseSymbol, rememberDataContract, SymbolError } from '../instruments.ts';
 import { nanosPerTick } from '../../data/dbn/synthetic-export.ts';

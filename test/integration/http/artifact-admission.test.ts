@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BacktestResult } from '../../../src/api/backtest-run.ts';
+import type { BacktestResult } from '../../../src/wire/backtest-run.ts';
 import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { ArtifactCache } from '../../../src/http/artifact-cache.ts';

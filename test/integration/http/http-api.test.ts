@@ -336,11 +336,11 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
   for (const ev of ['state', 'fill', 'alert', 'backtest_progress', 'backtest_complete']) assert.ok(body['x-sse-events'][ev], `stream event ${ev} documented`);
 });
 
-test('src/api (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
-  const dir = join(import.meta.dirname, '../../..', 'src', 'api');
+test('src/wire (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
+  const dir = join(import.meta.dirname, '../../..', 'src', 'wire');
   for (const f of readdirSync(dir)) {
     const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=]*?'([^']+)'/gm)].map((m) => m[1]);
-    for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/api/${f} imports '${spec}'`);
+    for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/wire/${f} imports '${spec}'`);
   }
 });
 

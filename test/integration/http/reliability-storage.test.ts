@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writ
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BacktestResult } from '../../../src/api/backtest-run.ts';
+import type { BacktestResult } from '../../../src/wire/backtest-run.ts';
 import { Admission } from '../../../src/backtest/admission.ts';
 import { serializeRecord, type BacktestRecord } from '../../../src/backtest/journal/record.ts';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';

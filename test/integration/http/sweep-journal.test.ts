@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SweepRun } from '../../../src/api/sweep.ts';
+import type { SweepRun } from '../../../src/wire/sweep.ts';
 import { BacktestService } from '../../../src/backtest/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';

@@ -12,7 +12,7 @@ import { BacktestService } from '../../../src/backtest/service.ts';
 import { createBacktestPool } from '../../../src/backtest/run.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
-import { createQueueExecutor } from '../../../src/queue/executor.ts';
+import { createQueueExecutor } from '../../../src/jobs/executor.ts';
 import { ensureBuilt } from '../../helpers/build.ts';
 import { ENGINE, tempDir, writeConfig } from '../../helpers/cli.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';

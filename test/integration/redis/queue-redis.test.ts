@@ -16,7 +16,7 @@ import { until, WAIT_MS } from '../../helpers/wait.ts';
 import { BacktestService } from '../../../src/backtest/service.ts';
 import { createBacktestPool } from '../../../src/backtest/run.ts';
 import { loadConfig } from '../../../src/config/load.ts';
-import { createQueueExecutor } from '../../../src/queue/executor.ts';
+import { createQueueExecutor } from '../../../src/jobs/executor.ts';
 import { capturingLogger } from '../../helpers/log.ts';
 
 const CONFIG = writeConfig(`

@@ -18,7 +18,7 @@ export const tradeMetricFields = {
 /**
  * Daily returns a run needs for its Sharpe ratio to be the daily one (below it, the intraday
  * one): a trading week. Fewer daily returns leave a sample std of three degrees of freedom or
- * less, too few to annualise (docs/metrics.md). Here, beside the shapes that describe it (src/api
+ * less, too few to annualise (docs/metrics.md). Here, beside the shapes that describe it (src/wire
  * imports only zod: the browser bundle reads it); src/portfolio/metrics.ts applies it.
  */
 export const DAILY_SHARPE_MIN_DAYS = 5;
