@@ -28,8 +28,8 @@ const workers = readdirSync('workers')
 await build({ ...common, entryPoints: entries, outdir: 'dist', outbase: 'src/bin' });
 if (workers.length) await build({ ...common, entryPoints: workers, outdir: 'dist/workers' });
 
-// The inference kernel (src/ml/mlp-simd.ts loads it): WebAssembly text assembled by wabt.
-const wat = (await initWabt()).parseWat('mlp-simd.wat', readFileSync('src/ml/mlp-simd.wat', 'utf8'), { simd: true });
+// The inference kernel (src/ml/inference/mlp-simd.ts loads it): WebAssembly text assembled by wabt.
+const wat = (await initWabt()).parseWat('mlp-simd.wat', readFileSync('src/ml/inference/mlp-simd.wat', 'utf8'), { simd: true });
 mkdirSync('dist/ml', { recursive: true });
 writeFileSync('dist/ml/mlp-simd.wasm', wat.toBinary({}).buffer);
 

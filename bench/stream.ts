@@ -16,7 +16,7 @@ import { contractForRoot } from '../src/market/instruments.ts';
 import { recordMarket } from '../src/backtest/replay-source.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest, type ResolvedRequest } from '../src/backtest/request.ts';
 import type { SessionSpec } from '../src/backtest/session.ts';
-import type { ModelFile } from '../src/ml/model.ts';
+import type { ModelFile } from '../src/ml/inference/model.ts';
 
 export const BENCH_ROOT = 'ES';
 export const BENCH_DATE = '2024-01-02';

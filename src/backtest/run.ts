@@ -12,7 +12,7 @@ import { feeScheduleView } from '../exchange/fees.ts';
 import { type AccountSession, runAccount, type SessionRunner } from './account.ts';
 import { mergeSessions, type BacktestResult } from './merge.ts';
 import { requestModel, sessionSpecs, type ResolvedRequest } from './request.ts';
-import type { Predictor } from '../ml/predictor.ts';
+import type { Predictor } from '../ml/inference/predictor.ts';
 import { runSession, type SessionResult, type SessionSpec } from './session.ts';
 
 export interface BacktestTask {

@@ -9,7 +9,7 @@ import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { packageRoot } from '../core/paths.ts';
-import { COMPARED_SIGNALS, compareSignals, signalsTable, type ComparedSignal } from '../ml/compare-signals.ts';
+import { COMPARED_SIGNALS, compareSignals, signalsTable, type ComparedSignal } from '../ml/training/compare-signals.ts';
 
 const USAGE =
   'usage: npm run compare-signals [-- --symbol ES --start YYYY-MM-DD --end YYYY-MM-DD --seeds 42,7,1 --signals ' +

@@ -4,7 +4,7 @@
 //   npm run model-roots [-- --write]
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { DOC, modelRootsMarkdown, shippedModels, withTable } from '../ml/model-roots-report.ts';
+import { DOC, modelRootsMarkdown, shippedModels, withTable } from '../ml/training/model-roots-report.ts';
 
 function main(argv: string[]): number {
   if (argv.some((a) => a !== '--write')) {

@@ -10,10 +10,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import { contractForRoot } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
-import { parseModel, serializeModel } from '../ml/model.ts';
-import { modelDir, modelFileName } from '../ml/model-store.ts';
-import { trainModel } from '../ml/train.ts';
-import { defaultTrainConfig } from '../ml/train-recipe.ts';
+import { parseModel, serializeModel } from '../ml/inference/model.ts';
+import { modelDir, modelFileName } from '../ml/inference/model-store.ts';
+import { trainModel } from '../ml/training/train.ts';
+import { defaultTrainConfig } from '../ml/training/train-recipe.ts';
 
 const USAGE = 'usage: npm run train [-- --root ROOT] [--config FILE] [--out DIR]';
 

@@ -11,7 +11,7 @@ import { createQueueExecutor, type QueueExecutor } from '../jobs/executor.ts';
 import { BacktestService } from '../backtest/service.ts';
 import { resolveApiToken } from '../http/auth.ts';
 import { startHttpServer } from '../http/server.ts';
-import { loadRootModel } from '../ml/model-store.ts';
+import { loadRootModel } from '../ml/inference/model-store.ts';
 import { SimulationRuntime, type ModelStatus } from '../runtime/simulation.ts';
 
 const SHUTDOWN_DEADLINE_MS = 9000;

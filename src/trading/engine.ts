@@ -48,7 +48,7 @@ import type { RecordRing } from '../core/ring.ts';
 import { Rng } from '../core/rng.ts';
 import type { Latency } from '../exchange/latency.ts';
 import type { ContractSpec } from '../market/instruments.ts';
-import type { Predictor } from '../ml/predictor.ts';
+import type { Predictor } from '../ml/inference/predictor.ts';
 import type { EquityCurve } from '../portfolio/equity-curve.ts';
 import { FL_MID, type FillLog } from '../portfolio/fill-log.ts';
 import type { MarkoutTracker } from '../portfolio/markouts.ts';

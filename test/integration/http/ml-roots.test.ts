@@ -15,7 +15,7 @@ import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
 import { createLogger } from '../../../src/log.ts';
 import { useConfiguredContracts } from '../../../src/market/instruments.ts';
-import { modelPath } from '../../../src/ml/model-store.ts';
+import { modelPath } from '../../../src/ml/inference/model-store.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';
 import { ROOT, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 import { beforeAll } from '../../helpers/hooks.ts';

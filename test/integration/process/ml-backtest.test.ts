@@ -12,7 +12,7 @@ import { validateBacktestRequest, type FieldError } from '../../../src/backtest/
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { defaultConfig, type EngineConfig } from '../../../src/config/schema.ts';
 import { packageRoot } from '../../../src/core/paths.ts';
-import { modelPath } from '../../../src/ml/model-store.ts';
+import { modelPath } from '../../../src/ml/inference/model-store.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-backtest-'));
 

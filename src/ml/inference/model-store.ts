@@ -6,9 +6,9 @@
 // trains one.
 
 import { isAbsolute, join, resolve } from 'node:path';
-import { defaultConfigPath, loadedConfigFile } from '../config/load.ts';
-import type { EngineConfig } from '../config/schema.ts';
-import { packageRoot } from '../core/paths.ts';
+import { defaultConfigPath, loadedConfigFile } from '../../config/load.ts';
+import type { EngineConfig } from '../../config/schema.ts';
+import { packageRoot } from '../../core/paths.ts';
 import { loadModelFile, type ModelLoad } from './model.ts';
 
 /** Directory of the model files: config `[model] dir`, relative to the package root. */

@@ -2,11 +2,11 @@
 // against every baseline, and a plain verdict on whether the model beats the best untrained
 // signal out of sample.
 
-import { FEATURE_COUNT } from '../book/features.ts';
-import { NS_PER_MS, NS_PER_S } from '../core/events.ts';
+import { FEATURE_COUNT } from '../../book/features.ts';
+import { NS_PER_MS, NS_PER_S } from '../../core/events.ts';
 import type { Dataset, SessionRef } from './dataset.ts';
 import type { Metrics } from './metrics.ts';
-import { multiplyAdds, type ModelFile } from './model.ts';
+import { multiplyAdds, type ModelFile } from '../inference/model.ts';
 import { SIGNAL_NAMES } from './signal-baselines.ts';
 import type { TrainConfig } from './train-recipe.ts';
 

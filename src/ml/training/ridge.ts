@@ -3,7 +3,7 @@
 // elimination. Ten unknowns: a hand-written solver is shorter than a linear-algebra dependency
 // and keeps the arithmetic order fixed.
 
-import { FEATURE_COUNT } from '../book/features.ts';
+import { FEATURE_COUNT } from '../../book/features.ts';
 
 /** Coefficients [intercept, one per feature] fitted on normalised rows `xn` and labels `y`. */
 export function fitRidge(xn: Float64Array, y: Float64Array, lambda: number): Float64Array {

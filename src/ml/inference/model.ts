@@ -29,7 +29,7 @@
 // tiny, so V8 inlines it into its callers and the double never leaves optimised code.
 
 import { readFileSync } from 'node:fs';
-import { FEATURE_DEFAULTS, FEATURE_NAMES } from '../book/features.ts';
+import { FEATURE_DEFAULTS, FEATURE_NAMES } from '../../book/features.ts';
 import type { Predictor } from './predictor.ts';
 
 export const MODEL_FORMAT = 'futures-mm-model';

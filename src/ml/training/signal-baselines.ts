@@ -10,10 +10,10 @@
 // clamp(ofi_norm, +-2) read directly as ticks, nothing fitted. Its scale is far from the least-squares one (a worse MSE), yet the size
 // of the shift matters to the strategy's P&L, so it is kept to compare backtests honestly.
 
-import { F_IMB_L1, F_MICRO_OFFSET, F_OFI, FEATURE_NAMES } from '../book/features.ts';
+import { F_IMB_L1, F_MICRO_OFFSET, F_OFI, FEATURE_NAMES } from '../../book/features.ts';
 import { predictDataset, type Dataset } from './dataset.ts';
 import type { Normalization } from './normalization.ts';
-import type { Predictor } from './predictor.ts';
+import type { Predictor } from '../inference/predictor.ts';
 
 /** Baseline name -> the feature it reads, and whether it is z-scored and scaled (else raw). */
 export const SIGNALS = {

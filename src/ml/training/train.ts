@@ -26,14 +26,14 @@
 // model once drifted from the code: see "The model" in the docs.
 
 import { createHash } from 'node:crypto';
-import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../book/features.ts';
-import { NS_PER_S } from '../core/events.ts';
-import { Rng } from '../core/rng.ts';
+import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../../book/features.ts';
+import { NS_PER_S } from '../../core/events.ts';
+import { Rng } from '../../core/rng.ts';
 import { Adam, type ParamGroup } from './adam.ts';
 import { buildDataset, datasetDigest, predictDataset, type Dataset, type SessionRef } from './dataset.ts';
 import { evaluate, round6, type Metrics } from './metrics.ts';
 import { MlpNetwork } from './mlp-network.ts';
-import { MODEL_FORMAT, MODEL_FORMAT_VERSION, MODEL_KIND, MlpPredictor, multiplyAdds, type ModelFile } from './model.ts';
+import { MODEL_FORMAT, MODEL_FORMAT_VERSION, MODEL_KIND, MlpPredictor, multiplyAdds, type ModelFile } from '../inference/model.ts';
 import { fitNormalization, normalize } from './normalization.ts';
 import { fitRidge, ridgePredict } from './ridge.ts';
 import { fitSignalBaseline, SIGNAL_NAMES, SignalPredictor, type SignalBaseline, type SignalName } from './signal-baselines.ts';

@@ -11,13 +11,13 @@
 // market-data latency is negligible against a 1 s horizon.
 
 import { createHash } from 'node:crypto';
-import { FEATURE_COUNT, FeatureExtractor } from '../book/features.ts';
-import { DenseBook } from '../book/dense-book.ts';
-import * as ev from '../core/events.ts';
-import { RecordRing } from '../core/ring.ts';
-import { MarketGenerator } from '../market/generator.ts';
-import { contractForRoot } from '../market/instruments.ts';
-import type { Predictor } from './predictor.ts';
+import { FEATURE_COUNT, FeatureExtractor } from '../../book/features.ts';
+import { DenseBook } from '../../book/dense-book.ts';
+import * as ev from '../../core/events.ts';
+import { RecordRing } from '../../core/ring.ts';
+import { MarketGenerator } from '../../market/generator.ts';
+import { contractForRoot } from '../../market/instruments.ts';
+import type { Predictor } from '../inference/predictor.ts';
 
 export interface SessionRef {
   root: string;

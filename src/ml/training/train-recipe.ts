@@ -1,8 +1,8 @@
 // The recipe of the shipped model: which sessions feed training, validation and the held-out
 // test, how they are sampled, and the hyper-parameters of the network and its optimiser.
 
-import { NS_PER_MS, NS_PER_S } from '../core/events.ts';
-import { parseClock } from '../market/calendar.ts';
+import { NS_PER_MS, NS_PER_S } from '../../core/events.ts';
+import { parseClock } from '../../market/calendar.ts';
 import type { SampleOptions, SessionRef } from './dataset.ts';
 
 export interface TrainConfig {

@@ -4,13 +4,13 @@
 // baseline predictor is an object the backtest pool's workers cannot receive; a signal's
 // P&L over several seeds is the sum of independent runs on identical markets.
 
-import type { BacktestResult } from '../backtest/merge.ts';
-import { requestModel, validateBacktestRequest } from '../backtest/request.ts';
-import { runBacktest } from '../backtest/run.ts';
-import type { EngineConfig } from '../config/schema.ts';
-import { createPredictor } from './mlp-simd.ts';
-import type { ModelFile } from './model.ts';
-import type { Predictor } from './predictor.ts';
+import type { BacktestResult } from '../../backtest/merge.ts';
+import { requestModel, validateBacktestRequest } from '../../backtest/request.ts';
+import { runBacktest } from '../../backtest/run.ts';
+import type { EngineConfig } from '../../config/schema.ts';
+import { createPredictor } from '../inference/mlp-simd.ts';
+import type { ModelFile } from '../inference/model.ts';
+import type { Predictor } from '../inference/predictor.ts';
 import { SIGNAL_NAMES, signalBaselineOf, SignalPredictor, type SignalName } from './signal-baselines.ts';
 
 export const COMPARED_SIGNALS = ['none', 'mlp', ...SIGNAL_NAMES] as const;

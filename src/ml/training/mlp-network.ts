@@ -3,8 +3,8 @@
 // the gradient over a minibatch. The forward pass adds the terms of each unit in input order,
 // as MlpPredictor (model.ts) does at run time, so a trained net predicts the same bits there.
 
-import type { Rng } from '../core/rng.ts';
-import type { LayerSpec } from './model.ts';
+import type { Rng } from '../../core/rng.ts';
+import type { LayerSpec } from '../inference/model.ts';
 
 /** Weights and biases of every layer (a copy of the best epoch's, say). */
 export interface MlpParams {

@@ -13,7 +13,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../core/paths.ts';
+import { packageRoot } from '../../core/paths.ts';
 import { MlpPredictor, multiplyAdds, validateModel, type ModelFile } from './model.ts';
 import type { Predictor } from './predictor.ts';
 

@@ -1,7 +1,7 @@
 // Input normalisation fitted on the training set: x' = clamp((x - mean) / std, -clip, clip).
 // The model file stores it, and MlpPredictor applies it the same way at run time.
 
-import { FEATURE_COUNT } from '../book/features.ts';
+import { FEATURE_COUNT } from '../../book/features.ts';
 import type { Dataset } from './dataset.ts';
 
 export interface Normalization {

@@ -25,11 +25,11 @@ export function withTable(doc: string, table: string): string {
 }
 
 import { join } from 'node:path';
-import { packageRoot } from '../core/paths.ts';
-import { BUILTIN_CONTRACTS } from '../market/instruments.ts';
+import { packageRoot } from '../../core/paths.ts';
+import { BUILTIN_CONTRACTS } from '../../market/instruments.ts';
 import type { Metrics } from './metrics.ts';
-import { loadModelFile, type ModelFile } from './model.ts';
-import { modelFileName } from './model-store.ts';
+import { loadModelFile, type ModelFile } from '../inference/model.ts';
+import { modelFileName } from '../inference/model-store.ts';
 import { SIGNAL_NAMES } from './signal-baselines.ts';
 import { bestSignal, REPORT_ROWS, type SetMetrics } from './train-report.ts';
 
