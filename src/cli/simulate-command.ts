@@ -8,7 +8,7 @@ import { liveMarketError } from '../runtime/live-source.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { DataDirLocked, lockDataDir, type DataDirLock } from '../core/data-dir-lock.ts';
 import { createQueueExecutor, type QueueExecutor } from '../jobs/executor.ts';
-import { BacktestService } from '../backtest/service.ts';
+import { BacktestService } from '../backtest-service/service.ts';
 import { resolveApiToken } from '../http/auth.ts';
 import { startHttpServer } from '../http/server.ts';
 import { loadRootModel } from '../ml/inference/model-store.ts';

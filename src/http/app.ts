@@ -10,7 +10,7 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { matchedRoutes } from 'hono/route';
-import type { BacktestEvent } from '../backtest/service.ts';
+import type { BacktestEvent } from '../backtest-service/service.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ApiContext, App, AppEnv, HttpDeps } from './context.ts';
 import { bearerAuth, bearerMatches, digest, tokenNeeded } from './auth.ts';

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type pino from 'pino';
-import type { BacktestService } from '../backtest/service.ts';
+import type { BacktestService } from '../backtest-service/service.ts';
 import type { SweepService } from '../sweep/service.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import type { RuntimeView } from '../runtime/view.ts';

@@ -8,7 +8,7 @@
 import { BACKTEST_ARTIFACTS } from '../../wire/backtest-artifacts.ts';
 import { modelForRequest, type ResolvedRequest } from '../../backtest/request.ts';
 import { runBacktest, type BacktestRun } from '../../backtest/run.ts';
-import type { BacktestService } from '../../backtest/service.ts';
+import type { BacktestService } from '../../backtest-service/service.ts';
 import type { BacktestResult } from '../../wire/backtest-run.ts';
 import type { EngineConfig } from '../../config/schema.ts';
 import { equityFile, fillsFile, ordersFile, quotesFile, reportFile } from '../../research/artifacts.ts';

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BacktestResult } from '../../../src/wire/backtest-run.ts';
-import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { BacktestService, type Runner } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { ArtifactCache } from '../../../src/http/artifact-cache.ts';
 import { startHttpServer, type HttpServer } from '../../../src/http/server.ts';

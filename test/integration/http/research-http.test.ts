@@ -10,7 +10,7 @@ import { ensureBuilt } from '../../helpers/build.ts';
 import { capturingLogger } from '../../helpers/log.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';
 import { beforeAll } from '../../helpers/hooks.ts';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { fillsCsv } from '../../../src/backtest/fills-csv.ts';

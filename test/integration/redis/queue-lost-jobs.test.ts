@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { createBacktestPool } from '../../../src/backtest/run.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';

@@ -23,9 +23,9 @@ import { Journal, type StorageHealth } from './journal/journal.ts';
 import { boundedError, type BacktestIndexEntry, type BacktestRecord } from './journal/record.ts';
 import type { Page } from './journal/run-index.ts';
 import { RecordTooLargeError } from './journal/store.ts';
-import { validateBacktestRequest, type FieldError, type ResolvedRequest } from './request.ts';
+import { validateBacktestRequest, type FieldError, type ResolvedRequest } from '../backtest/request.ts';
 import { warnDataQuality } from '../market/replay/quality.ts';
-import { createBacktestPool, runBacktest, type RunOptions, type SessionExecutor } from './run.ts';
+import { createBacktestPool, runBacktest, type RunOptions, type SessionExecutor } from '../backtest/run.ts';
 
 export type { BacktestIndexEntry, BacktestRecord } from './journal/record.ts';
 export type { StorageHealth } from './journal/journal.ts';

@@ -5,7 +5,7 @@
 // parsing their results; GET /api/backtests/{id} reads the second line on demand.
 
 import { BACKTEST_STATUSES, type BacktestListItem, type BacktestResult, type BacktestStatus } from '../../wire/backtest-run.ts';
-import type { ResolvedRequest } from '../request.ts';
+import type { ResolvedRequest } from '../../backtest/request.ts';
 
 /** What the list serves, plus the run's idempotency key (remembered, never listed). */
 export type BacktestIndexEntry = BacktestListItem & { idempotency: BacktestRecord['idempotency'] };
