@@ -7,7 +7,7 @@ import type { Piscina } from 'piscina';
 import { runBacktest, type SessionExecutor } from '../backtest/run.ts';
 import type { SweepValue } from './grid.ts';
 import type { PlannedPoint } from './plan.ts';
-import { pointResult, type PointResult } from './summary.ts';
+import { pointResult, type PointResult } from '../wire/sweep-summary.ts';
 
 export interface SweepPointResult {
   params: Record<string, SweepValue>;

@@ -8,7 +8,7 @@ import type { SweepAxis } from './grid.ts';
 import type { SweepDocument } from './output.ts';
 import { holdoutSplit, type ParamNaming, type PlannedPoint, planSweep } from './plan.ts';
 import { runSweep, type SweepRunOptions } from './runner.ts';
-import { rankOrder } from './summary.ts';
+import { rankOrder } from '../wire/sweep-summary.ts';
 
 /** How many of the best points a holdout evaluates. */
 export const HOLDOUT_TOP = 3;

@@ -1,6 +1,6 @@
 // POST /api/sweeps: the backtest request's fields (the part every point shares) plus the grid,
 // and the sweep as GET /api/sweeps/{id} serves it. The grid's keys are the request's camelCase
-// names (src/sweep/keys.ts); each value is checked by the same bounds as a single request.
+// names (src/wire/sweep-keys.ts); each value is checked by the same bounds as a single request.
 
 import { z } from 'zod';
 import { backtestRequestSchema } from './backtest-request.ts';

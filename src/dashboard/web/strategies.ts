@@ -8,7 +8,7 @@
 // use_ml through useML, which also loads the model).
 
 import type { StrategyInfo, StrategyList } from '../../wire/strategies.ts';
-import { SWEEP_KEYS } from '../../sweep/keys.ts';
+import { SWEEP_KEYS } from '../../wire/sweep-keys.ts';
 
 export type { StrategyInfo, StrategyList };
 

@@ -2,9 +2,9 @@
 // the points by one column, and the heatmap matrix of a metric over two parameters.
 
 import type { SweepRun } from '../../wire/sweep.ts';
-import { traded } from '../../sweep/summary.ts';
+import { traded } from '../../wire/sweep-summary.ts';
 
-export { rankOrder, traded, untradedNote } from '../../sweep/summary.ts';
+export { rankOrder, traded, untradedNote } from '../../wire/sweep-summary.ts';
 
 export type SweepPoint = NonNullable<SweepRun['result']>['points'][number];
 export type ParamValue = SweepPoint['params'][string];

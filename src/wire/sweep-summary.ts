@@ -2,7 +2,7 @@
 // run's result unchanged (full precision), and the ranking. One definition of the ranking: by
 // total P&L, highest first; equal P&L keeps grid order.
 
-import type { BacktestResult, MarkoutFigure } from '../wire/backtest-run.ts';
+import type { BacktestResult, MarkoutFigure } from './backtest-run.ts';
 
 export interface PointResult {
   sessions: number;
