@@ -1,0 +1,44 @@
+// The dashboard is a program of its own (docs/architecture.md, "Layout"): it reaches the engine
+// over HTTP only, so it imports the wire contract and nothing else of the engine's source, and
+// the engine never imports the dashboard. Counted over every import statement (type-only ones
+// included) of src/dashboard/ and src/bin/dashboard.ts.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { relative } from 'node:path';
+import { parseDependencyTree } from 'dpdm';
+import { ROOT } from '../../helpers/cli.ts';
+
+const isDashboard = (f: string) => f.startsWith('src/dashboard/') || f === 'src/bin/dashboard.ts';
+
+/** What the dashboard may import besides itself: the wire contract, the reference tables both programs format and count with
+ * (contract specs, the CME calendar), and the process basics of an entry point (log, version, package root). */
+const ALLOWED = [/^src\/wire\//, /^src\/market\/instruments\.ts$/, /^src\/market\/calendar\.ts$/, /^src\/log\.ts$/, /^src\/version\.ts$/, /^src\/core\/paths\.ts$/];
+
+async function edges(): Promise<[string, string][]> {
+  const tree = await parseDependencyTree(['src/**/*.ts', 'workers/**/*.ts'], { context: ROOT, transform: false, skipDynamicImports: false });
+  const out: [string, string][] = [];
+  for (const [file, deps] of Object.entries(tree)) {
+    for (const d of deps ?? []) {
+      const to = d.id ? relative(ROOT, d.id) : '';
+      if (/^(src|workers)\//.test(to)) out.push([relative(ROOT, file), to]);
+    }
+  }
+  return out;
+}
+
+const all = edges();
+
+test('the dashboard imports only itself, the wire contract and the listed reference tables', async () => {
+  const e = await all;
+  assert.ok(e.filter(([from]) => isDashboard(from)).length > 30, 'the dashboard has imports to check');
+  const crossing = e.filter(([from, to]) => isDashboard(from) && !isDashboard(to) && !ALLOWED.some((re) => re.test(to)));
+  assert.equal(crossing.map(([a, b]) => `${a} -> ${b}`), []);
+});
+
+test('nothing outside the dashboard imports it', async () => {
+  const e = await all;
+  const into = e.filter(([from, to]) => !isDashboard(from) && isDashboard(to));
+  assert.equal(into.map(([a, b]) => `${a} -> ${b}`), []);
+});
+
+test.run();
