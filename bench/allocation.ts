@@ -7,7 +7,7 @@
 // Target: zero GCs and no heap growth.
 
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
 import { runSession, type MarketSource, type SessionSpec } from '../src/backtest/session.ts';
 import type { RecordRing } from '../src/core/ring.ts';
 import type { Recording } from './stream.ts';

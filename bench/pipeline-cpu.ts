@@ -12,7 +12,7 @@
 // and a hash of every session result (equal hashes: the same backtest).
 
 import { createHash } from 'node:crypto';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
 import { runSession, type SessionResult } from '../src/backtest/session.ts';
 import { REALISTIC_FLOW } from '../src/market/profiles.ts';
 import { profileWhile } from './profile.ts';

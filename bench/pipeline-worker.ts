@@ -12,7 +12,7 @@
 // round thirteen): the ratio swung with the placement.
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
 import { runSession, type SessionResult, type SessionSpec } from '../src/backtest/session.ts';
 import { ccxtPeer } from './book.ts';
 import type { BookStream } from './stream.ts';

@@ -203,7 +203,7 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
     const thr: Run[] = [];
     const inl: Run[] = [];
     // Warm-up of the engine code, and of the decoder and inflater threads, which are kept for the
-    // next session as in a backtest of many days (src/backtest/source-thread.ts): each variant starts warm.
+    // next session as in a backtest of many days (src/market/source-thread.ts): each variant starts warm.
     const specThreaded: SessionSpec = { ...spec, generatorThread: true };
     runSession(spec);
     runSession(specThreaded);

@@ -13,7 +13,7 @@ import { DenseBook } from '../src/book/dense-book.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import type { MarketProfile } from '../src/market/profiles.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
-import { recordMarket } from '../src/backtest/replay-source.ts';
+import { recordMarket } from '../src/market/replay-source.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest, type ResolvedRequest } from '../src/backtest/request.ts';
 import type { SessionSpec } from '../src/backtest/session.ts';
 import type { ModelFile } from '../src/ml/inference/model.ts';

@@ -19,7 +19,7 @@ import { RecordRing } from '../src/core/ring.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { type MarketProfile, REALISTIC_FLOW } from '../src/market/profiles.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
 import { runSession, type SessionSpec } from '../src/backtest/session.ts';
 import { createBacktestPool, runBacktest } from '../src/backtest/run.ts';
 import { availableParallelism } from 'node:os';

@@ -17,7 +17,7 @@
 
 import { createPredictor } from '../src/ml/inference/mlp-simd.ts';
 import { runSession, type SessionSpec, type SessionTaps } from '../src/backtest/session.ts';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
 import type { Recording } from './stream.ts';
 import { loadavg, median, percentiles, type Percentiles } from './util.ts';
 

@@ -1,4 +1,4 @@
-// A session's market source in a thread of its own (src/backtest/source-thread.ts): a DBN replay
+// A session's market source in a thread of its own (src/market/source-thread.ts): a DBN replay
 // (its zstd inflated in a thread of its own: src/data/dbn/inflate-thread.ts, its records turned
 // into L2 events by DbnMarketSource) or the synthetic generator, publishing its events on the
 // shared ring and waiting while the ring is full. Each job ends with a state word: done, or
@@ -19,7 +19,7 @@ import {
   SRC_STOP,
   STATE_DONE,
   STATE_FAILED,
-} from '../src/backtest/source-thread.ts';
+} from '../src/market/source-thread.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { openInflated } from '../src/data/dbn/inflate-thread.ts';
 import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';

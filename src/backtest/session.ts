@@ -22,7 +22,7 @@ import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { touchMid } from '../book/dense-book.ts';
 import { openReplaySource } from '../market/replay/dbn-source.ts';
-import { ThreadedSource } from './source-thread.ts';
+import { ThreadedSource } from '../market/source-thread.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
 import { qualityOf, type ReplayQuality } from '../market/replay/quality.ts';
 import type { L3Tape } from '../exchange/l3-fifo-queue.ts';

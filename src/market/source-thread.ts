@@ -22,11 +22,11 @@ import { EV_STRIDE } from '../core/events.ts';
 import { workerPath } from '../core/paths.ts';
 import { RecordRing, type RingMemory } from '../core/ring.ts';
 import { L3Tape } from '../exchange/l3-fifo-queue.ts';
-import type { MarketSource } from './session.ts';
-import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
-import { TAPE_CAPACITY } from '../market/replay/dbn-source.ts';
-import { REPLAY_QUALITY_FIELDS } from '../market/replay/quality.ts';
-import type { ContractSpec } from '../market/instruments.ts';
+import type { MarketSource } from '../backtest/session.ts';
+import type { ReplaySessionSpec } from './replay/replay-spec.ts';
+import { TAPE_CAPACITY } from './replay/dbn-source.ts';
+import { REPLAY_QUALITY_FIELDS } from './replay/quality.ts';
+import type { ContractSpec } from './instruments.ts';
 
 export const SOURCE_RING_CAPACITY = 1 << 15;
 /** Events per batch the worker publishes. */

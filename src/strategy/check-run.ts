@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { ReplaySource } from '../backtest/replay-source.ts';
+import { ReplaySource } from '../market/replay-source.ts';
 import { runSession, type SessionResult, type SessionSpec } from '../backtest/session.ts';
 import { Engine } from '../trading/engine.ts';
 import type { Strategy, StrategyContext, StrategyDefinition } from './port.ts';

@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { EV_STRIDE } from '../core/events.ts';
 import { workerPath } from '../core/paths.ts';
 import { RecordRing } from '../core/ring.ts';
-import { recordMarket } from '../backtest/replay-source.ts';
+import { recordMarket } from '../market/replay-source.ts';
 import type { SessionSpec } from '../backtest/session.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { contractForRoot } from '../market/instruments.ts';

@@ -27,7 +27,7 @@ import { MboBook } from './mbo-book.ts';
 import { MBP_LEVELS, Mbp10Book } from './mbp10-book.ts';
 import { Q, REPLAY_QUALITY_FIELDS } from './quality.ts';
 import type { ReplaySessionSpec } from './replay-spec.ts';
-import { ThreadedSource } from '../../backtest/source-thread.ts';
+import { ThreadedSource } from '../source-thread.ts';
 
 const F_SNAPSHOT = FLAGS.F_SNAPSHOT;
 const CLEAR = 0x52; // action R
@@ -247,7 +247,7 @@ export class DbnMarketSource implements MarketSource {
 
 /**
  * The market source of a replayed session (runSession's): decoded in its own thread
- * (src/backtest/source-thread.ts) unless `inline`, which decodes on the calling thread.
+ * (src/market/source-thread.ts) unless `inline`, which decodes on the calling thread.
  */
 export function openReplaySource(spec: ReplaySessionSpec, startNs: number, endNs: number, inline = false): MarketSource {
   return inline ? new DbnMarketSource(spec, startNs, endNs) : new ThreadedSource({ kind: 'replay', replay: spec }, startNs, endNs);

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { ReplaySource, recordMarket } from '../../../src/backtest/replay-source.ts';
+import { ReplaySource, recordMarket } from '../../../src/market/replay-source.ts';
 import { runSession } from '../../../src/backtest/session.ts';
 import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
 import { parseConfig } from '../../../src/config/load.ts';

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OL_KIND, OL_QTY, OL_STRIDE, ORDER_EVENTS } from '../../../src/backtest/order-log.ts';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { ReplaySource, recordMarket } from '../../../src/backtest/replay-source.ts';
+import { ReplaySource, recordMarket } from '../../../src/market/replay-source.ts';
 import { runSession } from '../../../src/backtest/session.ts';
 import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
 import { ASK, BID, ER_STRIDE, EV_STRIDE, MD_ADD, MD_TRADE, OM_MODIFY, OM_STRIDE, OM_TYPE } from '../../../src/core/events.ts';

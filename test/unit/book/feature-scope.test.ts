@@ -12,7 +12,7 @@ import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { ReplaySource } from '../../../src/backtest/replay-source.ts';
+import { ReplaySource } from '../../../src/market/replay-source.ts';
 import { predictorForSpec, runSession, type SessionSpec } from '../../../src/backtest/session.ts';
 import { LatencyModel } from '../../../src/exchange/latency.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
