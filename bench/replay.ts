@@ -31,7 +31,7 @@ import { DbnReader, RTYPE } from '../src/data/dbn/index.ts';
 import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
-import { openReplaySource } from '../src/market/replay/dbn-source.ts';
+import { openReplaySource } from '../src/market/source-thread.ts';
 import { benchConfig } from './stream.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { EV_STRIDE } from '../src/core/events.ts';

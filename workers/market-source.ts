@@ -6,7 +6,7 @@
 // (source-thread.ts keeps it idle).
 
 import { parentPort } from 'node:worker_threads';
-import type { MarketSource } from '../src/backtest/session.ts';
+import type { MarketSource } from '../src/market/source.ts';
 import {
   ERROR_BYTES,
   RING_HEAD,

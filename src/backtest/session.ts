@@ -21,8 +21,8 @@ import { MarketGenerator } from '../market/generator.ts';
 import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { touchMid } from '../book/dense-book.ts';
-import { openReplaySource } from '../market/replay/dbn-source.ts';
-import { ThreadedSource } from '../market/source-thread.ts';
+import type { MarketSource } from '../market/source.ts';
+import { openReplaySource, ThreadedSource } from '../market/source-thread.ts';
 import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
 import { qualityOf, type ReplayQuality } from '../market/replay/quality.ts';
 import type { L3Tape } from '../exchange/l3-fifo-queue.ts';
@@ -144,18 +144,6 @@ export interface SessionResult {
   quotePositions?: Float64Array;
   /** Recorded data only (absent for the synthetic market): how the file met the engine. */
   dataQuality?: ReplayQuality;
-}
-
-/** Where market events come from: the synthetic generator, recorded data, a recorded stream (bench). */
-export interface MarketSource {
-  generate(ring: RecordRing, maxEvents: number): number;
-  readonly done: boolean;
-  /** Order priorities beside the ring (order-level data only): what the l3_fifo model reads. */
-  readonly tape?: L3Tape | null;
-  /** Releases what the source holds (a file, a decoder thread). */
-  close?(): void;
-  /** Recorded data: its data-quality counters (src/market/replay/quality.ts) once done. */
-  qualityCounts?(): Float64Array | null;
 }
 
 /** Observers of what crosses each link (tests, benchmarks), called as the record is delivered. */

@@ -3,7 +3,7 @@
 
 import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
-import type { MarketSource } from '../backtest/session.ts';
+import type { MarketSource } from './source.ts';
 import { MboFromL2 } from '../data/dbn/mbo-from-l2.ts';
 import { MarketGenerator } from './generator.ts';
 

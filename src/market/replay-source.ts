@@ -9,7 +9,7 @@
 
 import { EV_STRIDE } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
-import type { MarketSource } from '../backtest/session.ts';
+import type { MarketSource } from './source.ts';
 
 export class ReplaySource implements MarketSource {
   readonly events: Float64Array;

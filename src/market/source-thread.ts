@@ -22,9 +22,9 @@ import { EV_STRIDE } from '../core/events.ts';
 import { workerPath } from '../core/paths.ts';
 import { RecordRing, type RingMemory } from '../core/ring.ts';
 import { L3Tape } from '../exchange/l3-fifo-queue.ts';
-import type { MarketSource } from '../backtest/session.ts';
+import { type MarketSource, TAPE_CAPACITY } from './source.ts';
 import type { ReplaySessionSpec } from './replay/replay-spec.ts';
-import { TAPE_CAPACITY } from './replay/dbn-source.ts';
+import { DbnMarketSource } from './replay/dbn-source.ts';
 import { REPLAY_QUALITY_FIELDS } from './replay/quality.ts';
 import type { ContractSpec } from './instruments.ts';
 
@@ -216,4 +216,12 @@ export class ThreadedSource implements MarketSource {
     const len = Atomics.load(this.status, SRC_ERROR_LEN);
     return new TextDecoder().decode(this.error.slice(0, len));
   }
+}
+
+/**
+ * The market source of a replayed session (runSession's): decoded in its own thread
+ * (ThreadedSource above) unless `inline`, which decodes on the calling thread.
+ */
+export function openReplaySource(spec: ReplaySessionSpec, startNs: number, endNs: number, inline = false): MarketSource {
+  return inline ? new DbnMarketSource(spec, startNs, endNs) : new ThreadedSource({ kind: 'replay', replay: spec }, startNs, endNs);
 }
