@@ -7,7 +7,7 @@ import { Rng } from '../core/rng.ts';
 import { FeeSchedule, type RootFeeParams } from './fees.ts';
 import { type Latency, LatencyModel, type LatencyParams } from './latency.ts';
 import type { L3Tape } from './l3-fifo-queue.ts';
-import { queueModelFromName } from './queue-model.ts';
+import { queueModelFromName } from './queue-model-factory.ts';
 import { SimExchange } from './sim-exchange.ts';
 
 /** How the venue executes: plain data, so it crosses into pool workers and job queues. */
