@@ -13,7 +13,7 @@ import { ReplaySource, recordMarket } from '../../src/market/replay-source.ts';
 import { runSession, type SessionSpec } from '../../src/backtest/session.ts';
 import { MarketGenerator } from '../../src/market/generator.ts';
 import { contractForRoot } from '../../src/market/instruments.ts';
-import type { MarketProfile } from '../../src/market/profiles.ts';
+import type { MarketProfile } from '../../src/market/market-profile.ts';
 
 export const DIGEST_EVENTS = 300_000;
 

@@ -11,7 +11,7 @@ import { RecordRing } from '../../core/ring.ts';
 import { hashSeed } from '../../core/rng.ts';
 import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../../market/generator.ts';
 import type { ContractSpec } from '../../market/instruments.ts';
-import type { MarketProfile } from '../../market/profiles.ts';
+import type { MarketProfile } from '../../market/market-profile.ts';
 import { FLAGS } from './constants.ts';
 import type { DbnMetadata, SymbolMapping } from './metadata.ts';
 import { MboFromL2 } from './mbo-from-l2.ts';

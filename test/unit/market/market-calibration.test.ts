@@ -18,7 +18,8 @@ import { dbnFacts, syntheticFacts } from '../../../src/market/facts/facts.ts';
 import { runFactsCommand } from '../../../src/market/facts/facts-command.ts';
 import { CONTRACTS, contractForRoot } from '../../../src/market/instruments.ts';
 import { profileFileJson, readMarketProfile, withSelectedProfile } from '../../../src/market/profile-file.ts';
-import { type MarketProfile, NEUTRAL_MARKET, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import { NEUTRAL_MARKET, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import type { MarketProfile } from '../../../src/market/market-profile.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'market-calibration-'));
 const H = 3600e9;

@@ -18,7 +18,8 @@ import { dbnFacts, FACTS, syntheticFacts } from '../../../src/market/facts/facts
 import { MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { MOD_DOWN, MOD_MOVE_FROM, MOD_MOVE_TO, MOD_UP } from '../../../src/market/modify-tags.ts';
-import { ES_PROFILE, type MarketProfile, NEUTRAL_FLOW, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import { ES_PROFILE, NEUTRAL_FLOW, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import type { MarketProfile } from '../../../src/market/market-profile.ts';
 
 const H = 3600e9;
 const ES = contractForRoot('ES');
