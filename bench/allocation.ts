@@ -8,7 +8,8 @@
 
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { ReplaySource } from '../src/market/replay-source.ts';
-import { runSession, type SessionSpec } from '../src/backtest/session.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionSpec } from '../src/backtest/session-spec.ts';
 import type { MarketSource } from '../src/market/source.ts';
 import type { RecordRing } from '../src/core/ring.ts';
 import type { Recording } from './stream.ts';

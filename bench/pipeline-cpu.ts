@@ -13,7 +13,8 @@
 
 import { createHash } from 'node:crypto';
 import { ReplaySource } from '../src/market/replay-source.ts';
-import { runSession, type SessionResult } from '../src/backtest/session.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionResult } from '../src/backtest/session-spec.ts';
 import { REALISTIC_FLOW } from '../src/market/profiles.ts';
 import { profileWhile } from './profile.ts';
 import { benchConfig, benchRequest, recordSession } from './stream.ts';

@@ -15,7 +15,7 @@ import type { MarketProfile } from '../src/market/market-profile.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { recordMarket } from '../src/market/replay-source.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest, type ResolvedRequest } from '../src/backtest/request.ts';
-import type { SessionSpec } from '../src/backtest/session.ts';
+import type { SessionSpec } from '../src/backtest/session-spec.ts';
 import type { ModelFile } from '../src/ml/inference/model.ts';
 
 export const BENCH_ROOT = 'ES';

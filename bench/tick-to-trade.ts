@@ -16,7 +16,8 @@
 // filled and cancelled as in a real session.
 
 import { createPredictor } from '../src/ml/inference/mlp-simd.ts';
-import { runSession, type SessionSpec, type SessionTaps } from '../src/backtest/session.ts';
+import { runSession, type SessionTaps } from '../src/backtest/session.ts';
+import type { SessionSpec } from '../src/backtest/session-spec.ts';
 import { ReplaySource } from '../src/market/replay-source.ts';
 import type { Recording } from './stream.ts';
 import { loadavg, median, percentiles, type Percentiles } from './util.ts';

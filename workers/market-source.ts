@@ -3,7 +3,7 @@
 // into L2 events by DbnMarketSource) or the synthetic generator, publishing its events on the
 // shared ring and waiting while the ring is full. Each job ends with a state word: done, or
 // failed with the error's text. The worker takes one job per message and stays for the next
-// (source-thread.ts keeps it idle).
+// (src/market/source-thread.ts keeps it idle).
 
 import { parentPort } from 'node:worker_threads';
 import type { MarketSource } from '../src/market/source.ts';

@@ -21,7 +21,7 @@ import { marketMissing } from '../market/profiles.ts';
 import { planReplay, type ReplayPlan } from '../market/replay/dataset.ts';
 import { L3_QUEUE_MODEL } from '../exchange/queue-model.ts';
 import { parseRequestSymbol, resolveSessions, sessionBounds } from './session-dates.ts';
-import type { SessionSpec } from './session.ts';
+import type { SessionSpec } from './session-spec.ts';
 
 export { backtestRequestSchema, type BacktestRequest, type ResolvedRequest } from '../wire/backtest-request.ts';
 export type { FieldError } from '../wire/error.ts';

@@ -13,7 +13,8 @@ import { type AccountSession, runAccount, type SessionRunner } from './account.t
 import { mergeSessions, type BacktestResult } from './merge.ts';
 import { requestModel, sessionSpecs, type ResolvedRequest } from './request.ts';
 import type { Predictor } from '../ml/inference/predictor.ts';
-import { runSession, type SessionResult, type SessionSpec } from './session.ts';
+import { runSession } from './session.ts';
+import type { SessionResult, SessionSpec } from './session-spec.ts';
 
 export interface BacktestTask {
   spec: SessionSpec;

@@ -20,7 +20,7 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import type { ExecutorHealth, SessionExecutor } from '../backtest/run.ts';
 import { marketDataDir } from '../backtest/request.ts';
-import type { SessionResult } from '../backtest/session.ts';
+import type { SessionResult } from '../backtest/session-spec.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { decode, encode } from './codec.ts';
 import { toStrategyRef } from './strategy-ref.ts';

@@ -7,7 +7,7 @@ import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { UnrecoverableError } from 'bullmq';
-import type { SessionSpec } from '../backtest/session.ts';
+import type { SessionSpec } from '../backtest/session-spec.ts';
 
 function realOrNull(p: string): string | null {
   try {

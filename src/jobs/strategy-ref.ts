@@ -6,7 +6,7 @@
 
 import { hostname } from 'node:os';
 import { UnrecoverableError } from 'bullmq';
-import type { SessionSpec } from '../backtest/session.ts';
+import type { SessionSpec } from '../backtest/session-spec.ts';
 import { strategyByName } from '../strategy/registry.ts';
 
 /** The spec as a job carries it: the strategy by name and hash only. */

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import type pino from 'pino';
 import { marketDataDir } from '../backtest/request.ts';
 import { createBacktestPool, poolExecutor } from '../backtest/run.ts';
-import type { SessionSpec } from '../backtest/session.ts';
+import type { SessionSpec } from '../backtest/session-spec.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { decode, encode } from './codec.ts';
 import { fromStrategyRef } from './strategy-ref.ts';

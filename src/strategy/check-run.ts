@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { ReplaySource } from '../market/replay-source.ts';
-import { runSession, type SessionResult, type SessionSpec } from '../backtest/session.ts';
+import { runSession } from '../backtest/session.ts';
+import type { SessionResult, SessionSpec } from '../backtest/session-spec.ts';
 import { Engine } from '../trading/engine.ts';
 import type { Strategy, StrategyContext, StrategyDefinition } from './port.ts';
 

@@ -17,7 +17,7 @@ import { EV_STRIDE } from '../core/events.ts';
 import { workerPath } from '../core/paths.ts';
 import { RecordRing } from '../core/ring.ts';
 import { recordMarket } from '../market/replay-source.ts';
-import type { SessionSpec } from '../backtest/session.ts';
+import type { SessionSpec } from '../backtest/session-spec.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { contractForRoot } from '../market/instruments.ts';
 import { CLOCK_CALLS, type CheckJob, type CheckReply, type CheckRun } from './check-run.ts';

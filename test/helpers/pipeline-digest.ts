@@ -10,7 +10,8 @@ import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE } from '../../src/core/ev
 import { RecordRing } from '../../src/core/ring.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest } from '../../src/backtest/request.ts';
 import { ReplaySource, recordMarket } from '../../src/market/replay-source.ts';
-import { runSession, type SessionSpec } from '../../src/backtest/session.ts';
+import { runSession } from '../../src/backtest/session.ts';
+import type { SessionSpec } from '../../src/backtest/session-spec.ts';
 import { MarketGenerator } from '../../src/market/generator.ts';
 import { contractForRoot } from '../../src/market/instruments.ts';
 import type { MarketProfile } from '../../src/market/market-profile.ts';
