@@ -3,7 +3,7 @@
 // "*" there turns the check off (e.g. behind a proxy that checks Host itself).
 
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from './app-env.ts';
 import { apiError } from './errors.ts';
 import { hostAllowed, LOOPBACK_HOSTS } from '../wire/host-names.ts';
 

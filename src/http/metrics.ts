@@ -14,7 +14,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LatencyStage, MetricsSnapshot, RuntimeView, WorkerHealth } from '../runtime/view.ts';
 import { VERSION } from '../version.ts';
-import { STATE_PATH } from './routes/state.ts';
+import { STATE_PATH } from './routes/state-path.ts';
 import type { ServiceObserver } from '../backtest-service/service.ts';
 
 /** Latency buckets in seconds: 1 us .. 1 s. */

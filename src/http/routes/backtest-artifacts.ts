@@ -13,7 +13,8 @@ import type { BacktestResult } from '../../wire/backtest-run.ts';
 import type { EngineConfig } from '../../config/schema.ts';
 import { equityFile, fillsFile, ordersFile, quotesFile, reportFile } from '../../research/artifacts.ts';
 import { type ArtifactBodies, ArtifactCache } from '../artifact-cache.ts';
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 import { ApiError } from '../errors.ts';
 
 /** The stored run, through the service's public lookup only (its storage is its own business). */

@@ -6,7 +6,8 @@
 
 import type { Context } from 'hono';
 import { toApi, toListItem, type BacktestRecord } from '../../backtest-service/service.ts';
-import type { ApiContext, App, AppEnv } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App, AppEnv } from '../app-env.ts';
 import { apiError } from '../errors.ts';
 import { jsonBodyLimit, readSubmission, refusal, requestedPage, requireJson } from './submission.ts';
 

@@ -2,7 +2,8 @@
 
 import type { StrategyList } from '../../wire/strategies.ts';
 import { strategyInfos } from '../../strategy/info.ts';
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 
 export function registerStrategies(app: App, ctx: ApiContext): void {
   app.get('/api/strategies', (c) => {
