@@ -9,7 +9,7 @@ import { EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, 
 import { RecordRing } from '../src/core/ring.ts';
 import { hashSeed } from '../src/core/rng.ts';
 import { FifoLink } from '../src/exchange/fifo-link.ts';
-import type { Latency } from '../src/exchange/latency.ts';
+import type { LatencyModel } from '../src/exchange/latency.ts';
 import type { SimExchange } from '../src/exchange/sim-exchange.ts';
 import { buildExchange, seededLatency } from '../src/exchange/venue.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
@@ -52,7 +52,7 @@ class Feed {
   private readonly tape: L3Tape | null;
   /** The symbol's contract spec (its [market] profile file read once, not at every session). */
   private readonly spec: ContractSpec;
-  private readonly mdLatency: Latency;
+  private readonly mdLatency: LatencyModel;
   private readonly mdLink = new FifoLink();
   /** Events of `local` published to the engine but not yet executed by the exchange. */
   private ahead = 0;

@@ -46,7 +46,7 @@ import {
 } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { Rng } from '../core/rng.ts';
-import type { Latency } from '../exchange/latency.ts';
+import type { LatencyModel } from '../exchange/latency.ts';
 import type { ContractSpec } from '../market/instruments.ts';
 import type { Predictor } from '../ml/inference/predictor.ts';
 import type { EquityCurve } from '../portfolio/equity-curve.ts';
@@ -130,7 +130,7 @@ export interface EngineOptions {
   initialCapital: number;
   limits: RiskLimits;
   strategy: StrategySetup;
-  latency: Latency;
+  latency: LatencyModel;
   /** Outbound order messages. */
   orders: RecordRing;
   sessionStartNs: number;

@@ -38,7 +38,7 @@ import {
 } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { FifoLink } from '../exchange/fifo-link.ts';
-import type { Latency } from '../exchange/latency.ts';
+import type { LatencyModel } from '../exchange/latency.ts';
 import type { Portfolio } from '../portfolio/portfolio.ts';
 import { RISK_OK, type RiskManager } from '../risk/risk-manager.ts';
 import type { QuoteTargets } from '../strategy/port.ts';
@@ -53,7 +53,7 @@ export function quoteTargets(levels: number): QuoteTargets {
 
 export interface OrderManagerOptions {
   out: RecordRing;
-  latency: Latency;
+  latency: LatencyModel;
   portfolio: Portfolio;
   risk: RiskManager;
   /** The engine's clock (C_NOW: the time orders are sent at). */
@@ -79,7 +79,7 @@ export class OrderManager {
   reduceOnly = false;
 
   private readonly out: RecordRing;
-  private readonly latency: Latency;
+  private readonly latency: LatencyModel;
   private readonly portfolio: Portfolio;
   private readonly risk: RiskManager;
   private readonly clock: Float64Array;

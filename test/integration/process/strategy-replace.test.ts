@@ -17,7 +17,7 @@ import { ASK, BID, ER_STRIDE, EV_STRIDE, MD_ADD, MD_TRADE, OM_MODIFY, OM_STRIDE,
 import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
 import { FeeSchedule } from '../../../src/exchange/fees.ts';
-import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { SeededLatency } from '../../../src/exchange/latency.ts';
 import { PowerQueueModel } from '../../../src/exchange/queue-model.ts';
 import { SimExchange } from '../../../src/exchange/sim-exchange.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
@@ -75,7 +75,7 @@ function wired(events: [number, number, number][]) {
   const er = RecordRing.allocate(ER_STRIDE, 1024, false);
   const ex = new SimExchange({
     fees: new FeeSchedule({ makerFee: 0.25, takerFee: 0.85, exchangeFee: 1.18 }),
-    latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, new Rng(1)),
+    latency: new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, new Rng(1)),
     queue: new PowerQueueModel(2),
     reports: er,
   });
