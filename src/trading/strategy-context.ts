@@ -36,7 +36,7 @@ export interface ContextEngine {
   readonly features: FeatureExtractor;
   readonly signal: number;
   readonly markTicks: number;
-  readonly clock: Float64Array;
+  readonly slots: Float64Array;
   readonly portfolio: Portfolio;
   readonly risk: RiskManager;
   readonly om: OrderManager;
@@ -53,12 +53,12 @@ const FEATURE_INDEX: ReadonlyMap<string, number> = new Map(FEATURE_NAMES.map((n,
 
 export class EngineContext implements StrategyContext {
   private readonly e: ContextEngine;
-  private readonly clock: Float64Array;
+  private readonly slots: Float64Array;
   readonly state: Float64Array;
 
   constructor(engine: ContextEngine, state: Float64Array) {
     this.e = engine;
-    this.clock = engine.clock;
+    this.slots = engine.slots;
     this.state = state;
   }
 
@@ -128,7 +128,7 @@ export class EngineContext implements StrategyContext {
     return this.e.signal;
   }
   writeSignal(out: Float64Array, i: number): void {
-    out[i] = this.clock[C_SIGNAL]; // the engine's slot, read directly: one call on the promise's per-event path
+    out[i] = this.slots[C_SIGNAL]; // the engine's slot, read directly: one call on the promise's per-event path
   }
 
   get position(): number {

@@ -346,29 +346,29 @@ test("a promise's bands are checked by the engine at each event: inside them quo
   const { e, market, sent, report } = setup(banded);
   for (const m of sent()) report(OPEN + 2 * MS, ER_ACK, m);
   const asked = quotes;
-  e.clock[C_SIGNAL] = 0.5;
+  e.slots[C_SIGNAL] = 0.5;
   market(OPEN + 3 * MS, MD_ADD, BID, 19_990, 5);
   market(OPEN + 4 * MS, MD_ADD, BID, 19_990, 5);
   assert.is(quotes, asked, 'signal within [0, 1]: the decision stands, quote() not asked');
-  e.clock[C_SIGNAL] = 1.5;
+  e.slots[C_SIGNAL] = 1.5;
   market(OPEN + 5 * MS, MD_ADD, BID, 19_990, 5);
   assert.is(quotes, asked + 1, 'signal outside the band: quote() asked again');
   // (NaN, NaN): stands only without a signal; (-Infinity, Infinity): any signal or none.
   band = [NaN, NaN, NaN, NaN];
   market(OPEN + 6 * MS, MD_ADD, BID, 19_990, 5); // settles the new decision with these bands
   const before = quotes;
-  e.clock[C_SIGNAL] = NaN;
+  e.slots[C_SIGNAL] = NaN;
   market(OPEN + 7 * MS, MD_ADD, BID, 19_990, 5);
   assert.is(quotes, before, 'no signal, none at the decision: stands');
-  e.clock[C_SIGNAL] = 0.1;
+  e.slots[C_SIGNAL] = 0.1;
   market(OPEN + 8 * MS, MD_ADD, BID, 19_990, 5);
   assert.is(quotes, before + 1, 'a signal where the decision had none: asked');
   band = [-Infinity, Infinity, NaN, NaN];
   market(OPEN + 9 * MS, MD_ADD, BID, 19_990, 5);
   const last = quotes;
-  e.clock[C_SIGNAL] = NaN;
+  e.slots[C_SIGNAL] = NaN;
   market(OPEN + 10 * MS, MD_ADD, BID, 19_990, 5);
-  e.clock[C_SIGNAL] = 1e9;
+  e.slots[C_SIGNAL] = 1e9;
   market(OPEN + 11 * MS, MD_ADD, BID, 19_990, 5);
   assert.is(quotes, last, 'an unbounded band: stands with any signal or none');
 });
