@@ -39,12 +39,16 @@ const SNAPSHOT_LEVELS = 200;
 const LOOKAHEAD_MS = 2;
 const lookaheadNs = LOOKAHEAD_MS * 1e6 * clock.speed;
 
+/** The market's own ring (events generated, not yet published) and how many events one call generates. */
+const LOCAL_RING_RECORDS = 1 << 14;
+const GENERATE_BATCH = 4096;
+
 class Feed {
   readonly mem: SymbolMemory;
   readonly md: RecordRing;
   readonly om: RecordRing;
   readonly exchange: SimExchange;
-  readonly local = RecordRing.allocate(EV_STRIDE, 1 << 14, false);
+  readonly local = RecordRing.allocate(EV_STRIDE, LOCAL_RING_RECORDS, false);
   private gen: MarketSource | null = null;
   /** Recorded sessions replayed instead of the generator ([simulation] source = "replay"). */
   private readonly plan: ReplayPlan | null;
@@ -122,7 +126,7 @@ class Feed {
       if (local.available() === 0) {
         if (gen.done) return;
         local.release();
-        gen.generate(local, local.free() < 4096 ? local.free() : 4096);
+        gen.generate(local, local.free() < GENERATE_BATCH ? local.free() : GENERATE_BATCH);
         continue;
       }
       const off = local.peek();
@@ -224,7 +228,7 @@ class Feed {
       if (this.ahead === local.available()) {
         if (gen.done) break;
         local.release();
-        gen.generate(local, local.free() < 4096 ? local.free() : 4096);
+        gen.generate(local, local.free() < GENERATE_BATCH ? local.free() : GENERATE_BATCH);
         if (this.ahead === local.available()) break;
       }
       const src = local.peekAt(this.ahead);

@@ -48,7 +48,7 @@ import type { RecordRing } from '../core/ring.ts';
 import { Rng } from '../core/rng.ts';
 import type { LatencyModel } from '../exchange/latency.ts';
 import type { ContractSpec } from '../market/instruments.ts';
-import type { Predictor } from '../ml/inference/predictor.ts';
+import { MODEL_EVERY_NS, type Predictor } from '../ml/inference/predictor.ts';
 import type { EquityCurve } from '../portfolio/equity-curve.ts';
 import { FL_MID, type FillLog } from '../portfolio/fill-log.ts';
 import type { MarkoutTracker } from '../portfolio/markouts.ts';
@@ -337,7 +337,7 @@ export class Engine {
     this.feed = o.feed ?? 'events';
     this.fedTop = this.feed === 'top';
     this.features = new FeatureExtractor({}, o.featureScope ?? 'all');
-    this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
+    this.predictIntervalNs = o.predictIntervalNs ?? MODEL_EVERY_NS;
     const c = this.slots;
     const rec = new SessionRecorder(c, this.portfolio, o.sessionStartNs, o.sessionEndNs, o.sampleQuotes ?? false);
     this.recorder = rec;
