@@ -13,7 +13,7 @@ import { beforeAll } from '../../helpers/hooks.ts';
 import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
-import { fillsCsv } from '../../../src/backtest/fills-csv.ts';
+import { fillsCsv } from '../../../src/research/fills-csv.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
 import { equityTable, toCsv } from '../../../src/research/fill-table.ts';

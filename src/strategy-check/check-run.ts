@@ -1,4 +1,4 @@
-// One session of the strategy check (src/strategy/check.ts) or of the bench's strategy rows, in
+// One session of the strategy check (src/strategy-check/check.ts) or of the bench's strategy rows, in
 // the thread that calls it: the session over recorded events, with the strategy as defined or
 // with one of its fast paths turned off, hashed, timed, and its allocations and GCs counted.
 // While it runs, Math.random, Date.now and performance.now are wrapped to count the calls made
@@ -12,7 +12,7 @@ import { ReplaySource } from '../market/replay-source.ts';
 import { runSession } from '../backtest/session.ts';
 import type { SessionResult, SessionSpec } from '../backtest/session-spec.ts';
 import { Engine } from '../trading/engine.ts';
-import type { Strategy, StrategyContext, StrategyDefinition } from './port.ts';
+import type { Strategy, StrategyContext, StrategyDefinition } from '../strategy/port.ts';
 
 /**
  * - 'as-defined': the strategy as a backtest runs it (fed the touch and taking quiet runs where it can);
