@@ -48,7 +48,8 @@ import {
 import { checkStallFault } from '../src/runtime/layout.ts';
 import { FillJournal, type Recovery } from '../src/runtime/fill-journal.ts';
 import { CT, writeSnapshot } from '../src/runtime/snapshot.ts';
-import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
+import { latencyParams, riskLimits } from '../src/config/derive.ts';
+import { quoteParams } from '../src/strategy/setup.ts';
 import { loadStrategies } from '../src/strategy/load.ts';
 import { configuredStrategy } from '../src/strategy/setup.ts';
 import type { StrategyError } from '../src/trading/engine.ts';

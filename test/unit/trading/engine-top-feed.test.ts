@@ -13,7 +13,8 @@ import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/req
 import { runSession } from '../../../src/backtest/session.ts';
 import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
 import { Engine } from '../../../src/trading/engine.ts';
-import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
+import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
+import { quoteParams } from '../../../src/strategy/setup.ts';
 import { OM_STRIDE } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
