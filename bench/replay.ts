@@ -29,7 +29,7 @@ import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.t
 import { runSession } from '../src/backtest/session.ts';
 import type { SessionResult, SessionSpec } from '../src/backtest/session-spec.ts';
 import { DbnReader, RTYPE } from '../src/data/dbn/index.ts';
-import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
 import { openReplaySource } from '../src/market/source-thread.ts';

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig } from '../../../src/config/load.ts';
 import { DbnReader, DbnWriter, type DbnRecord, type InstrumentDefMsg, RTYPE, sessionNsToUnixNs } from '../../../src/data/dbn/index.ts';
-import { exportMetadata, exportSynthetic, type ExportSession, syntheticInstrumentId } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportMetadata, exportSynthetic, type ExportSession, syntheticInstrumentId } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { expiryMessage, frontMonth, lastTradingDay, rollDate } from '../../../src/market/contract-calendar.ts';
 import { type ContractTable, contractForRoot, contractSpec, parseSymbol, useConfiguredContracts } from '../../../src/market/instruments.ts';
 import { describeDataset, planReplay } from '../../../src/market/replay/dataset.ts';

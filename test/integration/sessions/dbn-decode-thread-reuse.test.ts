@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EV_STRIDE } from '../../../src/core/events.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { planReplay } from '../../../src/market/replay/dataset.ts';
 import { DbnMarketSource } from '../../../src/market/replay/dbn-source.ts';

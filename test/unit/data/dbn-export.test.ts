@@ -8,7 +8,7 @@ import { DenseBook } from '../../../src/book/dense-book.ts';
 import { ASK, BID, EV_STRIDE, MD_ADD } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { DbnReader, DbnWriter, FLAGS, isMbo, isMbp, type MboMsg, type MbpMsg, newYorkDateOf, sessionNsToUnixNs, UNDEF_PRICE, unixNsToSessionNs } from '../../../src/data/dbn/index.ts';
-import { type ExportSession, exportMetadata, nanosPerTick, syntheticInstrumentId, writeSessions } from '../../../src/data/dbn/synthetic-export.ts';
+import { type ExportSession, exportMetadata, nanosPerTick, syntheticInstrumentId, writeSessions } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { NEUTRAL_FLOW } from '../../../src/market/profiles.ts';

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { sessionMidnightUnixNs } from '../../../src/data/dbn/index.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { planReplay } from '../../../src/market/replay/dataset.ts';

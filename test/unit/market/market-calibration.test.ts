@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, parseConfig } from '../../../src/config/load.ts';
 import { configContracts } from '../../../src/config/contracts.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { runCalibrateCommand } from '../../../src/market/calibrate/calibrate-command.ts';
 import { dbnFacts, syntheticFacts } from '../../../src/market/facts/facts.ts';
 import { runFactsCommand } from '../../../src/market/facts/facts-command.ts';

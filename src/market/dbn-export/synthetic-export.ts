@@ -9,14 +9,14 @@ import { DenseBook, NO_PRICE } from '../../book/dense-book.ts';
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS, MD_TRADE } from '../../core/events.ts';
 import { RecordRing } from '../../core/ring.ts';
 import { hashSeed } from '../../core/rng.ts';
-import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../../market/generator.ts';
-import type { ContractSpec } from '../../market/instruments.ts';
-import type { MarketProfile } from '../../market/market-profile.ts';
-import { FLAGS } from './constants.ts';
-import type { DbnMetadata, SymbolMapping } from './metadata.ts';
+import { GENERATOR_BOOK_CAPACITY, MarketGenerator } from '../generator.ts';
+import type { ContractSpec } from '../instruments.ts';
+import type { MarketProfile } from '../market-profile.ts';
+import { FLAGS } from '../../data/dbn/constants.ts';
+import type { DbnMetadata, SymbolMapping } from '../../data/dbn/metadata.ts';
 import { MboFromL2 } from './mbo-from-l2.ts';
-import { sessionMidnightUnixNs, sessionNsToUnixNs } from './time.ts';
-import { DbnWriter, newMboFields, newMbpFields } from './writer.ts';
+import { sessionMidnightUnixNs, sessionNsToUnixNs } from '../dbn-time.ts';
+import { DbnWriter, newMboFields, newMbpFields } from '../../data/dbn/writer.ts';
 
 /** One session to export, as the backtest's SessionSpec describes it. */
 export interface ExportSession {

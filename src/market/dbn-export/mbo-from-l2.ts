@@ -19,8 +19,8 @@
 // When no order fits (no order larger than q, none of size q), the event is written as an
 // untagged one (C records, or an A): the book stays the L2 stream's either way.
 // The last record of each L2 event carries F_LAST. Order ids count up from 1 per file.
-import { MOD_DOWN, MOD_MOVE_FROM, MOD_MOVE_TO, MOD_UP } from '../../market/modify-tags.ts';
-import { FLAGS } from './constants.ts';
+import { MOD_DOWN, MOD_MOVE_FROM, MOD_MOVE_TO, MOD_UP } from '../modify-tags.ts';
+import { FLAGS } from '../../data/dbn/constants.ts';
 
 const BID = 0;
 const CHAR_A = 0x41; // 'A': add; ask side

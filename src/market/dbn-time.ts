@@ -3,7 +3,7 @@
 // src/market/calendar.ts defines it (newYorkOffsetMinutes, the offset at noon: every CME
 // session date has one offset all day); DBN stamps them in ns since the UNIX epoch (UTC), which
 // exceeds 2^53, hence bigint. Both directions are exact for integer session ns.
-import { newYorkOffsetMinutes } from '../../market/calendar.ts';
+import { newYorkOffsetMinutes } from './calendar.ts';
 
 const NS_PER_MS = 1_000_000n;
 const NS_PER_MIN = 60_000_000_000n;

@@ -1,8 +1,8 @@
 // The report's one place that reads P&L's parts from a result and from the fills table
 // (docs/metrics.md: gross − fees = net).
 
-import type { BacktestResult } from '../wire/backtest-run.ts';
-import type { Column } from '../research/fill-table.ts';
+import type { BacktestResult } from '../../wire/backtest-run.ts';
+import type { Column } from '../fill-table.ts';
 
 export interface PnlParts {
   /** P&L before fees, USD: net + fees. */

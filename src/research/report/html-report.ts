@@ -4,10 +4,10 @@
 // Size is bounded: each chart series keeps at most MAX_POINTS points (svg-chart.ts), the
 // per-session table has one row per session and the alert list at most MAX_EVENTS_LISTED rows.
 
-import type { BacktestResult } from '../wire/backtest-run.ts';
-import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
-import type { Column } from '../research/fill-table.ts';
-import { REPLAY_QUALITY, REPLAY_QUALITY_FIELDS } from '../market/replay/quality.ts';
+import type { BacktestResult } from '../../wire/backtest-run.ts';
+import { MARKOUT_LABELS } from '../../portfolio/markouts.ts';
+import type { Column } from '../fill-table.ts';
+import { REPLAY_QUALITY, REPLAY_QUALITY_FIELDS } from '../../market/replay/quality.ts';
 import { closedTradePnls, pnlParts } from './pnl-parts.ts';
 import { nyHour, nyStamp, SessionAxis, tradeDate } from './session-axis.ts';
 import { barChart, esc, MAX_DOTS, type Marker, niceTicks, type Point, timeChart } from './svg-chart.ts';
