@@ -31,6 +31,5 @@ export { DbnReader, type DbnReadOptions } from './reader.ts';
 export { type BidAskPair, type DbnRecord, decodeRecord, isDefinition, isMbo, isMbp, type MboMsg, type MbpMsg } from './records.ts';
 export type { RecordHeader } from './record-header.ts';
 export { dbnJson } from './json.ts';
-export { newYorkDateOf, sessionMidnightUnixNs, sessionNsToUnixNs, unixNsToSessionNs } from '../../market/dbn-time.ts';
 export { DbnWriter, type DbnWriteOptions, type MboFields, type MbpFields, newMboFields, newMbpFields } from './writer.ts';
 export { isZstd } from './zstd.ts';

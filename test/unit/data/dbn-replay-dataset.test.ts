@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
-import { sessionMidnightUnixNs } from '../../../src/data/dbn/index.ts';
+import { sessionMidnightUnixNs } from '../../../src/market/dbn-time.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { planReplay } from '../../../src/market/replay/dataset.ts';
 import { tradeDateOf } from '../../../src/market/replay/replay-spec.ts';
