@@ -339,7 +339,10 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
 test('src/wire (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
   const dir = join(import.meta.dirname, '../../..', 'src', 'wire');
   for (const f of readdirSync(dir)) {
-    const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=]*?'([^']+)'/gm)].map((m) => m[1]);
+    // The module specifier of each import or re-export statement (`from '...'`, or `import '...'`).
+    const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=()]*?\bfrom\s*'([^']+)'|^import\s*'([^']+)'/gm)].map(
+      (m) => m[1] ?? m[2],
+    );
     for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/wire/${f} imports '${spec}'`);
   }
 });
