@@ -4,9 +4,7 @@
 // included) of src/dashboard/ and src/bin/dashboard.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { relative } from 'node:path';
-import { parseDependencyTree } from 'dpdm';
-import { ROOT } from '../../helpers/cli.ts';
+import { importEdges } from '../../helpers/import-graph.ts';
 
 const isDashboard = (f: string) => f.startsWith('src/dashboard/') || f === 'src/bin/dashboard.ts';
 
@@ -21,19 +19,7 @@ const ALLOWED = [
   /^src\/core\/paths\.ts$/,
 ];
 
-async function edges(): Promise<[string, string][]> {
-  const tree = await parseDependencyTree(['src/**/*.ts', 'workers/**/*.ts'], { context: ROOT, transform: false, skipDynamicImports: false });
-  const out: [string, string][] = [];
-  for (const [file, deps] of Object.entries(tree)) {
-    for (const d of deps ?? []) {
-      const to = d.id ? relative(ROOT, d.id) : '';
-      if (/^(src|workers)\//.test(to)) out.push([relative(ROOT, file), to]);
-    }
-  }
-  return out;
-}
-
-const all = edges();
+const all = importEdges();
 
 test('the dashboard imports only itself, the wire contract and the listed reference tables', async () => {
   const e = await all;

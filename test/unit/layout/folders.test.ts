@@ -6,9 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parseDependencyTree } from 'dpdm';
+import { join } from 'node:path';
 import { ROOT } from '../../helpers/cli.ts';
+import { importEdges } from '../../helpers/import-graph.ts';
 
 /** The folder a file counts in: workers/, a top-level file of src/, a folder of src/ (src/ml/ by its two halves). */
 export function folderOf(file: string): string {
@@ -68,19 +68,7 @@ export function mutualFolders(edges: readonly [string, string][]): string[] {
   return out;
 }
 
-async function edges(): Promise<[string, string][]> {
-  const tree = await parseDependencyTree(['src/**/*.ts', 'workers/**/*.ts'], { context: ROOT, transform: false, skipDynamicImports: false });
-  const out: [string, string][] = [];
-  for (const [file, deps] of Object.entries(tree)) {
-    for (const d of deps ?? []) {
-      const to = d.id ? relative(ROOT, d.id) : '';
-      if (/^(src|workers)\//.test(to)) out.push([relative(ROOT, file), to]);
-    }
-  }
-  return out;
-}
-
-const all = edges();
+const all = importEdges();
 
 test('the check finds two folders that import each other', () => {
   const found = mutualFolders([
