@@ -4,10 +4,10 @@
 // it in several processes, interleaved with a build of another commit, to compare two codes:
 //   npx esbuild bench/pipeline-cpu.ts --bundle --platform=node --format=esm --target=node20 \
 //     --packages=external --minify-syntax --sourcemap --outfile=dist/bench/pipeline-cpu.js
-//   node dist/bench/pipeline-cpu.js [--rounds N] [--events N] [--ml] [--fills] [--profile] [--realistic]
+//   node dist/bench/pipeline-cpu.js [--rounds N] [--events N] [--ml] [--fills] [--profile] [--neutral]
 // (bundled with bench/build.mjs's options). --fills records fills and quotes as a report does
 // (the throughput section does not); --events replays only the session's first N events;
-// --realistic records the session with profiles.ts's REALISTIC_FLOW. Prints
+// --neutral records the session on profiles.ts's NEUTRAL_MARKET (the market before issue 49). Prints
 // one JSON line: events per CPU second per round and their median, wall time, the load average,
 // and a hash of every session result (equal hashes: the same backtest).
 
@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { ReplaySource } from '../src/market/replay-source.ts';
 import { runSession } from '../src/backtest/session.ts';
 import type { SessionResult } from '../src/backtest/session-spec.ts';
-import { REALISTIC_FLOW } from '../src/market/profiles.ts';
+import { NEUTRAL_MARKET } from '../src/market/profiles.ts';
 import { profileWhile } from './profile.ts';
 import { benchConfig, benchRequest, recordSession } from './stream.ts';
 import { loadavg, median } from './util.ts';
@@ -42,7 +42,7 @@ function resultHash(r: SessionResult): string {
 
 const config = benchConfig(); // the session traded throughout (stream.ts)
 const spec = { ...benchRequest(config, { useML }).specs[0], collectFills: flag('--fills') };
-const rec = recordSession(spec, maxEvents, flag('--realistic') ? REALISTIC_FLOW : undefined);
+const rec = recordSession(spec, maxEvents, flag('--neutral') ? NEUTRAL_MARKET : undefined);
 const run = () => runSession(spec, { source: new ReplaySource(rec.events, rec.count) });
 
 const load0 = loadavg();

@@ -68,7 +68,7 @@ export function benchRequest(
   return { req: v.request, specs: sessionSpecs(v.request, config, false, model), model };
 }
 
-/** Records up to maxEvents market events of one session (from its spec) with MarketGenerator (profile: overrides, e.g. REALISTIC_FLOW). */
+/** Records up to maxEvents market events of one session (from its spec) with MarketGenerator (profile: overrides, e.g. NEUTRAL_MARKET). */
 export function recordSession(spec: SessionSpec, maxEvents: number, profile?: Partial<MarketProfile>): Recording {
   const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, {
     sessionStartNs: spec.sessionStartNs,

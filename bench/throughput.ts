@@ -17,7 +17,7 @@ import type { EngineConfig } from '../src/config/schema.ts';
 import { EV_STRIDE } from '../src/core/events.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
-import { REALISTIC_FLOW } from '../src/market/profiles.ts';
+import { NEUTRAL_MARKET } from '../src/market/profiles.ts';
 import type { MarketProfile } from '../src/market/market-profile.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { ReplaySource } from '../src/market/replay-source.ts';
@@ -60,10 +60,10 @@ export interface ThroughputBench {
   recording: { events: number; session: string };
   generation: { eventsPerSec: number; rounds: number[] };
   /**
-   * The same, with the market of issue 49 turned on (REALISTIC_FLOW and the daily path: what
-   * the default becomes when it flips), in rounds alternated with the default's.
+   * The same on the market before issue 49 (NEUTRAL_MARKET: neutral flow, independent
+   * sessions), in rounds alternated with the default's: what the default market's realism costs.
    */
-  generationRealistic: { eventsPerSec: number; rounds: number[]; vsDefault: number };
+  generationNeutral: { eventsPerSec: number; rounds: number[]; defaultVsNeutral: number };
   speedOfLight: { bareLoopEventsPerSec: number; replayRingEventsPerSec: number; checksum: number };
   pipeline: PipelineRun;
   pipelineWithModel: PipelineRun;
@@ -130,9 +130,6 @@ async function oneDayBacktest(cfg: EngineConfig, rounds: number): Promise<OneDay
     speedup: threadedEventsPerSec / sameThreadEventsPerSec,
   };
 }
-
-/** Issue 49's market: the realistic order flow on the continuous daily path. */
-const REALISTIC_MARKET: Partial<MarketProfile> = { ...REALISTIC_FLOW, continuousPath: true };
 
 function generationRate(spec: SessionSpec, maxEvents: number, profile?: Partial<MarketProfile>): number {
   const gen = new MarketGenerator(contractForRoot(spec.root), spec.date, spec.seed, {
@@ -286,14 +283,14 @@ export async function benchThroughput(
   o: { rounds: number; roundsML: number; endDate: string; sessionEnd?: string; maxWorkers: number; profile: boolean; peerStream: BookStream },
 ): Promise<ThroughputBench> {
   const n = rec.count;
-  note(`throughput: generation, the default market and issue 49's alternated`);
+  note(`throughput: generation, the default market and the one before issue 49 alternated`);
   generationRate(spec, Math.min(n, 300_000)); // warm-up
-  generationRate(spec, Math.min(n, 300_000), REALISTIC_MARKET);
+  generationRate(spec, Math.min(n, 300_000), NEUTRAL_MARKET);
   const gen: number[] = [];
-  const genReal: number[] = [];
+  const genNeutral: number[] = [];
   for (let r = 0; r < o.rounds; r++) {
     gen.push(generationRate(spec, n));
-    genReal.push(generationRate(spec, n, REALISTIC_MARKET));
+    genNeutral.push(generationRate(spec, n, NEUTRAL_MARKET));
   }
 
   note(`throughput: speed of light`);
@@ -383,7 +380,7 @@ export async function benchThroughput(
       session: `${spec.root} ${spec.date} seed ${spec.seed}, ${config.simulation.session_start}-${config.simulation.session_end} New York`,
     },
     generation: { eventsPerSec: median(gen), rounds: gen },
-    generationRealistic: { eventsPerSec: median(genReal), rounds: genReal, vsDefault: median(genReal) / median(gen) },
+    generationNeutral: { eventsPerSec: median(genNeutral), rounds: genNeutral, defaultVsNeutral: median(gen) / median(genNeutral) },
     speedOfLight: { bareLoopEventsPerSec: sol, replayRingEventsPerSec: median(ringRates), checksum },
     pipeline: pipe,
     pipelineWithModel: pipeML,

@@ -1,6 +1,6 @@
 // Figures of the execution edge cases (docs/strategy-market-maker.md), from whole backtest sessions
 // with the config's defaults and without the model (config/config.toml: one ES session, 2024-01-02, seed 42):
-//   skew sweep: max |position| and P&L per skew_factor;
+//   skew sweep: max |position|, P&L, fills, the kill switch and the final position per skew_factor;
 //   inventory_limit 20 with order_size 3: max |position|;
 //   position_limit 2: distinct risk rejects and blocked requotes;
 //   one NQ session: self-match prevention events (0: the engine cancels before it sends new quotes).
@@ -25,11 +25,12 @@ const which = process.argv.slice(2);
 const want = (w: string) => which.length === 0 || which.includes(w);
 
 if (want('skew')) {
-  console.log('| skew_factor | max \\|position\\| | P&L (USD) | fills |');
-  console.log('|---:|---:|---:|---:|');
+  console.log('| skew_factor | max \\|position\\| | P&L (USD) | fills | kill switch: P&L when tripped | final position |');
+  console.log('|---:|---:|---:|---:|---:|---:|');
   for (const skewFactor of [0, 0.001, 0.01, 0.05, 0.1, 0.5, 1]) {
     const r = session({ skewFactor });
-    console.log(`| ${skewFactor} | ${r.maxAbsPosition} | ${pnl(r).toFixed(2)} | ${r.fills} |`);
+    const kill = r.killSwitch.tripped ? r.killSwitch.pnl.toFixed(2) : 'not tripped';
+    console.log(`| ${skewFactor} | ${r.maxAbsPosition} | ${pnl(r).toFixed(2)} | ${r.fills} | ${kill} | ${r.finalPosition} |`);
   }
 }
 if (want('inventory')) {

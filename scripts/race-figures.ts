@@ -10,7 +10,7 @@ import { MarketGenerator } from '../src/market/generator.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 
 const { config } = loadConfig({});
-console.log('| market | useML | fills | orders sent | fills per 100 orders | zero-ahead fills | markouts 100 ms / 1 s / 10 s (ticks) | P&L |');
+console.log('| market | useML | fills | orders sent | fills per 100 orders | zero-ahead fills | markouts 100 ms / 1 s / 10 s / 60 s (ticks) | P&L |');
 console.log('|---|---|---:|---:|---:|---:|---:|---:|');
 for (const raceProb of [0, undefined]) {
   for (const useML of [false, true]) {

@@ -1,6 +1,7 @@
 // docs/recorded-data.md, replay part: one synthetic ES session of the shipped config
 // (2024-03-05, seed 42, 09:30-10:30 New York) exported as MBO and as MBP-10 DBN (zstd), then
 //   - the direct run and the MBO replay with power, risk_averse and l3_fifo;
+//   - power and risk_averse on the per-order events l3_fifo runs on;
 //   - the MBP-10 replay (top 10 levels only) with power, next to the direct run.
 //   node --import tsx scripts/replay-figures.ts
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,8 +44,9 @@ for (const schema of ['mbo', 'mbp-10'] as const) {
   );
 }
 
-function replay(schema: 'mbo' | 'mbp-10', queue: string): SessionResult {
-  const s = planReplay(file(schema), { perOrder: queue === 'l3_fifo' }).sessions[0];
+/** perOrder: one event per order change (what l3_fifo needs; the L2 models can run on it too). */
+function replay(schema: 'mbo' | 'mbp-10', queue: string, perOrder = queue === 'l3_fifo'): SessionResult {
+  const s = planReplay(file(schema), { perOrder }).sessions[0];
   return runSession({
     ...spec,
     execution: { ...spec.execution, queueModel: queue },
@@ -63,12 +65,14 @@ function row(market: string, queue: string, r: SessionResult): string {
 }
 
 try {
-  console.log('| market | queue model | events | fills | orders sent | fill rate (fills / orders) | markouts 100 ms / 1 s / 10 s (ticks) | P&L |');
+  console.log('| market | queue model | events | fills | orders sent | fill rate (fills / orders) | markouts 100 ms / 1 s / 10 s / 60 s (ticks) | P&L |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const queue of ['power', 'risk_averse']) {
     console.log(row('synthetic (direct)', queue, runSession({ ...spec, execution: { ...spec.execution, queueModel: queue } })));
   }
   for (const queue of ['power', 'risk_averse', 'l3_fifo']) console.log(row('MBO replay', queue, replay('mbo', queue)));
+  // The L2 models on l3_fifo's per-order events: the same input, so only the queue model differs.
+  for (const queue of ['power', 'risk_averse']) console.log(row('MBO replay, per-order events', queue, replay('mbo', queue, true)));
   console.log(row('MBP-10 replay', 'power', replay('mbp-10', 'power')));
   console.log(row('MBP-10 replay', 'risk_averse', replay('mbp-10', 'risk_averse')));
 } finally {

@@ -21,7 +21,7 @@ const requests: string[] = [];
 beforeAll(test, async () => {
   ensureBuilt();
   // A 0.2 % drawdown limit trips in the first 15-minute session: alerts, a kill switch, a session not traded.
-  const config = writeConfig('[simulation]\nsession_start = "09:30"\nsession_end = "09:45"\n[risk]\nmax_drawdown_pct = 0.002\n');
+  const config = writeConfig('[simulation]\nsession_start = "10:30"\nsession_end = "10:45"\n[risk]\nmax_drawdown_pct = 0.002\n');
   const r = runCli(['--backtest', '--config', config, '--start', '2024-01-02', '--end', '2024-01-03', '--json', '--report', reportPath]);
   assert.is(r.code, 0, r.stderr);
   result = JSON.parse(r.stdout) as BacktestResult;

@@ -35,7 +35,7 @@ beforeAll(test, async () => {
   ensureBuilt();
   writeFileSync(
     config,
-    `data_dir = ${JSON.stringify(join(dir, 'data'))}\n[simulation]\nsession_start = "09:30"\nsession_end = "09:40"\n[backtest]\npool_size = 2\n`,
+    `data_dir = ${JSON.stringify(join(dir, 'data'))}\n[simulation]\nsession_start = "10:30"\nsession_end = "10:40"\n[backtest]\npool_size = 2\n`,
   );
   const port = await freePort();
   engineUrl = `http://127.0.0.1:${port}`;

@@ -205,8 +205,13 @@ test('a backtest session: replace() sends modifies, the order log records them a
   const v = validateBacktestRequest({ symbol: 'ES', startDate: '2024-01-02' }, config);
   if (!v.ok) throw new Error('request');
   const spec = sessionSpecs(v.request, config, false)[0];
+  // 60,000 events from 10:30: half a minute of market (from the open, seconds of its spike).
   const rec = recordMarket(
-    new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, { sessionStartNs: spec.sessionStartNs, sessionEndNs: spec.sessionEndNs, activity: 1 }),
+    new MarketGenerator(contractForRoot('ES'), spec.date, spec.seed, {
+      sessionStartNs: spec.sessionStartNs + 3600e9,
+      sessionEndNs: spec.sessionEndNs,
+      activity: 1,
+    }),
     RecordRing.allocate(EV_STRIDE, 1 << 16, false),
     60_000,
   );
