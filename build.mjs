@@ -1,4 +1,4 @@
-// Bundles the entry points into dist/: dist/engine.js, dist/dashboard.js, dist/start.js and
+// Bundles the program entry points (src/bin/) into dist/: dist/engine.js, dist/dashboard.js, dist/start.js and
 // dist/workers/*.js (Node; npm packages stay external, resolved from node_modules at run time),
 // and the dashboard's front-end into dist/dashboard/ (browser; everything bundled, lightweight-
 // charts included, so the page loads nothing from elsewhere). The front-end is type-checked
@@ -21,15 +21,15 @@ const common = {
   minifySyntax: true,
   logLevel: 'warning',
 };
-const entries = ['src/engine.ts', 'src/dashboard.ts', 'src/start.ts'].filter((f) => existsSync(f));
+const entries = ['src/bin/engine.ts', 'src/bin/dashboard.ts', 'src/bin/start.ts'].filter((f) => existsSync(f));
 const workers = readdirSync('workers')
   .filter((f) => f.endsWith('.ts'))
   .map((f) => `workers/${f}`);
-await build({ ...common, entryPoints: entries, outdir: 'dist' });
+await build({ ...common, entryPoints: entries, outdir: 'dist', outbase: 'src/bin' });
 if (workers.length) await build({ ...common, entryPoints: workers, outdir: 'dist/workers' });
 
-// The inference kernel (src/ml/mlp-simd.ts loads it): WebAssembly text assembled by wabt.
-const wat = (await initWabt()).parseWat('mlp-simd.wat', readFileSync('src/ml/mlp-simd.wat', 'utf8'), { simd: true });
+// The inference kernel (src/ml/inference/mlp-simd.ts loads it): WebAssembly text assembled by wabt.
+const wat = (await initWabt()).parseWat('mlp-simd.wat', readFileSync('src/ml/inference/mlp-simd.wat', 'utf8'), { simd: true });
 mkdirSync('dist/ml', { recursive: true });
 writeFileSync('dist/ml/mlp-simd.wasm', wat.toBinary({}).buffer);
 

@@ -7,8 +7,10 @@
 // Target: zero GCs and no heap growth.
 
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
-import { runSession, type MarketSource, type SessionSpec } from '../src/backtest/session.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionSpec } from '../src/backtest/session-spec.ts';
+import type { MarketSource } from '../src/market/source.ts';
 import type { RecordRing } from '../src/core/ring.ts';
 import type { Recording } from './stream.ts';
 import { allocationSitesWhile, type AllocationSite } from './profile.ts';

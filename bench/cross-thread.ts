@@ -16,7 +16,7 @@
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import type { EngineConfig } from '../src/config/schema.ts';
-import { loadRootModel } from '../src/ml/model-store.ts';
+import { loadRootModel } from '../src/ml/inference/model-store.ts';
 import { SimulationRuntime } from '../src/runtime/simulation.ts';
 import { wallMs } from '../src/runtime/wall-clock.ts';
 import type { EngineIdlePolicy } from '../src/runtime/idle-policy.ts';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Decompress } from 'fzstd';
 import { DbnReader } from '../src/data/dbn/index.ts';
 import { ZstdStreamDecoder } from '../src/data/dbn/zstd.ts';
-import { type ExportSession, exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
+import { type ExportSession, exportSynthetic } from '../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { loadavg, median } from './util.ts';
 

@@ -11,9 +11,9 @@ import { pathToFileURL } from 'node:url';
 import { FEATURE_COUNT } from '../src/book/features.ts';
 import { packageRoot } from '../src/core/paths.ts';
 import { Rng } from '../src/core/rng.ts';
-import { createPredictor, type SimdMlpPredictor } from '../src/ml/mlp-simd.ts';
-import { loadModelFile, MlpPredictor, type ModelFile } from '../src/ml/model.ts';
-import { modelFileName } from '../src/ml/model-store.ts';
+import { createPredictor, type SimdMlpPredictor } from '../src/ml/inference/mlp-simd.ts';
+import { loadModelFile, MlpPredictor, type ModelFile } from '../src/ml/inference/model.ts';
+import { modelFileName } from '../src/ml/inference/model-store.ts';
 import { loadavg } from './util.ts';
 
 export interface InferenceBench {

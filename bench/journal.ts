@@ -4,8 +4,8 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serializeRecord, type BacktestRecord } from '../src/backtest/journal/record.ts';
-import type { BacktestRun } from '../src/api/backtest-run.ts';
+import { serializeRecord, type BacktestRecord } from '../src/backtest-service/journal/record.ts';
+import type { BacktestRun } from '../src/wire/backtest-run.ts';
 import { startEngineProcess, type EngineProcess } from './engine-process.ts';
 import { loadavg, note, procRssBytes, sleep } from './util.ts';
 

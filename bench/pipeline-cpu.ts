@@ -12,8 +12,9 @@
 // and a hash of every session result (equal hashes: the same backtest).
 
 import { createHash } from 'node:crypto';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
-import { runSession, type SessionResult } from '../src/backtest/session.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionResult } from '../src/backtest/session-spec.ts';
 import { NEUTRAL_MARKET } from '../src/market/profiles.ts';
 import { profileWhile } from './profile.ts';
 import { benchConfig, benchRequest, recordSession } from './stream.ts';

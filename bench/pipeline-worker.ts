@@ -12,8 +12,9 @@
 // round thirteen): the ratio swung with the placement.
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
-import { runSession, type SessionResult, type SessionSpec } from '../src/backtest/session.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionResult, SessionSpec } from '../src/backtest/session-spec.ts';
 import { ccxtPeer } from './book.ts';
 import type { BookStream } from './stream.ts';
 import { median, pinThread, threadCpu } from './util.ts';

@@ -26,12 +26,13 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runSession, type SessionResult, type SessionSpec } from '../src/backtest/session.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionResult, SessionSpec } from '../src/backtest/session-spec.ts';
 import { DbnReader, RTYPE } from '../src/data/dbn/index.ts';
-import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
-import { openReplaySource } from '../src/market/replay/dbn-source.ts';
+import { openReplaySource } from '../src/market/source-thread.ts';
 import { benchConfig } from './stream.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { EV_STRIDE } from '../src/core/events.ts';
@@ -203,7 +204,7 @@ export async function benchReplay(quick: boolean): Promise<ReplayBench> {
     const thr: Run[] = [];
     const inl: Run[] = [];
     // Warm-up of the engine code, and of the decoder and inflater threads, which are kept for the
-    // next session as in a backtest of many days (src/backtest/source-thread.ts): each variant starts warm.
+    // next session as in a backtest of many days (src/market/source-thread.ts): each variant starts warm.
     const specThreaded: SessionSpec = { ...spec, generatorThread: true };
     runSession(spec);
     runSession(specThreaded);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { EngineConfig } from '../src/config/schema.ts';
 import { EV_STRIDE } from '../src/core/events.ts';
 import { packageRoot } from '../src/core/paths.ts';
-import { inFreshThread } from '../src/strategy/check.ts';
+import { inFreshThread } from '../src/strategy-check/check.ts';
 import { registeredStrategies } from '../src/strategy/registry.ts';
 import { loadStrategies } from '../src/strategy/load.ts';
 import { benchRequest, type Recording } from './stream.ts';

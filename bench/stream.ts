@@ -11,12 +11,12 @@ import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, MD_ADD } from '../src/co
 import { RecordRing } from '../src/core/ring.ts';
 import { DenseBook } from '../src/book/dense-book.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
-import type { MarketProfile } from '../src/market/profiles.ts';
+import type { MarketProfile } from '../src/market/market-profile.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
-import { recordMarket } from '../src/backtest/replay-source.ts';
+import { recordMarket } from '../src/market/replay-source.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest, type ResolvedRequest } from '../src/backtest/request.ts';
-import type { SessionSpec } from '../src/backtest/session.ts';
-import type { ModelFile } from '../src/ml/model.ts';
+import type { SessionSpec } from '../src/backtest/session-spec.ts';
+import type { ModelFile } from '../src/ml/inference/model.ts';
 
 export const BENCH_ROOT = 'ES';
 export const BENCH_DATE = '2024-01-02';

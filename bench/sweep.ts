@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createBacktestPool } from '../src/backtest/run.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { packageRoot } from '../src/core/paths.ts';
-import { createQueueExecutor } from '../src/queue/executor.ts';
+import { createQueueExecutor } from '../src/jobs/executor.ts';
 import { parseGrid, type SweepAxis } from '../src/sweep/grid.ts';
 import { sweepJson } from '../src/sweep/output.ts';
 import { executeSweep, prepareSweep, sweepSessions } from '../src/sweep/sweep.ts';

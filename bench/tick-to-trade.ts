@@ -15,9 +15,10 @@
 // reach, over a recorded session, with the simulated exchange answering, so orders are acked,
 // filled and cancelled as in a real session.
 
-import { createPredictor } from '../src/ml/mlp-simd.ts';
-import { runSession, type SessionSpec, type SessionTaps } from '../src/backtest/session.ts';
-import { ReplaySource } from '../src/backtest/replay-source.ts';
+import { createPredictor } from '../src/ml/inference/mlp-simd.ts';
+import { runSession, type SessionTaps } from '../src/backtest/session.ts';
+import type { SessionSpec } from '../src/backtest/session-spec.ts';
+import { ReplaySource } from '../src/market/replay-source.ts';
 import type { Recording } from './stream.ts';
 import { loadavg, median, percentiles, type Percentiles } from './util.ts';
 

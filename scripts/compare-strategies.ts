@@ -27,7 +27,7 @@ import { setUpStrategies } from '../src/strategy/setup.ts';
 import { parseGrid, type SweepValue } from '../src/sweep/grid.ts';
 import { type PlannedPoint, planSweep } from '../src/sweep/plan.ts';
 import { runSweep, type SweepPointResult } from '../src/sweep/runner.ts';
-import { rankOrder } from '../src/sweep/summary.ts';
+import { rankOrder } from '../src/wire/sweep-summary.ts';
 import { VERSION } from '../src/version.ts';
 import { csv, markdownTable, overallTable, type Row, type SessionFigures, summarize } from './compare-strategies/summary.ts';
 

@@ -3,13 +3,13 @@
 //   docs/http-api.md "routes": every operation of the OpenAPI document the engine serves
 //     (src/http/openapi.ts): method, path, summary, status codes;
 //   docs/metrics.md "result fields": every field of a backtest result with the description its
-//     zod schema gives it (src/api/backtest-run.ts), the same text /openapi.json carries.
+//     zod schema gives it (src/wire/backtest-run.ts), the same text /openapi.json carries.
 //   node --import tsx scripts/docs-tables.ts          # print the tables
 //   node --import tsx scripts/docs-tables.ts --write  # replace them in their pages
 // test/unit/docs/docs-links.test.ts checks that each page holds exactly its table.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { backtestResultSchema } from '../src/api/backtest-run.ts';
+import { backtestResultSchema } from '../src/wire/backtest-run.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
 
 export interface DocTable {

@@ -8,7 +8,8 @@
 import { loadConfig } from '../src/config/load.ts';
 import type { EngineConfig } from '../src/config/schema.ts';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runSession, type SessionResult } from '../src/backtest/session.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionResult } from '../src/backtest/session-spec.ts';
 
 function session(body: Record<string, unknown>, mut: (c: EngineConfig) => void = () => {}): SessionResult {
   const { config } = loadConfig({ path: 'config/config.toml' });

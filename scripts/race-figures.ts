@@ -4,7 +4,8 @@
 //   node --import tsx scripts/race-figures.ts
 import { loadConfig } from '../src/config/load.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runSession, type SessionSpec } from '../src/backtest/session.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionSpec } from '../src/backtest/session-spec.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 

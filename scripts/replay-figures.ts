@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/load.ts';
 import { sessionSpecs, validateBacktestRequest } from '../src/backtest/request.ts';
-import { runSession, type SessionResult } from '../src/backtest/session.ts';
-import { exportSynthetic } from '../src/data/dbn/synthetic-export.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionResult } from '../src/backtest/session-spec.ts';
+import { exportSynthetic } from '../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../src/market/instruments.ts';
 import { planReplay } from '../src/market/replay/dataset.ts';
 

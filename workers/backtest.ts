@@ -2,7 +2,8 @@
 // from a file is compiled in this thread the first time a session names it (and checked against
 // the run's content hash); the built-ins are already registered.
 
-import { runSession, type SessionResult } from '../src/backtest/session.ts';
+import { runSession } from '../src/backtest/session.ts';
+import type { SessionResult } from '../src/backtest/session-spec.ts';
 import type { BacktestTask } from '../src/backtest/run.ts';
 import { resolveStrategy } from '../src/strategy/load.ts';
 

@@ -6,8 +6,8 @@
 import { workerData } from 'node:worker_threads';
 import { RecordRing } from '../src/core/ring.ts';
 import { FEATURE_COUNT } from '../src/book/features.ts';
-import { createPredictor } from '../src/ml/mlp-simd.ts';
-import type { ModelFile } from '../src/ml/model.ts';
+import { createPredictor } from '../src/ml/inference/mlp-simd.ts';
+import type { ModelFile } from '../src/ml/inference/model.ts';
 import { Seqlock } from '../src/shm/seqlock.ts';
 import { CB_HB_INF, CB_STOP, FT_FIELDS, FT_TS, LAT_SECONDS, LAT_STAGE, PR_COUNT, PR_TS, PR_VALUE, PR_WALL, STAGE_INFERENCE } from '../src/runtime/layout.ts';
 import { checkStallFault } from '../src/runtime/layout.ts';

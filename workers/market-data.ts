@@ -9,14 +9,14 @@ import { EV_KIND, EV_PRICE, EV_QTY, EV_RECV, EV_SIDE, EV_STRIDE, EV_TS, MD_ADD, 
 import { RecordRing } from '../src/core/ring.ts';
 import { hashSeed } from '../src/core/rng.ts';
 import { FifoLink } from '../src/exchange/fifo-link.ts';
-import type { Latency } from '../src/exchange/latency.ts';
+import type { LatencyModel } from '../src/exchange/latency.ts';
 import type { SimExchange } from '../src/exchange/sim-exchange.ts';
 import { buildExchange, seededLatency } from '../src/exchange/venue.ts';
 import { MarketGenerator } from '../src/market/generator.ts';
 import type { ContractSpec } from '../src/market/instruments.ts';
-import type { MarketSource } from '../src/backtest/session.ts';
 import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';
-import { DbnMarketSource, TAPE_CAPACITY } from '../src/market/replay/dbn-source.ts';
+import { DbnMarketSource } from '../src/market/replay/dbn-source.ts';
+import { type MarketSource, TAPE_CAPACITY } from '../src/market/source.ts';
 import type { ReplayPlan } from '../src/market/replay/dataset.ts';
 import { liveReplayPlan } from '../src/runtime/live-source.ts';
 import { CB_GEN, CB_GEN_ACK, CB_HB_MD, CB_MD_STALLS, CB_STOP, CB_WAKE_MD, CB_WAKE_OB, EV_WALL, wake, type SymbolMemory } from '../src/runtime/layout.ts';
@@ -39,12 +39,16 @@ const SNAPSHOT_LEVELS = 200;
 const LOOKAHEAD_MS = 2;
 const lookaheadNs = LOOKAHEAD_MS * 1e6 * clock.speed;
 
+/** The market's own ring (events generated, not yet published) and how many events one call generates. */
+const LOCAL_RING_RECORDS = 1 << 14;
+const GENERATE_BATCH = 4096;
+
 class Feed {
   readonly mem: SymbolMemory;
   readonly md: RecordRing;
   readonly om: RecordRing;
   readonly exchange: SimExchange;
-  readonly local = RecordRing.allocate(EV_STRIDE, 1 << 14, false);
+  readonly local = RecordRing.allocate(EV_STRIDE, LOCAL_RING_RECORDS, false);
   private gen: MarketSource | null = null;
   /** Recorded sessions replayed instead of the generator ([simulation] source = "replay"). */
   private readonly plan: ReplayPlan | null;
@@ -52,7 +56,7 @@ class Feed {
   private readonly tape: L3Tape | null;
   /** The symbol's contract spec (its [market] profile file read once, not at every session). */
   private readonly spec: ContractSpec;
-  private readonly mdLatency: Latency;
+  private readonly mdLatency: LatencyModel;
   private readonly mdLink = new FifoLink();
   /** Events of `local` published to the engine but not yet executed by the exchange. */
   private ahead = 0;
@@ -122,7 +126,7 @@ class Feed {
       if (local.available() === 0) {
         if (gen.done) return;
         local.release();
-        gen.generate(local, local.free() < 4096 ? local.free() : 4096);
+        gen.generate(local, local.free() < GENERATE_BATCH ? local.free() : GENERATE_BATCH);
         continue;
       }
       const off = local.peek();
@@ -224,7 +228,7 @@ class Feed {
       if (this.ahead === local.available()) {
         if (gen.done) break;
         local.release();
-        gen.generate(local, local.free() < 4096 ? local.free() : 4096);
+        gen.generate(local, local.free() < GENERATE_BATCH ? local.free() : GENERATE_BATCH);
         if (this.ahead === local.available()) break;
       }
       const src = local.peekAt(this.ahead);

@@ -1,12 +1,12 @@
-// A session's market source in a thread of its own (src/backtest/source-thread.ts): a DBN replay
+// A session's market source in a thread of its own (src/market/source-thread.ts): a DBN replay
 // (its zstd inflated in a thread of its own: src/data/dbn/inflate-thread.ts, its records turned
 // into L2 events by DbnMarketSource) or the synthetic generator, publishing its events on the
 // shared ring and waiting while the ring is full. Each job ends with a state word: done, or
 // failed with the error's text. The worker takes one job per message and stays for the next
-// (source-thread.ts keeps it idle).
+// (src/market/source-thread.ts keeps it idle).
 
 import { parentPort } from 'node:worker_threads';
-import type { MarketSource } from '../src/backtest/session.ts';
+import type { MarketSource } from '../src/market/source.ts';
 import {
   ERROR_BYTES,
   RING_HEAD,
@@ -19,7 +19,7 @@ import {
   SRC_STOP,
   STATE_DONE,
   STATE_FAILED,
-} from '../src/backtest/source-thread.ts';
+} from '../src/market/source-thread.ts';
 import { RecordRing } from '../src/core/ring.ts';
 import { openInflated } from '../src/data/dbn/inflate-thread.ts';
 import { L3Tape } from '../src/exchange/l3-fifo-queue.ts';

@@ -10,6 +10,7 @@ import { BID, ER_TS, EV_KIND, EV_PRICE, EV_RECV, EV_TS, LIQ_MAKER, MD_RESET } fr
 import { RecordRing } from '../src/core/ring.ts';
 import { hashSeed } from '../src/core/rng.ts';
 import { seededLatency } from '../src/exchange/venue.ts';
+import { MODEL_EVERY_NS } from '../src/ml/inference/predictor.ts';
 import { Portfolio } from '../src/portfolio/portfolio.ts';
 import { Seqlock } from '../src/shm/seqlock.ts';
 import {
@@ -47,7 +48,8 @@ import {
 import { checkStallFault } from '../src/runtime/layout.ts';
 import { FillJournal, type Recovery } from '../src/runtime/fill-journal.ts';
 import { CT, writeSnapshot } from '../src/runtime/snapshot.ts';
-import { latencyParams, quoteParams, riskLimits } from '../src/config/derive.ts';
+import { latencyParams, riskLimits } from '../src/config/derive.ts';
+import { quoteParams } from '../src/strategy/setup.ts';
 import { loadStrategies } from '../src/strategy/load.ts';
 import { configuredStrategy } from '../src/strategy/setup.ts';
 import type { StrategyError } from '../src/trading/engine.ts';
@@ -64,7 +66,8 @@ const cfg = init.config;
 const ctl = new Int32Array(init.layout.control);
 const clock = simClock(init);
 const SNAPSHOT_EVERY_MS = 50;
-const FEATURES_EVERY_NS = 10e6; // publish the feature vector at most every 10 ms of market time
+/** Engine thread restarts that trip the kill switch (docs/architecture.md, "Supervision"). */
+const RESTART_KILL_LIMIT = 3;
 const BOOK_SAMPLE_MASK = 15; // time one market event in 16
 // A thread that spins (simulation.engine_idle spin or busy_poll) keeps its order path warm while
 // it waits (OrderPathWarmer); one that blocks cannot without waking early, i.e. spinning.
@@ -204,11 +207,11 @@ class Trader {
         'ENGINE_RESTART',
         `engine thread restarted (restart ${init.restarts}); its open orders were cancelled at the exchange${booking}`,
         init.restarts,
-        3,
+        RESTART_KILL_LIMIT,
       );
       this.journal.reported();
       // At the restart's simulated time; trips once (the state is shared): later restarts do not repeat it.
-      if (init.restarts >= 3) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
+      if (init.restarts >= RESTART_KILL_LIMIT) e.kill(now, 'ENGINE_RESTARTS', `${init.restarts} engine thread restarts`);
     }
     this.firstEngine = false;
     this.engine = e;
@@ -368,7 +371,7 @@ class Trader {
       s.data[FT_TS] = e.lastExchTs;
       s.endWriteQuiet();
       wakes.ask(this.inferenceWake, wallMs());
-      this.nextFeaturesTs = e.lastExchTs + FEATURES_EVERY_NS;
+      this.nextFeaturesTs = e.lastExchTs + MODEL_EVERY_NS; // the feature vector, and so the model, as in a backtest
     }
     const v = this.prediction.version;
     if (v !== this.predictionSeen && (v & 1) === 0) {

@@ -3,7 +3,7 @@
 // one draw of the daily P&L and a kill-switch trip stops that day only. Full precision here and
 // in the JSON/CSV; only the markdown table rounds.
 
-import type { PointResult } from '../../src/sweep/summary.ts';
+import type { PointResult } from '../../src/wire/sweep-summary.ts';
 
 /** The markout horizons the comparison reports (the engine measures 60 s too; it is in the JSON). */
 export const HORIZONS = ['100ms', '1s', '10s'] as const;

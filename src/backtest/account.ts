@@ -16,7 +16,7 @@
 // trade or not.
 
 import { DrawdownPath, WARN_FRACTION } from '../risk/risk-manager.ts';
-import type { AccountCarry, SessionResult, SessionSpec } from './session.ts';
+import type { AccountCarry, SessionResult, SessionSpec } from './session-spec.ts';
 
 /** One session of the account: its result, or null when a kill switch before it stopped trading. */
 export interface AccountSession {

@@ -11,8 +11,8 @@
 // - win rate and profit factor come from the summed closed-trade counts and sums;
 // - figures carry full float64 precision: only tables for people round.
 
-import type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
-import type { FeeScheduleView } from '../api/fee-schedule.ts';
+import type { BacktestResult, MarkoutFigure } from '../wire/backtest-run.ts';
+import type { FeeScheduleView } from '../wire/fee-schedule.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import { addQuality, emptyQuality, type ReplayQuality } from '../market/replay/quality.ts';
@@ -23,7 +23,7 @@ import { type AccountSession, sessionMaxDrawdown } from './account.ts';
 import type { ResolvedRequest } from './request.ts';
 import { sessionContracts } from './session-dates.ts';
 
-export type { BacktestResult, MarkoutFigure } from '../api/backtest-run.ts';
+export type { BacktestResult, MarkoutFigure } from '../wire/backtest-run.ts';
 
 export function mergeSessions(req: ResolvedRequest, sessions: AccountSession[], feeSchedule: FeeScheduleView): BacktestResult {
   const spec = contractForRoot(req.root);

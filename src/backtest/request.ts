@@ -4,8 +4,8 @@
 
 import { realpathSync } from 'node:fs';
 import { basename, resolve, sep } from 'node:path';
-import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../api/backtest-request.ts';
-import type { FieldError } from '../api/error.ts';
+import { type BacktestRequest, backtestRequestSchema, DATE_EXPECTED as DATE, type ResolvedRequest } from '../wire/backtest-request.ts';
+import type { FieldError } from '../wire/error.ts';
 import { executionParams, feesMissing, riskLimits } from '../config/derive.ts';
 import { MARKET_MAKER } from '../strategy/builtin/market-maker.ts';
 import { applyParams } from '../strategy/params.ts';
@@ -13,18 +13,18 @@ import { configParams, isMarketMaker } from '../strategy/setup.ts';
 import { registeredStrategies, strategyByName } from '../strategy/registry.ts';
 import { formatValue } from '../config/load.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import type { ModelFile } from '../ml/model.ts';
-import { loadRootModel } from '../ml/model-store.ts';
+import type { ModelFile } from '../ml/inference/model.ts';
+import { loadRootModel } from '../ml/inference/model-store.ts';
 import { parseDate } from '../market/calendar.ts';
 import { contractForRoot, knownRoots, parseSymbol } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
 import { planReplay, type ReplayPlan } from '../market/replay/dataset.ts';
 import { L3_QUEUE_MODEL } from '../exchange/queue-model.ts';
 import { parseRequestSymbol, resolveSessions, sessionBounds } from './session-dates.ts';
-import type { SessionSpec } from './session.ts';
+import type { SessionSpec } from './session-spec.ts';
 
-export { backtestRequestSchema, type BacktestRequest, type ResolvedRequest } from '../api/backtest-request.ts';
-export type { FieldError } from '../api/error.ts';
+export { backtestRequestSchema, type BacktestRequest, type ResolvedRequest } from '../wire/backtest-request.ts';
+export type { FieldError } from '../wire/error.ts';
 
 // The model file a validated useML request loaded, handed to runBacktest without a second read
 // and without putting its weights into the request (which is journaled and served by the API).

@@ -1,7 +1,7 @@
 // Runs a backtest: one session per business day, each a task on the Piscina pool (in parallel,
 // one per worker), chained into one account (account.ts) and merged into one result. With no
 // pool (tests, a one-off), sessions run inline, one after another. Where they run is a port
-// (SessionExecutor): the pool, inline, or a BullMQ queue of worker processes (src/queue).
+// (SessionExecutor): the pool, inline, or a BullMQ queue of worker processes (src/jobs).
 
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -12,8 +12,9 @@ import { feeScheduleView } from '../exchange/fees.ts';
 import { type AccountSession, runAccount, type SessionRunner } from './account.ts';
 import { mergeSessions, type BacktestResult } from './merge.ts';
 import { requestModel, sessionSpecs, type ResolvedRequest } from './request.ts';
-import type { Predictor } from '../ml/predictor.ts';
-import { runSession, type SessionResult, type SessionSpec } from './session.ts';
+import type { Predictor } from '../ml/inference/predictor.ts';
+import { runSession } from './session.ts';
+import type { SessionResult, SessionSpec } from './session-spec.ts';
 
 export interface BacktestTask {
   spec: SessionSpec;
@@ -22,7 +23,7 @@ export interface BacktestTask {
 
 /**
  * Where sessions run, a port: the Piscina pool of this process (poolExecutor), inline (no pool),
- * or a queue of other processes (src/queue). Every executor runs the same SessionSpec (plain data,
+ * or a queue of other processes (src/jobs). Every executor runs the same SessionSpec (plain data,
  * seed and model included) through runSession, so the account and the merge see the same results.
  */
 export interface SessionExecutor {
@@ -35,7 +36,7 @@ export interface SessionExecutor {
   health?(): ExecutorHealth;
 }
 
-/** /health's `queue` (src/queue/executor.ts). */
+/** /health's `queue` (src/jobs/executor.ts). */
 export interface ExecutorHealth {
   status: 'ok' | 'unreachable';
   url: string;

@@ -2,8 +2,8 @@
 // closes), which contract trades on each (a root: the front month; a month-coded symbol: that
 // contract only, up to its last session) and each session's window.
 
-import type { FieldError } from '../api/error.ts';
-import type { ResolvedRequest } from '../api/backtest-request.ts';
+import type { FieldError } from '../wire/error.ts';
+import type { ResolvedRequest } from '../wire/backtest-request.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import {
   CALENDAR_FIRST_YEAR,

@@ -9,7 +9,8 @@ import { RecordRing } from '../core/ring.ts';
 import { hashSeed } from '../core/rng.ts';
 import { buildExchange } from '../exchange/venue.ts';
 import { emptyTradeStats } from '../portfolio/portfolio.ts';
-import type { MarketSource, SessionResult, SessionSpec } from './session.ts';
+import type { SessionResult, SessionSpec } from './session-spec.ts';
+import type { MarketSource } from '../market/source.ts';
 
 const BATCH = 4096;
 

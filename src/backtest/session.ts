@@ -16,147 +16,24 @@ import { RecordRing } from '../core/ring.ts';
 import { hashSeed } from '../core/rng.ts';
 import { FifoLink } from '../exchange/fifo-link.ts';
 import type { SimExchange } from '../exchange/sim-exchange.ts';
-import { buildExchange, type ExecutionParams, seededLatency } from '../exchange/venue.ts';
+import { buildExchange, seededLatency } from '../exchange/venue.ts';
 import { MarketGenerator } from '../market/generator.ts';
 import { type ContractSpec, contractForRoot } from '../market/instruments.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { touchMid } from '../book/dense-book.ts';
-import { openReplaySource } from '../market/replay/dbn-source.ts';
-import { ThreadedSource } from './source-thread.ts';
-import type { ReplaySessionSpec } from '../market/replay/replay-spec.ts';
-import { qualityOf, type ReplayQuality } from '../market/replay/quality.ts';
+import type { MarketSource } from '../market/source.ts';
+import { openReplaySource, ThreadedSource } from '../market/source-thread.ts';
+import { qualityOf } from '../market/replay/quality.ts';
 import type { L3Tape } from '../exchange/l3-fifo-queue.ts';
-import { createPredictor } from '../ml/mlp-simd.ts';
-import type { ModelFile } from '../ml/model.ts';
-import type { Predictor } from '../ml/predictor.ts';
-import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
-import type { FillField } from '../portfolio/fill-log.ts';
-import type { MarkoutSums } from '../portfolio/markouts.ts';
-import type { QuoteSeries } from '../portfolio/quote-samples.ts';
+import { createPredictor } from '../ml/inference/mlp-simd.ts';
+import type { Predictor } from '../ml/inference/predictor.ts';
 import { OrderLog } from './order-log.ts';
 import { runMarketOnly } from './session-market.ts';
-import type { Alert } from '../risk/alerts.ts';
-import { DrawdownPath, RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
-import type { StrategyDefinition, StrategyIdentity } from '../strategy/port.ts';
+import type { SessionResult, SessionSpec } from './session-spec.ts';
+import { DrawdownPath, RISK_STATE_FIELDS, RiskManager } from '../risk/risk-manager.ts';
+import type { StrategyDefinition } from '../strategy/port.ts';
 import { strategyByName } from '../strategy/registry.ts';
 import { Engine, StrategyError } from '../trading/engine.ts';
-
-/**
- * What a session of a multi-day run inherits from the sessions before it: the account's equity
- * at its open and the running equity peak (null: none yet). A session whose account's kill
- * switch has tripped is not run at all. JSON-safe, like the whole spec.
- */
-export interface AccountCarry {
-  capital: number;
-  peak: number | null;
-}
-
-export interface SessionStrategy extends StrategyIdentity {
-  file: string | null;
-}
-
-/** Everything one session needs; plain data so it can cross into a pool worker. */
-export interface SessionSpec {
-  root: string;
-  /**
-   * The root's contract spec (a pool worker knows neither the config's [contracts] nor the
-   * data's definitions); absent: the built-in table's.
-   */
-  contract?: ContractSpec;
-  date: string; // YYYY-MM-DD
-  seed: number;
-  sessionStartNs: number;
-  sessionEndNs: number;
-  activity: number;
-  carry: AccountCarry;
-  limits: RiskLimits;
-  /** The strategy by name and content hash, its resolved parameters, and the file it came from (null: built-in, or a queue job, which never carries a path). */
-  strategy: SessionStrategy;
-  /** Run the model (its prediction is ctx.signal); needs `model`. */
-  useML: boolean;
-  flattenMinutes: number;
-  execution: ExecutionParams;
-  collectFills: boolean;
-  /** Research recordings beyond the fills (absent: none): the order log (--orders), our position at each quote sample (--quotes; needs collectFills). */
-  record?: { orders?: boolean; quotePositions?: boolean };
-  /** The model file when useML (validated in the main thread; plain data for the worker). */
-  model?: ModelFile | null;
-  /** Recorded market data (one DBN file) instead of the synthetic generator. */
-  replay?: ReplaySessionSpec | null;
-  /**
-   * The synthetic generator in a thread of its own (source-thread.ts): set by runBacktest when
-   * the run leaves a core free for it. The events, and so the results, are the same either way.
-   */
-  generatorThread?: boolean;
-  /**
-   * The market alone, through the exchange, with no engine (session-market.ts): a session the
-   * kill switch kept from trading still reports its open and close mids.
-   */
-  marketOnly?: boolean;
-}
-
-export interface SessionResult {
-  date: string;
-  /** The carry the session ran with. */
-  carryIn: AccountCarry;
-  eventsProcessed: number;
-  ordersSent: number;
-  cancelsSent: number;
-  rejects: number;
-  cancelRejects: number;
-  /** Orders the risk checks refused (one per refused quote), and every refused requote. */
-  riskRejects: number;
-  blockedRequotes: number;
-  /** Our resting orders the exchange cancelled by self-match prevention. */
-  selfMatchPrevented: number;
-  fills: number;
-  /** Maker fills of orders that joined an empty level (a queue-realism diagnostic). */
-  zeroAheadFills: number;
-  volume: number;
-  feesPaid: number;
-  realizedPnl: number;
-  unrealizedPnl: number;
-  finalPosition: number;
-  maxAbsPosition: number;
-  /** The mark at the end: the mid of the last two-sided touch (NaN: none seen). The session's close_mid. */
-  finalMidTicks: number;
-  /** The market's first two-sided mid of the session, in ticks (NaN: none): its open_mid. */
-  openMidTicks: number;
-  trades: ClosedTradeStats;
-  markouts: MarkoutSums;
-  /** The session's P&L since its open (equity - carryIn.capital), sampled at the open, each minute and the end. */
-  pnlTimes: number[]; // ns after New York midnight of `date`
-  pnlValues: number[]; // USD
-  /** The largest drawdown the session's checks saw with carryIn (fraction; RiskManager.maxDrawdownFrac). */
-  maxDrawdownFrac: number;
-  /** What the drawdown check saw, to replay it for another carry (RiskManager's DrawdownPath). */
-  drawdownPath: { highs: number[]; lows: number[]; overflowed: boolean };
-  /** `pnl`: the session P&L when it tripped (the account's equity there is carryIn.capital + pnl). */
-  killSwitch: { tripped: boolean; reason: string; ts: number; pnl: number };
-  alerts: Alert[];
-  predictions: number;
-  fillColumns: Record<FillField, Float64Array> | null;
-  /** Our quotes once a second (with collectFills: the report's price chart), else null. */
-  quotes: QuoteSeries | null;
-  /** spec.record.orders: the order log's rows (OL_STRIDE each, src/backtest/order-log.ts); absent otherwise. */
-  orderLog?: Float64Array;
-  /** spec.record.quotePositions: our position at each quote sample; absent otherwise. */
-  quotePositions?: Float64Array;
-  /** Recorded data only (absent for the synthetic market): how the file met the engine. */
-  dataQuality?: ReplayQuality;
-}
-
-/** Where market events come from: the synthetic generator, recorded data, a recorded stream (bench). */
-export interface MarketSource {
-  generate(ring: RecordRing, maxEvents: number): number;
-  readonly done: boolean;
-  /** Order priorities beside the ring (order-level data only): what the l3_fifo model reads. */
-  readonly tape?: L3Tape | null;
-  /** Releases what the source holds (a file, a decoder thread). */
-  close?(): void;
-  /** Recorded data: its data-quality counters (src/market/replay/quality.ts) once done. */
-  qualityCounts?(): Float64Array | null;
-}
 
 /** Observers of what crosses each link (tests, benchmarks), called as the record is delivered. */
 export interface SessionTaps {

@@ -2,7 +2,7 @@
 // result. Results go to stdout and are identical for identical inputs; wall time and speed go
 // to stderr (they are measurements of this machine, not of the strategy).
 
-import { nyStamp } from '../report/session-axis.ts';
+import { nyStamp } from '../research/report/session-axis.ts';
 import type pino from 'pino';
 import type { EngineConfig } from '../config/schema.ts';
 import { validateBacktestRequest } from '../backtest/request.ts';

@@ -5,7 +5,7 @@ import type pino from 'pino';
 import { sessionSpecs, validateBacktestRequest } from '../backtest/request.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { DbnError } from '../data/dbn/errors.ts';
-import { type ExportSession, exportSynthetic } from '../data/dbn/synthetic-export.ts';
+import { type ExportSession, exportSynthetic } from '../market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../market/instruments.ts';
 import type { CliOptions } from './args.ts';
 import { withTimeWindow } from './time-window.ts';

@@ -32,5 +32,5 @@ export class HeldLog {
   }
 }
 
-/** stderr's log for the one-shot modes (engine.ts gives it to the logger; the bar holds it). */
+/** stderr's log for the one-shot modes (src/bin/engine.ts gives it to the logger; the bar holds it). */
 export const stderrLog = new HeldLog();

@@ -2,7 +2,7 @@
 // code 1 after a clear error (Redis unreachable, a bad URL) before anything is enqueued.
 
 import type { EngineConfig } from '../config/schema.ts';
-import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
+import { createQueueExecutor, type QueueExecutor } from '../jobs/executor.ts';
 
 export async function queueFromFlag(url: string | undefined, config: EngineConfig): Promise<{ executor: QueueExecutor | undefined } | { exit: number }> {
   if (!url) return { executor: undefined };

@@ -7,11 +7,11 @@ import type pino from 'pino';
 import { liveMarketError } from '../runtime/live-source.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { DataDirLocked, lockDataDir, type DataDirLock } from '../core/data-dir-lock.ts';
-import { createQueueExecutor, type QueueExecutor } from '../queue/executor.ts';
-import { BacktestService } from '../backtest/service.ts';
+import { createQueueExecutor, type QueueExecutor } from '../jobs/executor.ts';
+import { BacktestService } from '../backtest-service/service.ts';
 import { resolveApiToken } from '../http/auth.ts';
 import { startHttpServer } from '../http/server.ts';
-import { loadRootModel } from '../ml/model-store.ts';
+import { loadRootModel } from '../ml/inference/model-store.ts';
 import { SimulationRuntime, type ModelStatus } from '../runtime/simulation.ts';
 
 const SHUTDOWN_DEADLINE_MS = 9000;
@@ -69,7 +69,7 @@ export async function simulateCommand(config: EngineConfig, log: pino.Logger): P
   // Storage first: a data_dir that cannot be used is one clear error and exit 1 before any worker
   // thread exists (a started worker would keep the process alive with nothing listening).
   let backtests: BacktestService;
-  // QUEUE_URL: sessions run on BullMQ queue workers (src/queue); an unreachable Redis stops the start.
+  // QUEUE_URL: sessions run on BullMQ queue workers (src/jobs); an unreachable Redis stops the start.
   let executor: QueueExecutor | undefined;
   const queueUrl = process.env.QUEUE_URL?.trim();
   if (queueUrl) {

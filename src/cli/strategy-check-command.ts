@@ -1,12 +1,12 @@
 // `node dist/engine.js --strategy-check NAME|FILE [--param K=V] [--limit N] [--json]`: runs the
-// strategy check (src/strategy/check.ts) on the first session of the config's default backtest
+// strategy check (src/strategy-check/check.ts) on the first session of the config's default backtest
 // request and prints its report; exit 0 when every check passes, 1 when one fails or the strategy
 // cannot run, 2 for a bad parameter.
 
 import type pino from 'pino';
 import { requestModel, sessionSpecs, validateBacktestRequest } from '../backtest/request.ts';
 import type { EngineConfig } from '../config/schema.ts';
-import { type CheckReport, checkStrategy } from '../strategy/check.ts';
+import { type CheckReport, checkStrategy } from '../strategy-check/check.ts';
 import { compileStrategyFile } from '../strategy/load.ts';
 import { register, registeredStrategies, strategyByName } from '../strategy/registry.ts';
 import type { CliOptions } from './args.ts';

@@ -1,11 +1,12 @@
 // The engine's parameter objects derived from the config, in one place for every driver:
 // the backtest (with a request's overrides on top) and the live simulation.
+// The built-in market maker's parameters are the strategy's own (src/strategy/setup.ts), so
+// that the config does not import a strategy.
 
 import type { RootFeeParams } from '../exchange/fees.ts';
 import type { LatencyParams } from '../exchange/latency.ts';
 import type { ExecutionParams } from '../exchange/venue.ts';
 import type { RiskLimits } from '../risk/risk-manager.ts';
-import type { QuoteParams } from '../strategy/market-maker.ts';
 import { CONTRACTS } from '../market/instruments.ts';
 import type { EngineConfig, FeeTable } from './schema.ts';
 
@@ -18,18 +19,6 @@ export function riskLimits(c: EngineConfig): RiskLimits {
     maxDailyLoss: c.risk.max_daily_loss,
     killSwitchEnabled: c.risk.enable_kill_switch,
     flattenOnKill: c.risk.flatten_on_kill,
-  };
-}
-
-export function quoteParams(c: EngineConfig): QuoteParams {
-  return {
-    orderSize: Math.min(c.strategy.order_size, c.trading.max_order_size),
-    spreadMultiplier: c.strategy.spread_multiplier,
-    skewFactor: c.strategy.skew_factor,
-    inventoryLimit: c.strategy.inventory_limit,
-    volSpreadFactor: c.strategy.vol_spread_factor,
-    useML: c.strategy.use_ml,
-    mlWeight: c.strategy.ml_weight,
   };
 }
 

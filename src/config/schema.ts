@@ -13,7 +13,7 @@ import { expiryMessage, lastSessionDate } from '../market/contract-calendar.ts';
 import { contractsOf, EXPIRY_RULES, knownRoots, parseSymbol, PRODUCT_GROUPS, ROOT_RE, SymbolError, ticksPerPoint } from '../market/instruments.ts';
 import { marketMissing } from '../market/profiles.ts';
 import { withSelectedProfile } from '../market/profile-file.ts';
-import * as B from '../api/bounds.ts';
+import * as B from '../wire/bounds.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -2,7 +2,7 @@
 // maker_fee + exchange_fee; an aggressive (taker) fill pays taker_fee + exchange_fee. A negative
 // result is a rebate. The single place fees are computed: backtest and simulation both use it.
 
-import type { FeeScheduleView } from '../api/fee-schedule.ts';
+import type { FeeScheduleView } from '../wire/fee-schedule.ts';
 import { LIQ_MAKER, LIQ_TAKER } from '../core/events.ts';
 
 export interface FeeParams {

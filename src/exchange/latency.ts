@@ -1,5 +1,5 @@
-// Latency port of the simulated link between the engine and the exchange (hftbacktest's
-// LatencyModel: one small interface, implementations interchangeable).
+// Latency port of the simulated link between the engine and the exchange (LatencyModel, named as
+// hftbacktest names its port: one small interface, implementations interchangeable).
 //
 // Three one-way legs, each asked for at the moment the message leaves:
 //   orderEntry  engine -> exchange: when an order message reaches the matching engine;
@@ -23,7 +23,7 @@ export interface LatencyParams {
 }
 
 /** What the simulator needs from a latency model: each leg's delay (ns, >= 0) for a message sent at at[i]. */
-export interface Latency {
+export interface LatencyModel {
   orderEntry(at: Float64Array, i: number): number;
   marketData(at: Float64Array, i: number): number;
   response(at: Float64Array, i: number): number;
@@ -46,7 +46,7 @@ function checkNs(name: string, v: number): number {
  * jitterNs > base. With jitterNs = 0 every sample is exactly the base and no random number is
  * drawn. No allocation per sample.
  */
-export class LatencyModel implements Latency {
+export class SeededLatency implements LatencyModel {
   // Set in the constructor and `declare`d: a plain declaration is emitted as a class field that
   // first holds undefined, and V8 then checks and untags the field on every read (every sample).
   declare readonly orderLatencyNs: number;

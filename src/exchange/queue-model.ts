@@ -1,12 +1,11 @@
 // Queue-position port (hftbacktest's QueueModel): where our resting order stands in its price
 // level's queue, and how far each market event at that level moves it. The exchange owns the
 // order and calls the model at each hook; the model owns only the quantity ahead of the order,
-// `fronts[s]` for the order in slot s. Small interchangeable pieces behind one interface.
+// `fronts[s]` for the order in slot s. Small interchangeable pieces behind one interface: the L2
+// models here, the L3 FIFO model in l3-fifo-queue.ts, the choice by name in queue-model-factory.ts.
 //
 // Every hook works in place on `fronts[s]` and takes only integers (sizes, slots), so no
 // fractional front crosses a call (hot-path rule 3).
-
-import { L3FifoQueueModel, type L3Tape } from './l3-fifo-queue.ts';
 
 // Our modifies (OM_MODIFY) need no hook of their own: a modify that loses priority (a new price or
 // more contracts) enters the order again through onNewOrder, at the back of its (new) level, and
@@ -148,17 +147,3 @@ export const L2_QUEUE_MODELS = ['power', 'risk_averse'] as const;
 export const L3_QUEUE_MODEL = 'l3_fifo';
 export const QUEUE_MODELS = [...L2_QUEUE_MODELS, L3_QUEUE_MODEL] as const;
 export type QueueModelName = (typeof QUEUE_MODELS)[number];
-
-/**
- * The queue model named `name`. `tape` carries the order priorities of an MBO source; l3_fifo
- * without one is an error (its queue position needs order identities no L2 feed has).
- */
-export function queueModelFromName(name: QueueModelName | string, power = 2, tape: L3Tape | null = null): QueueModel {
-  if (name === 'power') return new PowerQueueModel(power);
-  if (name === 'risk_averse') return new RiskAverseQueueModel();
-  if (name === L3_QUEUE_MODEL) {
-    if (tape === null) throw new Error(`queue model "l3_fifo" needs order-level market data (MBO): the market source here has none`);
-    return new L3FifoQueueModel(tape);
-  }
-  throw new Error(`unknown queue model "${name}" (expected ${QUEUE_MODELS.map((m) => `"${m}"`).join(' or ')})`);
-}

@@ -2,7 +2,7 @@
 // model"). Our orders are virtual, as in hftbacktest: they never change the displayed market book
 // (no market impact). The exchange keeps its own copy of the market book from the market events.
 //
-// Built from three ports (hftbacktest style): a latency model (Latency), a queue-position model
+// Built from three ports (hftbacktest style): a latency model (LatencyModel), a queue-position model
 // (QueueModel: hooks for a new order, a trade, a depth change and the fill check) and a fee model
 // (FeeModel). src/exchange/venue.ts builds it from the configuration for both drivers.
 //
@@ -126,12 +126,12 @@ import type { RecordRing } from '../core/ring.ts';
 import { DenseBook, NO_PRICE } from '../book/dense-book.ts';
 import type { FeeModel } from './fees.ts';
 import { FifoLink } from './fifo-link.ts';
-import type { Latency } from './latency.ts';
+import type { LatencyModel } from './latency.ts';
 import type { QueueModel } from './queue-model.ts';
 
 export interface SimExchangeOptions {
   fees: FeeModel;
-  latency: Latency;
+  latency: LatencyModel;
   queue: QueueModel;
   /** Execution reports exchange -> engine (stride ER_STRIDE). */
   reports: RecordRing;
@@ -167,7 +167,7 @@ export class SimExchange {
   declare readonly book: DenseBook;
   declare readonly maxOrders: number;
   declare readonly fees: FeeModel;
-  declare readonly latency: Latency;
+  declare readonly latency: LatencyModel;
   declare readonly queue: QueueModel;
   declare readonly reports: RecordRing;
 

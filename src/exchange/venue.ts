@@ -5,9 +5,9 @@
 import type { RecordRing } from '../core/ring.ts';
 import { Rng } from '../core/rng.ts';
 import { FeeSchedule, type RootFeeParams } from './fees.ts';
-import { type Latency, LatencyModel, type LatencyParams } from './latency.ts';
+import { type LatencyModel, SeededLatency, type LatencyParams } from './latency.ts';
 import type { L3Tape } from './l3-fifo-queue.ts';
-import { queueModelFromName } from './queue-model.ts';
+import { queueModelFromName } from './queue-model-factory.ts';
 import { SimExchange } from './sim-exchange.ts';
 
 /** How the venue executes: plain data, so it crosses into pool workers and job queues. */
@@ -19,8 +19,8 @@ export interface ExecutionParams {
 }
 
 /** A latency model whose jitter is drawn from its own seeded stream. */
-export function seededLatency(p: LatencyParams, seed: number): Latency {
-  return new LatencyModel(p, new Rng(seed));
+export function seededLatency(p: LatencyParams, seed: number): LatencyModel {
+  return new SeededLatency(p, new Rng(seed));
 }
 
 /**

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { MiddlewareHandler } from 'hono';
 import type { EngineConfig } from '../config/schema.ts';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from './app-env.ts';
 import { apiError } from './errors.ts';
 
 /** Shortest accepted token: 16 characters (e.g. `openssl rand -hex 32` gives 64). */

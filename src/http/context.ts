@@ -1,19 +1,13 @@
 // What every route module gets: the dependencies and the shared HTTP-layer objects.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hono } from 'hono';
 import type pino from 'pino';
-import type { BacktestService } from '../backtest/service.ts';
+import type { BacktestService } from '../backtest-service/service.ts';
 import type { SweepService } from '../sweep/service.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import type { RuntimeView } from '../runtime/view.ts';
 import type { EngineMetrics } from './metrics.ts';
 import type { RawResponses } from './raw-response.ts';
 import type { SseHub } from './sse.ts';
-
-/** Hono environment: under @hono/node-server, c.env holds the Node request/response. */
-export type AppEnv = { Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } };
-export type App = Hono<AppEnv>;
 
 export interface HttpDeps {
   runtime: RuntimeView;

@@ -6,7 +6,7 @@
 
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ErrorBody, ErrorCode, FieldError } from '../api/error.ts';
+import type { ErrorBody, ErrorCode, FieldError } from '../wire/error.ts';
 
 export class ApiError extends Error {
   override name = 'ApiError';

@@ -1,36 +1,11 @@
-// Host header allow-list, against DNS rebinding: a page on evil.example whose name is made to
-// resolve to 127.0.0.1 reaches the engine from the victim's browser, but its requests still say
-// `Host: evil.example`. Loopback names are always allowed (any port); [http] allowed_hosts adds
+// The engine API's Host header check (the rule: src/wire/host-names.ts): [http] allowed_hosts adds
 // names such as "engine" (compose: Prometheus and the dashboard call http://engine:9090), and
 // "*" there turns the check off (e.g. behind a proxy that checks Host itself).
 
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from './app-env.ts';
 import { apiError } from './errors.ts';
-
-export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
-
-/** The name part of a Host header value, lower case: "[::1]:9090" -> "[::1]", "Engine:9090" -> "engine". */
-export function hostName(header: string): string {
-  const h = header.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    return end < 0 ? h : h.slice(0, end + 1);
-  }
-  const colon = h.indexOf(':');
-  const name = colon < 0 ? h : h.slice(0, colon);
-  return name.endsWith('.') ? name.slice(0, -1) : name;
-}
-
-/**
- * The allow-list as a predicate over the Host header, or null when every Host is allowed ("*").
- * No Host at all is an HTTP/1.0 client, never a browser (browsers always send one): allowed.
- */
-export function hostAllowed(allowedHosts: readonly string[]): ((header: string | undefined) => boolean) | null {
-  if (allowedHosts.includes('*')) return null;
-  const allowed = new Set([...LOOPBACK_HOSTS, ...allowedHosts.map((h) => h.toLowerCase())]);
-  return (header) => header === undefined || allowed.has(hostName(header));
-}
+import { hostAllowed, LOOPBACK_HOSTS } from '../wire/host-names.ts';
 
 /** The middleware, or null when every Host is allowed ("*"). */
 export function hostCheck(allowedHosts: readonly string[]): MiddlewareHandler<AppEnv> | null {

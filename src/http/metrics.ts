@@ -14,8 +14,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LatencyStage, MetricsSnapshot, RuntimeView, WorkerHealth } from '../runtime/view.ts';
 import { VERSION } from '../version.ts';
-import { STATE_PATH } from './routes/state.ts';
-import type { ServiceObserver } from '../backtest/service.ts';
+import { STATE_PATH } from './routes/state-path.ts';
+import type { ServiceObserver } from '../backtest-service/service.ts';
 
 /** Latency buckets in seconds: 1 us .. 1 s. */
 export const LATENCY_BUCKETS = [1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 1];

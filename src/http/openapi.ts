@@ -1,11 +1,11 @@
 // The OpenAPI 3.1 document of the HTTP API. Every schema in it is generated from the zod shapes in
-// src/api (zod 4's z.toJSONSchema, JSON Schema 2020-12, the dialect of OpenAPI 3.1); only the
+// src/wire (zod 4's z.toJSONSchema, JSON Schema 2020-12, the dialect of OpenAPI 3.1); only the
 // operations (summaries, parameters, status codes) are written here, and they point at the
 // generated components. Objects are closed (additionalProperties: false), so a test that checks
 // real responses against this document fails on a field the shapes do not declare.
 
 import { z } from 'zod';
-import { backtestRequestSchema, resolvedRequestSchema } from '../api/backtest-request.ts';
+import { backtestRequestSchema, resolvedRequestSchema } from '../wire/backtest-request.ts';
 import {
   backtestListItemSchema,
   backtestListSchema,
@@ -13,12 +13,12 @@ import {
   backtestRunSchema,
   backtestRunSummarySchema,
   markoutSchema,
-} from '../api/backtest-run.ts';
-import { datasetListSchema, datasetSchema } from '../api/datasets.ts';
-import { strategyInfoSchema, strategyListSchema } from '../api/strategies.ts';
-import { ARTIFACTS_DESCRIPTION, BACKTEST_ARTIFACTS } from '../api/backtest-artifacts.ts';
-import { errorBodySchema, fieldErrorSchema } from '../api/error.ts';
-import { healthSchema, workerHealthSchema } from '../api/health.ts';
+} from '../wire/backtest-run.ts';
+import { datasetListSchema, datasetSchema } from '../wire/datasets.ts';
+import { strategyInfoSchema, strategyListSchema } from '../wire/strategies.ts';
+import { ARTIFACTS_DESCRIPTION, BACKTEST_ARTIFACTS } from '../wire/backtest-artifacts.ts';
+import { errorBodySchema, fieldErrorSchema } from '../wire/error.ts';
+import { healthSchema, workerHealthSchema } from '../wire/health.ts';
 import {
   bookLevelSchema,
   fillSchema,
@@ -27,9 +27,9 @@ import {
   stateAlertSchema,
   statePayloadSchema,
   symbolStateSchema,
-} from '../api/live-state.ts';
-import { sweepListSchema, sweepProgressSchema, sweepRequestSchema, sweepRunSchema } from '../api/sweep.ts';
-import { alertEventSchema, shutdownEventSchema, streamEventSchema } from '../api/stream-events.ts';
+} from '../wire/live-state.ts';
+import { sweepListSchema, sweepProgressSchema, sweepRequestSchema, sweepRunSchema } from '../wire/sweep.ts';
+import { alertEventSchema, shutdownEventSchema, streamEventSchema } from '../wire/stream-events.ts';
 import { VERSION } from '../version.ts';
 import { OPEN_PATHS } from './auth.ts';
 

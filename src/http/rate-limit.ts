@@ -9,8 +9,8 @@
 
 import type { MiddlewareHandler } from 'hono';
 import { rateLimiter } from 'hono-rate-limiter';
-import { ARTIFACT_NAMES } from '../api/backtest-artifacts.ts';
-import type { AppEnv } from './context.ts';
+import { ARTIFACT_NAMES } from '../wire/backtest-artifacts.ts';
+import type { AppEnv } from './app-env.ts';
 import { apiError } from './errors.ts';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -8,7 +8,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import type { App, AppEnv } from './context.ts';
+import type { App, AppEnv } from './app-env.ts';
 
 export interface RawBody {
   /** The head has been written (the middleware chain's status and headers): write the body. */

@@ -9,7 +9,7 @@
 //   opens a fresh one instead of failing its next request.
 
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from './context.ts';
+import type { AppEnv } from './app-env.ts';
 
 /** What every answer says unless its route sets its own Cache-Control. */
 export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;

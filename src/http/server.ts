@@ -10,8 +10,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { createHttpApp, type HttpApp, type HttpDeps, type HttpOptions } from './app.ts';
-import type { AppEnv } from './context.ts';
-import type { ErrorCode } from '../api/error.ts';
+import type { AppEnv } from './app-env.ts';
+import type { ErrorCode } from '../wire/error.ts';
 import { errorBody } from './errors.ts';
 
 export interface StartOptions extends HttpOptions {

@@ -22,7 +22,7 @@
 import { Rng, hashSeed } from '../core/rng.ts';
 import { CALENDAR_FIRST_YEAR, CALENDAR_LAST_YEAR, earlyCloseNs, isTradingDay } from './calendar.ts';
 import type { ContractSpec } from './instruments.ts';
-import type { MarketProfile } from './profiles.ts';
+import type { MarketProfile } from './market-profile.ts';
 import { RTH_CLOSE_NS, RTH_OPEN_NS } from './regular-hours.ts';
 
 const NS_PER_HOUR = 3600e9;

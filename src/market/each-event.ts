@@ -3,8 +3,8 @@
 
 import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, EV_TS } from '../core/events.ts';
 import { RecordRing } from '../core/ring.ts';
-import type { MarketSource } from '../backtest/session.ts';
-import { MboFromL2 } from '../data/dbn/mbo-from-l2.ts';
+import type { MarketSource } from './source.ts';
+import { MboFromL2 } from './dbn-export/mbo-from-l2.ts';
 import { MarketGenerator } from './generator.ts';
 
 /** One event; `tag` is the generator's modify tag (modify-tags.ts), 0 for other sources. */

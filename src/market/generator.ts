@@ -58,7 +58,8 @@ import { DenseBook } from '../book/dense-book.ts';
 import type { ContractSpec } from './instruments.ts';
 import { dailyPath, pathHours } from './daily-path.ts';
 import { MOD_DOWN, MOD_MOVE_FROM, MOD_MOVE_TO, MOD_UP } from './modify-tags.ts';
-import { type MarketProfile, profileFor, ticksPerSqrtSecond } from './profiles.ts';
+import { profileFor, ticksPerSqrtSecond } from './profiles.ts';
+import type { MarketProfile } from './market-profile.ts';
 import { RTH_CLOSE_NS, RTH_OPEN_NS } from './regular-hours.ts';
 
 export interface GeneratorOptions {

@@ -4,7 +4,7 @@
 // docs/instruments.md). The built-in roots below are written in that shape; the config adds or
 // replaces roots (useConfiguredContracts, called by the config loader), and recorded data may
 // bring its own from DBN definition records (src/market/replay/definitions.ts).
-import type { MarketProfile } from './profiles.ts';
+import type { MarketProfile } from './market-profile.ts';
 
 /** Product groups: their holidays, daily close and early closes are modelled (docs/instruments.md). */
 export const PRODUCT_GROUPS = ['equity_index', 'energy', 'metals', 'interest_rate', 'currency'] as const;

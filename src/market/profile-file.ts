@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type ContractSpec, contractForRoot, ROOT_RE } from './instruments.ts';
-import { type MarketProfile, profileFor } from './profiles.ts';
+import { profileFor } from './profiles.ts';
+import type { MarketProfile } from './market-profile.ts';
 
 export const PROFILE_FILE_KIND = 'futures-mm-engine market profile';
 export const PROFILE_FILE_VERSION = 1;

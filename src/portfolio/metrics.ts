@@ -1,7 +1,7 @@
 // Performance metrics exactly as docs/metrics.md defines them, over equity samples (one per
 // simulated minute and one at the end, or one per trading day) and closed-trade statistics.
 
-import { DAILY_SHARPE_MIN_DAYS } from '../api/trade-metrics.ts';
+import { DAILY_SHARPE_MIN_DAYS } from '../wire/trade-metrics.ts';
 import type { ClosedTradeStats } from './portfolio.ts';
 
 /** Minutes in a trading year: 252 days x 390 regular-session minutes. */

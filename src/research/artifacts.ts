@@ -7,7 +7,7 @@ import type { EngineConfig } from '../config/schema.ts';
 import type { AccountSession } from '../backtest/account.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
-import { buildReport, type QuotePoints } from '../report/html-report.ts';
+import { buildReport, type QuotePoints } from './report/html-report.ts';
 import { type Column, equityTable, fillTable, toCsv } from './fill-table.ts';
 import { VERSION } from '../version.ts';
 import { toParquet } from './parquet.ts';

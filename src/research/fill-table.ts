@@ -7,7 +7,7 @@
 // fills they give the result's realized_pnl_gross, fees and realized_pnl_net (docs/metrics.md).
 
 import { BID, LIQ_MAKER } from '../core/events.ts';
-import { sessionNsToUnixNs } from '../data/dbn/time.ts';
+import { sessionNsToUnixNs } from '../market/dbn-time.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import type { AccountSession } from '../backtest/account.ts';
 import type { ResolvedRequest } from '../backtest/request.ts';

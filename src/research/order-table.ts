@@ -3,7 +3,7 @@
 // instant in ISO 8601 to the millisecond, truncated); prices in index points; latencies in ns.
 
 import { BID, LIQ_MAKER } from '../core/events.ts';
-import { sessionNsToUnixNs } from '../data/dbn/time.ts';
+import { sessionNsToUnixNs } from '../market/dbn-time.ts';
 import { contractForRoot, ticksToPrice } from '../market/instruments.ts';
 import type { AccountSession } from '../backtest/account.ts';
 import type { ResolvedRequest } from '../backtest/request.ts';

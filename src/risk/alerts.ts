@@ -1,10 +1,10 @@
 // Risk alerts: severity, time, code and the figures behind them. Alerts are rare, so they are
 // plain objects kept in a bounded list (the newest `capacity`), with a running total.
 
-import type { Alert, Severity } from '../api/live-state.ts';
+import type { Alert, Severity } from '../wire/live-state.ts';
 
 // The shape is the API's (an alert is served as raised); `ts` is engine ns on the session clock.
-export type { Alert, Severity } from '../api/live-state.ts';
+export type { Alert, Severity } from '../wire/live-state.ts';
 
 export class AlertLog {
   readonly items: Alert[] = [];

@@ -103,6 +103,12 @@ export interface SharedLayout {
 
 export const MAX_LOTS = 4096;
 
+/**
+ * Records each ring of a symbol holds (powers of two). The market-data ring is the largest: a
+ * full one makes the market wait (back-pressure, counted), since an L2 update is never dropped.
+ */
+export const RING_RECORDS = { md: 1 << 16, er: 1 << 12, om: 1 << 10, fills: 1 << 12, latency: 1 << 14 } as const;
+
 export const WORKER_NAMES = ['market-data', 'order-book', 'inference'] as const;
 export type WorkerName = (typeof WORKER_NAMES)[number];
 export const HEARTBEAT_INDEX: Record<WorkerName, number> = { 'market-data': CB_HB_MD, 'order-book': CB_HB_OB, inference: CB_HB_INF };
@@ -125,12 +131,12 @@ export function allocateLayout(symbols: { symbol: string; root: string }[]): Sha
       return {
         symbol,
         root,
-        md: RecordRing.memory(MD_STRIDE, 1 << 16, true),
-        er: RecordRing.memory(ER_STRIDE, 1 << 12, true),
-        om: RecordRing.memory(OM_STRIDE, 1 << 10, true),
-        fills: RecordRing.memory(FR_STRIDE, 1 << 12, true),
-        latEngine: RecordRing.memory(LAT_STRIDE, 1 << 14, true),
-        latInference: RecordRing.memory(LAT_STRIDE, 1 << 14, true),
+        md: RecordRing.memory(MD_STRIDE, RING_RECORDS.md, true),
+        er: RecordRing.memory(ER_STRIDE, RING_RECORDS.er, true),
+        om: RecordRing.memory(OM_STRIDE, RING_RECORDS.om, true),
+        fills: RecordRing.memory(FR_STRIDE, RING_RECORDS.fills, true),
+        latEngine: RecordRing.memory(LAT_STRIDE, RING_RECORDS.latency, true),
+        latInference: RecordRing.memory(LAT_STRIDE, RING_RECORDS.latency, true),
         snapshot: Seqlock.memory(S.SIZE),
         features: Seqlock.memory(FT_FIELDS),
         prediction: Seqlock.memory(PR_FIELDS),

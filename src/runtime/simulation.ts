@@ -16,7 +16,7 @@ import { RecordRing } from '../core/ring.ts';
 import { sessionNsToEpochMs } from '../market/calendar.ts';
 import { contractForRoot, parseSymbol, ticksToPrice, type ContractSpec } from '../market/instruments.ts';
 import { configContracts } from '../config/contracts.ts';
-import type { ModelFile } from '../ml/model.ts';
+import type { ModelFile } from '../ml/inference/model.ts';
 import { profitFactor, winRate } from '../portfolio/metrics.ts';
 import type { Alert } from '../risk/alerts.ts';
 import { Seqlock } from '../shm/seqlock.ts';
@@ -72,7 +72,7 @@ export interface ModelStatus {
 export interface SimulationOptions {
   config: EngineConfig;
   logger: pino.Logger;
-  /** The model of a root (ml/model-store.ts: models/<ROOT>.json), asked once per traded root. */
+  /** The model of a root (ml/inference/model-store.ts: models/<ROOT>.json), asked once per traded root. */
   models: (root: string) => ModelStatus;
   /** Idle spin before the next input is due, µs (0: block, Infinity: busy-poll); default from `[simulation] engine_idle`. */
   spinUs?: number;

@@ -2,12 +2,12 @@
 // over SharedArrayBuffer) implements it; tests may implement it with a fake. Everything here is
 // built on demand from shared-memory snapshots, at API rates (~10/s), never on the hot path.
 
-import type { WorkerStateName } from '../api/health.ts';
-import type { FillView, StateAlert, SymbolState } from '../api/live-state.ts';
+import type { WorkerStateName } from '../wire/health.ts';
+import type { FillView, StateAlert, SymbolState } from '../wire/live-state.ts';
 
-// The API's shapes (src/api), re-exported for the runtime's implementers.
-export type { WorkerStateName } from '../api/health.ts';
-export type { FillView, LatencySummary, OurOrder, StateAlert, SymbolState } from '../api/live-state.ts';
+// The API's shapes (src/wire), re-exported for the runtime's implementers.
+export type { WorkerStateName } from '../wire/health.ts';
+export type { FillView, LatencySummary, OurOrder, StateAlert, SymbolState } from '../wire/live-state.ts';
 
 export interface WorkerHealth {
   name: string; // e.g. "market-data", "order-book", "inference"

@@ -1,6 +1,6 @@
 // A registered strategy as the API and the CLI describe it.
 
-import type { StrategyInfo } from '../api/strategies.ts';
+import type { StrategyInfo } from '../wire/strategies.ts';
 import { paramsJsonSchema } from './params.ts';
 import { type Registered, registeredStrategies } from './registry.ts';
 

@@ -15,6 +15,7 @@
 import { NO_PRICE } from '../book/dense-book.ts';
 import { ASK, BID } from '../core/events.ts';
 import {
+  BAND_INSIDE,
   EPS,
   HORIZON_S,
   IN_COUNT,
@@ -125,8 +126,8 @@ export class MarketMaker {
     let hi = bidFloor + 1 - t[Q_BID_RAW];
     if (askCeil - o[Q_ASK_RAW] < hi) hi = askCeil - o[Q_ASK_RAW];
     if (!(lo <= 0 && hi >= 0)) return;
-    const sLo = inp[IN_SIGNAL] + (lo * 0.999) / w;
-    const sHi = inp[IN_SIGNAL] + (hi * 0.999) / w;
+    const sLo = inp[IN_SIGNAL] + (lo * BAND_INSIDE) / w;
+    const sHi = inp[IN_SIGNAL] + (hi * BAND_INSIDE) / w;
     inp[IN_SIGNAL_TRIAL] = sLo;
     if (!this.sameQuotesWith(IN_SIGMA, IN_SIGNAL_TRIAL, bestBid, bestAsk, position, reduceOnly)) return;
     if (!this.sameQuotesWith(IN_SIGMA_LO, IN_SIGNAL_TRIAL, bestBid, bestAsk, position, reduceOnly)) return;

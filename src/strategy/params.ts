@@ -2,7 +2,7 @@
 // ([strategy.<name>]), the HTTP request's `params`, sweep axes, the OpenAPI schema and the
 // dashboard's form fields all go through here. Errors name the key, the value and the range.
 
-import type { FieldError } from '../api/error.ts';
+import type { FieldError } from '../wire/error.ts';
 import type { ParamDecl, ParamSpec, ParamValues } from './port.ts';
 
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;

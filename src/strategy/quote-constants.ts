@@ -17,6 +17,9 @@ export const Q_BID_RAW = 5; // what the bid and ask are the floor and ceiling of
 export const Q_ASK_RAW = 6;
 export const Q_COUNT = 7;
 
+/** signalBand() keeps its range this far inside the estimated one (0.1 %), so float error at its edge cannot change a tick. */
+export const BAND_INSIDE = 0.999;
+
 export const HORIZON_S = 1;
 export const MIN_SIGMA = 0.05; // ticks / sqrt(s): floor so a silent market still has a defined spread
 export const EPS = 1e-9;

@@ -2,13 +2,26 @@
 // ([strategy] files) and those named with --strategy-file, then the config's strategy choices
 // checked against them ([strategy] name, each [strategy.<name>] table), each error naming its key.
 
-import { quoteParams } from '../config/derive.ts';
 import { type EngineConfig, SECTION_SHAPES } from '../config/schema.ts';
 import { MARKET_MAKER, paramValuesOf } from './builtin/market-maker.ts';
+import type { QuoteParams } from './market-maker.ts';
 import type { ParamValues, StrategyDefinition } from './port.ts';
 import { loadStrategies } from './load.ts';
 import { applyParams, defaults } from './params.ts';
 import { type Registered, registeredStrategies, strategyByName } from './registry.ts';
+
+/** The built-in market maker's parameters from the config's [strategy] (and [trading] max_order_size). */
+export function quoteParams(c: EngineConfig): QuoteParams {
+  return {
+    orderSize: Math.min(c.strategy.order_size, c.trading.max_order_size),
+    spreadMultiplier: c.strategy.spread_multiplier,
+    skewFactor: c.strategy.skew_factor,
+    inventoryLimit: c.strategy.inventory_limit,
+    volSpreadFactor: c.strategy.vol_spread_factor,
+    useML: c.strategy.use_ml,
+    mlWeight: c.strategy.ml_weight,
+  };
+}
 
 /** The [strategy] keys that are not a strategy's parameter table (the schema's own keys). */
 const OWN_KEYS = new Set(SECTION_SHAPES.strategy);

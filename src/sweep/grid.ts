@@ -2,7 +2,7 @@
 // the points are the cartesian product in the order the axes were given, the last axis varying
 // fastest (grid order: the order of --out and of every listing).
 
-import { SWEEP_KEY_LIST, SWEEP_KEY_NAMES, type SweepKey, sweepKey } from './keys.ts';
+import { SWEEP_KEY_LIST, SWEEP_KEY_NAMES, type SweepKey, sweepKey } from '../wire/sweep-keys.ts';
 
 export type SweepValue = number | boolean | string;
 

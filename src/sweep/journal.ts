@@ -13,13 +13,13 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, re
 import { join } from 'node:path';
 import { writeAtomicSync } from '../core/atomic-write.ts';
 import type pino from 'pino';
-import type { SweepListItem, SweepRun } from '../api/sweep.ts';
-import { IdempotencyKeys } from '../backtest/journal/idempotency.ts';
-import { QUARANTINE_DIR } from '../backtest/journal/quarantine.ts';
-import { boundedError, MAX_HEADER_BYTES } from '../backtest/journal/record.ts';
-import { retentionVictims, type RetentionLimits } from '../backtest/journal/retention.ts';
-import type { StorageHealth } from '../backtest/journal/journal.ts';
-import { decodeCursor, type Page, RunIndex } from '../backtest/journal/run-index.ts';
+import type { SweepListItem, SweepRun } from '../wire/sweep.ts';
+import { IdempotencyKeys } from '../backtest-service/journal/idempotency.ts';
+import { QUARANTINE_DIR } from '../backtest-service/journal/quarantine.ts';
+import { boundedError, MAX_HEADER_BYTES } from '../backtest-service/journal/record.ts';
+import { retentionVictims, type RetentionLimits } from '../backtest-service/journal/retention.ts';
+import type { StorageHealth } from '../backtest-service/journal/journal.ts';
+import { decodeCursor, type Page, RunIndex } from '../backtest-service/journal/run-index.ts';
 
 export const SWEEP_ID_RE = /^sw_[0-9]{8}T[0-9]{9}Z_[0-9a-z]{4}_[0-9a-f]{6}$/;
 const EXT = '.jsonl';

@@ -5,7 +5,7 @@
 import { MARKOUT_LABELS } from '../portfolio/markouts.ts';
 import type { SweepValue } from './grid.ts';
 import type { SweepPointResult } from './runner.ts';
-import { rankOrder, traded, untradedNote } from './summary.ts';
+import { rankOrder, traded, untradedNote } from '../wire/sweep-summary.ts';
 
 export interface HoldoutReport {
   /** Sessions that ranked the points, and the later ones held out. */

@@ -2,7 +2,7 @@
 // runs with, before anything runs, so a bad value fails the whole sweep at once with an error
 // naming the key and the value. The holdout split is here too.
 
-import type { FieldError } from '../api/error.ts';
+import type { FieldError } from '../wire/error.ts';
 import { formatValue } from '../config/load.ts';
 import { type EngineConfig, EngineConfigSchema } from '../config/schema.ts';
 import { type BacktestRequest, type ResolvedRequest, validateBacktestRequest } from '../backtest/request.ts';

@@ -7,7 +7,7 @@ import type { Piscina } from 'piscina';
 import { runBacktest, type SessionExecutor } from '../backtest/run.ts';
 import type { SweepValue } from './grid.ts';
 import type { PlannedPoint } from './plan.ts';
-import { pointResult, type PointResult } from './summary.ts';
+import { pointResult, type PointResult } from '../wire/sweep-summary.ts';
 
 export interface SweepPointResult {
   params: Record<string, SweepValue>;
@@ -16,7 +16,7 @@ export interface SweepPointResult {
 
 export interface SweepRunOptions {
   pool?: Piscina | null;
-  /** Where sessions run instead of the pool (e.g. the BullMQ queue, src/queue). */
+  /** Where sessions run instead of the pool (e.g. the BullMQ queue, src/jobs). */
   executor?: SessionExecutor;
   /** Points run at once (default 1; with a pool, its thread count is a good value). */
   concurrency?: number;

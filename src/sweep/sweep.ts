@@ -1,14 +1,14 @@
 // A whole sweep, as the CLI (and the HTTP API) runs it: prepare (validate every point, split off
 // the holdout), then run the points and, with a holdout, the best of them on the later sessions.
 
-import type { FieldError } from '../api/error.ts';
+import type { FieldError } from '../wire/error.ts';
 import type { EngineConfig } from '../config/schema.ts';
 import { type BacktestRequest, validateBacktestRequest } from '../backtest/request.ts';
 import type { SweepAxis } from './grid.ts';
 import type { SweepDocument } from './output.ts';
 import { holdoutSplit, type ParamNaming, type PlannedPoint, planSweep } from './plan.ts';
 import { runSweep, type SweepRunOptions } from './runner.ts';
-import { rankOrder } from './summary.ts';
+import { rankOrder } from '../wire/sweep-summary.ts';
 
 /** How many of the best points a holdout evaluates. */
 export const HOLDOUT_TOP = 3;

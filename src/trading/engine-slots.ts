@@ -4,7 +4,8 @@
 
 export const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
 
-// The engine's per-event doubles, in one Float64Array (`clock`; hot-path rules 3 and 4). Callees
+// The engine's per-event doubles, in one Float64Array (`Engine.slots`; hot-path rules 3 and
+// 4): its clocks, and the equity, mid and model signal it last saw. Callees
 // read pairs of adjacent slots.
 export const C_NOW = 0; // engine clock: receive time of the last input, ns (latency.orderEntry reads it)
 export const C_EQUITY = 1; // the value of the last equity check (risk.checkEquity reads C_NOW, C_EQUITY)

@@ -46,9 +46,9 @@ import {
 } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { Rng } from '../core/rng.ts';
-import type { Latency } from '../exchange/latency.ts';
+import type { LatencyModel } from '../exchange/latency.ts';
 import type { ContractSpec } from '../market/instruments.ts';
-import type { Predictor } from '../ml/predictor.ts';
+import { MODEL_EVERY_NS, type Predictor } from '../ml/inference/predictor.ts';
 import type { EquityCurve } from '../portfolio/equity-curve.ts';
 import { FL_MID, type FillLog } from '../portfolio/fill-log.ts';
 import type { MarkoutTracker } from '../portfolio/markouts.ts';
@@ -130,7 +130,7 @@ export interface EngineOptions {
   initialCapital: number;
   limits: RiskLimits;
   strategy: StrategySetup;
-  latency: Latency;
+  latency: LatencyModel;
   /** Outbound order messages. */
   orders: RecordRing;
   sessionStartNs: number;
@@ -217,25 +217,25 @@ export class Engine {
   predictions = 0;
 
   /** The engine's per-event doubles (engine-slots.ts C_*). */
-  readonly clock = new Float64Array(C_COUNT);
+  readonly slots = new Float64Array(C_COUNT);
   /** Engine clock: the receive time of the last input (ns). */
   get now(): number {
-    return this.clock[C_NOW];
+    return this.slots[C_NOW];
   }
   set now(ns: number) {
-    this.clock[C_NOW] = ns;
+    this.slots[C_NOW] = ns;
   }
   /** Exchange time of the last market event received. */
   get lastExchTs(): number {
-    return this.clock[C_EXCH];
+    return this.slots[C_EXCH];
   }
   /** Latest model output: expected mid move (ticks; NaN: none yet). */
   get signal(): number {
-    return this.clock[C_SIGNAL];
+    return this.slots[C_SIGNAL];
   }
   /** Market time of the latest model output (-1: none yet). */
   get signalTs(): number {
-    return this.clock[C_SIGNAL_TS];
+    return this.slots[C_SIGNAL_TS];
   }
   /** [0]: engine time of the strategy's next timer (Infinity: none). */
   readonly nextTimer = new Float64Array([Infinity]);
@@ -322,7 +322,7 @@ export class Engine {
       latency: o.latency,
       portfolio: this.portfolio,
       risk: this.risk,
-      clock: this.clock,
+      slots: this.slots,
       levels: def.levels ?? 1,
       firstOrderId: o.firstOrderId ?? 1,
     });
@@ -337,8 +337,8 @@ export class Engine {
     this.feed = o.feed ?? 'events';
     this.fedTop = this.feed === 'top';
     this.features = new FeatureExtractor({}, o.featureScope ?? 'all');
-    this.predictIntervalNs = o.predictIntervalNs ?? 10e6;
-    const c = this.clock;
+    this.predictIntervalNs = o.predictIntervalNs ?? MODEL_EVERY_NS;
+    const c = this.slots;
     const rec = new SessionRecorder(c, this.portfolio, o.sessionStartNs, o.sessionEndNs, o.sampleQuotes ?? false);
     this.recorder = rec;
     this.fills = rec.fills;
@@ -399,7 +399,7 @@ export class Engine {
    * (95 % of the bench's session's events are quiet with the built-in market maker.)
    */
   quietBounds(b: Float64Array): void {
-    b[0] = this.quiet ? this.clock[C_QUIET_UNTIL] : -Infinity;
+    b[0] = this.quiet ? this.slots[C_QUIET_UNTIL] : -Infinity;
     b[1] = this.standing[QS_UPTO];
   }
 
@@ -409,7 +409,7 @@ export class Engine {
    * decreasing, so the last one's times are the run's latest.)
    */
   takeQuiet(n: number, d: Float64Array, off: number): void {
-    const c = this.clock;
+    const c = this.slots;
     c[C_NOW] = d[off + EV_RECV];
     c[C_EXCH] = d[off + EV_TS];
     this.features.countEvents(n, d, off);
@@ -419,7 +419,7 @@ export class Engine {
 
   /** One market-data record, at its receive time, with the touch after it (bb, ba). */
   onMarketTop(d: Float64Array, off: number, bb: number, ba: number): void {
-    const c = this.clock;
+    const c = this.slots;
     this.quiet = false;
     if (this.bandDue) this.settleBand();
     const exTs = d[off + EV_TS];
@@ -465,7 +465,7 @@ export class Engine {
   /** The standing decision's promise bounds how long the next events are quiet (see quietBounds). */
   private goQuiet(): void {
     const q = this.standing;
-    const c = this.clock;
+    const c = this.slots;
     try {
       this.promise!.bounds(q, QS_BEFORE);
     } catch (e) {
@@ -505,7 +505,7 @@ export class Engine {
    */
   private decisionStands(bb: number, ba: number): boolean {
     const q = this.standing;
-    const c = this.clock;
+    const c = this.slots;
     if (bb !== q[QS_BID] || ba !== q[QS_ASK] || this.portfolio.position !== q[QS_POS] || c[C_EXCH] >= q[QS_UNTIL]) return false;
     if (this.hasBands) {
       // The promise's bands, checked here rather than by a call into the strategy at every event.
@@ -535,7 +535,7 @@ export class Engine {
    * and the equity check read nothing of each other, so their order within an event is free.
    */
   private timedChecks(): void {
-    const c = this.clock;
+    const c = this.slots;
     const exTs = c[C_EXCH];
     const m = this.markouts;
     if (exTs >= m.due[0]) m.resolve(c, C_EXCH);
@@ -546,7 +546,7 @@ export class Engine {
   }
 
   private scheduleChecks(): void {
-    const c = this.clock;
+    const c = this.slots;
     let due = this.markouts.due[0];
     if (c[C_NEXT_SAMPLE] < due) due = c[C_NEXT_SAMPLE];
     if (c[C_NEXT_QUOTE] < due) due = c[C_NEXT_QUOTE];
@@ -556,7 +556,7 @@ export class Engine {
 
   /** The equity check at the mid C_MID; true when it tripped the kill switch. */
   private checkEquity(): boolean {
-    const c = this.clock;
+    const c = this.slots;
     const p = this.portfolio;
     c[C_CHECKED_FILLS] = p.fills;
     p.writeEquity(c, C_MID, C_EQUITY);
@@ -571,7 +571,7 @@ export class Engine {
 
   /** The model's prediction from the current features (a method of its own, so predict() can inline here: hot-path rule 3). */
   private runModel(): void {
-    const c = this.clock;
+    const c = this.slots;
     c[C_SIGNAL] = this.predictor!.predict(this.features.values);
     c[C_SIGNAL_TS] = c[C_EXCH];
     this.predictions++;
@@ -661,11 +661,11 @@ export class Engine {
     rec.fills.row[FL_MID] = touchMid(this.bestBid, this.bestAsk);
     const mid = rec.fills.row[FL_MID];
     rec.recordFill(d, off, side, id, price, qty);
-    if (rec.markouts.due[0] < this.clock[C_DUE]) this.clock[C_DUE] = rec.markouts.due[0];
+    if (rec.markouts.due[0] < this.slots[C_DUE]) this.slots[C_DUE] = rec.markouts.due[0];
     this.risk.onPosition(this.now, p.position);
     // With a side empty the fill is checked at the last two-sided mid (none yet: nothing to mark at).
-    if (mid === mid) this.clock[C_MID] = mid;
-    else if (this.clock[C_MID] !== this.clock[C_MID]) return;
+    if (mid === mid) this.slots[C_MID] = mid;
+    else if (this.slots[C_MID] !== this.slots[C_MID]) return;
     if (this.checkEquity()) this.killed();
   }
 
@@ -733,7 +733,7 @@ export class Engine {
     if (!Number.isInteger(id) || id < 0 || id >= MAX_TIMERS) throw new Error(`timer id ${id}: expected an integer in 0..${MAX_TIMERS - 1}`);
     if (!(at === at) || !(period >= 0)) throw new Error(`timer ${id}: expected a time and a period >= 0 in ns, got ${at}, ${period}`);
     // Never in the past: a timer set for a time already gone fires at the next input.
-    this.timerAt[id] = at > this.clock[C_NOW] ? at : this.clock[C_NOW];
+    this.timerAt[id] = at > this.slots[C_NOW] ? at : this.slots[C_NOW];
     this.timerEvery[id] = period;
     this.scheduleTimers();
     this.quiet = false;
@@ -757,7 +757,7 @@ export class Engine {
    */
   onTimer(): void {
     this.quiet = false;
-    const c = this.clock;
+    const c = this.slots;
     const now = this.nextTimer[0];
     if (now > c[C_NOW]) c[C_NOW] = now;
     for (;;) {
@@ -790,7 +790,7 @@ export class Engine {
    */
   private strategyThrew(e: unknown): void {
     const name = this.strategyDef.name;
-    const err = new StrategyError(name, this.callback ?? 'callback', this.clock[C_EXCH], e);
+    const err = new StrategyError(name, this.callback ?? 'callback', this.slots[C_EXCH], e);
     this.callback = null;
     if (!this.stopOnError) throw err;
     if (this.failed !== null) return;
@@ -809,8 +809,8 @@ export class Engine {
   /** The latest prediction of a model run elsewhere (the inference worker in simulation). */
   setPrediction(value: number, exchTs: number, count: number): void {
     this.quiet = false;
-    this.clock[C_SIGNAL] = value;
-    this.clock[C_SIGNAL_TS] = exchTs;
+    this.slots[C_SIGNAL] = value;
+    this.slots[C_SIGNAL_TS] = exchTs;
     this.predictions = count;
   }
 
@@ -888,7 +888,7 @@ export class Engine {
    * the risk checks and the session's close are marked here, never at a price no book showed.
    */
   get markTicks(): number {
-    return this.clock[C_MID];
+    return this.slots[C_MID];
   }
 
   /**

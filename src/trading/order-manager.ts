@@ -38,7 +38,7 @@ import {
 } from '../core/events.ts';
 import type { RecordRing } from '../core/ring.ts';
 import { FifoLink } from '../exchange/fifo-link.ts';
-import type { Latency } from '../exchange/latency.ts';
+import type { LatencyModel } from '../exchange/latency.ts';
 import type { Portfolio } from '../portfolio/portfolio.ts';
 import { RISK_OK, type RiskManager } from '../risk/risk-manager.ts';
 import type { QuoteTargets } from '../strategy/port.ts';
@@ -53,11 +53,11 @@ export function quoteTargets(levels: number): QuoteTargets {
 
 export interface OrderManagerOptions {
   out: RecordRing;
-  latency: Latency;
+  latency: LatencyModel;
   portfolio: Portfolio;
   risk: RiskManager;
-  /** The engine's clock (C_NOW: the time orders are sent at). */
-  clock: Float64Array;
+  /** The engine's per-event doubles (engine-slots.ts; C_NOW: the time orders are sent at). */
+  slots: Float64Array;
   /** Quote levels per side (0: imperative orders only). */
   levels: number;
   firstOrderId: number;
@@ -79,10 +79,10 @@ export class OrderManager {
   reduceOnly = false;
 
   private readonly out: RecordRing;
-  private readonly latency: Latency;
+  private readonly latency: LatencyModel;
   private readonly portfolio: Portfolio;
   private readonly risk: RiskManager;
-  private readonly clock: Float64Array;
+  private readonly slots: Float64Array;
   private readonly link = new FifoLink();
   private readonly levels: number;
   /** Working (not being cancelled) quote order slot per [side * levels + level], -1 if none. */
@@ -102,7 +102,7 @@ export class OrderManager {
     this.latency = o.latency;
     this.portfolio = o.portfolio;
     this.risk = o.risk;
-    this.clock = o.clock;
+    this.slots = o.slots;
     this.levels = o.levels;
     this.targets = quoteTargets(o.levels);
     let cap = 64;
@@ -230,7 +230,7 @@ export class OrderManager {
    * table or the ring is full.
    */
   sendFlatten(side: number, price: number, qty: number): number {
-    const slot = this.orders.allocate(side, price, qty, this.clock[C_NOW]);
+    const slot = this.orders.allocate(side, price, qty, this.slots[C_NOW]);
     if (slot < 0) return 0;
     if (!this.write(OM_NEW, slot, FLAG_IOC)) {
       this.orders.release(slot);
@@ -331,7 +331,7 @@ export class OrderManager {
     const pos = this.portfolio.position;
     if (this.reduceOnly && !(side === BID ? pos < 0 && qty <= -pos : pos > 0 && qty <= pos)) return -1;
     if (this.risk.checkOrder(side, price, qty, pos, this.openBuyQty, this.openSellQty) !== RISK_OK) return -1;
-    const slot = this.orders.allocate(side, price, qty, this.clock[C_NOW]);
+    const slot = this.orders.allocate(side, price, qty, this.slots[C_NOW]);
     if (slot < 0) return -1;
     if (!this.write(OM_NEW, slot, flags)) {
       this.orders.release(slot);
@@ -365,7 +365,7 @@ export class OrderManager {
     }
     const o = this.orders;
     const d = this.out.data;
-    const c = this.clock;
+    const c = this.slots;
     // Exchange arrival: entry latency, in send order.
     d[off + OM_TS] = c[C_NOW] + this.latency.orderEntry(c, C_NOW);
     this.link.arrive(d, off + OM_TS);

@@ -1,8 +1,8 @@
 // What a session records of the engine's trading, apart from trading itself: the fill log with
 // each fill's context, the markouts that resolve after it, the equity sampled once a simulated
 // minute, and our quotes sampled once a second (reports). The engine calls it when a fill is
-// booked and when a sample falls due (its clock's C_NEXT_SAMPLE and C_NEXT_QUOTE, which the
-// engine's timed checks read). It reads the engine's clock slots and the portfolio, never the
+// booked and when a sample falls due (its slots C_NEXT_SAMPLE and C_NEXT_QUOTE, which the
+// engine's timed checks read). It reads the engine's slots and the portfolio, never the
 // exchange.
 
 import { ER_EXCH_TS, ER_FEE, ER_LIQ, ER_SENT, NS_PER_MIN } from '../core/events.ts';
@@ -33,18 +33,18 @@ export class SessionRecorder {
   readonly markouts = new MarkoutTracker(this.fills);
   readonly equity = new EquityCurve();
   readonly quotes = new QuoteSamples();
-  private readonly clock: Float64Array;
+  private readonly slots: Float64Array;
   private readonly portfolio: Portfolio;
   private readonly sessionStartNs: number;
   private readonly sessionEndNs: number;
 
-  constructor(clock: Float64Array, portfolio: Portfolio, sessionStartNs: number, sessionEndNs: number, sampleQuotes: boolean) {
-    this.clock = clock;
+  constructor(slots: Float64Array, portfolio: Portfolio, sessionStartNs: number, sessionEndNs: number, sampleQuotes: boolean) {
+    this.slots = slots;
     this.portfolio = portfolio;
     this.sessionStartNs = sessionStartNs;
     this.sessionEndNs = sessionEndNs;
-    clock[C_NEXT_SAMPLE] = sessionStartNs + NS_PER_MIN;
-    clock[C_NEXT_QUOTE] = sampleQuotes ? sessionStartNs : Infinity;
+    slots[C_NEXT_SAMPLE] = sessionStartNs + NS_PER_MIN;
+    slots[C_NEXT_QUOTE] = sampleQuotes ? sessionStartNs : Infinity;
   }
 
   /**
@@ -55,7 +55,7 @@ export class SessionRecorder {
     const p = this.portfolio;
     const row = this.fills.row;
     row[FL_EXCH_TS] = d[off + ER_EXCH_TS];
-    row[FL_RECV_TS] = this.clock[C_NOW];
+    row[FL_RECV_TS] = this.slots[C_NOW];
     row[FL_SENT_TS] = d[off + ER_SENT];
     row[FL_ORDER_ID] = id;
     row[FL_SIDE] = side;
@@ -72,7 +72,7 @@ export class SessionRecorder {
 
   /** Equity samples due by the last market event (one per simulated minute), marked at C_MID. */
   sampleEquity(): void {
-    const c = this.clock;
+    const c = this.slots;
     while (c[C_EXCH] >= c[C_NEXT_SAMPLE] && c[C_NEXT_SAMPLE] < this.sessionEndNs) {
       this.equity.push(c[C_NEXT_SAMPLE], this.portfolio.equity(c[C_MID]));
       c[C_NEXT_SAMPLE] += NS_PER_MIN;
@@ -81,7 +81,7 @@ export class SessionRecorder {
 
   /** One quote sample: our first-level working prices as of the last market event (a gap in the market is one sample, not many). */
   sampleQuotes(om: OrderManager): void {
-    const c = this.clock;
+    const c = this.slots;
     const exTs = c[C_EXCH];
     const L = om.targets.levels;
     const b = L > 0 ? om.workingAt(0) : -1;
@@ -92,7 +92,7 @@ export class SessionRecorder {
 
   /** Closes the equity curve: the samples still due before `endTs`, then one at `endTs`, marked at `mark` ticks. */
   finish(endTs: number, mark: number): void {
-    const c = this.clock;
+    const c = this.slots;
     while (c[C_NEXT_SAMPLE] < endTs) {
       this.equity.push(c[C_NEXT_SAMPLE], this.portfolio.equity(mark));
       c[C_NEXT_SAMPLE] += NS_PER_MIN;

@@ -3,23 +3,62 @@
 // exchange: the context is built from the engine alone, which knows only what market data and
 // execution reports have told it.
 
-import { FEATURE_NAMES } from '../book/features.ts';
+import type { DenseBook } from '../book/dense-book.ts';
+import { FEATURE_NAMES, type FeatureExtractor } from '../book/features.ts';
 import { NO_PRICE } from '../book/no-price.ts';
-import { OS_NONE, OS_PENDING_MODIFY, type FeatureBand, type StrategyContext } from '../strategy/port.ts';
-import type { Engine } from './engine.ts';
+import type { Rng } from '../core/rng.ts';
+import type { ContractSpec } from '../market/instruments.ts';
+import type { FillLog } from '../portfolio/fill-log.ts';
+import type { Portfolio } from '../portfolio/portfolio.ts';
+import type { RiskManager } from '../risk/risk-manager.ts';
+import { OS_NONE, OS_PENDING_MODIFY, type FeatureBand, type StrategyContext, type StrategyDefinition } from '../strategy/port.ts';
+import type { OrderManager } from './order-manager.ts';
 import { C_SIGNAL } from './engine-slots.ts';
 import { ORD_LIVE } from './order-table.ts';
+
+/**
+ * What the context reads of its engine: the members of Engine (engine.ts) it uses, named here so
+ * that this file need not import the engine that builds the context.
+ */
+export interface ContextEngine {
+  readonly now: number;
+  readonly lastExchTs: number;
+  readonly sessionStartNs: number;
+  readonly sessionEndNs: number;
+  readonly reduceOnlyFromNs: number;
+  readonly spec: ContractSpec;
+  readonly strategyDef: StrategyDefinition;
+  readonly feed: 'events' | 'top';
+  readonly book: DenseBook;
+  readonly bestBid: number;
+  readonly bestAsk: number;
+  readonly lastTrade: Float64Array;
+  readonly features: FeatureExtractor;
+  readonly signal: number;
+  readonly markTicks: number;
+  readonly slots: Float64Array;
+  readonly portfolio: Portfolio;
+  readonly risk: RiskManager;
+  readonly om: OrderManager;
+  readonly fills: FillLog;
+  readonly rng: Rng;
+  /** The strategy's failure (a StrategyError), or null. */
+  readonly failed: Error | null;
+  mid(): number;
+  setTimer(id: number, at: number, period: number): void;
+  clearTimer(id: number): void;
+}
 
 const FEATURE_INDEX: ReadonlyMap<string, number> = new Map(FEATURE_NAMES.map((n, i) => [n, i]));
 
 export class EngineContext implements StrategyContext {
-  private readonly e: Engine;
-  private readonly clock: Float64Array;
+  private readonly e: ContextEngine;
+  private readonly slots: Float64Array;
   readonly state: Float64Array;
 
-  constructor(engine: Engine, state: Float64Array) {
+  constructor(engine: ContextEngine, state: Float64Array) {
     this.e = engine;
-    this.clock = engine.clock;
+    this.slots = engine.slots;
     this.state = state;
   }
 
@@ -89,7 +128,7 @@ export class EngineContext implements StrategyContext {
     return this.e.signal;
   }
   writeSignal(out: Float64Array, i: number): void {
-    out[i] = this.clock[C_SIGNAL]; // the engine's slot, read directly: one call on the promise's per-event path
+    out[i] = this.slots[C_SIGNAL]; // the engine's slot, read directly: one call on the promise's per-event path
   }
 
   get position(): number {

@@ -1,13 +1,13 @@
-// The latency port's conformance suite (src/exchange/latency.ts, `Latency`): what every latency
+// The latency port's conformance suite (src/exchange/latency.ts, `LatencyModel`): what every latency
 // model must hold. Each of the three legs gives a whole number of nanoseconds >= 0 for a message
 // sent at at[i], within the base and jitter it was built with, reads its send time without
 // writing it, and gives the same sequence for the same seed (a backtest replays bit for bit).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Latency, LatencyParams } from '../../src/exchange/latency.ts';
+import type { LatencyModel, LatencyParams } from '../../src/exchange/latency.ts';
 
 /** Makes a model with these parameters whose random draws come from `seed`. */
-export type LatencyFactory = (p: LatencyParams, seed: number) => Latency;
+export type LatencyFactory = (p: LatencyParams, seed: number) => LatencyModel;
 
 const LEGS = ['orderEntry', 'marketData', 'response'] as const;
 type Leg = (typeof LEGS)[number];
@@ -21,7 +21,7 @@ const PARAMS: Record<string, LatencyParams> = {
 };
 
 /** `n` samples of each leg, interleaved as a session asks for them, at increasing send times. */
-function samples(m: Latency, n: number): Record<Leg, number[]> {
+function samples(m: LatencyModel, n: number): Record<Leg, number[]> {
   const out: Record<Leg, number[]> = { orderEntry: [], marketData: [], response: [] };
   const at = new Float64Array(4);
   for (let k = 0; k < n; k++) {

@@ -44,7 +44,7 @@ import { RecordRing } from '../../src/core/ring.ts';
 import { Rng } from '../../src/core/rng.ts';
 import { FeeSchedule } from '../../src/exchange/fees.ts';
 import { L3Tape } from '../../src/exchange/l3-fifo-queue.ts';
-import { LatencyModel } from '../../src/exchange/latency.ts';
+import { SeededLatency } from '../../src/exchange/latency.ts';
 import type { QueueModel } from '../../src/exchange/queue-model.ts';
 import { SimExchange } from '../../src/exchange/sim-exchange.ts';
 
@@ -196,7 +196,7 @@ function throughExchange(make: QueueModelFactory, seed: number): { fills: number
   const reports = RecordRing.allocate(ER_STRIDE, 4096, false);
   const ex = new SimExchange({
     fees: new FeeSchedule({ makerFee: 0.25, takerFee: 0.85, exchangeFee: 1.18 }),
-    latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 1000, jitterNs: 0 }, new Rng(1)),
+    latency: new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 1000, jitterNs: 0 }, new Rng(1)),
     queue: make(tape),
     reports,
   });

@@ -1,6 +1,6 @@
 import { EV_STRIDE } from '../../src/core/events.ts';
 import { RecordRing } from '../../src/core/ring.ts';
-import type { MarketSource } from '../../src/backtest/session.ts';
+import type { MarketSource } from '../../src/market/source.ts';
 
 /** Every event the source yields, as numbers (a ring of 1024 drained after each call, up to maxCalls calls). */
 export function drain(src: MarketSource, maxCalls = Infinity): number[] {

@@ -30,14 +30,14 @@ import {
 import { RecordRing } from '../../src/core/ring.ts';
 import { Rng } from '../../src/core/rng.ts';
 import { FeeSchedule } from '../../src/exchange/fees.ts';
-import { LatencyModel } from '../../src/exchange/latency.ts';
+import { SeededLatency } from '../../src/exchange/latency.ts';
 import { PowerQueueModel } from '../../src/exchange/queue-model.ts';
 import { SimExchange } from '../../src/exchange/sim-exchange.ts';
 
 const ring = RecordRing.allocate(ER_STRIDE, 1024, false);
 const ex = new SimExchange({
   fees: new FeeSchedule({ makerFee: 0.25, takerFee: 0.85, exchangeFee: 1.18 }),
-  latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 200_000, jitterNs: 20_000 }, new Rng(3)),
+  latency: new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 200_000, jitterNs: 20_000 }, new Rng(3)),
   queue: new PowerQueueModel(2),
   reports: ring,
 });

@@ -9,11 +9,12 @@ import { loadConfig } from '../../src/config/load.ts';
 import { EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE } from '../../src/core/events.ts';
 import { RecordRing } from '../../src/core/ring.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest } from '../../src/backtest/request.ts';
-import { ReplaySource, recordMarket } from '../../src/backtest/replay-source.ts';
-import { runSession, type SessionSpec } from '../../src/backtest/session.ts';
+import { ReplaySource, recordMarket } from '../../src/market/replay-source.ts';
+import { runSession } from '../../src/backtest/session.ts';
+import type { SessionSpec } from '../../src/backtest/session-spec.ts';
 import { MarketGenerator } from '../../src/market/generator.ts';
 import { contractForRoot } from '../../src/market/instruments.ts';
-import type { MarketProfile } from '../../src/market/profiles.ts';
+import type { MarketProfile } from '../../src/market/market-profile.ts';
 
 export const DIGEST_EVENTS = 300_000;
 

@@ -9,8 +9,9 @@ import { EV_STRIDE } from '../../src/core/events.ts';
 import { RecordRing } from '../../src/core/ring.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest } from '../../src/backtest/request.ts';
-import { ReplaySource, recordMarket } from '../../src/backtest/replay-source.ts';
-import { runSession, type SessionResult, type SessionSpec } from '../../src/backtest/session.ts';
+import { ReplaySource, recordMarket } from '../../src/market/replay-source.ts';
+import { runSession } from '../../src/backtest/session.ts';
+import type { SessionResult, SessionSpec } from '../../src/backtest/session-spec.ts';
 import { MarketGenerator } from '../../src/market/generator.ts';
 import { contractForRoot } from '../../src/market/instruments.ts';
 

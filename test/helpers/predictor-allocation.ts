@@ -1,7 +1,7 @@
 // The no-allocation check of a predictor (scalar and SIMD alike): 1M predict() calls over 64
 // inputs with no GC, and a positive control showing the meter sees a loop that allocates.
 import * as assert from 'uvu/assert';
-import type { Predictor } from '../../src/ml/predictor.ts';
+import type { Predictor } from '../../src/ml/inference/predictor.ts';
 import { measureAllocation } from './allocation.ts';
 
 let sink: unknown = null;

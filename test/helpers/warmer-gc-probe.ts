@@ -5,7 +5,8 @@
 //   node --import tsx test/helpers/warmer-gc-probe.ts
 import { measureAllocation } from './allocation.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { latencyParams, quoteParams, riskLimits } from '../../src/config/derive.ts';
+import { latencyParams, riskLimits } from '../../src/config/derive.ts';
+import { quoteParams } from '../../src/strategy/setup.ts';
 import { contractForRoot } from '../../src/market/instruments.ts';
 import { OrderPathWarmer } from '../../src/trading/order-path-warmer.ts';
 

@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
 import type pino from 'pino';
-import { hostAllowed, hostName, LOOPBACK_HOSTS } from '../../http/host-check.ts';
+import { hostAllowed, hostName, LOOPBACK_HOSTS } from '../../wire/host-names.ts';
 import { createEngineProxy, errorJson, type EngineProxy } from './proxy.ts';
 import type { StreamRecorder } from './recorder.ts';
 
@@ -19,7 +19,7 @@ export interface DashboardAppOptions {
   recorder?: StreamRecorder;
   /**
    * Host names this server answers besides localhost, 127.0.0.1 and [::1] (any port); ["*"] turns
-   * the check off. DASHBOARD_ALLOWED_HOSTS in dashboard.ts; default none.
+   * the check off. DASHBOARD_ALLOWED_HOSTS in src/bin/dashboard.ts; default none.
    */
   allowedHosts?: readonly string[];
 }
@@ -41,7 +41,7 @@ export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
 
   // DNS rebinding: the proxy gives the engine its own Host, so the engine's check never sees the
   // browser's; this one does, before any page is served or any request proxied (the engine's rule,
-  // src/http/host-check.ts, with the dashboard's own list).
+  // src/wire/host-names.ts, with the dashboard's own list).
   const hostOk = hostAllowed(o.allowedHosts ?? []);
   if (hostOk) {
     app.use('*', async (c, next) => {

@@ -1,14 +1,14 @@
-// Types of what the engine's API sends, imported from its one definition (src/api, zod shapes).
+// Types of what the engine's API sends, imported from its one definition (src/wire, zod shapes).
 // Type-only imports: zod stays out of the browser bundle.
 
-import type { BacktestRequest } from '../../api/backtest-request.ts';
-import type { ErrorBody } from '../../api/error.ts';
-import type { SymbolState } from '../../api/live-state.ts';
+import type { BacktestRequest } from '../../wire/backtest-request.ts';
+import type { ErrorBody } from '../../wire/error.ts';
+import type { SymbolState } from '../../wire/live-state.ts';
 
-export type { BacktestList, BacktestProgressEvent, BacktestRun, BacktestStatus } from '../../api/backtest-run.ts';
-export type { FieldError } from '../../api/error.ts';
-export type { FillView, LatencySummary, OurOrder, StatePayload, SymbolState } from '../../api/live-state.ts';
-export type { AlertEvent } from '../../api/stream-events.ts';
+export type { BacktestList, BacktestProgressEvent, BacktestRun, BacktestStatus } from '../../wire/backtest-run.ts';
+export type { FieldError } from '../../wire/error.ts';
+export type { FillView, LatencySummary, OurOrder, StatePayload, SymbolState } from '../../wire/live-state.ts';
+export type { AlertEvent } from '../../wire/stream-events.ts';
 
 /** The body of POST /api/backtest (every field is optional: the engine's config fills it). */
 export type BacktestRequestBody = BacktestRequest;

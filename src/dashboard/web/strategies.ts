@@ -7,8 +7,8 @@
 // the same parameter twice, since the engine resolves the old field into the parameter (and wants
 // use_ml through useML, which also loads the model).
 
-import type { StrategyInfo, StrategyList } from '../../api/strategies.ts';
-import { SWEEP_KEYS } from '../../sweep/keys.ts';
+import type { StrategyInfo, StrategyList } from '../../wire/strategies.ts';
+import { SWEEP_KEYS } from '../../wire/sweep-keys.ts';
 
 export type { StrategyInfo, StrategyList };
 

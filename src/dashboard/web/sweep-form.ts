@@ -8,7 +8,7 @@
 // (GET /api/sweeps) are listed and reopen on a click, so a reload loses nothing.
 
 import { tradingDays } from '../../market/calendar.ts';
-import { sweepKey } from '../../sweep/keys.ts';
+import { sweepKey } from '../../wire/sweep-keys.ts';
 import { isApiError, type FieldError } from '../shared/api.ts';
 import { withApiToken } from './api-token.ts';
 import { el, emptyRow, setClass, setText } from './dom.ts';

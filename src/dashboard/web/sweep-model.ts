@@ -1,10 +1,10 @@
 // The sweep views' data, without the DOM (tested on its own): the form's values, the metrics, sorting
 // the points by one column, and the heatmap matrix of a metric over two parameters.
 
-import type { SweepRun } from '../../api/sweep.ts';
-import { traded } from '../../sweep/summary.ts';
+import type { SweepRun } from '../../wire/sweep.ts';
+import { traded } from '../../wire/sweep-summary.ts';
 
-export { rankOrder, traded, untradedNote } from '../../sweep/summary.ts';
+export { rankOrder, traded, untradedNote } from '../../wire/sweep-summary.ts';
 
 export type SweepPoint = NonNullable<SweepRun['result']>['points'][number];
 export type ParamValue = SweepPoint['params'][string];

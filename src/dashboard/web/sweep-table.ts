@@ -1,5 +1,5 @@
 // The sweep's points as a table; a click on a header sorts by that column (again: reverses).
-// The rank is the CLI's (src/sweep/summary.ts rankOrder): points that never traded are not ranked
+// The rank is the CLI's (src/wire/sweep-summary.ts rankOrder): points that never traded are not ranked
 // and stay below the others, greyed, whatever the sort; the kill switch's trips have a column.
 
 import { el } from './dom.ts';

@@ -10,7 +10,7 @@
 // 214 maturity_year u16, 224 currency char[4], 238 raw_symbol char[71], 309 group char[21],
 // 330 exchange char[5], 335 asset char[11], 353 security_type char[7], 487 instrument_class char,
 // 488 match_algorithm char, 493 security_update_action char, 494 maturity_month u8.
-import type { RecordHeader } from './records.ts';
+import type { RecordHeader } from './record-header.ts';
 
 export const DEFINITION_V3_LEN = 520;
 

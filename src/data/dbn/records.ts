@@ -4,15 +4,7 @@
 import { RECORD_LEN, RTYPE } from './constants.ts';
 import type { DbnCursor } from './cursor.ts';
 import { decodeDefinition, type InstrumentDefMsg } from './definition.ts';
-
-export interface RecordHeader {
-  /** Record length in 4-byte units, as stored. */
-  length: number;
-  rtype: number;
-  publisher_id: number;
-  instrument_id: number;
-  ts_event: bigint;
-}
+import type { RecordHeader } from './record-header.ts';
 
 export interface MboMsg {
   hd: RecordHeader;

@@ -3,17 +3,18 @@
 // recomputation is admitted by cost like a run (its sessions count against [backtest]
 // max_queued_sessions) and runs on the runs' pool, so the event loop stays free; the results are
 // kept in a bounded cache (artifact-cache.ts), and the GETs count against the rate limit.
-// ARTIFACTS_DESCRIPTION (src/api/backtest-artifacts.ts) says why recompute rather than store.
+// ARTIFACTS_DESCRIPTION (src/wire/backtest-artifacts.ts) says why recompute rather than store.
 
-import { BACKTEST_ARTIFACTS } from '../../api/backtest-artifacts.ts';
+import { BACKTEST_ARTIFACTS } from '../../wire/backtest-artifacts.ts';
 import { modelForRequest, type ResolvedRequest } from '../../backtest/request.ts';
 import { runBacktest, type BacktestRun } from '../../backtest/run.ts';
-import type { BacktestService } from '../../backtest/service.ts';
-import type { BacktestResult } from '../../api/backtest-run.ts';
+import type { BacktestService } from '../../backtest-service/service.ts';
+import type { BacktestResult } from '../../wire/backtest-run.ts';
 import type { EngineConfig } from '../../config/schema.ts';
 import { equityFile, fillsFile, ordersFile, quotesFile, reportFile } from '../../research/artifacts.ts';
 import { type ArtifactBodies, ArtifactCache } from '../artifact-cache.ts';
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 import { ApiError } from '../errors.ts';
 
 /** The stored run, through the service's public lookup only (its storage is its own business). */

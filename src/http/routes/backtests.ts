@@ -5,8 +5,9 @@
 // (draft-ietf-httpapi-idempotency-key-header) makes a retried POST return the first run.
 
 import type { Context } from 'hono';
-import { toApi, toListItem, type BacktestRecord } from '../../backtest/service.ts';
-import type { ApiContext, App, AppEnv } from '../context.ts';
+import { toApi, toListItem, type BacktestRecord } from '../../backtest-service/service.ts';
+import type { ApiContext } from '../context.ts';
+import type { App, AppEnv } from '../app-env.ts';
 import { apiError } from '../errors.ts';
 import { jsonBodyLimit, readSubmission, refusal, requestedPage, requireJson } from './submission.ts';
 

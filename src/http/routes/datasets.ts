@@ -1,9 +1,10 @@
 // GET /api/datasets: the recorded market data under <data_dir>/market/ a backtest may replay.
 
-import type { DatasetList } from '../../api/datasets.ts';
+import type { DatasetList } from '../../wire/datasets.ts';
 import { marketDataDir } from '../../backtest/request.ts';
 import { listDatasets } from '../../market/replay/dataset.ts';
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 
 export function registerDatasets(app: App, ctx: ApiContext): void {
   app.get('/api/datasets', (c) => {

@@ -2,10 +2,11 @@
 // journals are writable (their last writes succeeded) and the session queue, if any, answers;
 // else 503 {status: "degraded"}.
 
-import type { Health } from '../../api/health.ts';
+import type { Health } from '../../wire/health.ts';
 import type { HealthView } from '../../runtime/view.ts';
 import { VERSION } from '../../version.ts';
-import { uptimeSeconds, type ApiContext, type App } from '../context.ts';
+import { uptimeSeconds, type ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 
 export function registerHealth(app: App, ctx: ApiContext): void {
   app.get('/health', (c) => {

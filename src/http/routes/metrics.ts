@@ -1,6 +1,7 @@
 // GET /metrics: Prometheus text (engine registry + Node default metrics).
 
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 
 export function registerMetrics(app: App, ctx: ApiContext): void {
   app.get('/metrics', async (c) => {

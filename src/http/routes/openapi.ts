@@ -4,7 +4,8 @@
 
 import { paramsJsonSchema } from '../../strategy/params.ts';
 import { registeredStrategies } from '../../strategy/registry.ts';
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 import { openApiDocument } from '../openapi.ts';
 
 /** The document with a component per loaded strategy's parameters (strategies are loaded at start, before the server). */

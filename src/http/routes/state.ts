@@ -1,11 +1,13 @@
 // GET /api/state[?symbol=X]: the live state of every symbol (or one). The stream's `state` event
 // carries the same payload.
 
-import type { StatePayload, SymbolState } from '../../api/live-state.ts';
+import type { StatePayload, SymbolState } from '../../wire/live-state.ts';
 import type { RuntimeView } from '../../runtime/view.ts';
 import { VERSION } from '../../version.ts';
-import { uptimeSeconds, type ApiContext, type App } from '../context.ts';
+import { uptimeSeconds, type ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 import { apiError } from '../errors.ts';
+import { STATE_HEADERS, STATE_PATH } from './state-path.ts';
 
 export type LiveStrategy = StatePayload['strategy'];
 
@@ -61,10 +63,6 @@ export class StateCache {
     return e.bytes;
   }
 }
-
-/** The route's own headers (security-headers.ts adds nosniff). */
-export const STATE_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } as const;
-export const STATE_PATH = '/api/state';
 
 export function registerState(app: App, ctx: ApiContext, cache: StateCache): void {
   app.get(STATE_PATH, (c) => {

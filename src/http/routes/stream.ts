@@ -4,7 +4,8 @@
 // head (security headers, CORS).
 
 import type { ServerResponse } from 'node:http';
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 import { apiError } from '../errors.ts';
 import type { SseSink } from '../sse.ts';
 

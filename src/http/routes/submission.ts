@@ -3,8 +3,9 @@
 
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { FieldError } from '../../api/error.ts';
-import type { ApiContext, AppEnv } from '../context.ts';
+import type { FieldError } from '../../wire/error.ts';
+import type { ApiContext } from '../context.ts';
+import type { AppEnv } from '../app-env.ts';
 import { apiError } from '../errors.ts';
 
 /** application/json, application/json; charset=utf-8, application/problem+json, ... */

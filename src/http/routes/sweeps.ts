@@ -5,7 +5,8 @@
 
 import { sweepCsv } from '../../sweep/output.ts';
 import type { SweepService } from '../../sweep/service.ts';
-import type { ApiContext, App } from '../context.ts';
+import type { ApiContext } from '../context.ts';
+import type { App } from '../app-env.ts';
 import { apiError } from '../errors.ts';
 import { jsonBodyLimit, readSubmission, refusal, requestedPage, requireJson } from './submission.ts';
 

@@ -5,7 +5,7 @@
 
 import { MAX_DEPTH } from '../generator.ts';
 import type { FlowExtra } from '../profile-file.ts';
-import type { MarketProfile } from '../profiles.ts';
+import type { MarketProfile } from '../market-profile.ts';
 import { type CalibrationMeter, FANO_LONG_NS, FANO_SHORT_NS, fanoFactor, type MinuteRow, type SizeTally } from './measure.ts';
 
 const NS = 1e9;

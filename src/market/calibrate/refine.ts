@@ -7,7 +7,7 @@
 // whose estimators are unbiased in the model (race delays, burst size) are left as fitted.
 
 import type { ContractSpec } from '../instruments.ts';
-import type { MarketProfile } from '../profiles.ts';
+import type { MarketProfile } from '../market-profile.ts';
 import type { FlowExtra } from '../profile-file.ts';
 import { type Calibration, calibrate, fitBursts, MAX_BOOST, modifyPerCancel } from './fit.ts';
 import { CalibrationMeter, fanoFactor } from './measure.ts';

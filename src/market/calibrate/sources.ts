@@ -1,7 +1,7 @@
 // Feeds a calibration meter from a source: recorded DBN data (MBO or MBP-10, replayed as a
 // backtest replays it, one trade date after another) or a synthetic session (tests).
 
-import type { MarketSource } from '../../backtest/session.ts';
+import type { MarketSource } from '../source.ts';
 import { eachEvent, eachEventAndRecord } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import type { ContractSpec } from '../instruments.ts';

@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { parseClock, parseDate } from '../calendar.ts';
 import { contractForRoot, ROOT_RE, SYMBOL_RE } from '../instruments.ts';
 import { withSelectedProfile } from '../profile-file.ts';
-import { type MarketProfile, NEUTRAL_FLOW } from '../profiles.ts';
+import { NEUTRAL_FLOW } from '../profiles.ts';
+import type { MarketProfile } from '../market-profile.ts';
 import { dbnFacts, type SessionFacts, syntheticFacts } from './facts.ts';
 import { type FactsColumn, factsJson, factsTable } from './table.ts';
 

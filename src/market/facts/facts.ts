@@ -7,7 +7,7 @@
 import { eachEvent, eachEventAndRecord } from '../each-event.ts';
 import { MarketGenerator } from '../generator.ts';
 import { contractForRoot } from '../instruments.ts';
-import type { MarketProfile } from '../profiles.ts';
+import type { MarketProfile } from '../market-profile.ts';
 import { planReplay } from '../replay/dataset.ts';
 import { DbnMarketSource } from '../replay/dbn-source.ts';
 import { MarketStats } from './market-stats.ts';

@@ -6,10 +6,11 @@
 
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Dataset } from '../../api/datasets.ts';
-import { DbnReader, type DbnMetadata, FLAGS, sessionMidnightUnixNs } from '../../data/dbn/index.ts';
+import type { Dataset } from '../../wire/datasets.ts';
+import { DbnReader, type DbnMetadata, FLAGS } from '../../data/dbn/index.ts';
+import { sessionMidnightUnixNs } from '../dbn-time.ts';
 import { type ContractSpec, contractForRoot, knownRoots, parseSymbol, rememberDataContract, SymbolError } from '../instruments.ts';
-import { nanosPerTick } from '../../data/dbn/synthetic-export.ts';
+import { nanosPerTick } from '../dbn-export/synthetic-export.ts';
 import { RTYPE } from '../../data/dbn/constants.ts';
 import { decodeRecord, isDefinition } from '../../data/dbn/records.ts';
 import type { InstrumentDefMsg } from '../../data/dbn/definition.ts';

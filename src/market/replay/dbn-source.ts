@@ -21,19 +21,15 @@ import { EV_STRIDE } from '../../core/events.ts';
 import type { RecordRing } from '../../core/ring.ts';
 import { DbnReader, FLAGS, RTYPE, type DbnCursor } from '../../data/dbn/index.ts';
 import { L3Tape } from '../../exchange/l3-fifo-queue.ts';
-import type { MarketSource } from '../../backtest/session.ts';
+import { type MarketSource, TAPE_CAPACITY } from '../source.ts';
 import { EventQueue } from './event-queue.ts';
 import { MboBook } from './mbo-book.ts';
 import { MBP_LEVELS, Mbp10Book } from './mbp10-book.ts';
 import { Q, REPLAY_QUALITY_FIELDS } from './quality.ts';
 import type { ReplaySessionSpec } from './replay-spec.ts';
-import { ThreadedSource } from '../../backtest/source-thread.ts';
 
 const F_SNAPSHOT = FLAGS.F_SNAPSHOT;
 const CLEAR = 0x52; // action R
-
-/** Order priorities are kept for this many ring slots (>= the market ring's capacity). */
-export const TAPE_CAPACITY = 1 << 16;
 
 export class DbnMarketSource implements MarketSource {
   readonly spec: ReplaySessionSpec;
@@ -243,12 +239,4 @@ export class DbnMarketSource implements MarketSource {
       a[i] = t;
     }
   }
-}
-
-/**
- * The market source of a replayed session (runSession's): decoded in its own thread
- * (src/backtest/source-thread.ts) unless `inline`, which decodes on the calling thread.
- */
-export function openReplaySource(spec: ReplaySessionSpec, startNs: number, endNs: number, inline = false): MarketSource {
-  return inline ? new DbnMarketSource(spec, startNs, endNs) : new ThreadedSource({ kind: 'replay', replay: spec }, startNs, endNs);
 }

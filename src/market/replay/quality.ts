@@ -4,7 +4,7 @@
 // changes). Every replayed session's result carries them (SessionResult.dataQuality), the run's
 // result sums them (data_quality), and a warn log line names the non-zero ones.
 
-import { REPLAY_QUALITY, type ReplayQuality, type ReplayQualityField } from '../../api/data-quality.ts';
+import { REPLAY_QUALITY, type ReplayQuality, type ReplayQualityField } from '../../wire/data-quality.ts';
 
 export { REPLAY_QUALITY, type ReplayQuality, type ReplayQualityField };
 

@@ -3,7 +3,7 @@
 // midnight of the session date; DBN counts ns since the UNIX epoch, so each session carries the
 // epoch ns of its New York midnight (as decimal text: it exceeds 2^53).
 
-import { newYorkDateOf, sessionMidnightUnixNs } from '../../data/dbn/time.ts';
+import { newYorkDateOf, sessionMidnightUnixNs } from '../dbn-time.ts';
 import { isTradingDay } from '../calendar.ts';
 import { inCalendarYears } from '../cme-holidays.ts';
 

@@ -4,7 +4,7 @@
 // usable fit it does not quote; a fit that fails its guards keeps the last good one. Both counts
 // are kept in its state area (state[0]: fits used, state[1]: fits refused).
 
-import * as B from '../../api/bounds.ts';
+import * as B from '../../wire/bounds.ts';
 import { NO_PRICE, type ParamValues, type QuoteTargets, type Strategy, type StrategyContext, type StrategyDefinition } from '../port.ts';
 import { fitIntensity, glftQuote, IntensityWindow } from './glft-math.ts';
 import { writeLadder } from './ladder.ts';

@@ -4,7 +4,7 @@
 // leaves them where they were: the orders stay, keeping their place in the queue, and only the
 // levels that leave or join the grid are cancelled or sent.
 
-import * as B from '../../api/bounds.ts';
+import * as B from '../../wire/bounds.ts';
 import { writeLadder } from './ladder.ts';
 import { ASK, BID, NO_PRICE, type ParamValues, type QuoteTargets, type Strategy, type StrategyContext, type StrategyDefinition } from '../port.ts';
 

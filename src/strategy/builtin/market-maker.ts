@@ -6,7 +6,7 @@
 // (signalBand). Its parameters are the [strategy] keys of the config and the request's
 // spreadMultiplier, skewFactor, inventoryLimit and useML.
 
-import * as B from '../../api/bounds.ts';
+import * as B from '../../wire/bounds.ts';
 import {
   BAND_TRIALS,
   MS_ASK,

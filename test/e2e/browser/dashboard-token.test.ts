@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { packageRoot } from '../../../src/core/paths.ts';
 import { createDashboardApp } from '../../../src/dashboard/server/app.ts';

@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { ensureBuilt } from '../../helpers/build.ts';
 import { beforeAll } from '../../helpers/hooks.ts';
 import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
-import type { BacktestResult } from '../../../src/api/backtest-run.ts';
+import type { BacktestResult } from '../../../src/wire/backtest-run.ts';
 
 const dir = tempDir('research-report-');
 const reportPath = join(dir, 'report.html');

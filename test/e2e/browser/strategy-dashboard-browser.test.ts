@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import type { StrategyList } from '../../../src/api/strategies.ts';
+import type { StrategyList } from '../../../src/wire/strategies.ts';
 import { ensureBuilt } from '../../helpers/build.ts';
 import { ENGINE, ROOT, tempDir } from '../../helpers/cli.ts';
 import { beforeAll } from '../../helpers/hooks.ts';

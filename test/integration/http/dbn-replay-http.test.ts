@@ -10,7 +10,7 @@ import { ensureBuilt } from '../../helpers/build.ts';
 import { capturingLogger } from '../../helpers/log.ts';
 import { assertDocumented } from '../../helpers/openapi-check.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
 

@@ -10,8 +10,8 @@ import fs, { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from '
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BacktestResult } from '../../../src/api/backtest-run.ts';
-import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import type { BacktestResult } from '../../../src/wire/backtest-run.ts';
+import { BacktestService, type Runner } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer, type HttpServer } from '../../../src/http/server.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';
 import { documentWithStrategies } from '../../../src/http/routes/openapi.ts';
@@ -336,11 +336,14 @@ test('GET /openapi.json: OpenAPI 3.1 documenting every route and method of the a
   for (const ev of ['state', 'fill', 'alert', 'backtest_progress', 'backtest_complete']) assert.ok(body['x-sse-events'][ev], `stream event ${ev} documented`);
 });
 
-test('src/api (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
-  const dir = join(import.meta.dirname, '../../..', 'src', 'api');
+test('src/wire (the shapes) imports only zod and itself, so the browser bundle can import it', () => {
+  const dir = join(import.meta.dirname, '../../..', 'src', 'wire');
   for (const f of readdirSync(dir)) {
-    const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=]*?'([^']+)'/gm)].map((m) => m[1]);
-    for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/api/${f} imports '${spec}'`);
+    // The module specifier of each import or re-export statement (`from '...'`, or `import '...'`).
+    const specifiers = [...readFileSync(join(dir, f), 'utf8').matchAll(/^(?:import|export)\s[^;=()]*?\bfrom\s*'([^']+)'|^import\s*'([^']+)'/gm)].map(
+      (m) => m[1] ?? m[2],
+    );
+    for (const spec of specifiers) assert.ok(spec === 'zod' || /^\.\/[\w-]+\.ts$/.test(spec), `src/wire/${f} imports '${spec}'`);
   }
 });
 

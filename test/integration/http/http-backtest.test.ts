@@ -15,7 +15,7 @@ import { sleep, until, WAIT_MS } from '../../helpers/wait.ts';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { BacktestService, type Runner } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
 

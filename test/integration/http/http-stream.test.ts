@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { createLogger } from '../../../src/log.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';

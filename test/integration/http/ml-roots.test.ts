@@ -10,12 +10,12 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
 import { createLogger } from '../../../src/log.ts';
 import { useConfiguredContracts } from '../../../src/market/instruments.ts';
-import { modelPath } from '../../../src/ml/model-store.ts';
+import { modelPath } from '../../../src/ml/inference/model-store.ts';
 import { FakeRuntime } from '../../helpers/fake-runtime.ts';
 import { ROOT, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 import { beforeAll } from '../../helpers/hooks.ts';
@@ -106,7 +106,7 @@ test('POST /api/backtest: useML on NQ runs with the NQ model; on a root without 
 
 test('npm run train refuses an unknown root, a root without a market, and bad arguments (exit 2)', () => {
   const train = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'ml', 'train-cli.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'bin', 'train.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
   let r = train('--root', 'ZZ');
   assert.is(r.status, 2, r.stderr);
   assert.match(r.stderr, /--root ZZ: unknown contract root 'ZZ'/);

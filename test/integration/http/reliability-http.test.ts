@@ -14,7 +14,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { Agent, request } from 'undici';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { createDashboardApp } from '../../../src/dashboard/server/app.ts';
 import { startHttpServer, type HttpServer } from '../../../src/http/server.ts';

@@ -16,11 +16,11 @@ import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writ
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BacktestResult } from '../../../src/api/backtest-run.ts';
-import { Admission } from '../../../src/backtest/admission.ts';
-import { serializeRecord, type BacktestRecord } from '../../../src/backtest/journal/record.ts';
+import type { BacktestResult } from '../../../src/wire/backtest-run.ts';
+import { Admission } from '../../../src/backtest-service/admission.ts';
+import { serializeRecord, type BacktestRecord } from '../../../src/backtest-service/journal/record.ts';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { BacktestService, type Runner } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import type { EngineConfig } from '../../../src/config/schema.ts';
 import { startHttpServer } from '../../../src/http/server.ts';

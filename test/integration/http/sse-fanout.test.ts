@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { get, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
 import { SseHub, type SseSink } from '../../../src/http/sse.ts';

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import type { EngineConfig } from '../../../src/config/schema.ts';
 import { startHttpServer } from '../../../src/http/server.ts';

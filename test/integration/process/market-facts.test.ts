@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FLAGS, type DbnMetadata } from '../../../src/data/dbn/index.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { DbnWriter, newMboFields } from '../../../src/data/dbn/writer.ts';
 import { dbnFacts, FACTS, syntheticFacts } from '../../../src/market/facts/facts.ts';
 import { runFactsCommand } from '../../../src/market/facts/facts-command.ts';

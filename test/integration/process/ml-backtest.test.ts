@@ -12,7 +12,7 @@ import { validateBacktestRequest, type FieldError } from '../../../src/backtest/
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { defaultConfig, type EngineConfig } from '../../../src/config/schema.ts';
 import { packageRoot } from '../../../src/core/paths.ts';
-import { modelPath } from '../../../src/ml/model-store.ts';
+import { modelPath } from '../../../src/ml/inference/model-store.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-backtest-'));
 
@@ -123,7 +123,7 @@ test('useML with a corrupt model, a disabled model or another root: field errors
 test('CLI: --use-ml with a missing model prints the field error and exits 2', () => {
   const cfgPath = join(tmp, 'config.toml');
   writeFileSync(cfgPath, `[model]\ndir = ${JSON.stringify(join(tmp, 'nowhere'))}\n[simulation]\nsession_end = "10:00"\n`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(packageRoot(), 'src', 'engine.ts'), '--backtest', '--config', cfgPath, '--use-ml'], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(packageRoot(), 'src', 'bin', 'engine.ts'), '--backtest', '--config', cfgPath, '--use-ml'], {
     cwd: packageRoot(),
     encoding: 'utf8',
     env: { ...process.env, RUST_LOG: 'error' },

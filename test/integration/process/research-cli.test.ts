@@ -9,7 +9,7 @@ import { ensureBuilt } from '../../helpers/build.ts';
 import { beforeAll } from '../../helpers/hooks.ts';
 import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 import { createProgress } from '../../../src/cli/progress.ts';
-import { FILLS_CSV_HEADER } from '../../../src/backtest/fills-csv.ts';
+import { FILLS_CSV_HEADER } from '../../../src/research/fills-csv.ts';
 
 const dir = tempDir('research-cli-');
 let config: string;

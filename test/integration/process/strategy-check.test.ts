@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CheckReport } from '../../../src/strategy/check.ts';
+import type { CheckReport } from '../../../src/strategy-check/check.ts';
 import { ROOT, runCli, tempDir } from '../../helpers/cli.ts';
 
 const EVENTS = '100000';

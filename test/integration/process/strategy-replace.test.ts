@@ -10,14 +10,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OL_KIND, OL_QTY, OL_STRIDE, ORDER_EVENTS } from '../../../src/backtest/order-log.ts';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { ReplaySource, recordMarket } from '../../../src/backtest/replay-source.ts';
+import { ReplaySource, recordMarket } from '../../../src/market/replay-source.ts';
 import { runSession } from '../../../src/backtest/session.ts';
 import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
 import { ASK, BID, ER_STRIDE, EV_STRIDE, MD_ADD, MD_TRADE, OM_MODIFY, OM_STRIDE, OM_TYPE } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
 import { FeeSchedule } from '../../../src/exchange/fees.ts';
-import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { SeededLatency } from '../../../src/exchange/latency.ts';
 import { PowerQueueModel } from '../../../src/exchange/queue-model.ts';
 import { SimExchange } from '../../../src/exchange/sim-exchange.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
@@ -75,7 +75,7 @@ function wired(events: [number, number, number][]) {
   const er = RecordRing.allocate(ER_STRIDE, 1024, false);
   const ex = new SimExchange({
     fees: new FeeSchedule({ makerFee: 0.25, takerFee: 0.85, exchangeFee: 1.18 }),
-    latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, new Rng(1)),
+    latency: new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, new Rng(1)),
     queue: new PowerQueueModel(2),
     reports: er,
   });

@@ -12,8 +12,8 @@ import { until, WAIT_MS } from '../../helpers/wait.ts';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { parseConfig } from '../../../src/config/load.ts';
-import { parseQueueUrl, SESSION_QUEUE } from '../../../src/queue/connection.ts';
-import { createQueueExecutor } from '../../../src/queue/executor.ts';
+import { parseQueueUrl, SESSION_QUEUE } from '../../../src/jobs/connection.ts';
+import { createQueueExecutor } from '../../../src/jobs/executor.ts';
 
 const config = parseConfig(`data_dir = ${JSON.stringify(tempDir('queue-close-'))}\n`, 'engine.toml');
 const procs = new QueueProcesses();

@@ -13,10 +13,10 @@ import { ENGINE, runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 import { beforeAll } from '../../helpers/hooks.ts';
 import { freePort } from '../../helpers/net.ts';
 import { until, WAIT_MS } from '../../helpers/wait.ts';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { createBacktestPool } from '../../../src/backtest/run.ts';
 import { loadConfig } from '../../../src/config/load.ts';
-import { createQueueExecutor } from '../../../src/queue/executor.ts';
+import { createQueueExecutor } from '../../../src/jobs/executor.ts';
 import { capturingLogger } from '../../helpers/log.ts';
 
 const CONFIG = writeConfig(`

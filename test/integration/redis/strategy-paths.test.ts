@@ -10,7 +10,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
-import { BacktestService } from '../../../src/backtest/service.ts';
+import { BacktestService } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { startHttpServer } from '../../../src/http/server.ts';
 import { loadStrategies } from '../../../src/strategy/load.ts';

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BacktestResult } from '../../../src/backtest/merge.ts';
-import { BacktestService, type Runner } from '../../../src/backtest/service.ts';
+import { BacktestService, type Runner } from '../../../src/backtest-service/service.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { createLogger } from '../../../src/log.ts';
 

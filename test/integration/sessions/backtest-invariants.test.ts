@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EngineConfig } from '../../../src/config/schema.ts';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
+import { runSession } from '../../../src/backtest/session.ts';
+import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
 import type { Engine } from '../../../src/trading/engine.ts';
 import {
   BID,

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { fillsCsv } from '../../../src/backtest/fills-csv.ts';
+import { fillsCsv } from '../../../src/research/fills-csv.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { cmeHolidays, earlyCloses } from '../../../src/market/cme-holidays.ts';
 import { frontMonth, lastTradingDay } from '../../../src/market/contract-calendar.ts';

@@ -1,5 +1,5 @@
 // The decoder worker of a DBN replay is kept for the thread's next session once its session is
-// done (src/backtest/source-thread.ts): the next session gets the same thread and the same events as a decode
+// done (src/market/source-thread.ts): the next session gets the same thread and the same events as a decode
 // on the calling thread; a session that failed (truncated file) leaves it usable; a session closed
 // while its worker is still decoding gets that worker retired, and the next one a new worker.
 import { test } from 'uvu';
@@ -8,11 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EV_STRIDE } from '../../../src/core/events.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { planReplay } from '../../../src/market/replay/dataset.ts';
 import { DbnMarketSource } from '../../../src/market/replay/dbn-source.ts';
-import { ThreadedSource } from '../../../src/backtest/source-thread.ts';
+import { ThreadedSource } from '../../../src/market/source-thread.ts';
 import { ensureBuilt } from '../../helpers/build.ts';
 import { drain } from '../../helpers/drain-source.ts';
 

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openInflated, SLOT_BYTES, SLOTS } from '../../../src/data/dbn/inflate-thread.ts';
 import { DbnError, DbnReader, RTYPE } from '../../../src/data/dbn/index.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 
 const H = 3600e9;

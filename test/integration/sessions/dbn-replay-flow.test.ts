@@ -12,7 +12,7 @@ import { ensureBuilt } from '../../helpers/build.ts';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { createBacktestPool, runBacktest } from '../../../src/backtest/run.ts';
 import { parseConfig } from '../../../src/config/load.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { dbnFacts } from '../../../src/market/facts/facts.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { REALISTIC_FLOW } from '../../../src/market/profiles.ts';

@@ -13,7 +13,7 @@ import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/req
 import { createBacktestPool, runBacktest } from '../../../src/backtest/run.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import type { EngineConfig } from '../../../src/config/schema.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dbn-replay-roundtrip-'));

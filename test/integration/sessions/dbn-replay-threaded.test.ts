@@ -1,4 +1,4 @@
-// A replay decoded in its own threads (src/backtest/source-thread.ts, its zstd inflater) yields exactly the
+// A replay decoded in its own threads (src/market/source-thread.ts, its zstd inflater) yields exactly the
 // events of one decoded on the calling thread: MBO merged into L2 events, MBO order by order with
 // each event's queue priority (l3_fifo's tape, copied from the shared one), and MBP-10. Sessions
 // larger than the shared ring, so the decoder waits for room and events cross its wrap.
@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EV_STRIDE } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { planReplay } from '../../../src/market/replay/dataset.ts';
 import { DbnMarketSource } from '../../../src/market/replay/dbn-source.ts';
-import { SOURCE_RING_CAPACITY, ThreadedSource } from '../../../src/backtest/source-thread.ts';
+import { SOURCE_RING_CAPACITY, ThreadedSource } from '../../../src/market/source-thread.ts';
 import { ensureBuilt } from '../../helpers/build.ts';
 
 ensureBuilt();

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pino from 'pino';
-import type { FillView } from '../../../src/api/live-state.ts';
+import type { FillView } from '../../../src/wire/live-state.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { SimulationRuntime } from '../../../src/runtime/simulation.ts';
 import { until, WAIT_MS } from '../../helpers/wait.ts';

@@ -1,4 +1,4 @@
-// The synthetic generator in a thread of its own (src/backtest/source-thread.ts, run.ts): a
+// The synthetic generator in a thread of its own (src/market/source-thread.ts, run.ts): a
 // session fed by it computes exactly what a session generating inline does, a session stopped
 // early leaves the worker usable, and runBacktest gives the thread only to a run that leaves a
 // core free for it (one session at a time, on this machine).
@@ -7,8 +7,9 @@ import * as assert from 'uvu/assert';
 import { availableParallelism } from 'node:os';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runBacktest, type SessionExecutor } from '../../../src/backtest/run.ts';
-import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
-import { ThreadedSource, SOURCE_RING_CAPACITY } from '../../../src/backtest/source-thread.ts';
+import { runSession } from '../../../src/backtest/session.ts';
+import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
+import { ThreadedSource, SOURCE_RING_CAPACITY } from '../../../src/market/source-thread.ts';
 import { EV_STRIDE } from '../../../src/core/events.ts';
 import { MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runBacktest } from '../../../src/backtest/run.ts';
 import { defaultConfig } from '../../../src/config/schema.ts';
-import { compareSignals, signalsTable } from '../../../src/ml/compare-signals.ts';
+import { compareSignals, signalsTable } from '../../../src/ml/training/compare-signals.ts';
 
 const config = defaultConfig();
 config.simulation.session_start = '09:30';

@@ -1,4 +1,4 @@
-// The WebAssembly SIMD predictor (src/ml/mlp-simd.ts): the build makes a kernel this Node runs,
+// The WebAssembly SIMD predictor (src/ml/inference/mlp-simd.ts): the build makes a kernel this Node runs,
 // the engine's sessions use it, its predictions are those of the scalar MlpPredictor bit for bit
 // (tolerance 0: same value and sign, NaN where it gives NaN) on the shipped model and on models of
 // other shapes, the scalar path is the fallback, and predict() allocates nothing.
@@ -7,11 +7,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../../../src/book/features.ts';
-import { predictorForSpec, type SessionSpec } from '../../../src/backtest/session.ts';
+import { predictorForSpec } from '../../../src/backtest/session.ts';
+import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
 import { packageRoot } from '../../../src/core/paths.ts';
 import { Rng } from '../../../src/core/rng.ts';
-import { createPredictor, SimdMlpPredictor, simdKernel } from '../../../src/ml/mlp-simd.ts';
-import { loadModelFile, MlpPredictor, type LayerSpec, type ModelFile } from '../../../src/ml/model.ts';
+import { createPredictor, SimdMlpPredictor, simdKernel } from '../../../src/ml/inference/mlp-simd.ts';
+import { loadModelFile, MlpPredictor, type LayerSpec, type ModelFile } from '../../../src/ml/inference/model.ts';
 import { assertPredictsWithoutAllocation } from '../../helpers/predictor-allocation.ts';
 
 const shipped = (): ModelFile => {

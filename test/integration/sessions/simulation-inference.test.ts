@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pino from 'pino';
-import { loadRootModel } from '../../../src/ml/model-store.ts';
+import { loadRootModel } from '../../../src/ml/inference/model-store.ts';
 import type { EngineIdlePolicy } from '../../../src/runtime/idle-policy.ts';
 import { SimulationRuntime } from '../../../src/runtime/simulation.ts';
 import { until } from '../../helpers/wait.ts';

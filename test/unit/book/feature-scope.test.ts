@@ -12,9 +12,10 @@ import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { requestModel, sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { ReplaySource } from '../../../src/backtest/replay-source.ts';
-import { predictorForSpec, runSession, type SessionSpec } from '../../../src/backtest/session.ts';
-import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { ReplaySource } from '../../../src/market/replay-source.ts';
+import { predictorForSpec, runSession } from '../../../src/backtest/session.ts';
+import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
+import { SeededLatency } from '../../../src/exchange/latency.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { Engine } from '../../../src/trading/engine.ts';
 import { recordedStream } from '../../helpers/pipeline-digest.ts';
@@ -103,7 +104,7 @@ test("an engine with a model refuses scope 'volatility'", () => {
       initialCapital: 0,
       limits: spec.limits,
       strategy: marketMakerSetup(quoteParamsOf(spec.strategy.params)),
-      latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, new Rng(1)),
+      latency: new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 0, jitterNs: 0 }, new Rng(1)),
       orders: RecordRing.allocate(OM_STRIDE, 1 << 10, false),
       sessionStartNs: spec.sessionStartNs,
       sessionEndNs: spec.sessionEndNs,

@@ -1,4 +1,4 @@
-// Every config value and backtest request field has a lower and an upper bound (src/api/bounds.ts),
+// Every config value and backtest request field has a lower and an upper bound (src/wire/bounds.ts),
 // and the error names the key or field, the value and the range (issue 16, §5).
 
 import { test } from 'uvu';

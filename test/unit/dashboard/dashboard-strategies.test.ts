@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { paramFields, paramHint, rangeText, sweepAxes, unitOf } from '../../../src/dashboard/web/strategies.ts';
-import type { StrategyInfo } from '../../../src/api/strategies.ts';
+import type { StrategyInfo } from '../../../src/wire/strategies.ts';
 import { strategyInfo } from '../../../src/strategy/info.ts';
 import { compileStrategyFile } from '../../../src/strategy/load.ts';
 import { strategyByName } from '../../../src/strategy/registry.ts';

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { ASK, BID, EV_KIND, EV_PRICE, EV_QTY, EV_SIDE, EV_STRIDE, MD_TRADE } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';

@@ -22,7 +22,7 @@ import {
 } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { L3FifoQueueModel, L3Tape } from '../../../src/exchange/l3-fifo-queue.ts';
-import { queueModelFromName } from '../../../src/exchange/queue-model.ts';
+import { queueModelFromName } from '../../../src/exchange/queue-model-factory.ts';
 import { buildExchange } from '../../../src/exchange/venue.ts';
 import { EventQueue } from '../../../src/market/replay/event-queue.ts';
 import { FLAGS } from '../../../src/data/dbn/index.ts';

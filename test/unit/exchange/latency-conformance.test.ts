@@ -2,11 +2,11 @@
 // both drivers build (seededLatency, src/exchange/venue.ts) and the class it builds.
 import { test } from 'uvu';
 import { Rng } from '../../../src/core/rng.ts';
-import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { SeededLatency } from '../../../src/exchange/latency.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
 import { describeLatency } from '../../conformance/latency.ts';
 
 describeLatency('seededLatency (the venue factory)', seededLatency);
-describeLatency('LatencyModel', (p, seed) => new LatencyModel(p, new Rng(seed)));
+describeLatency('SeededLatency', (p, seed) => new SeededLatency(p, new Rng(seed)));
 
 test.run();

@@ -1,16 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Rng } from '../../../src/core/rng.ts';
-import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { SeededLatency } from '../../../src/exchange/latency.ts';
 
 const AT = new Float64Array(1); // send time: the seeded model does not depend on it
 
 const P = { orderLatencyNs: 250_000, marketDataLatencyNs: 100_000, responseLatencyNs: 200_000, jitterNs: 20_000 };
 
 test('deterministic per seed, different across seeds', () => {
-  const a = new LatencyModel(P, new Rng(7));
-  const b = new LatencyModel(P, new Rng(7));
-  const c = new LatencyModel(P, new Rng(8));
+  const a = new SeededLatency(P, new Rng(7));
+  const b = new SeededLatency(P, new Rng(7));
+  const c = new SeededLatency(P, new Rng(8));
   let same = 0,
     diff = 0;
   for (let i = 0; i < 1000; i++) {
@@ -27,7 +27,7 @@ test('deterministic per seed, different across seeds', () => {
 });
 
 test('each leg is base + integer jitter within [-jitter, +jitter], covering the range', () => {
-  const m = new LatencyModel({ orderLatencyNs: 1000, marketDataLatencyNs: 500, responseLatencyNs: 2000, jitterNs: 5 }, new Rng(1));
+  const m = new SeededLatency({ orderLatencyNs: 1000, marketDataLatencyNs: 500, responseLatencyNs: 2000, jitterNs: 5 }, new Rng(1));
   const legs: Array<[() => number, number]> = [
     [() => m.orderEntry(AT, 0), 1000],
     [() => m.marketData(AT, 0), 500],
@@ -50,7 +50,7 @@ test('each leg is base + integer jitter within [-jitter, +jitter], covering the 
 });
 
 test('never negative when the jitter exceeds the base', () => {
-  const m = new LatencyModel({ orderLatencyNs: 100, marketDataLatencyNs: 0, responseLatencyNs: 10, jitterNs: 1000 }, new Rng(3));
+  const m = new SeededLatency({ orderLatencyNs: 100, marketDataLatencyNs: 0, responseLatencyNs: 10, jitterNs: 1000 }, new Rng(3));
   let zeros = 0;
   for (let i = 0; i < 10000; i++) {
     const a = m.orderEntry(AT, 0),
@@ -65,7 +65,7 @@ test('never negative when the jitter exceeds the base', () => {
 
 test('zero jitter gives exactly the base and draws no random numbers', () => {
   const rng = new Rng(11);
-  const m = new LatencyModel({ orderLatencyNs: 250_000, marketDataLatencyNs: 100_000, responseLatencyNs: 200_000, jitterNs: 0 }, rng);
+  const m = new SeededLatency({ orderLatencyNs: 250_000, marketDataLatencyNs: 100_000, responseLatencyNs: 200_000, jitterNs: 0 }, rng);
   for (let i = 0; i < 100; i++) {
     assert.is(m.orderEntry(AT, 0), 250_000);
     assert.is(m.marketData(AT, 0), 100_000);
@@ -75,14 +75,14 @@ test('zero jitter gives exactly the base and draws no random numbers', () => {
 });
 
 test('rejects negative or non-finite parameters', () => {
-  assert.throws(() => new LatencyModel({ ...P, orderLatencyNs: -1 }, new Rng(1)), /orderLatencyNs/);
-  assert.throws(() => new LatencyModel({ ...P, jitterNs: NaN }, new Rng(1)), /jitterNs/);
+  assert.throws(() => new SeededLatency({ ...P, orderLatencyNs: -1 }, new Rng(1)), /orderLatencyNs/);
+  assert.throws(() => new SeededLatency({ ...P, jitterNs: NaN }, new Rng(1)), /jitterNs/);
   // The draws are int32 nanoseconds: a wider jitter would wrap, so it is refused.
-  assert.throws(() => new LatencyModel({ ...P, jitterNs: 2 ** 31 }, new Rng(1)), /jitterNs must be at most 2147483647/);
+  assert.throws(() => new SeededLatency({ ...P, jitterNs: 2 ** 31 }, new Rng(1)), /jitterNs must be at most 2147483647/);
 });
 
 test("the config's largest jitter (1 s) stays within [-jitter, +jitter]", () => {
-  const m = new LatencyModel({ ...P, marketDataLatencyNs: 30e9, jitterNs: 1e9 }, new Rng(3));
+  const m = new SeededLatency({ ...P, marketDataLatencyNs: 30e9, jitterNs: 1e9 }, new Rng(3));
   let lo = Infinity,
     hi = -Infinity;
   for (let i = 0; i < 5000; i++) {

@@ -3,7 +3,8 @@
 // power model also runs it at exponents other than the default, where its arithmetic differs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { QUEUE_MODELS, queueModelFromName } from '../../../src/exchange/queue-model.ts';
+import { QUEUE_MODELS } from '../../../src/exchange/queue-model.ts';
+import { queueModelFromName } from '../../../src/exchange/queue-model-factory.ts';
 import { describeQueueModel } from '../../conformance/queue-model.ts';
 
 for (const name of QUEUE_MODELS) describeQueueModel(name, (tape) => queueModelFromName(name, 2, tape));

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PowerQueueModel, RiskAverseQueueModel, queueModelFromName } from '../../../src/exchange/queue-model.ts';
+import { PowerQueueModel, RiskAverseQueueModel } from '../../../src/exchange/queue-model.ts';
+import { queueModelFromName } from '../../../src/exchange/queue-model-factory.ts';
 
 const close = (a: number, b: number, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} != ${b}`);
 

@@ -56,7 +56,7 @@ import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
 import { FeeSchedule } from '../../../src/exchange/fees.ts';
 import { L3FifoQueueModel, L3Tape } from '../../../src/exchange/l3-fifo-queue.ts';
-import { LatencyModel } from '../../../src/exchange/latency.ts';
+import { SeededLatency } from '../../../src/exchange/latency.ts';
 import { PowerQueueModel, RiskAverseQueueModel, type QueueModel } from '../../../src/exchange/queue-model.ts';
 import { SimExchange } from '../../../src/exchange/sim-exchange.ts';
 
@@ -93,7 +93,7 @@ class Harness {
       model === 'power' ? new PowerQueueModel(2) : model === 'risk_averse' ? new RiskAverseQueueModel() : new L3FifoQueueModel(this.tape);
     this.ex = new SimExchange({
       fees: new FeeSchedule({ makerFee: 0.25, takerFee: 0.85, exchangeFee: 1.18 }),
-      latency: new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: RESP, jitterNs: 0 }, new Rng(1)),
+      latency: new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: RESP, jitterNs: 0 }, new Rng(1)),
       queue,
       reports: this.ring,
     });

@@ -55,7 +55,7 @@ import {
 import { RecordRing } from '../../../src/core/ring.ts';
 import { Rng } from '../../../src/core/rng.ts';
 import { FeeSchedule } from '../../../src/exchange/fees.ts';
-import { LatencyModel, type Latency } from '../../../src/exchange/latency.ts';
+import { SeededLatency, type LatencyModel } from '../../../src/exchange/latency.ts';
 import { PowerQueueModel, RiskAverseQueueModel, type QueueModel } from '../../../src/exchange/queue-model.ts';
 import { SimExchange } from '../../../src/exchange/sim-exchange.ts';
 import { NO_PRICE } from '../../../src/book/dense-book.ts';
@@ -87,11 +87,11 @@ class Harness {
   private readonly ev = new Float64Array(EV_STRIDE);
   private readonly om = new Float64Array(OM_STRIDE);
 
-  constructor(opts: { queue?: QueueModel; latency?: Latency; ringCapacity?: number; maxOrders?: number } = {}) {
+  constructor(opts: { queue?: QueueModel; latency?: LatencyModel; ringCapacity?: number; maxOrders?: number } = {}) {
     this.ring = RecordRing.allocate(ER_STRIDE, opts.ringCapacity ?? 1024, false);
     this.ex = new SimExchange({
       fees: new FeeSchedule(REF_FEES),
-      latency: opts.latency ?? new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: RESP, jitterNs: 0 }, new Rng(1)),
+      latency: opts.latency ?? new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: RESP, jitterNs: 0 }, new Rng(1)),
       queue: opts.queue ?? new PowerQueueModel(2),
       reports: this.ring,
       maxOrders: opts.maxOrders,
@@ -572,7 +572,7 @@ test('report times: exchange time + response latency, never out of order', () =>
   // a scripted latency: a slow report holds back the next one (one TCP session)
   const seq = [50_000, 1_000, 1_000, 1_000];
   let k = 0;
-  const scripted: Latency = { orderEntry: () => 0, marketData: () => 0, response: () => seq[k++ % seq.length] };
+  const scripted: LatencyModel = { orderEntry: () => 0, marketData: () => 0, response: () => seq[k++ % seq.length] };
   const g = new Harness({ latency: scripted });
   g.seedBook();
   g.buy(10_000, 1, 19999, 5); // 60_000
@@ -583,7 +583,7 @@ test('report times: exchange time + response latency, never out of order', () =>
     [60_000, 60_000, 71_000],
   );
   // a latency series keyed on the send time (a recorded latency plugs in the same way)
-  const byTime: Latency = { orderEntry: () => 0, marketData: () => 0, response: (at, i) => (at[i] < 50_000 ? 2_000 : 30_000) };
+  const byTime: LatencyModel = { orderEntry: () => 0, marketData: () => 0, response: (at, i) => (at[i] < 50_000 ? 2_000 : 30_000) };
   const t = new Harness({ latency: byTime });
   t.seedBook();
   t.buy(10_000, 1, 19999, 5);
@@ -596,7 +596,7 @@ test('report times: exchange time + response latency, never out of order', () =>
     ],
   );
   // jittered latency: ER_TS in [exch + base - j, ...] and non-decreasing
-  const lat = new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 10_000, jitterNs: 5_000 }, new Rng(5));
+  const lat = new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 10_000, jitterNs: 5_000 }, new Rng(5));
   const j = new Harness({ latency: lat, ringCapacity: 4096 });
   j.seedBook();
   for (let i = 0; i < 500; i++) {
@@ -668,7 +668,7 @@ test('no allocation: 1M market events with a few live orders do not grow the hea
     ev[o + EV_QTY] = qty;
   }
   const ring = RecordRing.allocate(ER_STRIDE, 1024, false);
-  const lat = new LatencyModel({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 200_000, jitterNs: 20_000 }, new Rng(3));
+  const lat = new SeededLatency({ orderLatencyNs: 0, marketDataLatencyNs: 0, responseLatencyNs: 200_000, jitterNs: 20_000 }, new Rng(3));
   const ex = new SimExchange({ fees: new FeeSchedule(REF_FEES), latency: lat, queue: new PowerQueueModel(2), reports: ring });
   const om = new Float64Array(OM_STRIDE);
   const rd = ring.data;

@@ -12,13 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, parseConfig } from '../../../src/config/load.ts';
 import { configContracts } from '../../../src/config/contracts.ts';
-import { exportSynthetic } from '../../../src/data/dbn/synthetic-export.ts';
+import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { runCalibrateCommand } from '../../../src/market/calibrate/calibrate-command.ts';
 import { dbnFacts, syntheticFacts } from '../../../src/market/facts/facts.ts';
 import { runFactsCommand } from '../../../src/market/facts/facts-command.ts';
 import { CONTRACTS, contractForRoot } from '../../../src/market/instruments.ts';
 import { profileFileJson, readMarketProfile, withSelectedProfile } from '../../../src/market/profile-file.ts';
-import { type MarketProfile, NEUTRAL_MARKET, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import { NEUTRAL_MARKET, profileFor, REALISTIC_FLOW } from '../../../src/market/profiles.ts';
+import type { MarketProfile } from '../../../src/market/market-profile.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'market-calibration-'));
 const H = 3600e9;

@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
-import { runSession, type SessionSpec } from '../../../src/backtest/session.ts';
+import { runSession } from '../../../src/backtest/session.ts';
+import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
 import { EV_RECV, EV_STRIDE, EV_TS } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { L3Tape } from '../../../src/exchange/l3-fifo-queue.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FEATURE_COUNT, FEATURE_DEFAULTS, FEATURE_NAMES } from '../../../src/book/features.ts';
 import { packageRoot } from '../../../src/core/paths.ts';
 import { Rng } from '../../../src/core/rng.ts';
-import { loadModelFile, MlpPredictor, multiplyAdds, parseModel, serializeModel, validateModel, type ModelFile } from '../../../src/ml/model.ts';
+import { loadModelFile, MlpPredictor, multiplyAdds, parseModel, serializeModel, validateModel, type ModelFile } from '../../../src/ml/inference/model.ts';
 
 const shipped = (): ModelFile => {
   const r = loadModelFile(join(packageRoot(), 'models', 'ES.json'));

@@ -7,8 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { BUILTIN_CONTRACTS } from '../../../src/market/instruments.ts';
-import { DOC, modelRootsMarkdown, shippedModels, withTable } from '../../../src/ml/model-roots-report.ts';
-import type { ModelFile } from '../../../src/ml/model.ts';
+import { DOC, modelRootsMarkdown, shippedModels, withTable } from '../../../src/ml/training/model-roots-report.ts';
+import type { ModelFile } from '../../../src/ml/inference/model.ts';
 
 test('docs/model-roots.md carries the table of the shipped models (else: npm run model-roots -- --write)', () => {
   const doc = readFileSync(DOC, 'utf8');

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { F_OFI, FEATURE_COUNT, FEATURE_NAMES } from '../../../src/book/features.ts';
 import { NS_PER_MS, NS_PER_S } from '../../../src/core/events.ts';
 import { packageRoot } from '../../../src/core/paths.ts';
-import { Adam } from '../../../src/ml/adam.ts';
-import { buildDataset, datasetDigest, type Dataset } from '../../../src/ml/dataset.ts';
-import { loadModelFile, serializeModel, type ModelFile } from '../../../src/ml/model.ts';
+import { Adam } from '../../../src/ml/training/adam.ts';
+import { buildDataset, datasetDigest, type Dataset } from '../../../src/ml/training/dataset.ts';
+import { loadModelFile, serializeModel, type ModelFile } from '../../../src/ml/inference/model.ts';
 import { BUILTIN_CONTRACTS } from '../../../src/market/instruments.ts';
-import { fitSignalBaseline, signalBaselineOf, SignalPredictor } from '../../../src/ml/signal-baselines.ts';
-import { sessionRef, type TrainConfig } from '../../../src/ml/train-recipe.ts';
-import { trainModel } from '../../../src/ml/train.ts';
+import { fitSignalBaseline, signalBaselineOf, SignalPredictor } from '../../../src/ml/training/signal-baselines.ts';
+import { sessionRef, type TrainConfig } from '../../../src/ml/training/train-recipe.ts';
+import { trainModel } from '../../../src/ml/training/train.ts';
 
 const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex');
 

@@ -2,9 +2,9 @@
 // session-compressed time axis (a block per session, no night), New York time, the histogram.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { histogram, pnlByHour } from '../../../src/report/html-report.ts';
-import { nyStamp, SessionAxis, tradeDate } from '../../../src/report/session-axis.ts';
-import { niceTicks } from '../../../src/report/svg-chart.ts';
+import { histogram, pnlByHour } from '../../../src/research/report/html-report.ts';
+import { nyStamp, SessionAxis, tradeDate } from '../../../src/research/report/session-axis.ts';
+import { niceTicks } from '../../../src/research/report/svg-chart.ts';
 
 const isNice = (step: number) => {
   const m = step / 10 ** Math.floor(Math.log10(step));

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gridPoints, parseAxis, parseGrid, pointCount, type SweepAxis } from '../../../src/sweep/grid.ts';
-import { SWEEP_KEYS, sweepKey } from '../../../src/sweep/keys.ts';
+import { SWEEP_KEYS, sweepKey } from '../../../src/wire/sweep-keys.ts';
 
 function axis(arg: string): SweepAxis {
   const r = parseAxis(arg);

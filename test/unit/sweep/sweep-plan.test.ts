@@ -2,7 +2,7 @@
 // errors name the sweep key and the value; config-only keys change the point's config; holdout.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { FieldError } from '../../../src/api/error.ts';
+import type { FieldError } from '../../../src/wire/error.ts';
 import { defaultConfig } from '../../../src/config/schema.ts';
 import { parseGrid, type SweepAxis } from '../../../src/sweep/grid.ts';
 import { type PlannedPoint, holdoutSplit, planSweep } from '../../../src/sweep/plan.ts';

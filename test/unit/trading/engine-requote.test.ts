@@ -5,7 +5,8 @@
 import { marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
+import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
+import { quoteParams } from '../../../src/strategy/setup.ts';
 import {
   ASK,
   BID,

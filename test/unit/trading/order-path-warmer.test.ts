@@ -23,7 +23,8 @@ import {
   OM_TYPE,
 } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
-import { latencyParams, quoteParams, riskLimits } from '../../../src/config/derive.ts';
+import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
+import { quoteParams } from '../../../src/strategy/setup.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
 import { parseClock } from '../../../src/market/calendar.ts';
 import { MarketGenerator } from '../../../src/market/generator.ts';
