@@ -8,7 +8,8 @@
 //   DASHBOARD_ALLOWED_HOSTS  comma-separated Host names answered besides localhost, 127.0.0.1 and
 //                   [::1] (any port), e.g. "dash.example.com"; "*" answers any Host (default none)
 //   RUST_LOG        log level (JSON lines on stdout, like the engine)
-// Exit codes: 0 after SIGINT/SIGTERM, 1 when it cannot start, 2 on a bad environment value.
+// Exit codes: 0 after SIGINT/SIGTERM or --help, 1 when it cannot start, 2 on an argument or a bad
+// environment value.
 
 import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -25,9 +26,34 @@ const DEFAULT_PORT = 3000;
 const DEFAULT_ENGINE_URL = 'http://127.0.0.1:9090';
 const CLOSE_GRACE_MS = 2000;
 
+const USAGE = `Usage:
+  dashboard                the dashboard on http://127.0.0.1:3000, proxying the engine's API
+  dashboard --help         this text
+
+It takes no other arguments: it is configured by its environment.
+
+Environment:
+  DASHBOARD_PORT           TCP port (default 3000; 0 = any free port, logged at start)
+  DASHBOARD_HOST           interface to bind (default 127.0.0.1, this machine only)
+  ENGINE_URL               the engine's HTTP API (default http://127.0.0.1:9090)
+  DASHBOARD_ALLOWED_HOSTS  comma-separated Host names answered besides localhost, 127.0.0.1 and
+                           [::1], or "*" for any Host (default none)
+  RUST_LOG                 log level (JSON lines on stdout)
+`;
+
 function usageError(message: string): never {
   process.stderr.write(`error: ${message}\n`);
   process.exit(2);
+}
+
+/** --help prints the usage; any other argument is refused (the dashboard reads only its environment). */
+function readArgs(args: string[]): void {
+  if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  if (args.length > 0)
+    usageError(`unknown argument ${JSON.stringify(args[0])}: the dashboard takes none but --help; set DASHBOARD_PORT, ENGINE_URL, ... instead`);
 }
 
 function readPort(raw: string | undefined): number {
@@ -65,6 +91,7 @@ function readAllowedHosts(raw: string | undefined): string[] {
 }
 
 async function main(): Promise<void> {
+  readArgs(process.argv.slice(2));
   const port = readPort(process.env.DASHBOARD_PORT);
   const host = process.env.DASHBOARD_HOST?.trim() || '127.0.0.1';
   const engineUrl = readEngineUrl(process.env.ENGINE_URL);

@@ -10,7 +10,7 @@ import { capturingLogger } from '../../helpers/log.ts';
 import { freePort } from '../../helpers/net.ts';
 import { readSse } from '../../helpers/sse-client.ts';
 import { until, WAIT_MS, within } from '../../helpers/wait.ts';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -489,6 +489,27 @@ function waitForLog(child: ChildProcess, pattern: RegExp, ms: number): Promise<s
     });
   });
 }
+
+test('node dist/dashboard.js --help prints its usage and exits 0; another argument exits 2 without starting', () => {
+  const help = spawnSync(process.execPath, ['dist/dashboard.js', '--help'], {
+    encoding: 'utf8',
+    env: { ...process.env, DASHBOARD_PORT: '0' },
+    timeout: 30_000,
+  });
+  assert.is(help.status, 0, help.stderr);
+  assert.match(help.stdout, /^Usage:\n {2}dashboard /);
+  for (const name of ['DASHBOARD_PORT', 'DASHBOARD_HOST', 'ENGINE_URL', 'DASHBOARD_ALLOWED_HOSTS', 'RUST_LOG'])
+    assert.match(help.stdout, new RegExp(`\\n {2}${name} `));
+  assert.not.match(help.stdout, /listening/);
+  const bad = spawnSync(process.execPath, ['dist/dashboard.js', '--port', '8080'], {
+    encoding: 'utf8',
+    env: { ...process.env, DASHBOARD_PORT: '0' },
+    timeout: 30_000,
+  });
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /unknown argument "--port": the dashboard takes none but --help; set DASHBOARD_PORT/);
+  assert.is(bad.stdout, '', 'nothing started');
+});
 
 test('node dist/dashboard.js: DASHBOARD_PORT=0, ENGINE_URL, bad env, SIGTERM with a stream open', async () => {
   if (!existsSync('dist/dashboard.js') || !existsSync('dist/dashboard/index.html')) assert.unreachable('dist/dashboard.js is missing: run npm run build first');
