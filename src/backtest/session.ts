@@ -205,8 +205,11 @@ function drive(
   let qAsk = 0;
   let qFrom = rd;
   // The strategy's next timer (engine time; Infinity: none), a fifth stream: after the others at a
-  // tie. Read from the engine's slot at each use: kept in a local across the loop, or read through
-  // a getter V8 does not inline here, the double was boxed at every event (as qb's bounds were).
+  // tie. Read from the engine's slot into tT at each pass, as the other heads are, and again after
+  // each input that reached the strategy or a tap (only those can arm a timer), so that the loop
+  // over market events compares a local rather than loading the slot twice per event. (Not in a
+  // local across passes, nor through a getter V8 does not inline here: either boxed the double at
+  // every event; hot-path rule 4.)
   const tm = engine.nextTimer;
 
   // Each pass takes the earliest head; ties go in the stream order above (exchange market
@@ -242,9 +245,10 @@ function drive(
     if (tEx === Infinity && tMd === Infinity) break;
     let tOm = om.availableSameThread() > 0 ? om.data[om.peek() + OM_TS] : Infinity;
     let tEr = er.availableSameThread() > 0 ? er.data[er.peek() + ER_TS] : Infinity;
+    let tT = tm[0];
 
-    if (tm[0] < tEx && tm[0] < tOm && tm[0] < tEr && tm[0] < tMd) {
-      engine.onTimer(); // at tm[0]
+    if (tT < tEx && tT < tOm && tT < tEr && tT < tMd) {
+      engine.onTimer(); // at tT
       engine.quietBounds(qb); // a timer moves no touch: qBid and qAsk stand
     } else if (tOm < tEx && tOm <= tEr && tOm <= tMd) {
       if (taps?.order) taps.order(om.data, om.peek());
@@ -262,7 +266,7 @@ function drive(
       // needs refilling.
       for (;;) {
         if (tEx <= tMd) {
-          if (tEx > tOm || tEx > tEr || tEx > tm[0]) break;
+          if (tEx > tOm || tEx > tEr || tEx > tT) break;
           const off = (ex & mask) * stride;
           D[off + EV_RECV] = tEx + enLatency.marketData(D, off + EV_TS);
           mdLink.arrive(D, off + EV_RECV);
@@ -277,7 +281,7 @@ function drive(
           if (tMd === Infinity) tMd = D[(rd & mask) * stride + EV_RECV];
           if (reported && tEr === Infinity) tEr = er.data[er.peek() + ER_TS];
         } else {
-          if (tMd >= tOm || tMd >= tEr || tMd > tm[0]) break;
+          if (tMd >= tOm || tMd >= tEr || tMd > tT) break;
           const off = (rd & mask) * stride;
           const t = (rd & mask) << 1;
           const ts = D[off + EV_TS];
@@ -299,6 +303,7 @@ function drive(
               // A quiet event sends nothing: only the others can have appended an order.
               if (tOm === Infinity && om.availableSameThread() > 0) tOm = om.data[om.peek() + OM_TS];
             }
+            tT = tm[0]; // the strategy, or a tap, may have armed a timer
             if (engine.eventsProcessed >= nextProgress) {
               nextProgress += 1 << 20;
               hooks.onProgress?.((engine.lastExchTs - spec.sessionStartNs) / span, engine.eventsProcessed);
