@@ -107,7 +107,7 @@ function denseReplay(book: DenseBook, r: Int32Array, from: number, to: number): 
   for (let o = from * stride, end = to * stride; o < end; o += stride) book.apply(r[o + kind], r[o + side], r[o + price], r[o + qty]);
 }
 
-/** Our book on the engine's float64 records, as Engine.onMarketData feeds it (not a contender: a reference). */
+/** Our book on the engine's float64 records, as Trader.onMarketData feeds it (not a contender: a reference). */
 function denseReplayEngineRecords(book: DenseBook, e: Float64Array, from: number, to: number): void {
   const stride = EV_STRIDE,
     kind = EV_KIND,

@@ -1,5 +1,5 @@
 // Tick-to-trade in one thread, with the model: the time from a market-data event entering
-// Engine.onMarketData to the order decision leaving it (its order message(s) written to the
+// Trader.onMarketData to the order decision leaving it (its order message(s) written to the
 // outbound ring and published), for the events that produced an order message (a new order or
 // a cancel). Measured with process.hrtime.bigint() around the call, on 1 event in SAMPLE_EVERY
 // (the timer costs ~50-100 ns a read, so not every event is stamped); the timer's own cost
@@ -47,7 +47,7 @@ export interface TickToTradeBench {
 type Samples = { ns: Float64Array; kind: Uint8Array; all: Float64Array; n: number; nAll: number };
 
 /**
- * One backtest session over `rec` (the real driver, runSession), with Engine.onMarketData timed
+ * One backtest session over `rec` (the real driver, runSession), with Trader.onMarketData timed
  * on 1 event in SAMPLE_EVERY when `out` is given; returns the engine's counters.
  */
 function session(
@@ -124,7 +124,7 @@ export function benchTickToTrade(spec: SessionSpec, rec: Recording, o: { events:
     predictions: e.predictions,
     modelVersion: spec.model?.modelVersion ?? 'none',
     includes:
-      'Engine.onMarketData: book update, features, markouts, equity/risk check, model when due (every 10 ms of market time), ' +
+      'Trader.onMarketData: book update, features, markouts, equity/risk check, model when due (every 10 ms of market time), ' +
       'market-maker decision, order risk check, order table, order message(s) written and published to the outbound ring; ' +
       'excludes thread hops, the simulated exchange and the driver',
     loadavg: loadavg(),

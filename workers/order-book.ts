@@ -52,12 +52,12 @@ import { latencyParams, riskLimits } from '../src/config/derive.ts';
 import { quoteParams } from '../src/strategy/setup.ts';
 import { loadStrategies } from '../src/strategy/load.ts';
 import { configuredStrategy } from '../src/strategy/setup.ts';
-import type { StrategyError } from '../src/trading/engine.ts';
+import type { StrategyError } from '../src/trading/trader.ts';
 import { simClock, specOf, type WorkerInit } from '../src/runtime/worker-config.ts';
 import { setThreadTimerSlack, WORKER_TIMER_SLACK_NS } from '../src/runtime/timer-slack.ts';
 import { BurstWakes, wakeMaxDeferMs } from '../src/runtime/burst-wake.ts';
 import { wallMs } from '../src/runtime/wall-clock.ts';
-import { Engine } from '../src/trading/engine.ts';
+import { Trader } from '../src/trading/trader.ts';
 import { OrderPathWarmer } from '../src/trading/order-path-warmer.ts';
 
 const init = workerData as WorkerInit;
@@ -83,7 +83,8 @@ if (init.strategyHash !== undefined && STRATEGY.hash !== init.strategyHash) {
   );
 }
 
-class Trader {
+/** One traded symbol of this thread: its rings, portfolio, journal and the Trader that trades it. */
+class SymbolDriver {
   readonly mem: SymbolMemory;
   private readonly md: RecordRing;
   private readonly er: RecordRing;
@@ -103,7 +104,7 @@ class Trader {
   private fillsBefore = 0;
   /** Runs the order path on a shadow engine while this thread waits (only when it spins). */
   private readonly warmer: OrderPathWarmer | null;
-  engine: Engine | null = null;
+  engine: Trader | null = null;
   private session = -1;
   private sessionStartNs = 0;
   /** The thread's counters (CT), in shared memory: a restarted thread continues them. */
@@ -165,7 +166,7 @@ class Trader {
     if (old) this.addTotals(old);
     const { startNs, endNs } = clock.sessionBounds(k);
     const seed = hashSeed(`live-engine|${this.mem.symbol}|${init.generation}|${k}`, cfg.simulation.seed);
-    const e = new Engine({
+    const e = new Trader({
       spec: specOf(this.mem.root, init.config),
       initialCapital: cfg.trading.initial_capital,
       limits: riskLimits(cfg),
@@ -222,13 +223,13 @@ class Trader {
     this.nextFeaturesTs = 0;
   }
 
-  private addTotals(e: Engine): void {
+  private addTotals(e: Trader): void {
     this.storeTotals(e);
     this.base.set(this.counters.subarray(0, CT.SELF_MATCH + 1));
   }
 
   /** The engine's counts on top of the base, into the shared counters. */
-  private storeTotals(e: Engine): void {
+  private storeTotals(e: Trader): void {
     const c = this.counters;
     const b = this.base;
     c[CT.EVENTS] = b[CT.EVENTS] + e.eventsProcessed;
@@ -291,7 +292,7 @@ class Trader {
     return n;
   }
 
-  private onMarket(e: Engine, d: Float64Array, off: number): void {
+  private onMarket(e: Trader, d: Float64Array, off: number): void {
     const sent = e.ordersSent + e.cancelsSent;
     const t0 = wallMs();
     e.onMarketData(d, off);
@@ -334,7 +335,7 @@ class Trader {
   };
 
   /** Writes the engine's new fills into the fills ring, unpublished (and counts them by side and liquidity). */
-  private writeFills(e: Engine): void {
+  private writeFills(e: Trader): void {
     const log = e.fills;
     while (this.fillsWritten < log.length) {
       const i = this.fillsWritten++;
@@ -363,7 +364,7 @@ class Trader {
   }
 
   /** Feature vector out to the inference worker; its latest prediction in. */
-  private exchangeWithInference(e: Engine): void {
+  private exchangeWithInference(e: Trader): void {
     if (e.lastExchTs >= this.nextFeaturesTs && e.features.ready) {
       const s = this.features;
       s.beginWrite();
@@ -406,7 +407,7 @@ class Trader {
 const WAKE_MD = 0; // then one inference wake per symbol
 const wakes = new BurstWakes(1 + init.layout.symbols.length, wakeMaxDeferMs(cfg.latency.order_latency_ns, clock.speed), (target) => {
   if (target === WAKE_MD) Atomics.notify(ctl, CB_WAKE_MD);
-  else traders[target - 1].wakeInference();
+  else drivers[target - 1].wakeInference();
 });
 
 /** Orders are in the ring (at wall ms `wallNow`): the market-data thread sees the bumped word at once, and its wake goes with the burst's. */
@@ -415,7 +416,7 @@ function askMdWake(wallNow: number): void {
   wakes.ask(WAKE_MD, wallNow);
 }
 
-const traders = init.layout.symbols.map((m, i) => new Trader(m, WAKE_MD + 1 + i));
+const drivers = init.layout.symbols.map((m, i) => new SymbolDriver(m, WAKE_MD + 1 + i));
 
 // A restarted engine waits until the market-data thread has cancelled its predecessor's orders
 // and queued a book snapshot for it.
@@ -439,8 +440,8 @@ const warmAt = new Float64Array([-Infinity]); // wall ms of the last warm-up; -I
 
 /** Engine time of the earliest input received and not yet due, over every symbol (Infinity: none). */
 function nextDue(): number {
-  let due = traders[0].nextDue;
-  for (let i = 1; i < traders.length; i++) due = Math.min(due, traders[i].nextDue);
+  let due = drivers[0].nextDue;
+  for (let i = 1; i < drivers.length; i++) due = Math.min(due, drivers[i].nextDue);
   return due;
 }
 
@@ -463,11 +464,11 @@ function step(): void {
   const wallNow = wallMs();
   const now = clock.nowNs(wallNow);
   let work = 0;
-  for (let i = 0; i < traders.length; i++) work += traders[i].pump(now);
+  for (let i = 0; i < drivers.length; i++) work += drivers[i].pump(now);
   if (wakes.waiting) flushWakes();
   if (wallNow - lastSnapshot[0] >= SNAPSHOT_EVERY_MS) {
     lastSnapshot[0] = wallNow;
-    for (let i = 0; i < traders.length; i++) traders[i].publish();
+    for (let i = 0; i < drivers.length; i++) drivers[i].publish();
   }
   if (work > 0) {
     warmAt[0] = -Infinity;
@@ -491,7 +492,7 @@ function step(): void {
       const t = wallMs();
       if (t >= spinEnd) return;
       if (WARM && t - warmAt[0] >= WARM_EVERY_MS && dueWall - t >= WARM_MIN_MS) {
-        for (let i = 0; i < traders.length; i++) traders[i].warm();
+        for (let i = 0; i < drivers.length; i++) drivers[i].warm();
         warmAt[0] = t;
       }
     }
@@ -508,4 +509,4 @@ function step(): void {
 }
 
 while (Atomics.load(ctl, CB_STOP) === 0) step();
-for (const t of traders) t.publish();
+for (const t of drivers) t.publish();

@@ -2,12 +2,12 @@
 // engine core. Four time-ordered streams are merged by timestamp:
 //   1. market events at the exchange (EV_TS)              -> SimExchange.onMarketEvent
 //   2. order messages arriving at the exchange (OM_TS)    -> SimExchange.onOrderMessage
-//   3. execution reports arriving at the engine (ER_TS)   -> Engine.onExecReport
-//   4. market events arriving at the engine (EV_RECV)     -> Engine.onMarketData
+//   3. execution reports arriving at the engine (ER_TS)   -> Trader.onExecReport
+//   4. market events arriving at the engine (EV_RECV)     -> Trader.onMarketData
 // Each stream is FIFO (a message never overtakes an earlier one on the same link), so a merge of
 // four heads replaces a priority queue. Ties go in the order above. The market stream does not
 // depend on our orders (no market impact), so the generator fills a ring ahead of both readers.
-// Without the model the engine keeps no book of its own (Engine's feed 'top'): the exchange's
+// Without the model the engine keeps no book of its own (Trader's feed 'top'): the exchange's
 // book has applied the same events in the same order, and the driver hands the engine the touch
 // it had after each one (`tops`, beside the ring), so each event is applied to one book, not two.
 
@@ -33,12 +33,12 @@ import type { SessionResult, SessionSpec } from './session-spec.ts';
 import { DrawdownPath, RISK_STATE_FIELDS, RiskManager } from '../risk/risk-manager.ts';
 import type { StrategyDefinition } from '../strategy/port.ts';
 import { strategyByName } from '../strategy/registry.ts';
-import { Engine, StrategyError } from '../trading/engine.ts';
+import { Trader, StrategyError } from '../trading/trader.ts';
 
 /** Observers of what crosses each link (tests, benchmarks), called as the record is delivered. */
 export interface SessionTaps {
-  marketData?: (d: Float64Array, off: number, engine: Engine) => void; // about to reach the engine
-  marketDataDone?: (d: Float64Array, off: number, engine: Engine) => void; // the engine has handled it
+  marketData?: (d: Float64Array, off: number, engine: Trader) => void; // about to reach the engine
+  marketDataDone?: (d: Float64Array, off: number, engine: Trader) => void; // the engine has handled it
   order?: (d: Float64Array, off: number) => void; // delivered to the exchange
   report?: (d: Float64Array, off: number) => void; // delivered to the engine
 }
@@ -154,7 +154,7 @@ function drive(
   // Without the model nothing in a session reads a feature but the strategy, nor the book below
   // the touch unless the strategy reads levels: then the engine is fed the exchange's touch.
   const featureScope = predictor === null && (def.features ?? 'volatility') === 'volatility' ? 'volatility' : 'all';
-  const engine = new Engine({
+  const engine = new Trader({
     spec: contract,
     initialCapital: 0,
     riskState,
@@ -194,7 +194,7 @@ function drive(
   // the per-event loop does not look.
   let openMid = Number.NaN;
   let scan = ex;
-  // Quiet events (Engine.quietBounds) are counted here and handed over a run at a time
+  // Quiet events (Trader.quietBounds) are counted here and handed over a run at a time
   // (takeQuiet): those from qFrom to rd. An event is quiet when its touch is the engine's
   // (qBid, qAsk) and its EV_TS < qb[0] and <= qb[1], as the engine gave them after its last
   // input. With taps that watch market events, each is handed over at once. (The bounds in a
@@ -406,7 +406,7 @@ function firstMid(tops: Int32Array, mask: number, from: number, to: number): num
   return Number.NaN;
 }
 
-function sessionResult(spec: SessionSpec, e: Engine, x: SimExchange, path: DrawdownPath, openMid: number): SessionResult {
+function sessionResult(spec: SessionSpec, e: Trader, x: SimExchange, path: DrawdownPath, openMid: number): SessionResult {
   const p = e.portfolio;
   const mark = e.markTicks;
   return {

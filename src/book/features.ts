@@ -442,7 +442,7 @@ export class FeatureExtractor {
   /**
    * Updates the features of its scope from one event record at data[off], with the touch after
    * it (bb, ba); `book` has already applied it (the 'all' scope reads its levels; the volatility
-   * scope reads only the touch, so its book may be empty: Engine's feed 'top').
+   * scope reads only the touch, so its book may be empty: Trader's feed 'top').
    */
   onEvent(bb: number, ba: number, book: DenseBook, data: Float64Array, off: number): void {
     const s = this.s;

@@ -5,7 +5,7 @@
 import { NO_PRICE } from '../book/dense-book.ts';
 import { sharpeRatio } from '../portfolio/metrics.ts';
 import { KILL_REASONS } from '../risk/risk-manager.ts';
-import type { Engine } from '../trading/engine.ts';
+import type { Trader } from '../trading/trader.ts';
 import type { ClosedTradeStats } from '../portfolio/portfolio.ts';
 import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW } from '../trading/order-table.ts';
 import { BID } from '../core/events.ts';
@@ -111,7 +111,7 @@ export interface EngineTotals {
 /** Writes the engine's state into `out` (the seqlock payload, between beginWrite/endWrite). */
 export function writeSnapshot(
   out: Float64Array,
-  e: Engine,
+  e: Trader,
   session: number,
   counters: Float64Array,
   scratch: { prices: Float64Array; sizes: Float64Array },

@@ -11,7 +11,7 @@ import vm from 'node:vm';
 import { ReplaySource } from '../market/replay-source.ts';
 import { runSession } from '../backtest/session.ts';
 import type { SessionResult, SessionSpec } from '../backtest/session-spec.ts';
-import { Engine } from '../trading/engine.ts';
+import { Trader } from '../trading/trader.ts';
 import type { Strategy, StrategyContext, StrategyDefinition } from '../strategy/port.ts';
 
 /**
@@ -29,7 +29,7 @@ export interface CheckRun {
   /** SHA-256 of the SessionResult (sessionHash). */
   hash: string;
   events: number;
-  /** Events taken on the quiet path (Engine.quietEvents). */
+  /** Events taken on the quiet path (Trader.quietEvents). */
   quietEvents: number;
   fills: number;
   ordersSent: number;
@@ -54,7 +54,7 @@ export function sessionHash(r: SessionResult): string {
 }
 
 // The engine of the session running in this thread (the probes read its `callback` field).
-let engine: Engine | null = null;
+let engine: Trader | null = null;
 const calls: ClockCalls = { 'Math.random': 0, 'Date.now': 0, 'performance.now': 0 };
 let probing = false;
 
@@ -76,9 +76,9 @@ function installProbes(): void {
  * The engine behind a strategy's context. EngineContext keeps it in a private field; only this
  * diagnostic reaches for it (the probes and the quiet count need the engine runSession made).
  */
-function engineOf(ctx: StrategyContext): Engine {
+function engineOf(ctx: StrategyContext): Trader {
   const e = (ctx as unknown as { e: unknown }).e;
-  if (!(e instanceof Engine))
+  if (!(e instanceof Trader))
     throw new Error('strategy check: the strategy context no longer holds its engine in the field `e` (src/trading/strategy-context.ts): update engineOf');
   return e;
 }
@@ -94,7 +94,7 @@ function withoutPromise(s: Strategy): Strategy {
 }
 
 interface Seen {
-  engine: Engine | null;
+  engine: Trader | null;
   promise: boolean;
 }
 

@@ -87,7 +87,7 @@ export class MarketMaker {
    * does every volatility between the two, everything else equal: every step of the quote is
    * monotone in the volatility (IEEE operations round monotonically), the shift is, and for a
    * fixed shift so are both prices; sizes do not depend on it. The engine skips decide() while
-   * its inputs stay in such a band (Engine.quotesStand).
+   * its inputs stay in such a band (Trader.quotesStand).
    */
   sameQuotesAt(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): boolean {
     return this.sameQuotesWith(IN_SIGMA_LO, IN_SIGNAL, bestBid, bestAsk, position, reduceOnly);
@@ -104,7 +104,7 @@ export class MarketMaker {
    * reservation price can move before the bid's floor or the ask's ceiling changes, kept 0.1 %
    * inside that, and then checked at the corners. When a corner differs, or no signal is in
    * use, the range is the signal alone. The engine skips decide() for a new signal inside the
-   * range (Engine.quotesStand): on the bench's session with the model, 96 % of the requotes a
+   * range (Trader.quotesStand): on the bench's session with the model, 96 % of the requotes a
    * new prediction caused sent nothing.
    */
   signalBand(bestBid: number, bestAsk: number, position: number, reduceOnly: boolean, band: Float64Array, at: number): void {

@@ -1,7 +1,7 @@
 // The strategy port: what a strategy declares, sees and does. A strategy is plain TypeScript (or
 // JavaScript) that the engine calls; the same object runs in a backtest, a sweep point, on a
-// queue worker and in the live simulation, because all of them drive the same Engine
-// (src/trading/engine.ts) and the engine is the strategy's only window on the world.
+// queue worker and in the live simulation, because all of them drive the same Trader
+// (src/trading/trader.ts) and the trader is the strategy's only window on the world.
 //
 // What a strategy sees is what a live strategy could know: the engine's own book, built from
 // market data as delayed by the market-data latency, its own orders as the execution reports

@@ -42,7 +42,7 @@ import type { LatencyModel } from '../exchange/latency.ts';
 import type { Portfolio } from '../portfolio/portfolio.ts';
 import { RISK_OK, type RiskManager } from '../risk/risk-manager.ts';
 import type { QuoteTargets } from '../strategy/port.ts';
-import { C_NOW, MAX_ORDERS_PER_SIDE } from './engine-slots.ts';
+import { C_NOW, MAX_ORDERS_PER_SIDE } from './trader-slots.ts';
 import { ORD_FREE, ORD_LIVE, ORD_PENDING_CANCEL, ORD_PENDING_NEW, OrderTable } from './order-table.ts';
 
 /** The quote targets of a strategy with `levels` per side (all NO_PRICE: quote nothing). */
@@ -56,7 +56,7 @@ export interface OrderManagerOptions {
   latency: LatencyModel;
   portfolio: Portfolio;
   risk: RiskManager;
-  /** The engine's per-event doubles (engine-slots.ts; C_NOW: the time orders are sent at). */
+  /** The engine's per-event doubles (trader-slots.ts; C_NOW: the time orders are sent at). */
   slots: Float64Array;
   /** Quote levels per side (0: imperative orders only). */
   levels: number;

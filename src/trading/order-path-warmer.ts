@@ -6,7 +6,7 @@
 // risk check, the order table, the latency model, the message encoding) runs some 50 times a
 // second there, and in between the CPU's caches and branch predictors forget it: at ten times the
 // order rate the same call took a median 3.9 µs. Trading systems keep such a path warm by running
-// it on dummy data while idle. This does it with a shadow engine: an Engine of its own (book,
+// it on dummy data while idle. This does it with a shadow engine: an Trader of its own (book,
 // features, portfolio, risk state, latency model, order ring and ids of its own), fed a small
 // synthetic book whose touch moves a tick up or down on every run, so that each run sends cancels
 // and new orders through the same code, and answered at once with acknowledgements and cancel
@@ -58,7 +58,7 @@ import type { ContractSpec } from '../market/instruments.ts';
 import { Portfolio } from '../portfolio/portfolio.ts';
 import { RISK_STATE_FIELDS, RiskManager, type RiskLimits } from '../risk/risk-manager.ts';
 import type { QuoteParams } from '../strategy/market-maker.ts';
-import { Engine } from './engine.ts';
+import { Trader } from './trader.ts';
 
 export interface WarmerOptions {
   spec: ContractSpec;
@@ -82,7 +82,7 @@ const SEED = 0x5eed;
 export class OrderPathWarmer {
   private readonly o: WarmerOptions;
   private readonly sessionNs: number;
-  private shadow!: Engine;
+  private shadow!: Trader;
   private orders!: RecordRing;
   private readonly md = new Float64Array(EV_STRIDE);
   private readonly er = new Float64Array(ER_STRIDE);
@@ -100,7 +100,7 @@ export class OrderPathWarmer {
   }
 
   /** The current shadow engine (its counters show what the runs exercised). */
-  get engine(): Engine {
+  get engine(): Trader {
     return this.shadow;
   }
 
@@ -137,7 +137,7 @@ export class OrderPathWarmer {
     this.orders = RecordRing.allocate(OM_STRIDE, 64, true);
     const riskState = new Float64Array(new SharedArrayBuffer(RISK_STATE_FIELDS * 8));
     RiskManager.initState(riskState);
-    this.shadow = new Engine({
+    this.shadow = new Trader({
       spec: o.spec,
       initialCapital: o.initialCapital,
       limits: o.limits,

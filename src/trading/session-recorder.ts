@@ -25,7 +25,7 @@ import {
 import { MarkoutTracker } from '../portfolio/markouts.ts';
 import type { Portfolio } from '../portfolio/portfolio.ts';
 import { QUOTE_SAMPLE_NS, QuoteSamples } from '../portfolio/quote-samples.ts';
-import { C_EXCH, C_MID, C_NEXT_QUOTE, C_NEXT_SAMPLE, C_NOW } from './engine-slots.ts';
+import { C_EXCH, C_MID, C_NEXT_QUOTE, C_NEXT_SAMPLE, C_NOW } from './trader-slots.ts';
 import type { OrderManager } from './order-manager.ts';
 
 export class SessionRecorder {

@@ -13,14 +13,14 @@ import type { Portfolio } from '../portfolio/portfolio.ts';
 import type { RiskManager } from '../risk/risk-manager.ts';
 import { OS_NONE, OS_PENDING_MODIFY, type FeatureBand, type StrategyContext, type StrategyDefinition } from '../strategy/port.ts';
 import type { OrderManager } from './order-manager.ts';
-import { C_SIGNAL } from './engine-slots.ts';
+import { C_SIGNAL } from './trader-slots.ts';
 import { ORD_LIVE } from './order-table.ts';
 
 /**
- * What the context reads of its engine: the members of Engine (engine.ts) it uses, named here so
- * that this file need not import the engine that builds the context.
+ * What the context reads of its trader: the members of Trader (trader.ts) it uses, named here so
+ * that this file need not import the trader that builds the context.
  */
-export interface ContextEngine {
+export interface ContextTrader {
   readonly now: number;
   readonly lastExchTs: number;
   readonly sessionStartNs: number;
@@ -52,13 +52,13 @@ export interface ContextEngine {
 const FEATURE_INDEX: ReadonlyMap<string, number> = new Map(FEATURE_NAMES.map((n, i) => [n, i]));
 
 export class EngineContext implements StrategyContext {
-  private readonly e: ContextEngine;
+  private readonly e: ContextTrader;
   private readonly slots: Float64Array;
   readonly state: Float64Array;
 
-  constructor(engine: ContextEngine, state: Float64Array) {
-    this.e = engine;
-    this.slots = engine.slots;
+  constructor(trader: ContextTrader, state: Float64Array) {
+    this.e = trader;
+    this.slots = trader.slots;
     this.state = state;
   }
 

@@ -1,5 +1,5 @@
 // The measurement of order-path-warmer.test.ts's allocation check, run in a process of its own:
-// there, as in the engine thread, the Engine's code has only seen the shapes the engine thread
+// there, as in the engine thread, the Trader's code has only seen the shapes the engine thread
 // gives it; in the suite's shared process other files call the same classes with other shapes and
 // their optimised code can differ (pipeline-gc-probe.ts says the same). Prints one JSON line.
 //   node --import tsx test/helpers/warmer-gc-probe.ts

@@ -2,7 +2,7 @@
 //
 // One session = MarketGenerator(root, date, seed) over [startNs, endNs), its events applied in
 // order to a DenseBook and the engine's FeatureExtractor (default options, exactly as in the
-// Engine). On a regular grid of market time t_k = startNs + warmup + k * interval the sample is
+// Trader). On a regular grid of market time t_k = startNs + warmup + k * interval the sample is
 //   x_k = the feature vector after every event with EV_TS < t_k (what a model sees at t_k)
 //   y_k = mid(t_k + horizon) - mid(t_k), ticks (mid = the extractor's mid at those instants)
 // Grid points whose t_k + horizon is past the session end have no label and are dropped. The

@@ -19,7 +19,7 @@ import { sessionNsToUnixNs } from '../../../src/market/dbn-time.ts';
 import { DbnWriter } from '../../../src/data/dbn/writer.ts';
 import { exportSynthetic } from '../../../src/market/dbn-export/synthetic-export.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
-import { Engine } from '../../../src/trading/engine.ts';
+import { Trader } from '../../../src/trading/trader.ts';
 import { Portfolio } from '../../../src/portfolio/portfolio.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
 import { OM_STRIDE } from '../../../src/core/events.ts';
@@ -136,7 +136,7 @@ test('a position open with no two-sided book ever seen has no price: finish() fa
   const def = strategyByName('market_maker')!.def;
   const portfolio = new Portfolio(0, ES.tickValue, 64);
   portfolio.onFill(BID, 20_000, 1, 1);
-  const e = new Engine({
+  const e = new Trader({
     spec: ES,
     initialCapital: 0,
     limits: { maxOrderSize: 5, positionLimit: 10, maxDrawdownFrac: 0.5, maxDailyLoss: 1e9, killSwitchEnabled: true },

@@ -51,8 +51,8 @@ import { applyParams, defaults } from '../../../src/strategy/params.ts';
 import { FLAG_IOC, FLAG_POST_ONLY, ORDER_ACK, ORDER_FILL, type StrategyDefinition } from '../../../src/strategy/port.ts';
 import { definitionProblems } from '../../../src/strategy/registry.ts';
 import { configuredStrategyProblem } from '../../../src/strategy/setup.ts';
-import { Engine, StrategyError } from '../../../src/trading/engine.ts';
-import { C_SIGNAL } from '../../../src/trading/engine-slots.ts';
+import { Trader, StrategyError } from '../../../src/trading/trader.ts';
+import { C_SIGNAL } from '../../../src/trading/trader-slots.ts';
 import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 import { ensureBuilt } from '../../helpers/build.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
@@ -77,7 +77,7 @@ function def(over: Partial<StrategyDefinition>): StrategyDefinition {
 
 function setup(d: StrategyDefinition, strategyErrors: 'throw' | 'stop' = 'throw') {
   const om = RecordRing.allocate(OM_STRIDE, 1024, false);
-  const e = new Engine({
+  const e = new Trader({
     spec: contractForRoot('ES'),
     initialCapital: 1_000_000,
     limits: riskLimits(config),

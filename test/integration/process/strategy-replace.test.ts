@@ -37,7 +37,7 @@ import {
   OS_PENDING_MODIFY,
   type StrategyDefinition,
 } from '../../../src/strategy/port.ts';
-import { Engine } from '../../../src/trading/engine.ts';
+import { Trader } from '../../../src/trading/trader.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt } from '../../helpers/build.ts';
@@ -61,7 +61,7 @@ function wired(events: [number, number, number][]) {
     create: () => ({ onOrder: (_c, ev) => void events.push([ev.type, ev.price, ev.leaves]) }),
   };
   const om = RecordRing.allocate(OM_STRIDE, 1024, false);
-  const e = new Engine({
+  const e = new Trader({
     spec: contractForRoot('ES'),
     initialCapital: 1_000_000,
     limits: riskLimits(config),

@@ -6,7 +6,7 @@ import type { EngineConfig } from '../../../src/config/schema.ts';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runSession } from '../../../src/backtest/session.ts';
 import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
-import type { Engine } from '../../../src/trading/engine.ts';
+import type { Trader } from '../../../src/trading/trader.ts';
 import {
   BID,
   CANCEL_SELF_MATCH,
@@ -197,7 +197,7 @@ test('our own orders never cross at the exchange: cancels go out before new orde
     }
     return maxBuy >= minSell;
   };
-  let engine: Engine | null = null;
+  let engine: Trader | null = null;
   const r = runSession(spec(c, { symbol: 'NQ' }), {
     taps: {
       marketDataDone(_d, _off, e) {

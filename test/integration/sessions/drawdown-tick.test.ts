@@ -9,7 +9,7 @@ import { runBacktest } from '../../../src/backtest/run.ts';
 import { runSession } from '../../../src/backtest/session.ts';
 import { parseConfig } from '../../../src/config/load.ts';
 import { RISK_STATE_FIELDS, RiskManager } from '../../../src/risk/risk-manager.ts';
-import type { Engine } from '../../../src/trading/engine.ts';
+import type { Trader } from '../../../src/trading/trader.ts';
 
 // A tight limit: the kill switch trips within the hour, and the position it leaves moves on.
 const config = parseConfig('[simulation]\nsession_start = "09:30"\nsession_end = "10:30"\n[risk]\nmax_drawdown_pct = 0.0005\n', 'dd.toml');
@@ -24,7 +24,7 @@ test('max_drawdown_pct is the drawdown at every equity change, the kill switch f
   let worst = 0;
   let checks = 0;
   // The account's equity after each input of the engine (before the next one is delivered).
-  const look = (e: Engine) => {
+  const look = (e: Trader) => {
     const mark = e.markTicks;
     if (mark !== mark) return;
     const eq = base + e.portfolio.equity(mark);
@@ -33,7 +33,7 @@ test('max_drawdown_pct is the drawdown at every equity change, the kill switch f
     if (dd > worst) worst = dd;
     checks++;
   };
-  let engine: Engine | null = null;
+  let engine: Trader | null = null;
   runSession(spec, {
     taps: {
       marketData: (_d, _o, e) => {

@@ -17,7 +17,7 @@ import { predictorForSpec, runSession } from '../../../src/backtest/session.ts';
 import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
 import { SeededLatency } from '../../../src/exchange/latency.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
-import { Engine } from '../../../src/trading/engine.ts';
+import { Trader } from '../../../src/trading/trader.ts';
 import { recordedStream } from '../../helpers/pipeline-digest.ts';
 
 test("scope 'volatility' gives scope 'all''s volatility and mid after every event", () => {
@@ -99,7 +99,7 @@ function sessionSpec(useML: boolean): SessionSpec {
 test("an engine with a model refuses scope 'volatility'", () => {
   const spec = sessionSpec(true);
   const make = (featureScope: 'all' | 'volatility') =>
-    new Engine({
+    new Trader({
       spec: contractForRoot('ES'),
       initialCapital: 0,
       limits: spec.limits,

@@ -29,7 +29,7 @@ import { seededLatency } from '../../../src/exchange/venue.ts';
 import { parseClock } from '../../../src/market/calendar.ts';
 import { MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
-import { Engine } from '../../../src/trading/engine.ts';
+import { Trader } from '../../../src/trading/trader.ts';
 import { OrderPathWarmer, type WarmerOptions } from '../../../src/trading/order-path-warmer.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
@@ -90,7 +90,7 @@ function ordersOf(between: () => void): number[] {
   const gen = new MarketGenerator(ES, '2024-01-03', 11, { sessionStartNs: SLICE, sessionEndNs: CLOSE });
   const md = RecordRing.allocate(EV_STRIDE, 4096, false);
   const om = RecordRing.allocate(OM_STRIDE, 1 << 16, false);
-  const e = new Engine({
+  const e = new Trader({
     spec: ES,
     initialCapital: config.trading.initial_capital,
     limits: riskLimits(config),

@@ -35,7 +35,7 @@ import { RecordRing } from '../../../src/core/ring.ts';
 import { seededLatency } from '../../../src/exchange/venue.ts';
 import { parseClock } from '../../../src/market/calendar.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
-import { Engine } from '../../../src/trading/engine.ts';
+import { Trader } from '../../../src/trading/trader.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
@@ -53,7 +53,7 @@ interface Msg {
 
 function setup() {
   const om = RecordRing.allocate(OM_STRIDE, 1024, false);
-  const e = new Engine({
+  const e = new Trader({
     spec: contractForRoot('ES'),
     initialCapital: config.trading.initial_capital,
     limits: riskLimits(config),

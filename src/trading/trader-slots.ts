@@ -1,10 +1,10 @@
-// Engine's constants (engine.ts): the slots of its per-event doubles and the order cap per side,
+// Trader's constants (trader.ts): the slots of its per-event doubles and the order cap per side,
 // in a module that imports nothing (hot-path rule 6). Internal to src/trading (the engine, its
 // order manager and session recorder).
 
 export const MAX_ORDERS_PER_SIDE = 4; // working + cancels in flight
 
-// The engine's per-event doubles, in one Float64Array (`Engine.slots`; hot-path rules 3 and
+// The engine's per-event doubles, in one Float64Array (`Trader.slots`; hot-path rules 3 and
 // 4): its clocks, and the equity, mid and model signal it last saw. Callees
 // read pairs of adjacent slots.
 export const C_NOW = 0; // engine clock: receive time of the last input, ns (latency.orderEntry reads it)
@@ -18,11 +18,11 @@ export const C_NEXT_QUOTE = 7; // next quote sample time, ns (Infinity: not samp
 export const C_NEXT_PREDICT = 8; // next model evaluation, exchange ns
 export const C_SIGNAL = 9; // latest model output, ticks (NaN: none)
 export const C_SIGNAL_TS = 10; // its exchange time (-1: none)
-export const C_DUE = 11; // the earliest of the markouts' due time and the three above (Engine.timedChecks)
-export const C_QUIET_UNTIL = 12; // a quiet event (Engine.quietBounds) comes before this exchange time: C_DUE and QS_UNTIL's earlier
+export const C_DUE = 11; // the earliest of the markouts' due time and the three above (Trader.timedChecks)
+export const C_QUIET_UNTIL = 12; // a quiet event (Trader.quietBounds) comes before this exchange time: C_DUE and QS_UNTIL's earlier
 export const C_COUNT = 13;
 
-// The inputs of the last requote that left the quotes standing (Engine.decisionStands): while
+// The inputs of the last requote that left the quotes standing (Trader.decisionStands): while
 // they hold, and the strategy's standing promise with them, a requote would send nothing.
 export const QS_BID = 0; // touch, ticks
 export const QS_ASK = 1;

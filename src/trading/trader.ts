@@ -100,7 +100,7 @@ import {
   QS_SIGNAL_HI,
   QS_VOL_MOVES,
   QS_COUNT,
-} from './engine-slots.ts';
+} from './trader-slots.ts';
 
 /** The strategy an engine runs: its definition, resolved parameters, and where its state lives. */
 export interface StrategySetup {
@@ -125,7 +125,7 @@ export class StrategyError extends Error {
   }
 }
 
-export interface EngineOptions {
+export interface TraderOptions {
   spec: ContractSpec;
   initialCapital: number;
   limits: RiskLimits;
@@ -177,7 +177,7 @@ export interface EngineOptions {
 /** How far past the opposite touch a flattening order may fill (ticks): a market order's protection band. */
 export const FLATTEN_PROTECTION_TICKS = 20;
 
-export class Engine {
+export class Trader {
   readonly spec: ContractSpec;
   /** The engine's own book (empty with feed 'top': then only the touch is kept, in bestBid and bestAsk). */
   readonly book = new DenseBook();
@@ -189,7 +189,7 @@ export class Engine {
   readonly strategy: Strategy;
   readonly strategyDef: StrategyDefinition;
   readonly ctx: EngineContext;
-  /** How market data comes in (EngineOptions.feed). */
+  /** How market data comes in (TraderOptions.feed). */
   declare readonly feed: 'events' | 'top';
   declare private readonly fedTop: boolean; // feed === 'top'
   readonly risk: RiskManager;
@@ -216,9 +216,9 @@ export class Engine {
   /** Model evaluations made (see signal, signalTs). */
   predictions = 0;
 
-  /** The engine's per-event doubles (engine-slots.ts C_*). */
+  /** The engine's per-event doubles (trader-slots.ts C_*). */
   readonly slots = new Float64Array(C_COUNT);
-  /** Engine clock: the receive time of the last input (ns). */
+  /** Trader clock: the receive time of the last input (ns). */
   get now(): number {
     return this.slots[C_NOW];
   }
@@ -310,7 +310,7 @@ export class Engine {
   /** Flattening orders sent. */
   flattenOrders = 0;
 
-  constructor(o: EngineOptions) {
+  constructor(o: TraderOptions) {
     this.stopOnError = o.strategyErrors === 'stop';
     this.flattenOnKill = o.limits.flattenOnKill === true;
     this.spec = o.spec;

@@ -1,6 +1,6 @@
 // Without the model the engine keeps no book of its own: the driver hands it the touch the
-// exchange's book had after each event (Engine's feed 'top'), and takes the common event in its
-// loop, a run at a time (Engine.quietBounds, takeQuiet), moving only the clocks and the counts.
+// exchange's book had after each event (Trader's feed 'top'), and takes the common event in its
+// loop, a run at a time (Trader.quietBounds, takeQuiet), moving only the clocks and the counts.
 // Both must change nothing: a session must give, to the last bit, the result of the engine
 // applying every event to its own book and running all of onMarketTop on it (feed 'events', as
 // with the model), and the same with taps watching each event (then each quiet event is handed
@@ -12,7 +12,7 @@ import type { EngineConfig } from '../../../src/config/schema.ts';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { runSession } from '../../../src/backtest/session.ts';
 import type { SessionSpec } from '../../../src/backtest/session-spec.ts';
-import { Engine } from '../../../src/trading/engine.ts';
+import { Trader } from '../../../src/trading/trader.ts';
 import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
 import { quoteParams } from '../../../src/strategy/setup.ts';
 import { OM_STRIDE } from '../../../src/core/events.ts';
@@ -47,10 +47,10 @@ function assertSameResult(actual: object, expected: object): void {
 
 /** Runs `f`, counting the events the engine took through all of onMarketTop. */
 function countingFullEvents<T>(f: () => T): { result: T; full: number } {
-  const proto = Engine.prototype as unknown as { onMarketTop: (...a: unknown[]) => void };
+  const proto = Trader.prototype as unknown as { onMarketTop: (...a: unknown[]) => void };
   const orig = proto.onMarketTop;
   let full = 0;
-  proto.onMarketTop = function (this: Engine, ...a: unknown[]) {
+  proto.onMarketTop = function (this: Trader, ...a: unknown[]) {
     full++;
     return orig.apply(this, a);
   };
@@ -78,7 +78,7 @@ for (const [name, s] of cases) {
     assertSameResult(fed, own);
     let calls = 0;
     let stale = 0;
-    const marketDataDone = (_d: Float64Array, _o: number, e: Engine) => {
+    const marketDataDone = (_d: Float64Array, _o: number, e: Trader) => {
       calls++;
       if (e.eventsProcessed !== calls) stale++;
     };
@@ -110,8 +110,8 @@ test("feed 'top' needs the volatility scope: the other features read the levels 
     predictor: null,
     feed: 'top' as const,
   };
-  assert.throws(() => new Engine({ ...options, featureScope: 'all' }), /feed 'top' needs featureScope 'volatility'/);
-  assert.is(new Engine({ ...options, featureScope: 'volatility' }).feed, 'top');
+  assert.throws(() => new Trader({ ...options, featureScope: 'all' }), /feed 'top' needs featureScope 'volatility'/);
+  assert.is(new Trader({ ...options, featureScope: 'volatility' }).feed, 'top');
 });
 
 test.run();
