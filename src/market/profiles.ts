@@ -75,41 +75,26 @@ export const ES_PROFILE: Readonly<MarketProfile> = Object.freeze({
 });
 
 /** The order-flow fields of the profile (REALISTIC_FLOW and NEUTRAL_FLOW set exactly these). */
-type FlowFields = Pick<
-  MarketProfile,
-  | 'addSize1Prob'
-  | 'deepAddSize1Prob'
-  | 'cancelSize1Prob'
-  | 'tradeSize1Prob'
-  | 'modifyPerCancel'
-  | 'modifyDownShare'
-  | 'modifyUpShare'
-  | 'modifySize'
-  | 'burstBranching'
-  | 'burstDecayS'
-  | 'openSpikeBoost'
-  | 'openSpikeDecayS'
-  | 'closeSpikeBoost'
-  | 'closeSpikeDecayS'
->;
+const FLOW_KEYS = [
+  'addSize1Prob',
+  'deepAddSize1Prob',
+  'cancelSize1Prob',
+  'tradeSize1Prob',
+  'modifyPerCancel',
+  'modifyDownShare',
+  'modifyUpShare',
+  'modifySize',
+  'burstBranching',
+  'burstDecayS',
+  'openSpikeBoost',
+  'openSpikeDecayS',
+  'closeSpikeBoost',
+  'closeSpikeDecayS',
+] as const;
+type FlowFields = Pick<MarketProfile, (typeof FLOW_KEYS)[number]>;
 
 /** The default market's order-flow structure (ES_PROFILE's), as profile overrides. */
-export const REALISTIC_FLOW: Readonly<FlowFields> = Object.freeze({
-  addSize1Prob: ES_PROFILE.addSize1Prob,
-  deepAddSize1Prob: ES_PROFILE.deepAddSize1Prob,
-  cancelSize1Prob: ES_PROFILE.cancelSize1Prob,
-  tradeSize1Prob: ES_PROFILE.tradeSize1Prob,
-  modifyPerCancel: ES_PROFILE.modifyPerCancel,
-  modifyDownShare: ES_PROFILE.modifyDownShare,
-  modifyUpShare: ES_PROFILE.modifyUpShare,
-  modifySize: ES_PROFILE.modifySize,
-  burstBranching: ES_PROFILE.burstBranching,
-  burstDecayS: ES_PROFILE.burstDecayS,
-  openSpikeBoost: ES_PROFILE.openSpikeBoost,
-  openSpikeDecayS: ES_PROFILE.openSpikeDecayS,
-  closeSpikeBoost: ES_PROFILE.closeSpikeBoost,
-  closeSpikeDecayS: ES_PROFILE.closeSpikeDecayS,
-});
+export const REALISTIC_FLOW: Readonly<FlowFields> = Object.freeze(Object.fromEntries(FLOW_KEYS.map((k) => [k, ES_PROFILE[k]])) as FlowFields);
 
 /**
  * The neutral order-flow structure: every size from its geometric, no modifies, no bursts, no
