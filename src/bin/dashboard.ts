@@ -1,13 +1,7 @@
 // Dashboard server entry: `node dist/dashboard.js`.
 //
 // Serves the built front-end (dist/dashboard/) and proxies the engine's API to it on one origin.
-// Environment:
-//   DASHBOARD_PORT  TCP port (default 3000; 0 = any free port, logged at start)
-//   DASHBOARD_HOST  interface to bind (default 127.0.0.1, this machine only; the image sets 0.0.0.0)
-//   ENGINE_URL      the engine's HTTP API (default http://127.0.0.1:9090)
-//   DASHBOARD_ALLOWED_HOSTS  comma-separated Host names answered besides localhost, 127.0.0.1 and
-//                   [::1] (any port), e.g. "dash.example.com"; "*" answers any Host (default none)
-//   RUST_LOG        log level (JSON lines on stdout, like the engine)
+// Configured by its environment only: USAGE below lists the variables (`--help` prints it).
 // Exit codes: 0 after SIGINT/SIGTERM or --help, 1 when it cannot start, 2 on an argument or a bad
 // environment value.
 
@@ -34,7 +28,7 @@ It takes no other arguments: it is configured by its environment.
 
 Environment:
   DASHBOARD_PORT           TCP port (default 3000; 0 = any free port, logged at start)
-  DASHBOARD_HOST           interface to bind (default 127.0.0.1, this machine only)
+  DASHBOARD_HOST           interface to bind (default 127.0.0.1, this machine only; the image sets 0.0.0.0)
   ENGINE_URL               the engine's HTTP API (default http://127.0.0.1:9090)
   DASHBOARD_ALLOWED_HOSTS  comma-separated Host names answered besides localhost, 127.0.0.1 and
                            [::1], or "*" for any Host (default none)
