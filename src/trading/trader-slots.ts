@@ -19,8 +19,9 @@ export const C_NEXT_PREDICT = 8; // next model evaluation, exchange ns
 export const C_SIGNAL = 9; // latest model output, ticks (NaN: none)
 export const C_SIGNAL_TS = 10; // its exchange time (-1: none)
 export const C_DUE = 11; // the earliest of the markouts' due time and the three above (Trader.timedChecks)
-export const C_QUIET_UNTIL = 12; // a quiet event (Trader.quietBounds) comes before this exchange time: C_DUE and QS_UNTIL's earlier
-export const C_COUNT = 13;
+export const C_QUIET_UNTIL = 12; // a quiet event (Trader.quietBounds) comes before this exchange time: C_SAMPLES_DUE and QS_UNTIL's earlier
+export const C_SAMPLES_DUE = 13; // C_DUE without the markouts: the samples and the model, which a quiet run stops at (Trader.takeQuiet)
+export const C_COUNT = 14;
 
 // The inputs of the last requote that left the quotes standing (Trader.decisionStands): while
 // they hold, and the strategy's standing promise with them, a requote would send nothing.

@@ -88,6 +88,7 @@ import {
   C_SIGNAL_TS,
   C_DUE,
   C_QUIET_UNTIL,
+  C_SAMPLES_DUE,
   C_COUNT,
   MAX_TIMERS,
   QS_BID,
@@ -278,17 +279,18 @@ export class Trader {
   /** The inputs of the last settled requote (see decisionStands). */
   private readonly standing = new Float64Array(QS_COUNT);
   /**
-   * The promise's settle() is still to call for the last settled requote: at the next market
-   * event, before the features change. Most settled requotes are followed by another (the cancel
-   * confirmations of the orders they replaced) before any event reads it.
-   */
-  private bandDue = false;
-  /**
    * The last market event left the quotes standing with nothing pending (see quietBounds): an
    * event that leaves the touch where it is, before C_QUIET_UNTIL and the promise's time, changes
    * only the clocks and the counts. Any other input clears it.
    */
   private quiet = false;
+  /**
+   * An acknowledgement, or the end of an order already replaced, leaves a quiet engine quiet: it
+   * changes none of what the standing decision rests on (the touch, the position, the times, the
+   * engine's bands), and with no onOrder to tell and no stands() to ask again nothing else reads
+   * it before the next market event. (On the bench's session: most reports are these.)
+   */
+  private readonly quietStays: boolean;
   /** The strategy callback running (null: none), for StrategyError; and a failed strategy's error. */
   callback: string | null = null;
   failed: StrategyError | null = null;
@@ -348,6 +350,7 @@ export class Trader {
     c[C_CHECKED_MID] = NaN;
     c[C_CHECKED_FILLS] = -1;
     c[C_DUE] = -Infinity; // the first market event schedules the timed checks
+    c[C_SAMPLES_DUE] = -Infinity;
     c[C_SIGNAL] = NaN;
     c[C_SIGNAL_TS] = -1;
     this.now = o.sessionStartNs; // until the first input: never a time before the session
@@ -378,6 +381,7 @@ export class Trader {
     this.hasQuote = typeof st.quote === 'function' && (def.levels ?? 1) > 0;
     this.hasOnMarket = typeof st.onMarket === 'function';
     this.wake = def.wakes === 'book' ? 0 : def.wakes === 'touch' ? 1 : 2;
+    this.quietStays = st.onOrder === undefined && !this.hasStands;
   }
 
   /** One market-data record, at its receive time, applied to the engine's own book. The per-event hot path (hot-path rule 2). */
@@ -393,9 +397,10 @@ export class Trader {
    * (`quiet`), an event that leaves the touch at (bestBid, bestAsk) and comes before anything
    * falls due moves only the clocks and the counts, which is all onMarketTop would do with it
    * (the mid, the equity, the quotes all stand). After each input the driver reads the bounds:
-   * such an event has EV_TS < b[0] (C_QUIET_UNTIL: the timed checks, the reduce-only window, the
-   * promise's first bound) and EV_TS <= b[1] (the promise's second bound); b[0] = -Infinity: none
-   * is quiet before the next input. Only a strategy with a standing promise has quiet events.
+   * such an event has EV_TS < b[0] (C_QUIET_UNTIL: the samples and the model, the reduce-only
+   * window, the promise's first bound; markouts fall due within a run, see takeQuiet) and
+   * EV_TS <= b[1] (the promise's second bound); b[0] = -Infinity: none is quiet before the next
+   * input. Only a strategy with a standing promise has quiet events.
    * (95 % of the bench's session's events are quiet with the built-in market maker.)
    */
   quietBounds(b: Float64Array): void {
@@ -406,7 +411,10 @@ export class Trader {
   /**
    * A run of n quiet events (see quietBounds), the last one at d[off]: what onMarketTop would
    * have done with each of them, in one step. (Market events come in time order, EV_TS never
-   * decreasing, so the last one's times are the run's latest.)
+   * decreasing, so the last one's times are the run's latest.) The markouts due by its last
+   * event resolve here: at the run's mid, which is the mid of every event in it, so each comes
+   * out as at the first event at or after its due time (the bench's session: 96k of its events
+   * would otherwise leave the run, one per markout falling due).
    */
   takeQuiet(n: number, d: Float64Array, off: number): void {
     const c = this.slots;
@@ -415,13 +423,13 @@ export class Trader {
     this.features.countEvents(n, d, off);
     this.eventsProcessed += n;
     this.quietEvents += n;
+    if (c[C_EXCH] >= this.markouts.due[0]) this.timedChecks();
   }
 
   /** One market-data record, at its receive time, with the touch after it (bb, ba). */
   onMarketTop(d: Float64Array, off: number, bb: number, ba: number): void {
     const c = this.slots;
     this.quiet = false;
-    if (this.bandDue) this.settleBand();
     const exTs = d[off + EV_TS];
     c[C_NOW] = d[off + EV_RECV];
     c[C_EXCH] = exTs;
@@ -475,7 +483,7 @@ export class Trader {
     }
     this.quiet = true;
     const until = q[QS_UNTIL] < q[QS_BEFORE] ? q[QS_UNTIL] : q[QS_BEFORE];
-    c[C_QUIET_UNTIL] = c[C_DUE] < until ? c[C_DUE] : until;
+    c[C_QUIET_UNTIL] = c[C_SAMPLES_DUE] < until ? c[C_SAMPLES_DUE] : until;
   }
 
   /** Without a promise: whether this event is one the strategy wakes for (its `wakes`). */
@@ -547,10 +555,11 @@ export class Trader {
 
   private scheduleChecks(): void {
     const c = this.slots;
-    let due = this.markouts.due[0];
-    if (c[C_NEXT_SAMPLE] < due) due = c[C_NEXT_SAMPLE];
+    let due = c[C_NEXT_SAMPLE];
     if (c[C_NEXT_QUOTE] < due) due = c[C_NEXT_QUOTE];
     if (this.predictor !== null && c[C_NEXT_PREDICT] < due) due = c[C_NEXT_PREDICT];
+    c[C_SAMPLES_DUE] = due;
+    if (this.markouts.due[0] < due) due = this.markouts.due[0];
     c[C_DUE] = due;
   }
 
@@ -580,6 +589,9 @@ export class Trader {
 
   /** One execution report, at its receive time. */
   onExecReport(d: Float64Array, off: number): void {
+    // A report that changes no input of the standing decision leaves a quiet engine quiet
+    // (quietStays): the next market event is then as quiet as it would have been without it.
+    const wasQuiet = this.quiet;
     this.quiet = false;
     this.now = d[off + ER_TS];
     const type = d[off + ER_TYPE];
@@ -598,6 +610,7 @@ export class Trader {
     if (type === ER_ACK) {
       om.acked(slot);
       this.tellOrder(ORDER_ACK, d, off, quote);
+      this.quiet = wasQuiet && this.quietStays;
       return;
     }
     if (type === ER_FILL) {
@@ -613,7 +626,10 @@ export class Trader {
       // The end of an order already replaced changes no input of the decision (the position, the
       // touch, the features): a requote now would decide what stands. Most cancel confirmations
       // are these (77k of 90k per session on the bench's).
-      if (om.settled) return;
+      if (om.settled) {
+        this.quiet = wasQuiet && this.quietStays;
+        return;
+      }
     } else if (type === ER_MODIFIED || type === ER_MODIFY_REJECT) {
       // Neither changes the position, the touch or a quote order (only imperative orders are
       // modified): no requote.
@@ -695,13 +711,21 @@ export class Trader {
     q[QS_ASK] = ba;
     q[QS_POS] = this.portfolio.position;
     q[QS_UNTIL] = reduceOnly ? Infinity : this.reduceOnlyFromNs;
-    this.bandDue = this.promise !== null;
+    if (this.promise === null) return;
+    this.settleBand();
+    // The decision stands from here as it would at the next market event: quiet now, rather than
+    // after one more event through onMarketTop, when that event would find what its checks find
+    // here (the equity checked at this mid and fill count; only fed the touch, as there).
+    const c = this.slots;
+    if (this.fedTop && this.om.settled && c[C_CHECKED_MID] === c[C_MID] && c[C_CHECKED_FILLS] === this.portfolio.fills && this.decisionStands(bb, ba))
+      this.goQuiet();
   }
 
-  /** The promise's settle() for the last settled requote (bandDue), unless something has unsettled it since. */
+  /**
+   * The promise's settle() (and bands()) for the requote that just settled, before the next market
+   * event changes the features: what the decision rests on.
+   */
   private settleBand(): void {
-    this.bandDue = false;
-    if (!this.om.settled) return;
     this.callback = 'standing.settle';
     try {
       this.promise!.settle(this.ctx);
