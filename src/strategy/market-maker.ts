@@ -138,6 +138,45 @@ export class MarketMaker {
     band[at + 1] = sHi;
   }
 
+  /**
+   * After decide() with these arguments: an estimate of the lowest volatility at which decide()
+   * still gives its prices and shift, from where each of them changes as the volatility falls
+   * (with everything else equal): the shift where skewFactor x position x sigma^2 crosses the
+   * rounding boundary below it, a price where the half-spread, above its floor, has shrunk
+   * enough for the bid's floor or the ask's ceiling to reach the next tick. Only an estimate, a
+   * hair above the highest of those thresholds, for a trial that sameQuotesAt checks exactly;
+   * NaN when it is not below the volatility decided at.
+   */
+  lowestSigmaEstimate(bestBid: number, bestAsk: number, position: number): number {
+    const p = this.p;
+    const o = this.out;
+    const s0 = Math.max(this.inputs[IN_SIGMA], MIN_SIGMA);
+    let lo = MIN_SIGMA;
+    // The shift is m/2 ticks (m = 2 |shift| rounded) down to 2 |skew x position| sigma^2 = m - 0.5.
+    const k = Math.abs(p.skewFactor * position * HORIZON_S);
+    const m = Math.abs(o[Q_SHIFT]) * 2;
+    if (m >= 1 && k > 0) lo = Math.max(lo, Math.sqrt((m - 0.5) / (2 * k)));
+    // The half-spread d = slope x sigma down to its floor (0.5 x spreadMultiplier at sFloor).
+    const slope = p.spreadMultiplier * p.volSpreadFactor * Math.sqrt(HORIZON_S);
+    const sFloor = 0.5 / (p.volSpreadFactor * Math.sqrt(HORIZON_S));
+    if (slope > 0 && s0 > sFloor) {
+      const r = (o[Q_BID_RAW] + o[Q_ASK_RAW]) * 0.5;
+      // The bid rises a tick once r - d + EPS reaches bid + 1, unless that is past the clamp
+      // below the best ask (there it stays); the ask falls once r + d - EPS reaches ask - 1,
+      // unless that is past the clamp above the best bid.
+      if (o[Q_BID] !== NO_PRICE && o[Q_BID] + 1 < bestAsk) {
+        const sb = (r + EPS - o[Q_BID] - 1) / slope;
+        if (sb > sFloor && sb > lo) lo = sb;
+      }
+      if (o[Q_ASK] !== NO_PRICE && o[Q_ASK] - 1 > bestBid) {
+        const sa = (o[Q_ASK] - 1 - r + EPS) / slope;
+        if (sa > sFloor && sa > lo) lo = sa;
+      }
+    }
+    lo *= 1 + 1e-9;
+    return lo < s0 ? lo : Number.NaN;
+  }
+
   /** True when the inputs in the given slots give the prices and shift decide() gave. */
   private sameQuotesWith(sigmaSlot: number, signalSlot: number, bestBid: number, bestAsk: number, position: number, reduceOnly: boolean): boolean {
     const o = this.out;

@@ -59,6 +59,8 @@ export class MarketMakerStrategy implements Strategy, StandingPromise {
   readonly standing: StandingPromise = this;
   private readonly f: FeatureBand;
   private readonly band = new Float64Array(MS_COUNT);
+  /** The trial fractions of settle(): BAND_TRIALS with, after the first, the estimate's (NaN: none). */
+  private readonly trials = Float64Array.from([BAND_TRIALS[0], Number.NaN, ...BAND_TRIALS.slice(1)]);
 
   constructor(p: QuoteParams, ctx: StrategyContext) {
     this.mm = new MarketMaker(p);
@@ -106,9 +108,15 @@ export class MarketMakerStrategy implements Strategy, StandingPromise {
     const reduceOnly = q[MS_REDUCE] === 1;
     f.writeVolatilitySum(q, MS_SUM_NOW);
     q[MS_SUM_LO] = q[MS_SUM_NOW];
+    // After the whole range, the estimate of where the quotes change (MarketMaker.lowestSigmaEstimate),
+    // as a fraction of the sum (the volatility goes as its square root above the features' floor).
+    const tr = this.trials;
+    tr[1] = mm.lowestSigmaEstimate(bb, ba, pos) / mm.inputs[IN_SIGMA];
+    tr[1] *= tr[1];
     let found = false;
-    for (let i = 0; i < BAND_TRIALS.length && !found; i++) {
-      q[MS_TRIAL_SUM] = q[MS_SUM_NOW] * BAND_TRIALS[i];
+    for (let i = 0; i < tr.length && !found; i++) {
+      if (tr[i] !== tr[i]) continue;
+      q[MS_TRIAL_SUM] = q[MS_SUM_NOW] * tr[i];
       f.volatilityFor(q, MS_TRIAL_SUM);
       mm.inputs[IN_SIGMA_LO] = q[MS_TRIAL_SIGMA];
       found = mm.sameQuotesAt(bb, ba, pos, reduceOnly);

@@ -196,6 +196,48 @@ test('signalBand: the signal alone without the model, without a signal, or with 
   }
 });
 
+test('lowestSigmaEstimate: the quotes stand down to it and change just below its threshold (brute force)', () => {
+  const rng = new Rng(31);
+  let estimated = 0;
+  let held = 0;
+  let tight = 0;
+  for (let n = 0; n < 3000; n++) {
+    const p = {
+      ...params,
+      skewFactor: [0, 0.1, 0.5, 2][rng.int(4)],
+      volSpreadFactor: [0, 0.5, 1.3][rng.int(3)],
+      spreadMultiplier: [0.5, 1, 2][rng.int(3)],
+      useML: rng.int(2) === 1,
+    };
+    const mm = new MarketMaker(p);
+    const bb = 1000 + rng.int(5);
+    const ba = bb + 1 + rng.int(3);
+    const pos = rng.int(11) - 5;
+    const sigma = 0.01 + 3 * rng.next();
+    const signal = rng.int(3) === 0 ? NaN : (rng.next() - 0.5) * 4;
+    const reduceOnly = rng.int(5) === 0;
+    quote(mm, bb, ba, sigma, pos, signal, reduceOnly);
+    const want = [mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize];
+    const est = mm.lowestSigmaEstimate(bb, ba, pos);
+    if (est !== est) continue;
+    estimated++;
+    assert.ok(est < sigma, `the estimate ${est} is below the volatility ${sigma}`);
+    mm.inputs[IN_SIGMA_LO] = est;
+    if (mm.sameQuotesAt(bb, ba, pos, reduceOnly)) held++;
+    // Just below the threshold the estimate sits a hair above, something the quote is made of
+    // changes, unless the threshold is the volatility's floor (MIN_SIGMA), below which none does.
+    const below = (est / (1 + 1e-9)) * (1 - 1e-7);
+    if (below <= 0.05) continue;
+    quote(mm, bb, ba, sigma, pos, signal, reduceOnly);
+    mm.inputs[IN_SIGMA_LO] = below;
+    if (!mm.sameQuotesAt(bb, ba, pos, reduceOnly)) tight++;
+    else assert.unreachable(`quotes ${want} still stand at ${below}, below the estimate ${est} (pos ${pos}, sigma ${sigma}, params ${JSON.stringify(p)})`);
+  }
+  assert.ok(estimated > 1000, `${estimated} estimates`);
+  assert.ok(held > estimated * 0.99, `${held} of ${estimated} estimates give the decided quotes`);
+  assert.ok(tight > 300, `${tight} estimates checked from below`);
+});
+
 test('sameQuotesAt: a NaN volatility never gives the same quotes', () => {
   const mm = new MarketMaker(params);
   quote(mm, 100, 101, NaN, 2, NaN, false);
