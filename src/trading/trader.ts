@@ -401,7 +401,7 @@ export class Trader {
    * window, the promise's first bound; markouts fall due within a run, see takeQuiet) and
    * EV_TS <= b[1] (the promise's second bound); b[0] = -Infinity: none is quiet before the next
    * input. Only a strategy with a standing promise has quiet events.
-   * (95 % of the bench's session's events are quiet with the built-in market maker.)
+   * (98.5 % of the bench's session's events are quiet with the built-in market maker.)
    */
   quietBounds(b: Float64Array): void {
     b[0] = this.quiet ? this.slots[C_QUIET_UNTIL] : -Infinity;
