@@ -145,17 +145,23 @@ export class MarketMaker {
    * rounding boundary below it, a price where the half-spread, above its floor, has shrunk
    * enough for the bid's floor or the ask's ceiling to reach the next tick. Only an estimate, a
    * hair above the highest of those thresholds, for a trial that sameQuotesAt checks exactly;
-   * NaN when it is not below the volatility decided at.
+   * NaN when it is not below the volatility decided at. Written to out[i] (a double returned
+   * from a call is boxed: hot-path rule 3).
    */
-  lowestSigmaEstimate(bestBid: number, bestAsk: number, position: number): number {
+  lowestSigmaEstimate(bestBid: number, bestAsk: number, position: number, out: Float64Array, i: number): void {
     const p = this.p;
     const o = this.out;
     const s0 = Math.max(this.inputs[IN_SIGMA], MIN_SIGMA);
-    let lo = MIN_SIGMA;
+    // The highest threshold so far, kept in out[i] rather than a local that also holds the
+    // constant (hot-path rule 4).
+    out[i] = MIN_SIGMA;
     // The shift is m/2 ticks (m = 2 |shift| rounded) down to 2 |skew x position| sigma^2 = m - 0.5.
     const k = Math.abs(p.skewFactor * position * HORIZON_S);
     const m = Math.abs(o[Q_SHIFT]) * 2;
-    if (m >= 1 && k > 0) lo = Math.max(lo, Math.sqrt((m - 0.5) / (2 * k)));
+    if (m >= 1 && k > 0) {
+      const sh = Math.sqrt((m - 0.5) / (2 * k));
+      if (sh > out[i]) out[i] = sh;
+    }
     // The half-spread d = slope x sigma down to its floor (0.5 x spreadMultiplier at sFloor).
     const slope = p.spreadMultiplier * p.volSpreadFactor * Math.sqrt(HORIZON_S);
     const sFloor = 0.5 / (p.volSpreadFactor * Math.sqrt(HORIZON_S));
@@ -166,15 +172,15 @@ export class MarketMaker {
       // unless that is past the clamp above the best bid.
       if (o[Q_BID] !== NO_PRICE && o[Q_BID] + 1 < bestAsk) {
         const sb = (r + EPS - o[Q_BID] - 1) / slope;
-        if (sb > sFloor && sb > lo) lo = sb;
+        if (sb > sFloor && sb > out[i]) out[i] = sb;
       }
       if (o[Q_ASK] !== NO_PRICE && o[Q_ASK] - 1 > bestBid) {
         const sa = (o[Q_ASK] - 1 - r + EPS) / slope;
-        if (sa > sFloor && sa > lo) lo = sa;
+        if (sa > sFloor && sa > out[i]) out[i] = sa;
       }
     }
-    lo *= 1 + 1e-9;
-    return lo < s0 ? lo : Number.NaN;
+    out[i] *= 1 + 1e-9;
+    if (!(out[i] < s0)) out[i] = Number.NaN;
   }
 
   /** True when the inputs in the given slots give the prices and shift decide() gave. */

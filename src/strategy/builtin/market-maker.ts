@@ -111,7 +111,8 @@ export class MarketMakerStrategy implements Strategy, StandingPromise {
     // After the whole range, the estimate of where the quotes change (MarketMaker.lowestSigmaEstimate),
     // as a fraction of the sum (the volatility goes as its square root above the features' floor).
     const tr = this.trials;
-    tr[1] = mm.lowestSigmaEstimate(bb, ba, pos) / mm.inputs[IN_SIGMA];
+    mm.lowestSigmaEstimate(bb, ba, pos, tr, 1);
+    tr[1] /= mm.inputs[IN_SIGMA];
     tr[1] *= tr[1];
     let found = false;
     for (let i = 0; i < tr.length && !found; i++) {

@@ -218,7 +218,9 @@ test('lowestSigmaEstimate: the quotes stand down to it and change just below its
     const reduceOnly = rng.int(5) === 0;
     quote(mm, bb, ba, sigma, pos, signal, reduceOnly);
     const want = [mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize];
-    const est = mm.lowestSigmaEstimate(bb, ba, pos);
+    const at = new Float64Array(1);
+    mm.lowestSigmaEstimate(bb, ba, pos, at, 0);
+    const est = at[0];
     if (est !== est) continue;
     estimated++;
     assert.ok(est < sigma, `the estimate ${est} is below the volatility ${sigma}`);
