@@ -16,6 +16,8 @@ const config = parseConfig(
     'symbols = ["MESH24", "ESH24"]',
     '[simulation]',
     'speed = 4', // four simulated seconds per second: fills sooner, same behaviour
+    // An hour after the open, where our quotes fill often (the opening burst fills them rarely).
+    'session_start = "10:30"',
   ].join('\n') + `\n${MES_SECTION}`,
   'fees-live.toml',
 );

@@ -13,6 +13,9 @@ import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
 config.simulation.speed = 4; // more fills per second of test
+// An hour after the open, where our quotes fill often (the opening burst fills them rarely), and
+// each step's crash waits for a fill to be booked.
+config.simulation.session_start = '10:30';
 // Three restarts trip the kill switch, which stops quoting (and so fills): disabled here, the
 // engine keeps trading after every crash.
 config.risk.enable_kill_switch = false;
