@@ -11,39 +11,9 @@ import { join } from 'node:path';
 import { sessionSpecs, validateBacktestRequest } from '../../../src/backtest/request.ts';
 import { ReplaySource, recordMarket } from '../../../src/market/replay-source.ts';
 import { runSession } from '../../../src/backtest/session.ts';
-import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
 import { parseConfig } from '../../../src/config/load.ts';
-import {
-  ASK,
-  BID,
-  ER_ACK,
-  ER_CANCELED,
-  ER_EXCH_TS,
-  ER_FILL,
-  ER_ID,
-  ER_LEAVES,
-  ER_PRICE,
-  ER_QTY,
-  ER_SIDE,
-  ER_STRIDE,
-  ER_TS,
-  ER_TYPE,
-  EV_STRIDE,
-  MD_ADD,
-  MD_CANCEL,
-  OM_CANCEL,
-  OM_FLAGS,
-  OM_ID,
-  OM_NEW,
-  OM_PRICE,
-  OM_QTY,
-  OM_SIDE,
-  OM_STRIDE,
-  OM_TYPE,
-} from '../../../src/core/events.ts';
+import { ASK, BID, ER_ACK, ER_CANCELED, ER_FILL, EV_STRIDE, MD_ADD, MD_CANCEL, OM_CANCEL, OM_NEW } from '../../../src/core/events.ts';
 import { RecordRing } from '../../../src/core/ring.ts';
-import { seededLatency } from '../../../src/exchange/venue.ts';
-import { parseClock } from '../../../src/market/calendar.ts';
 import { MarketGenerator } from '../../../src/market/generator.ts';
 import { contractForRoot } from '../../../src/market/instruments.ts';
 import { compileStrategyFile } from '../../../src/strategy/load.ts';
@@ -51,80 +21,23 @@ import { applyParams, defaults } from '../../../src/strategy/params.ts';
 import { FLAG_IOC, FLAG_POST_ONLY, ORDER_ACK, ORDER_FILL, type StrategyDefinition } from '../../../src/strategy/port.ts';
 import { definitionProblems } from '../../../src/strategy/registry.ts';
 import { configuredStrategyProblem } from '../../../src/strategy/setup.ts';
-import { Trader, StrategyError } from '../../../src/trading/trader.ts';
+import { StrategyError } from '../../../src/trading/trader.ts';
 import { C_SIGNAL } from '../../../src/trading/trader-slots.ts';
 import { runCli, tempDir, writeConfig } from '../../helpers/cli.ts';
 import { ensureBuilt } from '../../helpers/build.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
-
-const config = shippedConfigNoModel();
-const OPEN = parseClock('09:30')!;
-const CLOSE = parseClock('16:00')!;
-const MS = 1e6;
-
-interface Msg {
-  type: number;
-  id: number;
-  side: number;
-  price: number;
-  qty: number;
-  flags: number;
-}
+import { CLOSE, MS, OPEN, traderHarness } from '../../helpers/trader-harness.ts';
 
 function def(over: Partial<StrategyDefinition>): StrategyDefinition {
   return { name: 'test_strategy', version: '0', description: 'test', wakes: 'book', params: {}, create: () => ({}), ...over };
 }
 
 function setup(d: StrategyDefinition, strategyErrors: 'throw' | 'stop' = 'throw') {
-  const om = RecordRing.allocate(OM_STRIDE, 1024, false);
-  const e = new Trader({
-    spec: contractForRoot('ES'),
-    initialCapital: 1_000_000,
-    limits: riskLimits(config),
-    strategy: { def: d, params: defaults(d.params) },
-    latency: seededLatency(latencyParams(config), 7),
-    orders: om,
-    sessionStartNs: OPEN,
-    sessionEndNs: CLOSE,
-    flattenMinutes: 5,
-    strategyErrors,
-  });
-  const ev = new Float64Array(EV_STRIDE);
-  const market = (ts: number, kind: number, side: number, price: number, qty: number) => {
-    ev.set([ts, kind, side, price, qty, ts]);
-    e.onMarketData(ev, 0);
-  };
-  const sent = (): Msg[] => {
-    const out: Msg[] = [];
-    while (om.availableSameThread() > 0) {
-      const o = om.peek();
-      const x = om.data;
-      out.push({ type: x[o + OM_TYPE], id: x[o + OM_ID], side: x[o + OM_SIDE], price: x[o + OM_PRICE], qty: x[o + OM_QTY], flags: x[o + OM_FLAGS] });
-      om.advance(1);
-      om.release();
-    }
-    return out;
-  };
-  const er = new Float64Array(ER_STRIDE);
-  const report = (ts: number, type: number, m: Msg, fillQty = 0) => {
-    er.fill(0);
-    er[ER_TS] = ts;
-    er[ER_EXCH_TS] = ts;
-    er[ER_TYPE] = type;
-    er[ER_ID] = m.id;
-    er[ER_SIDE] = m.side;
-    er[ER_PRICE] = m.price;
-    er[ER_QTY] = fillQty;
-    er[ER_LEAVES] = type === ER_ACK ? m.qty : m.qty - fillQty;
-    e.onExecReport(er, 0);
-  };
+  const h = traderHarness({ strategy: { def: d, params: defaults(d.params) }, strategyErrors, initialCapital: 1_000_000, flattenMinutes: 5 });
   // The opening book (touch 20000 / 20001), then one event after the open.
-  for (let k = 0; k < 5; k++) {
-    market(OPEN, MD_ADD, BID, 20_000 - k, 40);
-    market(OPEN, MD_ADD, ASK, 20_001 + k, 40);
-  }
-  market(OPEN + MS, MD_ADD, BID, 19_990, 1);
-  return { e, market, sent, report };
+  h.openBook();
+  h.market(OPEN + MS, MD_ADD, BID, 19_990, 1);
+  return h;
 }
 
 /** Two levels a side, one tick apart, from the touch. */

@@ -5,114 +5,31 @@
 // whole sessions that none of this changes a result; this file shows the states themselves.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DenseBook } from '../../../src/book/dense-book.ts';
-import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
-import {
-  ASK,
-  BID,
-  ER_ACK,
-  ER_EXCH_TS,
-  ER_FILL,
-  ER_ID,
-  ER_LEAVES,
-  ER_PRICE,
-  ER_QTY,
-  ER_SIDE,
-  ER_STRIDE,
-  ER_TS,
-  ER_TYPE,
-  EV_STRIDE,
-  MD_ADD,
-  OM_ID,
-  OM_PRICE,
-  OM_QTY,
-  OM_SIDE,
-  OM_STRIDE,
-} from '../../../src/core/events.ts';
-import { RecordRing } from '../../../src/core/ring.ts';
-import { seededLatency } from '../../../src/exchange/venue.ts';
-import { parseClock } from '../../../src/market/calendar.ts';
-import { contractForRoot } from '../../../src/market/instruments.ts';
+import { BID, ER_ACK, ER_FILL, EV_STRIDE, MD_ADD } from '../../../src/core/events.ts';
 import { marketMaker, marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts';
 import type { StrategyDefinition } from '../../../src/strategy/port.ts';
 import { quoteParams } from '../../../src/strategy/setup.ts';
-import { Trader } from '../../../src/trading/trader.ts';
+import { MS, OPEN, traderHarness } from '../../helpers/trader-harness.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
-const OPEN = parseClock('09:30')!;
-const CLOSE = parseClock('16:00')!;
-const MS = 1e6;
 
-interface Msg {
-  id: number;
-  side: number;
-  price: number;
-  qty: number;
-}
-
+/** The built-in (or `def` with its parameters) fed the touch, after the opening book. */
 function setup(def: StrategyDefinition = marketMaker) {
-  const om = RecordRing.allocate(OM_STRIDE, 1024, false);
-  const e = new Trader({
-    spec: contractForRoot('ES'),
-    initialCapital: config.trading.initial_capital,
-    limits: riskLimits(config),
-    strategy: { ...marketMakerSetup(quoteParams(config)), def },
-    latency: seededLatency(latencyParams(config), 7),
-    orders: om,
-    sessionStartNs: OPEN,
-    sessionEndNs: CLOSE,
-    flattenMinutes: config.strategy.flatten_minutes,
-    predictor: null,
-    featureScope: 'volatility',
-    feed: 'top',
-  });
-  // The driver's side: the exchange's book gives the touch handed over with each event.
-  const book = new DenseBook();
+  const h = traderHarness({ strategy: { ...marketMakerSetup(quoteParams(config)), def }, feed: 'top' });
   const ev = new Float64Array(EV_STRIDE);
-  const market = (ts: number, kind: number, side: number, price: number, qty: number) => {
-    ev.set([ts, kind, side, price, qty, ts]);
-    book.apply(kind, side, price, qty);
-    e.onMarketTop(ev, 0, book.bestBid, book.bestAsk);
-  };
+  /** A run of n quiet events handed over at once, the last at `ts` (an add far below the touch). */
   const quietRun = (n: number, ts: number) => {
-    ev.set([ts, MD_ADD, BID, book.bestBid - 3, 1, ts]);
-    e.takeQuiet(n, ev, 0);
-  };
-  const sent = (): Msg[] => {
-    const out: Msg[] = [];
-    while (om.availableSameThread() > 0) {
-      const o = om.peek();
-      const d = om.data;
-      out.push({ id: d[o + OM_ID], side: d[o + OM_SIDE], price: d[o + OM_PRICE], qty: d[o + OM_QTY] });
-      om.advance(1);
-      om.release();
-    }
-    return out;
-  };
-  const er = new Float64Array(ER_STRIDE);
-  const report = (ts: number, type: number, m: Msg, qty = 0) => {
-    er.fill(0);
-    er[ER_TS] = ts;
-    er[ER_EXCH_TS] = ts;
-    er[ER_TYPE] = type;
-    er[ER_ID] = m.id;
-    er[ER_SIDE] = m.side;
-    er[ER_PRICE] = m.price;
-    er[ER_QTY] = qty;
-    er[ER_LEAVES] = m.qty - qty;
-    e.onExecReport(er, 0);
+    ev.set([ts, MD_ADD, BID, h.e.bestBid - 3, 1, ts]);
+    h.e.takeQuiet(n, ev, 0);
   };
   const bounds = new Float64Array(2);
   const quiet = () => {
-    e.quietBounds(bounds);
+    h.e.quietBounds(bounds);
     return bounds[0] > -Infinity;
   };
-  for (let k = 0; k < 5; k++) {
-    market(OPEN, MD_ADD, BID, 20_000 - k, 40);
-    market(OPEN, MD_ADD, ASK, 20_001 + k, 40);
-  }
-  return { e, market, quietRun, sent, report, quiet };
+  h.openBook();
+  return { ...h, quietRun, quiet };
 }
 
 test('the event whose requote settles leaves the engine quiet at once', () => {

@@ -2,101 +2,20 @@
 // when the order was working (the one quoting its side): the exchange refused or cancelled it,
 // and the side must be quoted again at once. The cancel confirmation of an order already
 // replaced changes nothing the strategy decides from, so it sends nothing.
-import { marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { latencyParams, riskLimits } from '../../../src/config/derive.ts';
+import { ASK, BID, ER_ACK, ER_CANCELED, ER_REJECT, MD_ADD, MD_CANCEL, OM_CANCEL, OM_NEW } from '../../../src/core/events.ts';
+import { marketMakerSetup } from '../../../src/strategy/builtin/market-maker.ts';
 import { quoteParams } from '../../../src/strategy/setup.ts';
-import {
-  ASK,
-  BID,
-  ER_ACK,
-  ER_CANCELED,
-  ER_ID,
-  ER_LEAVES,
-  ER_REJECT,
-  ER_SIDE,
-  ER_STRIDE,
-  ER_TS,
-  ER_TYPE,
-  EV_STRIDE,
-  MD_ADD,
-  MD_CANCEL,
-  OM_CANCEL,
-  OM_ID,
-  OM_NEW,
-  OM_PRICE,
-  OM_QTY,
-  OM_SIDE,
-  OM_STRIDE,
-  OM_TYPE,
-} from '../../../src/core/events.ts';
-import { RecordRing } from '../../../src/core/ring.ts';
-import { seededLatency } from '../../../src/exchange/venue.ts';
-import { parseClock } from '../../../src/market/calendar.ts';
-import { contractForRoot } from '../../../src/market/instruments.ts';
-import { Trader } from '../../../src/trading/trader.ts';
+import { MS, OPEN, traderHarness } from '../../helpers/trader-harness.ts';
 import { shippedConfigNoModel } from '../../helpers/shipped-config.ts';
 
 const config = shippedConfigNoModel();
-const OPEN = parseClock('09:30')!;
-const CLOSE = parseClock('16:00')!;
-const MS = 1e6;
-
-interface Msg {
-  type: number;
-  id: number;
-  side: number;
-  price: number;
-  qty: number;
-}
 
 function setup() {
-  const om = RecordRing.allocate(OM_STRIDE, 1024, false);
-  const e = new Trader({
-    spec: contractForRoot('ES'),
-    initialCapital: config.trading.initial_capital,
-    limits: riskLimits(config),
-    strategy: marketMakerSetup(quoteParams(config)),
-    latency: seededLatency(latencyParams(config), 7),
-    orders: om,
-    sessionStartNs: OPEN,
-    sessionEndNs: CLOSE,
-    flattenMinutes: config.strategy.flatten_minutes,
-    predictor: null,
-  });
-  const ev = new Float64Array(EV_STRIDE);
-  const market = (ts: number, kind: number, side: number, price: number, qty: number) => {
-    ev.set([ts, kind, side, price, qty, ts]);
-    e.onMarketData(ev, 0);
-  };
-  /** The order messages sent since the last call. */
-  const sent = (): Msg[] => {
-    const out: Msg[] = [];
-    while (om.availableSameThread() > 0) {
-      const o = om.peek();
-      const d = om.data;
-      out.push({ type: d[o + OM_TYPE], id: d[o + OM_ID], side: d[o + OM_SIDE], price: d[o + OM_PRICE], qty: d[o + OM_QTY] });
-      om.advance(1);
-      om.release();
-    }
-    return out;
-  };
-  const er = new Float64Array(ER_STRIDE);
-  const report = (ts: number, type: number, m: Msg) => {
-    er.fill(0);
-    er[ER_TS] = ts;
-    er[ER_TYPE] = type;
-    er[ER_ID] = m.id;
-    er[ER_SIDE] = m.side;
-    er[ER_LEAVES] = type === ER_ACK ? m.qty : 0;
-    e.onExecReport(er, 0);
-  };
+  const { e, market, sent, report, openBook } = traderHarness({ strategy: marketMakerSetup(quoteParams(config)) });
   // The opening book, then one event after the open: the engine quotes both sides.
-  for (let k = 0; k < 5; k++) {
-    market(OPEN, MD_ADD, BID, 20_000 - k, 40);
-    market(OPEN, MD_ADD, ASK, 20_001 + k, 40);
-  }
+  openBook();
   market(OPEN + MS, MD_ADD, BID, 19_990, 1);
   const opening = sent();
   for (const m of opening) report(OPEN + 2 * MS, ER_ACK, m);
