@@ -13,6 +13,25 @@ function quote(mm: MarketMaker, bb: number, ba: number, sigma: number, pos: numb
 
 const params = { orderSize: 2, spreadMultiplier: 1, skewFactor: 0.5, inventoryLimit: 5, volSpreadFactor: 0.5, useML: false, mlWeight: 1 };
 
+/** A random market maker and decision inputs (the brute-force tests' cases). */
+function randomCase(rng: Rng) {
+  const p = {
+    ...params,
+    skewFactor: [0, 0.1, 0.5, 2][rng.int(4)],
+    volSpreadFactor: [0, 0.5, 1.3][rng.int(3)],
+    spreadMultiplier: [0.5, 1, 2][rng.int(3)],
+    useML: rng.int(2) === 1,
+  };
+  const mm = new MarketMaker(p);
+  const bb = 1000 + rng.int(5);
+  const ba = bb + 1 + rng.int(3);
+  const pos = rng.int(11) - 5;
+  const sigma = 0.01 + 3 * rng.next();
+  const signal = rng.int(3) === 0 ? NaN : (rng.next() - 0.5) * 4;
+  const reduceOnly = rng.int(5) === 0;
+  return { p, mm, bb, ba, pos, sigma, signal, reduceOnly };
+}
+
 test('flat and calm: quotes at the touch', () => {
   const mm = new MarketMaker(params);
   quote(mm, 100, 101, 0.5, 0, NaN, false);
@@ -98,20 +117,7 @@ test('sameQuotesAt: when a lower volatility gives the same quotes, every volatil
   let tried = 0;
   let same = 0;
   for (let n = 0; n < 3000; n++) {
-    const p = {
-      ...params,
-      skewFactor: [0, 0.1, 0.5, 2][rng.int(4)],
-      volSpreadFactor: [0, 0.5, 1.3][rng.int(3)],
-      spreadMultiplier: [0.5, 1, 2][rng.int(3)],
-      useML: rng.int(2) === 1,
-    };
-    const mm = new MarketMaker(p);
-    const bb = 1000 + rng.int(5);
-    const ba = bb + 1 + rng.int(3);
-    const pos = rng.int(11) - 5;
-    const sigma = 0.01 + 3 * rng.next();
-    const signal = rng.int(3) === 0 ? NaN : (rng.next() - 0.5) * 4;
-    const reduceOnly = rng.int(5) === 0;
+    const { p, mm, bb, ba, pos, sigma, signal, reduceOnly } = randomCase(rng);
     const lo = sigma * [0, 0.5, 0.9, 0.97, 0.995][rng.int(5)];
     quote(mm, bb, ba, sigma, pos, signal, reduceOnly);
     const want = [mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize];
@@ -202,20 +208,7 @@ test('lowestSigmaEstimate: the quotes stand down to it and change just below its
   let held = 0;
   let tight = 0;
   for (let n = 0; n < 3000; n++) {
-    const p = {
-      ...params,
-      skewFactor: [0, 0.1, 0.5, 2][rng.int(4)],
-      volSpreadFactor: [0, 0.5, 1.3][rng.int(3)],
-      spreadMultiplier: [0.5, 1, 2][rng.int(3)],
-      useML: rng.int(2) === 1,
-    };
-    const mm = new MarketMaker(p);
-    const bb = 1000 + rng.int(5);
-    const ba = bb + 1 + rng.int(3);
-    const pos = rng.int(11) - 5;
-    const sigma = 0.01 + 3 * rng.next();
-    const signal = rng.int(3) === 0 ? NaN : (rng.next() - 0.5) * 4;
-    const reduceOnly = rng.int(5) === 0;
+    const { p, mm, bb, ba, pos, sigma, signal, reduceOnly } = randomCase(rng);
     quote(mm, bb, ba, sigma, pos, signal, reduceOnly);
     const want = [mm.bidPrice, mm.askPrice, mm.bidSize, mm.askSize];
     const at = new Float64Array(1);
