@@ -23,6 +23,20 @@ let r: Quick;
 
 const positive = (x: unknown, what: string) => assert.ok(typeof x === 'number' && Number.isFinite(x) && x > 0, `${what} = ${x}`);
 
+// A failed section's error, from the JSON on stdout: stderr ends with the results table, so its
+// tail alone cut the error off once.
+function sectionErrors(stdout: string): string {
+  try {
+    const q = JSON.parse(stdout) as Quick;
+    return Object.entries(q.sectionInfo)
+      .filter(([, i]) => i.error)
+      .map(([name, i]) => `section ${name}: ${i.error}`)
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
 beforeAll(test, () => {
   const build = spawnSync(process.execPath, [join(ROOT, 'bench', 'build.mjs')], { encoding: 'utf8' });
   assert.is(build.status, 0, build.stderr);
@@ -32,7 +46,7 @@ beforeAll(test, () => {
     timeout: 300_000,
     maxBuffer: 64 << 20,
   });
-  assert.is(run.status, 0, `bench exited ${run.status} after ${Date.now() - t0} ms:\n${run.stderr.slice(-4000)}`);
+  assert.is(run.status, 0, `bench exited ${run.status} after ${Date.now() - t0} ms:\n${sectionErrors(run.stdout) || run.stderr.slice(-4000)}`);
   r = JSON.parse(run.stdout) as Quick;
 });
 
